@@ -1,0 +1,605 @@
+package schema
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"math/big"
+	"reflect"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A compiler turns one top-level Go type into a graph of nodes.
+type compiler struct {
+	root    reflect.Type
+	output  bool // describe the encoding (Marshal* methods) rather than the decoding
+	structs map[reflect.Type]*node
+	open    map[reflect.Type]bool // structs whose fields are being compiled
+	goPath  []string              // Go field names from the root, for errors
+}
+
+// fail returns a DefinitionError at the current field.
+func (c *compiler) fail(tag string, format string, args ...any) error {
+	return &DefinitionError{Type: c.root, Field: strings.Join(c.goPath, "."), Tag: tag, Err: fmt.Errorf(format, args...)}
+}
+
+// typeNode returns the node that reads values of type t, with no field
+// constraints yet. Struct nodes are shared; every other node is new.
+func (c *compiler) typeNode(t reflect.Type) (*node, error) {
+	switch {
+	case t == timeType:
+		n := newNode(kindTime, t)
+		n.format = "date-time"
+		n.formatCheck = formatCheckers["date-time"]
+		return n, nil
+	case t == rawMessageType:
+		return newNode(kindRaw, t), nil
+	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
+		(t.Implements(schemaProviderType) || reflect.PointerTo(t).Implements(schemaProviderType)):
+		return c.customNode(t)
+	}
+	if t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface {
+		pt := reflect.PointerTo(t)
+		if c.output {
+			if t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) {
+				return newNode(kindCustom, t), nil
+			}
+			if t.Implements(textMarshalerType) || pt.Implements(textMarshalerType) {
+				return newNode(kindText, t), nil
+			}
+		} else {
+			if pt.Implements(jsonUnmarshalerType) {
+				return newNode(kindCustom, t), nil
+			}
+			if pt.Implements(textUnmarshalerType) {
+				return newNode(kindText, t), nil
+			}
+		}
+	}
+
+	switch t.Kind() {
+	case reflect.Bool:
+		return newNode(kindBool, t), nil
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		n := newNode(kindInt, t)
+		n.bits = t.Bits()
+		if n.bits < 64 {
+			n.minimum = ptr(-math.Ldexp(1, n.bits-1))
+			n.maximum = ptr(math.Ldexp(1, n.bits-1) - 1)
+		}
+		return n, nil
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		n := newNode(kindUint, t)
+		n.bits = t.Bits()
+		n.minimum = ptr(0.0)
+		if n.bits < 64 {
+			n.maximum = ptr(math.Ldexp(1, n.bits) - 1)
+		}
+		return n, nil
+	case reflect.Float32, reflect.Float64:
+		n := newNode(kindFloat, t)
+		n.bits = t.Bits()
+		return n, nil
+	case reflect.String:
+		return newNode(kindString, t), nil
+	case reflect.Interface:
+		if t.NumMethod() != 0 {
+			return nil, c.fail("", "interface type %s is not supported; use any (any JSON value) or a concrete type", t)
+		}
+		n := newNode(kindAny, t)
+		n.nullable = true
+		return n, nil
+	case reflect.Pointer:
+		elem, err := c.typeNode(t.Elem())
+		if err != nil {
+			return nil, err
+		}
+		if elem.kind == kindPointer {
+			return nil, c.fail("", "pointer to pointer %s is not supported", t)
+		}
+		n := newNode(kindPointer, t)
+		n.elem = elem
+		n.nullable = true
+		return n, nil
+	case reflect.Slice:
+		if t.Elem() == byteType {
+			n := newNode(kindBytes, t)
+			n.nullable = true
+			return n, nil
+		}
+		return c.containerNode(kindSlice, t)
+	case reflect.Array:
+		n, err := c.containerNode(kindArray, t)
+		if err != nil {
+			return nil, err
+		}
+		n.length = t.Len()
+		return n, nil
+	case reflect.Map:
+		if t.Key().Kind() != reflect.String {
+			return nil, c.fail("", "map key type %s is not supported; JSON object keys are strings, so use map[string]T", t.Key())
+		}
+		return c.containerNode(kindMap, t)
+	case reflect.Struct:
+		return c.structNode(t)
+	}
+	return nil, c.fail("", "type %s (%s) has no JSON form; use a bool, number, string, slice, array, map[string]T, struct, pointer or any", t, t.Kind())
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
+	elem, err := c.typeNode(t.Elem())
+	if err != nil {
+		return nil, err
+	}
+	n := newNode(k, t)
+	n.elem = elem
+	n.nullable = k != kindArray
+	return n, nil
+}
+
+// customNode is a type that reads itself (UnmarshalJSON) or says its own
+// schema (JSONSchema).
+func (c *compiler) customNode(t reflect.Type) (*node, error) {
+	n := newNode(kindCustom, t)
+	var s *jsonschema.Schema
+	if t.Implements(schemaProviderType) {
+		s = reflect.Zero(t).Interface().(interface{ JSONSchema() *jsonschema.Schema }).JSONSchema()
+	} else {
+		s = reflect.New(t).Interface().(interface{ JSONSchema() *jsonschema.Schema }).JSONSchema()
+	}
+	if s == nil {
+		return nil, c.fail("", "%s.JSONSchema returned nil", t)
+	}
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return nil, c.fail("", "%s.JSONSchema: %v", t, err)
+	}
+	n.custom, n.resolved = s, resolved
+	return n, nil
+}
+
+// structNode compiles a struct type once and shares the node.
+func (c *compiler) structNode(t reflect.Type) (*node, error) {
+	if n, ok := c.structs[t]; ok {
+		if c.open[t] {
+			n.inDefs = true // reached again while its fields are compiled: recursive
+		}
+		return n, nil
+	}
+	n := newNode(kindStruct, t)
+	n.refine = reflect.PointerTo(t).Implements(refinerType)
+	c.structs[t] = n
+	c.open[t] = true
+	defer delete(c.open, t)
+
+	jfs := jsonFields(t)
+	n.byName = make(map[string]*field, len(jfs))
+	for _, jf := range jfs {
+		c.goPath = append(c.goPath, goFieldPath(t, jf.index))
+		f, err := c.field(jf)
+		c.goPath = c.goPath[:len(c.goPath)-1]
+		if err != nil {
+			return nil, err
+		}
+		f.throughPtr = indexThroughPointer(t, jf.index)
+		f.bit = len(n.fields)
+		n.fields = append(n.fields, f)
+		n.byName[f.name] = f
+	}
+	return n, nil
+}
+
+// indexThroughPointer reports whether reaching a promoted field from t
+// passes through an embedded pointer.
+func indexThroughPointer(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		t = t.Field(i).Type
+		if t.Kind() == reflect.Pointer {
+			return true
+		}
+	}
+	return false
+}
+
+// goFieldPath names a possibly promoted field, such as "Base.ID".
+func goFieldPath(t reflect.Type, index []int) string {
+	var names []string
+	for _, i := range index {
+		for t.Kind() == reflect.Pointer {
+			t = t.Elem()
+		}
+		sf := t.Field(i)
+		names = append(names, sf.Name)
+		t = sf.Type
+	}
+	return strings.Join(names, ".")
+}
+
+// field compiles one struct field with its tags.
+func (c *compiler) field(jf jsonField) (*field, error) {
+	sf := jf.sf
+	f := &field{
+		name:      jf.name,
+		goName:    sf.Name,
+		index:     jf.index,
+		omitEmpty: jf.omitEmpty || jf.omitZero,
+	}
+	if jf.stringOpt {
+		return nil, c.fail(`json:"`+sf.Tag.Get("json")+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
+	}
+	if desc, ok := sf.Tag.Lookup("jsonschema"); ok {
+		if err := checkDescriptionTag(desc); err != nil {
+			return nil, c.fail(`jsonschema:"`+desc+`"`, "%v", err)
+		}
+		f.description = desc
+	}
+	n, err := c.typeNode(sf.Type)
+	if err != nil {
+		return nil, err
+	}
+	f.node = n
+
+	toolTag, hasTool := sf.Tag.Lookup("tool")
+	var entries []tagEntry
+	if hasTool {
+		entries, err = parseToolTag(toolTag)
+		if err != nil {
+			return nil, c.fail(`tool:"`+toolTag+`"`, "%v", err)
+		}
+	}
+	tagText := `tool:"` + toolTag + `"`
+	if err := c.applyTag(f, entries); err != nil {
+		return nil, c.fail(tagText, "%v", err)
+	}
+	return f, nil
+}
+
+// applyTag applies the tool tag's entries to a field and its node.
+func (c *compiler) applyTag(f *field, entries []tagEntry) error {
+	n := f.node
+	container := n.deref()
+	value := container
+	if k := container.kind; k == kindSlice || k == kindArray || k == kindMap {
+		value = container.elem.deref()
+	}
+
+	var (
+		optional, required, nullable bool
+		dfltText, constText          *string
+		enumList, exampleList        []string
+	)
+	for _, e := range entries {
+		var err error
+		switch e.key {
+		case "minLength", "maxLength", "pattern", "format":
+			err = applyStringKeyword(value, e)
+		case "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf":
+			err = applyNumberKeyword(value, e)
+		case "minItems", "maxItems", "uniqueItems":
+			err = applyItemsKeyword(container, e)
+		case "minProperties", "maxProperties":
+			if container.kind != kindMap {
+				return fmt.Errorf("%s applies to a map field, not %s", e.key, describeKind(container))
+			}
+			container.minProps, container.maxProps, err = setCount(e, container.minProps, container.maxProps, "minProperties")
+		case "enum":
+			enumList = e.list
+		case "const":
+			constText = &e.value
+		case "default":
+			dfltText = &e.value
+		case "examples":
+			exampleList = e.list
+		case "title":
+			f.title = e.value
+		case "deprecated":
+			f.deprecated, err = parseFlag(e)
+		case "required":
+			required, err = parseFlag(e)
+		case "optional":
+			optional, err = parseFlag(e)
+		case "nullable":
+			nullable, err = parseFlag(e)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := checkRanges(value); err != nil {
+		return err
+	}
+	if container.minItems >= 0 && container.maxItems >= 0 && container.minItems > container.maxItems {
+		return fmt.Errorf("minItems %d is greater than maxItems %d", container.minItems, container.maxItems)
+	}
+	if container.minProps >= 0 && container.maxProps >= 0 && container.minProps > container.maxProps {
+		return fmt.Errorf("minProperties %d is greater than maxProperties %d", container.minProps, container.maxProps)
+	}
+	if container.kind == kindArray && (container.minItems >= 0 || container.maxItems >= 0) {
+		return fmt.Errorf("minItems and maxItems do not apply to an array of fixed length %d", container.length)
+	}
+
+	if enumList != nil && constText != nil {
+		return errors.New("enum and const cannot be used together")
+	}
+	if enumList != nil || constText != nil {
+		if !value.scalar() {
+			return fmt.Errorf("enum and const apply to booleans, numbers and strings, not %s", describeKind(value))
+		}
+		list := enumList
+		if constText != nil {
+			list = []string{*constText}
+		}
+		seen := map[string]bool{}
+		var enum []any
+		var enumText []string
+		for _, item := range list {
+			raw, err := literal(value, item)
+			if err != nil {
+				return fmt.Errorf("enum value %q: %w", item, err)
+			}
+			if issues := c.check(value, raw); len(issues) > 0 {
+				return fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message)
+			}
+			canon, _ := canonical(raw)
+			key := string(raw)
+			if seen[key] {
+				return fmt.Errorf("enum value %s appears twice", raw)
+			}
+			seen[key] = true
+			enum = append(enum, canon)
+			enumText = append(enumText, string(raw))
+		}
+		value.enum, value.enumText = enum, enumText
+		value.isConst = constText != nil
+		if len(value.enum) > 8 && value.deref().kind != kindBool {
+			value.enumIndex = make(map[string]struct{}, len(value.enum))
+			for _, v := range value.enum {
+				if s, ok := v.(string); ok {
+					value.enumIndex[s] = struct{}{}
+				}
+			}
+		}
+	}
+
+	switch {
+	case nullable && n.kind == kindStruct:
+		f.nullable = true
+	case nullable:
+		n.nullable = true
+	}
+
+	if dfltText != nil {
+		raw, err := literal(n, *dfltText)
+		if err != nil {
+			return fmt.Errorf("default %q: %w", *dfltText, err)
+		}
+		if issues := c.checkField(f, raw); len(issues) > 0 {
+			return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
+		}
+		f.dflt = raw
+		if s := n.deref(); n.kind != kindPointer && s.scalar() && s.kind != kindText {
+			v := reflect.New(n.typ).Elem()
+			if issues := decodeInto(n, raw, v); len(issues) == 0 {
+				f.dfltValue, f.dfltShared = v, true
+			}
+		}
+	}
+	for _, item := range exampleList {
+		raw, err := literal(n, item)
+		if err != nil {
+			return fmt.Errorf("example %q: %w", item, err)
+		}
+		if issues := c.checkField(f, raw); len(issues) > 0 {
+			return fmt.Errorf("example %s fails the field's own constraints: %s", raw, issues[0])
+		}
+		f.examples = append(f.examples, raw)
+	}
+
+	if required && optional {
+		return errors.New("a field cannot be both required and optional")
+	}
+	if required && f.dflt != nil {
+		return errors.New("a required field never uses its default; drop one of them")
+	}
+	f.required = required || !(optional || f.omitEmpty || f.dflt != nil || n.kind == kindPointer)
+	return nil
+}
+
+// check validates raw JSON against a node, for values found at definition.
+func (c *compiler) check(n *node, raw json.RawMessage) []Issue {
+	return decodeInto(n, raw, reflect.New(n.typ).Elem())
+}
+
+// checkField validates raw JSON as a value of field f, null included.
+func (c *compiler) checkField(f *field, raw json.RawMessage) []Issue {
+	if f.nullable && string(raw) == "null" {
+		return nil
+	}
+	return c.check(f.node, raw)
+}
+
+func (n *node) scalar() bool {
+	switch n.deref().kind {
+	case kindBool, kindInt, kindUint, kindFloat, kindString, kindText:
+		return true
+	}
+	return false
+}
+
+func describeKind(n *node) string {
+	switch n.kind {
+	case kindStruct:
+		return "a struct"
+	case kindSlice, kindArray:
+		return "a slice or array"
+	case kindMap:
+		return "a map"
+	case kindAny, kindRaw:
+		return "any JSON value"
+	case kindCustom:
+		return "a type that reads its own JSON"
+	case kindTime:
+		return "a time.Time"
+	case kindBytes:
+		return "a []byte"
+	}
+	return "a " + n.jsonType() + " field"
+}
+
+func parseFlag(e tagEntry) (bool, error) {
+	b, err := strconv.ParseBool(e.value)
+	if err != nil {
+		return false, fmt.Errorf("%s takes no value or true/false, not %q", e.key, e.value)
+	}
+	return b, nil
+}
+
+func parseCount(e tagEntry) (int, error) {
+	v, err := strconv.Atoi(e.value)
+	if err != nil || v < 0 {
+		return 0, fmt.Errorf("%s must be a non-negative integer, not %q", e.key, e.value)
+	}
+	return v, nil
+}
+
+// setCount sets the min or max of a pair of counts, by the entry's key.
+func setCount(e tagEntry, lo, hi int, minKey string) (int, int, error) {
+	v, err := parseCount(e)
+	if err != nil {
+		return lo, hi, err
+	}
+	if e.key == minKey {
+		return v, hi, nil
+	}
+	return lo, v, nil
+}
+
+func applyStringKeyword(n *node, e tagEntry) error {
+	if k := n.kind; k != kindString && k != kindText {
+		return fmt.Errorf("%s applies to strings, not %s", e.key, describeKind(n))
+	}
+	var err error
+	switch e.key {
+	case "minLength", "maxLength":
+		n.minLength, n.maxLength, err = setCount(e, n.minLength, n.maxLength, "minLength")
+	case "pattern":
+		n.pattern, err = regexp.Compile(e.value)
+		if err != nil {
+			return fmt.Errorf("pattern %q does not compile: %v", e.value, err)
+		}
+	case "format":
+		check, ok := formatCheckers[e.value]
+		if !ok {
+			names := slices.Sorted(mapsKeys(formatCheckers))
+			return fmt.Errorf("format %q is not one hands asserts; use one of %s, or a pattern", e.value, strings.Join(names, ", "))
+		}
+		n.format, n.formatCheck = e.value, check
+	}
+	return err
+}
+
+func applyNumberKeyword(n *node, e tagEntry) error {
+	if k := n.kind; k != kindInt && k != kindUint && k != kindFloat {
+		return fmt.Errorf("%s applies to numbers, not %s", e.key, describeKind(n))
+	}
+	v, err := strconv.ParseFloat(e.value, 64)
+	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || !json.Valid([]byte(e.value)) {
+		return fmt.Errorf("%s must be a JSON number, not %q", e.key, e.value)
+	}
+	switch e.key {
+	case "minimum":
+		n.minimum = tighter(n.minimum, v, math.Max)
+	case "maximum":
+		n.maximum = tighter(n.maximum, v, math.Min)
+	case "exclusiveMinimum":
+		n.exclusiveMinimum = &v
+	case "exclusiveMaximum":
+		n.exclusiveMaximum = &v
+	case "multipleOf":
+		r, ok := new(big.Rat).SetString(e.value)
+		if !ok || r.Sign() <= 0 {
+			return fmt.Errorf("multipleOf must be greater than 0, not %q", e.value)
+		}
+		n.multipleOf, n.multipleOfText = r, e.value
+	}
+	return nil
+}
+
+// tighter combines a bound set by the type (an int8's range) with the tag's.
+func tighter(old *float64, v float64, pick func(a, b float64) float64) *float64 {
+	if old == nil {
+		return &v
+	}
+	return ptr(pick(*old, v))
+}
+
+func applyItemsKeyword(n *node, e tagEntry) error {
+	if k := n.kind; k != kindSlice && k != kindArray {
+		return fmt.Errorf("%s applies to slices and arrays, not %s", e.key, describeKind(n))
+	}
+	var err error
+	switch e.key {
+	case "uniqueItems":
+		n.uniqueItems, err = parseFlag(e)
+	default:
+		n.minItems, n.maxItems, err = setCount(e, n.minItems, n.maxItems, "minItems")
+	}
+	return err
+}
+
+// checkRanges rejects constraints that no value can meet.
+func checkRanges(n *node) error {
+	if n.minLength >= 0 && n.maxLength >= 0 && n.minLength > n.maxLength {
+		return fmt.Errorf("minLength %d is greater than maxLength %d", n.minLength, n.maxLength)
+	}
+	if n.minimum != nil && n.maximum != nil && *n.minimum > *n.maximum {
+		return fmt.Errorf("minimum %v is greater than maximum %v", *n.minimum, *n.maximum)
+	}
+	return nil
+}
+
+// literal turns a tag value into JSON for node n: the value itself when it is
+// JSON and fits, or else a JSON string when n reads strings.
+func literal(n *node, text string) (json.RawMessage, error) {
+	trimmed := strings.TrimSpace(text)
+	if json.Valid([]byte(trimmed)) && trimmed != "" {
+		isString := trimmed[0] == '"'
+		if isString || !n.stringLike() {
+			var buf bytes.Buffer
+			if err := json.Compact(&buf, []byte(trimmed)); err != nil {
+				return nil, err
+			}
+			return buf.Bytes(), nil
+		}
+	}
+	if n.stringLike() {
+		return json.Marshal(text)
+	}
+	return nil, fmt.Errorf("not valid JSON for %s", describeKind(n.deref()))
+}
+
+// canonical decodes raw JSON into the Go form used to compare enum values.
+func canonical(raw json.RawMessage) (any, error) {
+	var v any
+	err := json.Unmarshal(raw, &v)
+	return v, err
+}
+
+func mapsKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,166 @@
+package schema
+
+import (
+	"cmp"
+	"reflect"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+// A jsonField is one struct field as encoding/json sees it: embedded structs
+// flattened, names from the json tag, and fields hidden by Go's embedding
+// rules removed.
+type jsonField struct {
+	name      string
+	tagged    bool  // the name came from the json tag
+	index     []int // the reflect index path from the outer struct
+	sf        reflect.StructField
+	omitEmpty bool
+	omitZero  bool
+	stringOpt bool // the json tag has the ",string" option
+}
+
+// jsonFields returns the JSON fields of struct type t in the order
+// encoding/json encodes them. It follows encoding/json's typeFields.
+func jsonFields(t reflect.Type) []jsonField {
+	type pending struct {
+		typ   reflect.Type
+		index []int
+	}
+	var fields []jsonField
+	current := []pending{}
+	next := []pending{{typ: t}}
+	var count, nextCount map[reflect.Type]int
+	visited := map[reflect.Type]bool{}
+
+	for len(next) > 0 {
+		current, next = next, current[:0]
+		count, nextCount = nextCount, map[reflect.Type]int{}
+		for _, f := range current {
+			if visited[f.typ] {
+				continue
+			}
+			visited[f.typ] = true
+			for i := range f.typ.NumField() {
+				sf := f.typ.Field(i)
+				if sf.Anonymous {
+					ft := sf.Type
+					if ft.Kind() == reflect.Pointer {
+						ft = ft.Elem()
+					}
+					if !sf.IsExported() && ft.Kind() != reflect.Struct {
+						continue
+					}
+				} else if !sf.IsExported() {
+					continue
+				}
+				tag := sf.Tag.Get("json")
+				if tag == "-" {
+					continue
+				}
+				name, opts, _ := strings.Cut(tag, ",")
+				if !validJSONName(name) {
+					name = ""
+				}
+				index := append(slices.Clip(f.index), i)
+				ft := sf.Type
+				if ft.Name() == "" && ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if name != "" || !sf.Anonymous || ft.Kind() != reflect.Struct {
+					jf := jsonField{
+						name:      name,
+						tagged:    name != "",
+						index:     index,
+						sf:        sf,
+						omitEmpty: hasOption(opts, "omitempty"),
+						omitZero:  hasOption(opts, "omitzero"),
+						stringOpt: hasOption(opts, "string"),
+					}
+					if jf.name == "" {
+						jf.name = sf.Name
+					}
+					fields = append(fields, jf)
+					if count[f.typ] > 1 {
+						// Two embeddings of the same type at this depth: add
+						// a twin so that the dominance pass drops both.
+						fields = append(fields, fields[len(fields)-1])
+					}
+					continue
+				}
+				nextCount[ft]++
+				if nextCount[ft] == 1 {
+					next = append(next, pending{typ: ft, index: index})
+				}
+			}
+		}
+	}
+
+	slices.SortFunc(fields, func(a, b jsonField) int {
+		if c := strings.Compare(a.name, b.name); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(len(a.index), len(b.index)); c != 0 {
+			return c
+		}
+		if a.tagged != b.tagged {
+			if a.tagged {
+				return -1
+			}
+			return 1
+		}
+		return slices.Compare(a.index, b.index)
+	})
+
+	// Keep, for each name, the dominant field; drop names whose dominant
+	// field is ambiguous.
+	out := fields[:0]
+	for advance, i := 0, 0; i < len(fields); i += advance {
+		name := fields[i].name
+		for advance = 1; i+advance < len(fields); advance++ {
+			if fields[i+advance].name != name {
+				break
+			}
+		}
+		group := fields[i : i+advance]
+		if len(group) == 1 {
+			out = append(out, group[0])
+			continue
+		}
+		if len(group[0].index) == len(group[1].index) && group[0].tagged == group[1].tagged {
+			continue
+		}
+		out = append(out, group[0])
+	}
+	fields = out
+	slices.SortFunc(fields, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
+	return fields
+}
+
+func hasOption(opts, name string) bool {
+	for opts != "" {
+		var o string
+		o, opts, _ = strings.Cut(opts, ",")
+		if o == name {
+			return true
+		}
+	}
+	return false
+}
+
+// validJSONName reports whether encoding/json accepts name as a field name
+// from a tag.
+func validJSONName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, c := range name {
+		switch {
+		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
+		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
+			return false
+		}
+	}
+	return true
+}

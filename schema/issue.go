@@ -1,0 +1,158 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// An Issue is one failure at one place in a JSON document.
+type Issue struct {
+	// Path is a JSON Pointer (RFC 6901) into the document, such as
+	// "/items/2/name". The empty string is the document itself.
+	Path string `json:"path"`
+	// Keyword is the JSON Schema keyword that failed, such as "required" or
+	// "minLength". Failures that are not about a keyword use "syntax" (the
+	// bytes are not JSON), "limit" (a size or depth limit), "range" (a number
+	// the Go type cannot hold) and "validate" (a Validate method's error).
+	Keyword string `json:"keyword"`
+	// Message says what is wrong in words a person or a model can act on. It
+	// never repeats a large value. Match on Path and Keyword, never on Message.
+	Message string `json:"message"`
+}
+
+// String returns the issue as "path: message", with "(root)" for the empty
+// path.
+func (i Issue) String() string {
+	path := i.Path
+	if path == "" {
+		path = "(root)"
+	}
+	return path + ": " + i.Message
+}
+
+// An Error reports every issue found in one JSON document, in document
+// order. Validators return it as a *Error.
+type Error struct {
+	Issues []Issue
+}
+
+// Error returns the issues, one per line after a count.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if len(e.Issues) == 1 {
+		b.WriteString("schema: 1 issue")
+	} else {
+		fmt.Fprintf(&b, "schema: %d issues", len(e.Issues))
+	}
+	for _, is := range e.Issues {
+		b.WriteString("\n")
+		b.WriteString(is.String())
+	}
+	return b.String()
+}
+
+// A DefinitionError reports a Go type that cannot describe a tool's input or
+// output: an unsupported field type, a malformed tag, a constraint that does
+// not fit its field, or a default that breaks its own constraints. It is a
+// mistake in the program, found once when the type is first compiled.
+type DefinitionError struct {
+	// Type is the type being compiled (the top-level input or output type).
+	Type reflect.Type
+	// Field is the Go path of the offending field, such as "Address.Zip";
+	// empty when the type itself is at fault.
+	Field string
+	// Tag is the offending struct tag, such as `tool:"minLength=x"`; empty
+	// when no tag is at fault.
+	Tag string
+	// Err says what is wrong.
+	Err error
+}
+
+// Error names the type, the field and the tag, then the problem.
+func (e *DefinitionError) Error() string {
+	var b strings.Builder
+	b.WriteString("schema: type ")
+	if e.Type != nil {
+		b.WriteString(e.Type.String())
+	} else {
+		b.WriteString("<nil>")
+	}
+	if e.Field != "" {
+		b.WriteString(", field ")
+		b.WriteString(e.Field)
+	}
+	if e.Tag != "" {
+		b.WriteString(", tag ")
+		b.WriteString(e.Tag)
+	}
+	b.WriteString(": ")
+	b.WriteString(e.Err.Error())
+	return b.String()
+}
+
+// Unwrap returns e.Err.
+func (e *DefinitionError) Unwrap() error { return e.Err }
+
+// issuesOf returns the issues an error carries: those of a *Error anywhere in
+// its chain, or a single issue with the error's text.
+func issuesOf(err error, path, keyword string) []Issue {
+	if e, ok := errors.AsType[*Error](err); ok && len(e.Issues) > 0 {
+		out := make([]Issue, len(e.Issues))
+		for i, is := range e.Issues {
+			is.Path = path + is.Path
+			out[i] = is
+		}
+		return out
+	}
+	return []Issue{{Path: path, Keyword: keyword, Message: err.Error()}}
+}
+
+// maxQuoted is the longest value, in runes, that a message repeats in full.
+const maxQuoted = 40
+
+// quote returns s as a Go-quoted string for a message, cut to maxQuoted runes.
+func quote(s string) string {
+	if utf8.RuneCountInString(s) <= maxQuoted {
+		return strconv.Quote(s)
+	}
+	n := 0
+	for i := range s {
+		if n == maxQuoted-1 {
+			return strconv.Quote(s[:i]) + "…"
+		}
+		n++
+	}
+	return strconv.Quote(s)
+}
+
+// shortRaw returns raw JSON for a message, cut to maxQuoted bytes.
+func shortRaw(raw []byte) string {
+	if len(raw) <= maxQuoted {
+		return string(raw)
+	}
+	cut := maxQuoted - 1
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return string(raw[:cut]) + "…"
+}
+
+// appendPointerToken appends one JSON Pointer reference token, escaped.
+func appendPointerToken(b []byte, tok string) []byte {
+	b = append(b, '/')
+	for i := 0; i < len(tok); i++ {
+		switch c := tok[i]; c {
+		case '~':
+			b = append(b, '~', '0')
+		case '/':
+			b = append(b, '~', '1')
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}

@@ -1,0 +1,161 @@
+package schema
+
+import (
+	"encoding"
+	"encoding/json"
+	"math/big"
+	"reflect"
+	"regexp"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A kind is how a node reads JSON.
+type kind uint8
+
+const (
+	kindBool    kind = iota + 1
+	kindInt          // every signed integer size
+	kindUint         // every unsigned integer size
+	kindFloat        // float32 and float64
+	kindString       // a string kind
+	kindBytes        // []byte, which encoding/json writes as base64
+	kindSlice        // a slice other than []byte
+	kindArray        // a fixed-length array
+	kindMap          // a map with string keys
+	kindStruct       // a struct, read field by field
+	kindPointer      // a pointer; null is nil
+	kindAny          // an empty interface: any JSON value
+	kindRaw          // json.RawMessage: any JSON value, kept as bytes
+	kindTime         // time.Time: an RFC 3339 date-time string
+	kindText         // an encoding.TextUnmarshaler: a string it parses
+	kindCustom       // a json.Unmarshaler, or a type with a JSONSchema method
+)
+
+// A node is the compiled plan for one value: its Go type, how to read it and
+// the constraints to check while reading. Struct nodes are shared by every
+// field of that type (which is how recursive types work); every other node
+// belongs to one field, so its constraints are that field's.
+type node struct {
+	kind     kind
+	typ      reflect.Type
+	nullable bool // a JSON null is accepted and leaves the zero value
+
+	bits int // the size of a number kind, for its range
+
+	// Number keywords. The rational form of multipleOf keeps the check exact.
+	minimum, maximum                   *float64
+	exclusiveMinimum, exclusiveMaximum *float64
+	multipleOf                         *big.Rat
+	multipleOfText                     string
+
+	// String keywords. Lengths count code points; -1 is unset.
+	minLength, maxLength int
+	pattern              *regexp.Regexp
+	format               string
+	formatCheck          func(string) bool
+
+	// enum holds the allowed values as the canonical Go form of JSON
+	// (string, float64, bool); isConst marks a const.
+	enum      []any
+	enumText  []string // the enum values as JSON, for the schema and messages
+	isConst   bool
+	enumIndex map[string]struct{} // for large string enums
+
+	// Array, slice and map keywords; -1 is unset.
+	elem                   *node
+	length                 int // a fixed array's length
+	minItems, maxItems     int
+	uniqueItems            bool
+	minProps, maxProps     int
+	elemHasRefine, isEmpty bool
+
+	// Struct plan.
+	fields  []*field
+	byName  map[string]*field
+	refine  bool // *T has Validate() error
+	hasWork bool // a Validate method runs here or somewhere below
+	defName string
+	inDefs  bool // emitted once under $defs and referenced (recursive types)
+	isRoot  bool
+
+	// A custom type's own schema, resolved, and its JSON form.
+	custom   *jsonschema.Schema
+	resolved *jsonschema.Resolved
+}
+
+// A field is one JSON property of a struct node.
+type field struct {
+	name       string
+	goName     string
+	index      []int
+	throughPtr bool // index passes through an embedded pointer
+	node       *node
+	bit        int // position in the struct's seen-set
+	required   bool
+	nullable   bool // tool:"nullable" on a field whose node cannot carry it
+	omitEmpty  bool // omitempty or omitzero: absent in the encoding when zero
+
+	description string
+	title       string
+	deprecated  bool
+	examples    []json.RawMessage
+	dflt        json.RawMessage // canonical JSON; nil when there is none
+	dfltValue   reflect.Value   // the decoded default, copied in for scalars
+	dfltShared  bool            // dfltValue holds no references and may be copied
+}
+
+func newNode(k kind, t reflect.Type) *node {
+	return &node{kind: k, typ: t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+}
+
+var (
+	timeType            = reflect.TypeFor[time.Time]()
+	rawMessageType      = reflect.TypeFor[json.RawMessage]()
+	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
+	textUnmarshalerType = reflect.TypeFor[encoding.TextUnmarshaler]()
+	textMarshalerType   = reflect.TypeFor[encoding.TextMarshaler]()
+	schemaProviderType  = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
+	refinerType         = reflect.TypeFor[interface{ Validate() error }]()
+	byteType            = reflect.TypeFor[byte]()
+)
+
+// deref follows pointer nodes.
+func (n *node) deref() *node {
+	for n.kind == kindPointer {
+		n = n.elem
+	}
+	return n
+}
+
+// stringLike reports whether the node reads a JSON string.
+func (n *node) stringLike() bool {
+	switch n.deref().kind {
+	case kindString, kindText, kindTime, kindBytes:
+		return true
+	}
+	return false
+}
+
+// jsonType names the JSON type a node expects, for messages.
+func (n *node) jsonType() string {
+	switch n.kind {
+	case kindBool:
+		return "boolean"
+	case kindInt, kindUint:
+		return "integer"
+	case kindFloat:
+		return "number"
+	case kindString, kindBytes, kindTime, kindText:
+		return "string"
+	case kindSlice, kindArray:
+		return "array"
+	case kindMap, kindStruct:
+		return "object"
+	case kindPointer:
+		return n.elem.jsonType()
+	}
+	return "value"
+}

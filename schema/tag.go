@@ -1,0 +1,249 @@
+package schema
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// tagKeys lists every key the tool tag accepts, in the order the package doc
+// gives them.
+var tagKeys = []string{
+	"minLength", "maxLength", "pattern", "format", "enum",
+	"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf",
+	"minItems", "maxItems", "uniqueItems", "minProperties", "maxProperties",
+	"default", "const", "examples", "title", "deprecated",
+	"required", "optional", "nullable",
+}
+
+// flagKeys are the keys that may stand alone; "uniqueItems" means
+// "uniqueItems=true".
+var flagKeys = map[string]bool{
+	"uniqueItems": true, "deprecated": true, "required": true, "optional": true, "nullable": true,
+}
+
+// listKeys are the keys whose value is a list separated by '|'.
+var listKeys = map[string]bool{"enum": true, "examples": true}
+
+// A tagEntry is one key and its raw value from a tool tag.
+type tagEntry struct {
+	key   string
+	value string   // the raw value; "true" for a bare flag
+	list  []string // the '|'-separated items, for enum and examples
+}
+
+// parseToolTag splits a tool tag into its entries. The grammar is
+//
+//	tag     = entry *( "," entry )
+//	entry   = key [ "=" value ]
+//	value   = quoted / json / plain
+//	quoted  = "'" *( any character but "'" / "''" ) "'"
+//	json    = a JSON array, object or string, which may hold commas
+//	plain   = *( any character but "," )
+//
+// and the values of enum and examples are further split on '|' (inside a
+// quoted value, '|' splits too; a JSON value is never split).
+func parseToolTag(tag string) ([]tagEntry, error) {
+	var entries []tagEntry
+	seen := map[string]bool{}
+	rest := tag
+	for {
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" {
+			if len(entries) > 0 || tag != "" {
+				if strings.HasSuffix(strings.TrimRight(tag, " "), ",") {
+					return nil, errors.New("empty entry after the last comma")
+				}
+			}
+			return entries, nil
+		}
+		end := strings.IndexAny(rest, "=,")
+		var key string
+		if end < 0 {
+			key, rest = rest, ""
+		} else {
+			key, rest = rest[:end], rest[end:]
+		}
+		key = strings.TrimSpace(key)
+		if key == "" {
+			return nil, errors.New("empty key")
+		}
+		if !slices.Contains(tagKeys, key) {
+			return nil, unknownKeyError(key)
+		}
+		if seen[key] {
+			return nil, fmt.Errorf("key %q appears twice", key)
+		}
+		seen[key] = true
+		e := tagEntry{key: key}
+		if strings.HasPrefix(rest, "=") {
+			value, tail, quoted, err := cutValue(rest[1:])
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+			e.value, rest = value, tail
+			if listKeys[key] {
+				if !quoted && isJSONComposite(value) {
+					e.list = []string{value}
+				} else {
+					e.list = strings.Split(value, "|")
+				}
+			}
+		} else {
+			if !flagKeys[key] {
+				return nil, fmt.Errorf("%s needs a value (%s=…)", key, key)
+			}
+			e.value = "true"
+		}
+		entries = append(entries, e)
+		rest = strings.TrimLeft(rest, " ")
+		if rest == "" {
+			return entries, nil
+		}
+		if rest[0] != ',' {
+			return nil, fmt.Errorf("%s: expected a comma after the value, found %q", key, rest)
+		}
+		rest = rest[1:]
+		if strings.TrimSpace(rest) == "" {
+			return nil, errors.New("empty entry after the last comma")
+		}
+	}
+}
+
+// cutValue reads one value from the start of s and returns it with the rest
+// of s, which is empty or starts with a comma.
+func cutValue(s string) (value, rest string, quoted bool, err error) {
+	switch {
+	case strings.HasPrefix(s, "'"):
+		var b strings.Builder
+		for i := 1; i < len(s); i++ {
+			if s[i] != '\'' {
+				b.WriteByte(s[i])
+				continue
+			}
+			if i+1 < len(s) && s[i+1] == '\'' {
+				b.WriteByte('\'')
+				i++
+				continue
+			}
+			return b.String(), s[i+1:], true, nil
+		}
+		return "", "", false, errors.New("unterminated single quote")
+	case strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") || strings.HasPrefix(s, `"`):
+		n, err := scanJSONComposite(s)
+		if err != nil {
+			return "", "", false, err
+		}
+		return s[:n], s[n:], false, nil
+	default:
+		end := strings.IndexByte(s, ',')
+		if end < 0 {
+			return s, "", false, nil
+		}
+		return s[:end], s[end:], false, nil
+	}
+}
+
+// scanJSONComposite returns the length of the JSON array, object or string at
+// the start of s, tracking brackets and string escapes; it does not check the
+// rest of the JSON grammar, which is checked when the value is used.
+func scanJSONComposite(s string) (int, error) {
+	depth := 0
+	inString := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+				if depth == 0 {
+					return i + 1, nil
+				}
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+		case ']', '}':
+			depth--
+			if depth == 0 {
+				return i + 1, nil
+			}
+			if depth < 0 {
+				return 0, fmt.Errorf("unbalanced %q", c)
+			}
+		}
+	}
+	return 0, fmt.Errorf("unterminated JSON value %q", s)
+}
+
+func isJSONComposite(s string) bool {
+	return strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") || strings.HasPrefix(s, `"`)
+}
+
+// unknownKeyError names the closest known key, which catches the common
+// misspellings (minlength, min, max_length).
+func unknownKeyError(key string) error {
+	best, bestDist := "", len(key)
+	for _, k := range tagKeys {
+		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
+			best, bestDist = k, d
+		}
+	}
+	if best != "" && bestDist <= 3 {
+		return fmt.Errorf("unknown key %q (did you mean %q?)", key, best)
+	}
+	return fmt.Errorf("unknown key %q; the keys are %s", key, strings.Join(tagKeys, ", "))
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// invopopKeys are the keys of the `jsonschema:"key=value,…"` tag language of
+// github.com/invopop/jsonschema, which hands reads differently.
+var invopopKeys = []string{
+	"title", "description", "type", "enum", "default", "example", "examples",
+	"required", "nullable", "oneof_required", "anyof_required", "minimum", "maximum",
+	"exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minLength", "maxLength",
+	"pattern", "format", "minItems", "maxItems", "uniqueItems", "const", "readOnly",
+	"writeOnly", "minProperties", "maxProperties", "deprecated", "oneof_type", "anyof_type",
+}
+
+// checkDescriptionTag rejects a jsonschema tag written in the invopop style:
+// hands takes the whole tag as the description, so "description=…" would
+// reach the model verbatim.
+func checkDescriptionTag(tag string) error {
+	key, _, ok := strings.Cut(tag, "=")
+	if !ok {
+		return nil
+	}
+	key = strings.TrimSpace(key)
+	if strings.ContainsAny(key, " ,") || !slices.Contains(invopopKeys, key) {
+		return nil
+	}
+	return fmt.Errorf(`this is the key=value style of invopop/jsonschema; here the whole jsonschema tag is the description, and constraints go in the tool tag: write jsonschema:"the description" tool:"enum=a|b,minimum=1"`)
+}
