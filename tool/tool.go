@@ -1,0 +1,249 @@
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"reflect"
+	"runtime/debug"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/schema"
+)
+
+// A Spec is what a model is shown of a tool.
+type Spec struct {
+	// Name is how the model calls the tool.
+	Name string `json:"name"`
+	// Title is a short human-readable name; it may be empty.
+	Title string `json:"title,omitempty"`
+	// Description tells the model what the tool does and when to use it.
+	Description string `json:"description"`
+	// InputSchema is the draft 2020-12 schema of the arguments, an object.
+	InputSchema *jsonschema.Schema `json:"inputSchema"`
+	// OutputSchema is the schema of the result when the output type is a
+	// struct; otherwise nil.
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+}
+
+// An Option configures a tool made by New.
+type Option func(*config)
+
+type config struct {
+	title  string
+	limits schema.Options
+}
+
+// WithTitle sets the tool's human-readable title.
+func WithTitle(title string) Option {
+	return func(c *config) { c.title = title }
+}
+
+// WithLimits bounds the arguments the tool reads: their size in bytes, their
+// nesting depth, and how many issues a validation error lists. A zero field
+// keeps the default (schema.DefaultMaxBytes, schema.DefaultMaxDepth,
+// schema.DefaultMaxIssues); a negative MaxBytes removes the size limit.
+func WithLimits(maxBytes, maxDepth, maxIssues int) Option {
+	return func(c *config) {
+		c.limits.MaxBytes, c.limits.MaxDepth, c.limits.MaxIssues = maxBytes, maxDepth, maxIssues
+	}
+}
+
+// A Tool is a typed function a model can call: its input type In gives its
+// schema and its validation, and its handler turns an In into an Out.
+// A Tool is safe for concurrent use.
+type Tool[In, Out any] struct {
+	name        string
+	title       string
+	description string
+	run         func(context.Context, In) (Out, error)
+	input       *schema.Validator
+	output      *jsonschema.Schema // nil unless Out is a struct
+}
+
+// New returns a tool named name that runs run. The description tells the
+// model what the tool does. The input type In must be a struct; its fields,
+// with their json, jsonschema and tool tags, define the arguments (see the
+// package documentation).
+//
+// New panics on a mistake in the definition: a name that does not match
+// ^[a-zA-Z0-9_-]{1,64}$, an empty description, a nil run, or an input type
+// that cannot describe JSON arguments (the panic names the type, the field and
+// the tag).
+func New[In, Out any](name, description string, run func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
+	if err := CheckName(name); err != nil {
+		panic("tool.New: " + err.Error())
+	}
+	if strings.TrimSpace(description) == "" {
+		panic(fmt.Sprintf("tool.New(%q): the description is empty; the model needs it to choose the tool", name))
+	}
+	if run == nil {
+		panic(fmt.Sprintf("tool.New(%q): run is nil", name))
+	}
+	var c config
+	for _, opt := range opts {
+		opt(&c)
+	}
+	input, err := schema.ForType(reflect.TypeFor[In](), &c.limits)
+	if err != nil {
+		panic(fmt.Sprintf("tool.New(%q): input: %v", name, err))
+	}
+	t := &Tool[In, Out]{name: name, title: c.title, description: description, run: run, input: input}
+	outType := reflect.TypeFor[Out]()
+	if outType.Kind() == reflect.Pointer {
+		outType = outType.Elem()
+	}
+	if outType.Kind() == reflect.Struct {
+		out, err := schema.ForType(outType, &schema.Options{Output: true})
+		if err != nil {
+			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
+		}
+		t.output = out.Schema()
+	}
+	return t
+}
+
+// CheckName reports whether name is a valid tool name: 1 to 64 ASCII letters,
+// digits, underscores and hyphens, the rule every provider accepts.
+func CheckName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("tool name %q must be 1 to 64 characters long", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("tool name %q may only hold letters, digits, '_' and '-' (^[a-zA-Z0-9_-]{1,64}$)", name)
+		}
+	}
+	return nil
+}
+
+// Name returns the tool's name.
+func (t *Tool[In, Out]) Name() string { return t.name }
+
+// Spec returns what a model is shown of the tool. The schemas are new copies
+// that the caller may change.
+func (t *Tool[In, Out]) Spec() Spec {
+	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema()}
+	if t.output != nil {
+		s.OutputSchema = t.output.CloneSchemas()
+	}
+	return s
+}
+
+// Call checks a Go value against the input's constraints and Validate
+// methods, as it would check the value's JSON encoding, then runs the
+// handler and returns its result. Defaults are not applied: a Go value has
+// no absent fields, only zero ones, and a default must not replace a zero
+// the caller chose. Call never turns an error into a result: it returns a
+// *ValidationError, a *PanicError, a *CanceledError or the handler's error.
+// There is no Call in the context, and Progress does nothing.
+func (t *Tool[In, Out]) Call(ctx context.Context, in In) (out Out, err error) {
+	defer t.recoverInto(&err)
+	if err := ctx.Err(); err != nil {
+		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
+	}
+	if err := t.input.Check(in); err != nil {
+		return out, t.invalid(err)
+	}
+	return t.handle(ctx, in)
+}
+
+// CallJSON runs the whole boundary path on raw JSON arguments: it validates
+// and decodes them in one pass, applies defaults, runs the Validate methods
+// and then the handler. Like Call, it returns errors rather than results.
+func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (out Out, err error) {
+	defer t.recoverInto(&err)
+	if err := ctx.Err(); err != nil {
+		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
+	}
+	var in In
+	if err := t.input.Decode(args, &in); err != nil {
+		return out, t.invalid(err)
+	}
+	return t.handle(ctx, in)
+}
+
+// handle runs the handler and names a cancellation as such.
+func (t *Tool[In, Out]) handle(ctx context.Context, in In) (Out, error) {
+	out, err := t.run(ctx, in)
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
+	}
+	return out, err
+}
+
+func (t *Tool[In, Out]) invalid(err error) error {
+	if serr, ok := errors.AsType[*schema.Error](err); ok {
+		return &ValidationError{Tool: t.name, Issues: serr.Issues}
+	}
+	return err
+}
+
+func (t *Tool[In, Out]) recoverInto(err *error) {
+	if r := recover(); r != nil {
+		*err = &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()}
+	}
+}
+
+// Run runs a call and returns its one result; progress events are dropped.
+// Every failure becomes an error result (IsError set, Err the Go error).
+func (t *Tool[In, Out]) Run(ctx context.Context, call Call) Result {
+	return t.execute(ctx, call, nil)
+}
+
+// Stream runs a call and returns a single-use iterator over its events: the
+// progress the handler reports with Progress, then exactly one result, which
+// is an error result on any failure. If the caller stops iterating early,
+// the handler's context is cancelled and no result is yielded.
+func (t *Tool[In, Out]) Stream(ctx context.Context, call Call) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s := &sink{yield: yield, cancel: cancel}
+		res := t.execute(ctx, call, s)
+		if s.close() {
+			yield(Event{Result: &res})
+		}
+	}
+}
+
+// execute is the boundary path of Run and Stream.
+func (t *Tool[In, Out]) execute(ctx context.Context, call Call, s *sink) (res Result) {
+	res = Result{CallID: call.ID, Tool: t.name}
+	defer func() {
+		if r := recover(); r != nil {
+			res = t.failed(call, &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()})
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return t.failed(call, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)})
+	}
+	var in In
+	if err := t.input.Decode(call.Args, &in); err != nil {
+		return t.failed(call, t.invalid(err))
+	}
+	cc := &callContext{Context: ctx, call: call, sink: s}
+	out, err := t.handle(cc, in)
+	if err != nil {
+		return t.failed(call, err)
+	}
+	if text, ok := any(out).(string); ok {
+		res.Content = text
+	} else {
+		data, err := json.Marshal(out)
+		if err != nil {
+			return t.failed(call, fmt.Errorf("tool %s: encode output: %w", t.name, err))
+		}
+		res.Content = string(data)
+	}
+	res.Output = out
+	return res
+}
+
+func (t *Tool[In, Out]) failed(call Call, err error) Result {
+	return Result{CallID: call.ID, Tool: t.name, Content: ModelText(t.name, err), IsError: true, Err: err}
+}
