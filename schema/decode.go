@@ -74,6 +74,9 @@ func (d *decoder) takeIssues() []Issue {
 	if d.fatal {
 		return []Issue{d.fatalIssue}
 	}
+	if len(d.issues) == 0 {
+		return nil
+	}
 	out := make([]Issue, len(d.issues), len(d.issues)+1)
 	copy(out, d.issues)
 	if d.dropped > 0 {

@@ -1,0 +1,135 @@
+// Package schema turns a Go struct type into a JSON Schema (draft 2020-12)
+// and into a validator that checks JSON against that schema while it decodes
+// it, in one pass over the bytes.
+//
+// The struct is the single source of truth: the schema a model is shown, the
+// checks made on its arguments and the Go value a handler receives all come
+// from the same type and its tags.
+//
+//	type CreateUser struct {
+//		Username string   `json:"username" jsonschema:"login name" tool:"minLength=3,maxLength=20,pattern=^[a-z0-9_]+$"`
+//		Email    string   `json:"email" tool:"format=email"`
+//		Age      *int     `json:"age,omitempty" tool:"minimum=1"`
+//		Roles    []string `json:"roles,omitempty" tool:"enum=admin|user|guest,default=[\"user\"]"`
+//	}
+//
+//	v, err := schema.For[CreateUser](nil)
+//	...
+//	var u CreateUser
+//	err = v.Decode(data, &u) // a *schema.Error listing every issue, or nil
+//
+// # Tags
+//
+// Three struct tags describe a field.
+//
+// json is read exactly as encoding/json reads it: the name, "-", omitempty,
+// omitzero, and embedded structs flattened by Go's visibility rules. Property
+// names match exactly (encoding/json also accepts other cases; a schema does
+// not). The ",string" option is rejected.
+//
+// jsonschema holds the field's description, the whole tag value, as in the
+// MCP Go SDK and jsonschema-go, so existing structs keep working. A tag in the
+// key=value style of invopop/jsonschema (jsonschema:"description=…,enum=…")
+// is rejected with a message saying how to write it here.
+//
+// tool holds the constraints, with JSON Schema's own keyword names:
+//
+//	minLength maxLength pattern format enum
+//	minimum maximum exclusiveMinimum exclusiveMaximum multipleOf
+//	minItems maxItems uniqueItems minProperties maxProperties
+//	default const examples title deprecated
+//	required optional nullable
+//
+// The grammar:
+//
+//	tag    = entry *( "," entry )
+//	entry  = key [ "=" value ]
+//	value  = "'" text "'"             a quoted value may hold commas; '' is a quote
+//	       / JSON array, object or string, which may hold commas
+//	       / text up to the next comma
+//
+// The flags uniqueItems, deprecated, required, optional and nullable stand
+// alone or take true or false. The values of enum and examples are lists
+// separated by '|'. The values of default, const, enum and examples are JSON
+// when they parse as JSON of the field's type, and strings otherwise, so
+// default=text/plain and default="text/plain" mean the same on a string
+// field, and default=3 is the number 3 on an int field. Examples:
+//
+//	tool:"minLength=1,maxLength=1024"
+//	tool:"pattern='^[0-9]{1,3}$'"
+//	tool:"enum=add|subtract|multiply|divide"
+//	tool:"minimum=0,exclusiveMaximum=1,multipleOf=0.01"
+//	tool:"default=[\"user\"],uniqueItems"
+//	tool:"format=email,examples=ann@example.com|bob@example.com"
+//
+// Any other key, a duplicated key, a malformed value, a keyword that does not
+// fit the field's type (minLength on an int), bounds that no value can meet
+// and a default, const, enum value or example that fails the field's own
+// constraints are all reported as a *DefinitionError, which names the type,
+// the field and the tag.
+//
+// On a slice or array field, the value keywords (enum, const, minLength,
+// maxLength, pattern, format, minimum … multipleOf) apply to each item and
+// minItems, maxItems and uniqueItems to the slice. On a map[string]T field
+// they apply to each value, and minProperties and maxProperties to the map.
+//
+// # Required, optional and null
+//
+// A field is required unless its json tag has omitempty or omitzero, it has a
+// default, it is a pointer, or its tool tag says optional; tool:"required"
+// makes any field required. Pointers, slices, maps and any accept null (which
+// is how encoding/json writes their nil values); other fields accept null
+// only with tool:"nullable", and null leaves the zero value.
+//
+// # Types
+//
+// bool; every int and uint size (sized types carry their range as minimum and
+// maximum); float32 and float64; string; []byte (a base64 string, as
+// encoding/json writes it); slices and fixed-length arrays; map[string]T;
+// structs, nested and embedded; pointers; time.Time (a date-time string);
+// json.RawMessage and any (any JSON value); types with UnmarshalText (a string
+// the type parses); types with UnmarshalJSON (any JSON value the type
+// accepts, or the schema returned by a JSONSchema() *jsonschema.Schema method
+// when the type has one). Recursive types are written once under $defs and
+// referenced with $ref; a recursive top-level type is referenced as "#".
+// Channels, functions, complex numbers, interfaces with methods and maps with
+// non-string keys are rejected.
+//
+// # Validation
+//
+// The semantics are those of JSON Schema 2020-12: string lengths count
+// Unicode code points; an integer may be written 1.0 or 1e3; the formats
+// date-time, date, time, duration, email, hostname, ipv4, ipv6, uri,
+// uri-reference and uuid are asserted, not just annotated; properties the
+// type does not have are rejected (additionalProperties: false). Beyond the
+// schema, the bytes must be valid JSON and UTF-8, with no duplicate keys, no
+// data after the value, a nesting depth and a size within the limits in
+// Options (DefaultMaxDepth, DefaultMaxBytes), and numbers the Go type can
+// hold.
+//
+// Every issue is reported, each with its JSON Pointer path, its keyword and a
+// short message a model can act on ("must be at least 3 characters, got 2").
+// Messages never repeat a large value. When the bytes are not JSON at all,
+// that is the one issue reported.
+//
+// # Defaults and refinements
+//
+// A property that is absent gets its default, at any depth, before the value
+// is returned. Then, when the document is valid, each struct in the value
+// whose pointer type has a Validate() error method is refined: inner structs
+// first, and every error becomes an issue at that struct's path. An error
+// that wraps a *Error keeps its issues, with their paths taken relative to
+// the struct. Types with UnmarshalJSON or UnmarshalText run as part of
+// decoding, after the schema checks on their JSON; they can transform a
+// value (trim, lower-case) as well as reject it.
+//
+// # Deviations
+//
+// Patterns are Go regular expressions (RE2), not ECMA-262 ones: look-arounds
+// and back-references are rejected when the type is compiled. Numbers are
+// compared as the Go type holds them (a float64), so bounds closer than
+// float64 precision may differ from an exact comparison; multipleOf is exact.
+// A number the Go type cannot hold (1e400 for a float64, 2^64 for an int64)
+// is rejected with the keyword "range", although the schema alone would
+// accept it. uniqueItems compares decoded Go values.
+package schema
