@@ -13,13 +13,15 @@ import (
 	"github.com/hands-go/hands/tool"
 )
 
+// Calc is the input of calculator.
+type Calc struct {
+	Operation string  `json:"operation" jsonschema:"the operation to apply" tool:"enum=add|subtract|multiply|divide"`
+	A         float64 `json:"a" jsonschema:"the first operand"`
+	B         float64 `json:"b" jsonschema:"the second operand"`
+}
+
 // The calculator of the seed documents: an enum picks the operation.
 func Example_calculator() {
-	type Calc struct {
-		Operation string  `json:"operation" jsonschema:"the operation to apply" tool:"enum=add|subtract|multiply|divide"`
-		A         float64 `json:"a" jsonschema:"the first operand"`
-		B         float64 `json:"b" jsonschema:"the second operand"`
-	}
 	calculator := tool.New("calculator", "Do arithmetic on two numbers.",
 		func(ctx context.Context, c Calc) (float64, error) {
 			switch c.Operation {
@@ -54,13 +56,15 @@ func Example_calculator() {
 	// Fix these and call calculator again.
 }
 
+// Fetch is the input of fetch_data.
+type Fetch struct {
+	URL    string `json:"url" jsonschema:"the page to fetch" tool:"format=uri"`
+	Format string `json:"format,omitempty" jsonschema:"how to return the body" tool:"enum=json|text|html,default=json"`
+}
+
 // fetch_data streams progress events before its one result; the URL must be
 // absolute, and the format has a default.
 func Example_fetchData() {
-	type Fetch struct {
-		URL    string `json:"url" jsonschema:"the page to fetch" tool:"format=uri"`
-		Format string `json:"format,omitempty" jsonschema:"how to return the body" tool:"enum=json|text|html,default=json"`
-	}
 	fetchData := tool.New("fetch_data", "Fetch data from a URL.",
 		func(ctx context.Context, f Fetch) (string, error) {
 			tool.Progress(ctx, "connecting to "+f.URL)
@@ -150,13 +154,15 @@ type Note struct {
 	Tags  []string `json:"tags,omitempty"`
 }
 
+// NewNote is the input of createNote.
+type NewNote struct {
+	Title string   `json:"title" jsonschema:"a short title" tool:"minLength=1,maxLength=80"`
+	Body  string   `json:"body" jsonschema:"the note, in Markdown"`
+	Tags  []string `json:"tags,omitempty" jsonschema:"labels" tool:"maxItems=5,uniqueItems,pattern=^[a-z]+$"`
+}
+
 // createNote returns a struct, so its spec carries an output schema.
 func Example_createNote() {
-	type NewNote struct {
-		Title string   `json:"title" jsonschema:"a short title" tool:"minLength=1,maxLength=80"`
-		Body  string   `json:"body" jsonschema:"the note, in Markdown"`
-		Tags  []string `json:"tags,omitempty" jsonschema:"labels" tool:"maxItems=5,uniqueItems,pattern=^[a-z]+$"`
-	}
 	createNote := tool.New("createNote", "Save a note.",
 		func(ctx context.Context, n NewNote) (Note, error) {
 			return Note{ID: "note-1", Title: n.Title, Tags: n.Tags}, nil
