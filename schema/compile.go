@@ -191,6 +191,9 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		f.throughPtr = indexThroughPointer(t, jf.index)
+		if f.throughPtr && unexportedPointerStep(t, jf.index) {
+			return nil, &DefinitionError{Type: c.root, Field: goFieldPath(t, jf.index), Err: errors.New("the field is reached through an embedded pointer to an unexported struct type, which cannot be allocated from outside its package (encoding/json cannot set it either); embed the struct by value or export its type")}
+		}
 		f.bit = len(n.fields)
 		n.fields = append(n.fields, f)
 		n.byName[f.name] = f
@@ -205,6 +208,23 @@ func indexThroughPointer(t reflect.Type, index []int) bool {
 		t = t.Field(i).Type
 		if t.Kind() == reflect.Pointer {
 			return true
+		}
+	}
+	return false
+}
+
+// unexportedPointerStep reports whether reaching a promoted field passes
+// through an embedded pointer field that is not exported.
+func unexportedPointerStep(t reflect.Type, index []int) bool {
+	for _, i := range index[:len(index)-1] {
+		sf := t.Field(i)
+		if sf.Type.Kind() == reflect.Pointer {
+			if !sf.IsExported() {
+				return true
+			}
+			t = sf.Type.Elem()
+		} else {
+			t = sf.Type
 		}
 	}
 	return false

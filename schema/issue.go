@@ -24,12 +24,25 @@ type Issue struct {
 	Message string `json:"message"`
 }
 
+// maxPathText is the longest path, in bytes, that String writes in full.
+const maxPathText = 120
+
 // String returns the issue as "path: message", with "(root)" for the empty
-// path.
+// path. A very long path is shortened in the middle.
 func (i Issue) String() string {
 	path := i.Path
-	if path == "" {
+	switch {
+	case path == "":
 		path = "(root)"
+	case len(path) > maxPathText:
+		head, tail := path[:maxPathText/2], path[len(path)-maxPathText/2:]
+		if cut := strings.LastIndexByte(head, '/'); cut > 0 {
+			head = head[:cut]
+		}
+		if cut := strings.IndexByte(tail, '/'); cut >= 0 {
+			tail = tail[cut:]
+		}
+		path = head + "/…" + tail
 	}
 	return path + ": " + i.Message
 }

@@ -139,9 +139,9 @@ func cutValue(s string) (value, rest string, quoted bool, err error) {
 	default:
 		end := strings.IndexByte(s, ',')
 		if end < 0 {
-			return s, "", false, nil
+			end = len(s)
 		}
-		return s[:end], s[end:], false, nil
+		return strings.TrimRight(s[:end], " "), s[end:], false, nil
 	}
 }
 

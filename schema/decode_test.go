@@ -1,0 +1,410 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+type decAddress struct {
+	Street string `json:"street" tool:"minLength=1"`
+	City   string `json:"city,omitempty" tool:"default=Oslo"`
+}
+
+type decBase struct {
+	ID string `json:"id" tool:"format=uuid"`
+}
+
+type decLevel struct {
+	Depth int `json:"depth,omitempty" tool:"default=7"`
+}
+
+type decNested struct {
+	Level decLevel `json:"level"`
+}
+
+type decAll struct {
+	decBase
+	Name     string            `json:"name" tool:"minLength=2,maxLength=5,pattern=^[a-z]+$"`
+	Kind     string            `json:"kind,omitempty" tool:"enum=a|b|c"`
+	Fixed    string            `json:"fixed,omitempty" tool:"const=x"`
+	Count    int8              `json:"count,omitempty"`
+	Size     uint16            `json:"size,omitempty" tool:"maximum=1000"`
+	Ratio    float64           `json:"ratio,omitempty" tool:"exclusiveMinimum=0,exclusiveMaximum=1"`
+	Price    float64           `json:"price,omitempty" tool:"multipleOf=0.01"`
+	Step     int               `json:"step,omitempty" tool:"multipleOf=5,minimum=-10"`
+	Tags     []string          `json:"tags,omitempty" tool:"minItems=1,maxItems=3,uniqueItems,minLength=1"`
+	Pair     [2]int            `json:"pair,omitzero"`
+	Labels   map[string]int    `json:"labels,omitempty" tool:"maxProperties=2,minimum=0"`
+	Address  *decAddress       `json:"address,omitempty"`
+	Nested   decNested         `json:"nested,omitzero"`
+	When     time.Time         `json:"when,omitzero"`
+	Blob     []byte            `json:"blob,omitempty"`
+	Any      any               `json:"any,omitempty"`
+	Raw      json.RawMessage   `json:"raw,omitempty"`
+	Note     string            `json:"note,omitempty" tool:"nullable"`
+	Flag     bool              `json:"flag,omitempty"`
+	Mail     string            `json:"mail,omitempty" tool:"format=email"`
+	Levels   []decLevel        `json:"levels,omitempty"`
+	Optional string            `json:"optional" tool:"optional"`
+	Extra    map[string]string `json:"extra,omitempty" tool:"minProperties=1"`
+}
+
+const okID = `"id":"123e4567-e89b-12d3-a456-426614174000"`
+
+func mustFor[T any](t testing.TB) *Validator {
+	t.Helper()
+	v, err := For[T](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestDecodeIssues(t *testing.T) {
+	v := mustFor[decAll](t)
+	for _, tt := range []struct {
+		name string
+		doc  string
+		want []string // "path keyword" of every issue, in order; nil when valid
+	}{
+		{name: "minimal", doc: `{` + okID + `,"name":"ab"}`},
+		{name: "minLength counts code points", doc: `{` + okID + `,"name":"é"}`, want: []string{"/name minLength", "/name pattern"}},
+		{name: "maxLength", doc: `{` + okID + `,"name":"abcdef"}`, want: []string{"/name maxLength"}},
+		{name: "pattern", doc: `{` + okID + `,"name":"AB"}`, want: []string{"/name pattern"}},
+		{name: "format on embedded field", doc: `{"id":"nope","name":"ab"}`, want: []string{"/id format"}},
+		{name: "enum", doc: `{` + okID + `,"name":"ab","kind":"d"}`, want: []string{"/kind enum"}},
+		{name: "const", doc: `{` + okID + `,"name":"ab","fixed":"y"}`, want: []string{"/fixed const"}},
+		{name: "int8 range", doc: `{` + okID + `,"name":"ab","count":128}`, want: []string{"/count maximum"}},
+		{name: "int8 negative range", doc: `{` + okID + `,"name":"ab","count":-129}`, want: []string{"/count minimum"}},
+		{name: "integer as 1.0 and 1e1", doc: `{` + okID + `,"name":"ab","count":1.0,"step":1e1}`},
+		{name: "integer with fraction", doc: `{` + okID + `,"name":"ab","count":1.5}`, want: []string{"/count type"}},
+		{name: "uint negative", doc: `{` + okID + `,"name":"ab","size":-1}`, want: []string{"/size minimum"}},
+		{name: "uint negative zero", doc: `{` + okID + `,"name":"ab","size":-0}`},
+		{name: "tag maximum", doc: `{` + okID + `,"name":"ab","size":1001}`, want: []string{"/size maximum"}},
+		{name: "exclusive bounds", doc: `{` + okID + `,"name":"ab","ratio":0}`, want: []string{"/ratio exclusiveMinimum"}},
+		{name: "exclusive maximum", doc: `{` + okID + `,"name":"ab","ratio":1}`, want: []string{"/ratio exclusiveMaximum"}},
+		{name: "multipleOf fraction", doc: `{` + okID + `,"name":"ab","price":0.3}`},
+		{name: "not multipleOf fraction", doc: `{` + okID + `,"name":"ab","price":0.305}`, want: []string{"/price multipleOf"}},
+		{name: "multipleOf integer and minimum", doc: `{` + okID + `,"name":"ab","step":-12}`, want: []string{"/step minimum", "/step multipleOf"}},
+		{name: "minItems", doc: `{` + okID + `,"name":"ab","tags":[]}`, want: []string{"/tags minItems"}},
+		{name: "maxItems", doc: `{` + okID + `,"name":"ab","tags":["a","b","c","d"]}`, want: []string{"/tags maxItems"}},
+		{name: "uniqueItems", doc: `{` + okID + `,"name":"ab","tags":["a","b","a"]}`, want: []string{"/tags uniqueItems"}},
+		{name: "item keyword", doc: `{` + okID + `,"name":"ab","tags":["a",""]}`, want: []string{"/tags/1 minLength"}},
+		{name: "fixed array too short", doc: `{` + okID + `,"name":"ab","pair":[1]}`, want: []string{"/pair minItems"}},
+		{name: "fixed array too long", doc: `{` + okID + `,"name":"ab","pair":[1,2,3]}`, want: []string{"/pair maxItems"}},
+		{name: "map value keyword", doc: `{` + okID + `,"name":"ab","labels":{"x":-1}}`, want: []string{"/labels/x minimum"}},
+		{name: "maxProperties", doc: `{` + okID + `,"name":"ab","labels":{"a":1,"b":2,"c":3}}`, want: []string{"/labels maxProperties"}},
+		{name: "minProperties", doc: `{` + okID + `,"name":"ab","extra":{}}`, want: []string{"/extra minProperties"}},
+		{name: "escaped key in path", doc: `{` + okID + `,"name":"ab","labels":{"a/b~c":-1}}`, want: []string{"/labels/a~1b~0c minimum"}},
+		{name: "nested required and unknown", doc: `{` + okID + `,"name":"ab","address":{"zip":"1"}}`, want: []string{"/address additionalProperties", "/address required"}},
+		{name: "pointer null", doc: `{` + okID + `,"name":"ab","address":null}`},
+		{name: "nullable string", doc: `{` + okID + `,"name":"ab","note":null}`},
+		{name: "null for non-nullable", doc: `{` + okID + `,"name":null}`, want: []string{"/name type"}},
+		{name: "wrong types", doc: `{` + okID + `,"name":1,"flag":"yes","tags":"a","labels":[],"count":"1"}`, want: []string{"/name type", "/flag type", "/tags type", "/labels type", "/count type"}},
+		{name: "time", doc: `{` + okID + `,"name":"ab","when":"2024-05-01T12:00:00Z"}`},
+		{name: "bad time", doc: `{` + okID + `,"name":"ab","when":"yesterday"}`, want: []string{"/when format"}},
+		{name: "base64", doc: `{` + okID + `,"name":"ab","blob":"aGk="}`},
+		{name: "bad base64", doc: `{` + okID + `,"name":"ab","blob":"***"}`, want: []string{"/blob contentEncoding"}},
+		{name: "any and raw", doc: `{` + okID + `,"name":"ab","any":{"x":[1,null]},"raw":[true]}`},
+		{name: "email", doc: `{` + okID + `,"name":"ab","mail":"not an email"}`, want: []string{"/mail format"}},
+		{name: "items of structs", doc: `{` + okID + `,"name":"ab","levels":[{},{"depth":"x"}]}`, want: []string{"/levels/1/depth type"}},
+		{name: "missing required", doc: `{}`, want: []string{" required", " required"}},
+		{name: "unknown at root", doc: `{` + okID + `,"name":"ab","nmae":"x"}`, want: []string{" additionalProperties"}},
+		{name: "every issue, in order", doc: `{"id":"x","name":"A","kind":"z","tags":["a","a"],"ratio":2}`, want: []string{"/id format", "/name minLength", "/name pattern", "/kind enum", "/tags uniqueItems", "/ratio exclusiveMaximum"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got decAll
+			err := v.Decode([]byte(tt.doc), &got)
+			if tt.want == nil {
+				if err != nil {
+					t.Fatalf("Decode(%s) = %v, want nil", tt.doc, err)
+				}
+				return
+			}
+			serr, ok := errors.AsType[*Error](err)
+			if !ok {
+				t.Fatalf("Decode(%s) = %v, want a *Error", tt.doc, err)
+			}
+			var paths []string
+			for _, is := range serr.Issues {
+				paths = append(paths, is.Path+" "+is.Keyword)
+				if is.Message == "" {
+					t.Errorf("issue %+v has no message", is)
+				}
+			}
+			if !reflect.DeepEqual(paths, tt.want) {
+				t.Errorf("Decode(%s) issues = %q, want %q\n%v", tt.doc, paths, tt.want, err)
+			}
+		})
+	}
+}
+
+func TestDecodeValues(t *testing.T) {
+	v := mustFor[decAll](t)
+	var got decAll
+	doc := `{` + okID + `,"name":"ab","address":{"street":"Main"},"nested":{"level":{}},"levels":[{},{"depth":2}],"when":"2024-05-01T12:00:00+02:00","blob":"aGk=","any":{"n":1},"raw":[1, 2],"tags":["x"],"labels":{"a":1},"note":null}`
+	if err := v.Decode([]byte(doc), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := decAll{
+		decBase: decBase{ID: "123e4567-e89b-12d3-a456-426614174000"},
+		Name:    "ab",
+		Address: &decAddress{Street: "Main", City: "Oslo"},
+		Nested:  decNested{Level: decLevel{Depth: 7}},
+		Levels:  []decLevel{{Depth: 7}, {Depth: 2}},
+		When:    time.Date(2024, 5, 1, 12, 0, 0, 0, time.FixedZone("", 2*3600)),
+		Blob:    []byte("hi"),
+		Any:     map[string]any{"n": 1.0},
+		Raw:     json.RawMessage(`[1, 2]`),
+		Tags:    []string{"x"},
+		Labels:  map[string]int{"a": 1},
+	}
+	if !got.When.Equal(want.When) {
+		t.Errorf("When = %v, want %v", got.When, want.When)
+	}
+	got.When = want.When
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Decode =\n%+v\nwant\n%+v", got, want)
+	}
+
+	// A decoded value agrees with encoding/json on the same valid input.
+	var std decAll
+	if err := json.Unmarshal([]byte(doc), &std); err != nil {
+		t.Fatal(err)
+	}
+	std.Address.City, std.Nested.Level.Depth, std.Levels[0].Depth = "Oslo", 7, 7
+	std.When = want.When
+	if !reflect.DeepEqual(got, std) {
+		t.Errorf("Decode differs from encoding/json plus defaults:\n%+v\n%+v", got, std)
+	}
+}
+
+func TestDefaultsAreNotShared(t *testing.T) {
+	type roles struct {
+		Roles []string `json:"roles,omitempty" tool:"default=[\"user\"]"`
+	}
+	v := mustFor[roles](t)
+	var a, b roles
+	if err := v.Decode([]byte(`{}`), &a); err != nil {
+		t.Fatal(err)
+	}
+	a.Roles[0] = "changed"
+	if err := v.Decode([]byte(`{}`), &b); err != nil {
+		t.Fatal(err)
+	}
+	if b.Roles[0] != "user" {
+		t.Errorf("a second decode got default %q; defaults must not be shared between values", b.Roles[0])
+	}
+}
+
+type refinedRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+func (r *refinedRange) Validate() error {
+	if r.To < r.From {
+		return &Error{Issues: []Issue{{Path: "/to", Keyword: "validate", Message: "must not be before from"}}}
+	}
+	return nil
+}
+
+type refinedOuter struct {
+	Ranges []refinedRange `json:"ranges"`
+	Name   string         `json:"name"`
+}
+
+func (o *refinedOuter) Validate() error {
+	if o.Name == "bad" {
+		return errors.New("bad is a reserved name")
+	}
+	return nil
+}
+
+func TestRefinements(t *testing.T) {
+	v := mustFor[refinedOuter](t)
+	err := v.Validate([]byte(`{"ranges":[{"from":1,"to":2},{"from":5,"to":3}],"name":"bad"}`))
+	serr, ok := errors.AsType[*Error](err)
+	if !ok {
+		t.Fatalf("Validate = %v, want a *Error", err)
+	}
+	want := []Issue{
+		{Path: "/ranges/1/to", Keyword: "validate", Message: "must not be before from"},
+		{Path: "", Keyword: "validate", Message: "bad is a reserved name"},
+	}
+	if !reflect.DeepEqual(serr.Issues, want) {
+		t.Errorf("issues = %+v, want %+v", serr.Issues, want)
+	}
+	// Refinements run only once the schema checks pass.
+	err = v.Validate([]byte(`{"ranges":[{"from":5,"to":3}],"name":7}`))
+	if serr, ok := errors.AsType[*Error](err); !ok || len(serr.Issues) != 1 || serr.Issues[0].Keyword != "type" {
+		t.Errorf("Validate = %v, want only the type issue", err)
+	}
+	// Check runs them on Go values.
+	err = v.Check(refinedOuter{Ranges: []refinedRange{{From: 2, To: 1}}, Name: "ok"})
+	if serr, ok := errors.AsType[*Error](err); !ok || serr.Issues[0].Path != "/ranges/0/to" {
+		t.Errorf("Check = %v, want the refinement's issue", err)
+	}
+}
+
+// lowerText is a transform: UnmarshalText lower-cases its input.
+type lowerText string
+
+func (l *lowerText) UnmarshalText(b []byte) error {
+	if len(b) > 0 && b[0] == '!' {
+		return errors.New("must not start with !")
+	}
+	*l = lowerText(strings.ToLower(string(b)))
+	return nil
+}
+
+// point reads itself and says its own schema.
+type point struct{ X, Y int }
+
+func (p *point) UnmarshalJSON(b []byte) error {
+	var xy [2]int
+	if err := json.Unmarshal(b, &xy); err != nil {
+		return err
+	}
+	p.X, p.Y = xy[0], xy[1]
+	return nil
+}
+
+func (point) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{Type: "integer"}, MinItems: jsonschema.Ptr(2), MaxItems: jsonschema.Ptr(2)}
+}
+
+type customTypes struct {
+	Name  lowerText `json:"name" tool:"maxLength=5"`
+	Point point     `json:"point"`
+}
+
+func TestCustomTypes(t *testing.T) {
+	v := mustFor[customTypes](t)
+	var got customTypes
+	if err := v.Decode([]byte(`{"name":"ABC","point":[1,2]}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Name != "abc" || got.Point != (point{1, 2}) {
+		t.Errorf("Decode = %+v", got)
+	}
+	err := v.Decode([]byte(`{"name":"!x","point":[1]}`), &got)
+	serr, ok := errors.AsType[*Error](err)
+	if !ok || len(serr.Issues) != 2 || serr.Issues[0].Keyword != "unmarshal" || serr.Issues[1].Keyword != "schema" {
+		t.Errorf("Decode = %v, want an unmarshal issue and a schema issue", err)
+	}
+	if s := v.Schema().Properties["point"]; s.Type != "array" || *s.MinItems != 2 {
+		t.Errorf("point schema = %v, want the type's own", s)
+	}
+}
+
+type treeNode struct {
+	Value    int         `json:"value"`
+	Children []*treeNode `json:"children,omitempty"`
+	Parent   *listNode   `json:"parent,omitempty"`
+}
+
+type listNode struct {
+	Next *listNode `json:"next,omitempty"`
+	Tag  string    `json:"tag" tool:"minLength=1"`
+}
+
+func TestRecursiveTypes(t *testing.T) {
+	v := mustFor[treeNode](t)
+	s := v.Schema()
+	if got := s.Properties["children"].Items.AnyOf[1].Ref; got != "#" {
+		t.Errorf("children items ref = %q, want #", got)
+	}
+	if got := s.Properties["parent"].AnyOf[1].Ref; got != "#/$defs/listNode" {
+		t.Errorf("parent ref = %q, want #/$defs/listNode", got)
+	}
+	if _, ok := s.Defs["listNode"]; !ok {
+		t.Errorf("$defs = %v, want listNode", s.Defs)
+	}
+	var got treeNode
+	err := v.Decode([]byte(`{"value":1,"children":[{"value":2,"children":[{"value":3}]}],"parent":{"tag":"a","next":{"tag":""}}}`), &got)
+	serr, ok := errors.AsType[*Error](err)
+	if !ok || len(serr.Issues) != 1 || serr.Issues[0].Path != "/parent/next/tag" {
+		t.Fatalf("Decode = %v, want one issue at /parent/next/tag", err)
+	}
+	if got.Children[0].Children[0].Value != 3 {
+		t.Errorf("Decode = %+v", got)
+	}
+}
+
+// DecBase is exported so that a pointer to it can be embedded and allocated.
+type DecBase struct {
+	ID string `json:"id" tool:"format=uuid"`
+}
+
+type embeddedPtr struct {
+	*DecBase
+	Name string `json:"name"`
+}
+
+type embeddedUnexportedPtr struct {
+	*decBase
+	Name string `json:"name"`
+}
+
+func TestEmbeddedPointer(t *testing.T) {
+	v := mustFor[embeddedPtr](t)
+	var got embeddedPtr
+	if err := v.Decode([]byte(`{`+okID+`,"name":"x"}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.DecBase == nil || got.ID == "" {
+		t.Errorf("Decode = %+v, want the embedded pointer allocated", got)
+	}
+	if err := v.Decode([]byte(`{"name":"x"}`), &got); err == nil {
+		t.Error("a missing promoted required field was accepted")
+	}
+	_, err := For[embeddedUnexportedPtr](nil)
+	if derr, ok := errors.AsType[*DefinitionError](err); !ok || derr.Field != "decBase.ID" {
+		t.Errorf("For(embedded *unexported) = %v, want a *DefinitionError at decBase.ID", err)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	v := mustFor[decAll](t)
+	ok := decAll{decBase: decBase{ID: "123e4567-e89b-12d3-a456-426614174000"}, Name: "ab"}
+	if err := v.Check(ok); err != nil {
+		t.Errorf("Check(valid) = %v", err)
+	}
+	if err := v.Check(&ok); err != nil {
+		t.Errorf("Check(&valid) = %v", err)
+	}
+	bad := ok
+	bad.Name, bad.Tags = "A", []string{"x", "x"}
+	err := v.Check(bad)
+	if serr, isErr := errors.AsType[*Error](err); !isErr || len(serr.Issues) != 3 {
+		t.Errorf("Check(bad) = %v, want 3 issues", err)
+	}
+	if err := v.Check(42); err == nil {
+		t.Error("Check(42) succeeded")
+	}
+	if err := v.Decode([]byte(`{}`), decAll{}); err == nil {
+		t.Error("Decode into a non-pointer succeeded")
+	}
+}
+
+func TestIssueLimit(t *testing.T) {
+	type many struct {
+		N []int `json:"n" tool:"maximum=0"`
+	}
+	v, err := For[many](&Options{MaxIssues: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = v.Validate([]byte(`{"n":[1,2,3,4,5,6,7,8,9,10]}`))
+	serr, _ := errors.AsType[*Error](err)
+	if serr == nil || len(serr.Issues) != 6 || serr.Issues[5].Keyword != "limit" || !strings.Contains(serr.Issues[5].Message, "5 more") {
+		t.Errorf("Validate = %v, want 5 issues and a note of 5 more", err)
+	}
+}

@@ -1,0 +1,106 @@
+package schema
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestParseToolTag(t *testing.T) {
+	for _, tt := range []struct {
+		tag  string
+		want []tagEntry
+		err  string // a substring of the error; "" for success
+	}{
+		{tag: "", want: nil},
+		{tag: "minLength=1,maxLength=1024", want: []tagEntry{{key: "minLength", value: "1"}, {key: "maxLength", value: "1024"}}},
+		{tag: "enum=admin|user|guest", want: []tagEntry{{key: "enum", value: "admin|user|guest", list: []string{"admin", "user", "guest"}}}},
+		{tag: `default=["user","admin"],uniqueItems`, want: []tagEntry{{key: "default", value: `["user","admin"]`}, {key: "uniqueItems", value: "true"}}},
+		{tag: "pattern='^[0-9]{1,3}$'", want: []tagEntry{{key: "pattern", value: "^[0-9]{1,3}$"}}},
+		{tag: "default='it''s, ok'", want: []tagEntry{{key: "default", value: "it's, ok"}}},
+		{tag: `default={"a":[1,2]}`, want: []tagEntry{{key: "default", value: `{"a":[1,2]}`}}},
+		{tag: `default="a,b"`, want: []tagEntry{{key: "default", value: `"a,b"`}}},
+		{tag: `examples=["x,y"]`, want: []tagEntry{{key: "examples", value: `["x,y"]`, list: []string{`["x,y"]`}}}},
+		{tag: "examples='a,b|c'", want: []tagEntry{{key: "examples", value: "a,b|c", list: []string{"a,b", "c"}}}},
+		{tag: " required , nullable=false ", want: []tagEntry{{key: "required", value: "true"}, {key: "nullable", value: "false"}}},
+		{tag: "default=text/plain", want: []tagEntry{{key: "default", value: "text/plain"}}},
+		{tag: "minimum=", want: []tagEntry{{key: "minimum", value: ""}}},
+
+		{tag: "minLength", err: "needs a value"},
+		{tag: "min=3", err: `unknown key "min"`},
+		{tag: "maxlength=3", err: `did you mean "maxLength"`},
+		{tag: "frobnicate=3", err: "the keys are"},
+		{tag: "minLength=1,minLength=2", err: "appears twice"},
+		{tag: "pattern='abc", err: "unterminated single quote"},
+		{tag: "pattern='a'b", err: "expected a comma"},
+		{tag: "minLength=1,", err: "empty entry"},
+		{tag: ",minLength=1", err: "empty key"},
+		{tag: `default=[1,2`, err: "unterminated JSON"},
+		{tag: `default=]`, want: []tagEntry{{key: "default", value: "]"}}},
+	} {
+		got, err := parseToolTag(tt.tag)
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("parseToolTag(%q) error = %v, want one containing %q", tt.tag, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("parseToolTag(%q) error = %v", tt.tag, err)
+			continue
+		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("parseToolTag(%q) = %+v, want %+v", tt.tag, got, tt.want)
+		}
+	}
+}
+
+func TestCheckDescriptionTag(t *testing.T) {
+	for _, tt := range []struct {
+		tag string
+		bad bool
+	}{
+		{"the user's name", false},
+		{"a=b is how math reads", false},
+		{"ratio, as x=y", false},
+		{"description=the name", true},
+		{"title=Name,description=the name", true},
+		{"enum=a,enum=b", true},
+		{"minimum=3", true},
+	} {
+		if err := checkDescriptionTag(tt.tag); (err != nil) != tt.bad {
+			t.Errorf("checkDescriptionTag(%q) = %v, want rejected=%v", tt.tag, err, tt.bad)
+		}
+	}
+}
+
+// FuzzToolTag checks that the tag parser never panics and that what it
+// accepts only uses known keys, each once.
+func FuzzToolTag(f *testing.F) {
+	for _, seed := range []string{
+		"minLength=1,maxLength=1024", "enum=a|b", `default=["user"]`, "pattern='^[0-9]{1,3}$'",
+		"default='it''s'", `default={"a":[1,"]"]}`, "required", "x=", ",", "'", `"`, "[", "minLength=1,",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, tag string) {
+		entries, err := parseToolTag(tag)
+		if err != nil {
+			return
+		}
+		seen := map[string]bool{}
+		for _, e := range entries {
+			if seen[e.key] {
+				t.Fatalf("parseToolTag(%q) accepted %q twice", tag, e.key)
+			}
+			seen[e.key] = true
+			known := false
+			for _, k := range tagKeys {
+				known = known || k == e.key
+			}
+			if !known {
+				t.Fatalf("parseToolTag(%q) accepted unknown key %q", tag, e.key)
+			}
+		}
+	})
+}
