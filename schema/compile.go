@@ -185,12 +185,11 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 	n.byName = make(map[string]*field, len(jfs))
 	for _, jf := range jfs {
 		c.goPath = append(c.goPath, goFieldPath(t, jf.index))
-		f, err := c.field(jf)
+		f, err := c.field(jf, indexThroughPointer(t, jf.index))
 		c.goPath = c.goPath[:len(c.goPath)-1]
 		if err != nil {
 			return nil, err
 		}
-		f.throughPtr = indexThroughPointer(t, jf.index)
 		if f.throughPtr && unexportedPointerStep(t, jf.index) {
 			return nil, &DefinitionError{Type: c.root, Field: goFieldPath(t, jf.index), Err: errors.New("the field is reached through an embedded pointer to an unexported struct type, which cannot be allocated from outside its package (encoding/json cannot set it either); embed the struct by value or export its type")}
 		}
@@ -244,14 +243,16 @@ func goFieldPath(t reflect.Type, index []int) string {
 	return strings.Join(names, ".")
 }
 
-// field compiles one struct field with its tags.
-func (c *compiler) field(jf jsonField) (*field, error) {
+// field compiles one struct field with its tags. throughPtr says that the
+// field is promoted through an embedded pointer.
+func (c *compiler) field(jf jsonField, throughPtr bool) (*field, error) {
 	sf := jf.sf
 	f := &field{
-		name:      jf.name,
-		goName:    sf.Name,
-		index:     jf.index,
-		omitEmpty: jf.omitEmpty || jf.omitZero,
+		name:       jf.name,
+		goName:     sf.Name,
+		index:      jf.index,
+		throughPtr: throughPtr,
+		omitEmpty:  jf.omitEmpty || jf.omitZero,
 	}
 	if jf.stringOpt {
 		return nil, c.fail(`json:"`+sf.Tag.Get("json")+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
@@ -430,7 +431,9 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 	if required && f.dflt != nil {
 		return errors.New("a required field never uses its default; drop one of them")
 	}
-	f.required = required || !(optional || f.omitEmpty || f.dflt != nil || n.kind == kindPointer)
+	// A field promoted through an embedded pointer is absent from the
+	// encoding when the pointer is nil, so it is not required by default.
+	f.required = required || !(optional || f.omitEmpty || f.dflt != nil || n.kind == kindPointer || f.throughPtr)
 	return nil
 }
 
@@ -471,6 +474,9 @@ func describeKind(n *node) string {
 		return "a time.Time"
 	case kindBytes:
 		return "a []byte"
+	}
+	if t := n.jsonType(); t == "integer" || t == "array" || t == "object" {
+		return "an " + t + " field"
 	}
 	return "a " + n.jsonType() + " field"
 }

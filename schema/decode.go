@@ -624,9 +624,12 @@ func (d *decoder) array(n *node, v reflect.Value) {
 			d.pushIndex(count)
 			d.value(n.elem, v.Index(count))
 			d.pop()
-		} else if err := d.dec.SkipValue(); err != nil {
-			d.syntax(err)
-			return
+		} else {
+			// An item past a fixed length is checked like the others, as
+			// the schema's items keyword does, and then dropped.
+			d.pushIndex(count)
+			d.value(n.elem, reflect.New(n.elem.typ).Elem())
+			d.pop()
 		}
 		count++
 	}
@@ -873,13 +876,20 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 		}
 		v.SetUint(u)
 	case kindFloat:
-		f, err := strconv.ParseFloat(string(raw), n.bits)
+		// The keywords judge the JSON number, read as a float64 as the
+		// schema's bounds are; a float32 holds it rounded, and the rounding
+		// must not move it across a bound (0.1 against maximum=0.1).
+		f, err := strconv.ParseFloat(string(raw), 64)
+		held := f
+		if err == nil && n.bits < 64 {
+			held, err = strconv.ParseFloat(string(raw), n.bits)
+		}
 		if err != nil {
 			d.fail("range", "is too large for a "+strconv.Itoa(n.bits)+"-bit number: "+shortRaw(raw))
 			return
 		}
 		if d.checkNumber(n, f, raw) {
-			v.SetFloat(f)
+			v.SetFloat(held)
 		}
 	}
 }

@@ -1,0 +1,166 @@
+package schema
+
+import (
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/internal/golden"
+)
+
+func TestDefinitionErrors(t *testing.T) {
+	type inner struct {
+		Bad int `json:"bad" tool:"pattern=x"`
+	}
+	for _, tt := range []struct {
+		name  string
+		typ   reflect.Type
+		field string
+		tag   string
+		err   string
+	}{
+		{"not a struct", reflect.TypeFor[[]string](), "", "", "must be a struct"},
+		{"func field", reflect.TypeFor[struct {
+			F func() `json:"f"`
+		}](), "F", "", "has no JSON form"},
+		{"interface with methods", reflect.TypeFor[struct {
+			E error `json:"e"`
+		}](), "E", "", "interface type error"},
+		{"pointer to pointer", reflect.TypeFor[struct {
+			P **int `json:"p"`
+		}](), "P", "", "pointer to pointer"},
+		{"string option", reflect.TypeFor[struct {
+			N int `json:"n,string"`
+		}](), "N", `json:"n,string"`, `",string" option`},
+		{"nested field", reflect.TypeFor[struct {
+			In inner `json:"in"`
+		}](), "In.Bad", `tool:"pattern=x"`, "pattern applies to strings, not an integer field"},
+		{"bad pattern", reflect.TypeFor[struct {
+			S string `json:"s" tool:"pattern=(?<=a)b"`
+		}](), "S", `tool:"pattern=(?<=a)b"`, "does not compile"},
+		{"unknown format", reflect.TypeFor[struct {
+			S string `json:"s" tool:"format=phone"`
+		}](), "S", "", `format "phone" is not one hands asserts`},
+		{"minimum not a number", reflect.TypeFor[struct {
+			N int `json:"n" tool:"minimum=low"`
+		}](), "N", "", "must be a JSON number"},
+		{"negative count", reflect.TypeFor[struct {
+			S string `json:"s" tool:"minLength=-1"`
+		}](), "S", "", "non-negative integer"},
+		{"min over max", reflect.TypeFor[struct {
+			S string `json:"s" tool:"minLength=5,maxLength=2"`
+		}](), "S", "", "greater than maxLength"},
+		{"minimum over maximum", reflect.TypeFor[struct {
+			N int `json:"n" tool:"minimum=5,maximum=2"`
+		}](), "N", "", "greater than maximum"},
+		{"zero multipleOf", reflect.TypeFor[struct {
+			N int `json:"n" tool:"multipleOf=0"`
+		}](), "N", "", "greater than 0"},
+		{"enum on a struct", reflect.TypeFor[struct {
+			In decLevel `json:"in" tool:"enum=a"`
+		}](), "In", "", "enum and const apply to"},
+		{"enum value of the wrong type", reflect.TypeFor[struct {
+			N int `json:"n" tool:"enum=1|two"`
+		}](), "N", "", `enum value "two"`},
+		{"enum value out of range", reflect.TypeFor[struct {
+			N uint8 `json:"n" tool:"enum=1|300"`
+		}](), "N", "", "can never be accepted"},
+		{"duplicate enum value", reflect.TypeFor[struct {
+			S string `json:"s" tool:"enum=a|a"`
+		}](), "S", "", "appears twice"},
+		{"enum with const", reflect.TypeFor[struct {
+			S string `json:"s" tool:"enum=a,const=a"`
+		}](), "S", "", "cannot be used together"},
+		{"default of the wrong type", reflect.TypeFor[struct {
+			N int `json:"n,omitempty" tool:"default=many"`
+		}](), "N", "", "not valid JSON"},
+		{"default breaks maxLength", reflect.TypeFor[struct {
+			S string `json:"s,omitempty" tool:"maxLength=2,default=long"`
+		}](), "S", "", `default "long" fails`},
+		{"example breaks enum", reflect.TypeFor[struct {
+			S string `json:"s" tool:"enum=a|b,examples=a|c"`
+		}](), "S", "", `example "c" fails`},
+		{"required and optional", reflect.TypeFor[struct {
+			S string `json:"s" tool:"required,optional"`
+		}](), "S", "", "both required and optional"},
+		{"required with default", reflect.TypeFor[struct {
+			S string `json:"s" tool:"required,default=x"`
+		}](), "S", "", "never uses its default"},
+		{"minItems on a string", reflect.TypeFor[struct {
+			S string `json:"s" tool:"minItems=1"`
+		}](), "S", "", "applies to slices"},
+		{"minProperties on a slice", reflect.TypeFor[struct {
+			S []string `json:"s" tool:"minProperties=1"`
+		}](), "S", "", "applies to a map"},
+		{"maxItems on a fixed array", reflect.TypeFor[struct {
+			A [3]int `json:"a" tool:"maxItems=2"`
+		}](), "A", "", "fixed length"},
+		{"flag with a bad value", reflect.TypeFor[struct {
+			S string `json:"s" tool:"nullable=yes"`
+		}](), "S", "", "true/false"},
+		{"invopop description", reflect.TypeFor[struct {
+			S string `json:"s" jsonschema:"description=the s"`
+		}](), "S", `jsonschema:"description=the s"`, "invopop"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ForType(tt.typ, nil)
+			derr, ok := errors.AsType[*DefinitionError](err)
+			if !ok {
+				t.Fatalf("ForType = %v, want a *DefinitionError", err)
+			}
+			if derr.Field != tt.field || (tt.tag != "" && derr.Tag != tt.tag) || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("ForType = %v (field %q, tag %q), want field %q, tag %q and %q", err, derr.Field, derr.Tag, tt.field, tt.tag, tt.err)
+			}
+			if derr.Type != tt.typ || !strings.Contains(err.Error(), tt.typ.String()) {
+				t.Errorf("error %q does not name the type %s", err, tt.typ)
+			}
+		})
+	}
+}
+
+type allTypes struct {
+	Bool     bool               `json:"bool" jsonschema:"a flag"`
+	Int      int                `json:"int"`
+	Int8     int8               `json:"int8"`
+	Int16    int16              `json:"int16"`
+	Int32    int32              `json:"int32"`
+	Int64    int64              `json:"int64"`
+	Uint     uint               `json:"uint"`
+	Uint8    uint8              `json:"uint8"`
+	Uint16   uint16             `json:"uint16"`
+	Uint32   uint32             `json:"uint32"`
+	Uint64   uint64             `json:"uint64"`
+	Float32  float32            `json:"float32"`
+	Float64  float64            `json:"float64" tool:"minimum=0,exclusiveMaximum=1,multipleOf=0.25"`
+	String   string             `json:"string" tool:"title=Name,deprecated,examples=a|b,pattern='^[a-z,]+$'"`
+	Bytes    []byte             `json:"bytes"`
+	Slice    []int              `json:"slice" tool:"minItems=1,uniqueItems,enum=1|2|3"`
+	Array    [2]string          `json:"array"`
+	Map      map[string]float64 `json:"map" tool:"maxProperties=3,minimum=0"`
+	Ptr      *string            `json:"ptr" tool:"enum=x|y"`
+	Nullable string             `json:"nullable" tool:"nullable,const=k"`
+	Time     time.Time          `json:"time"`
+	Any      any                `json:"any" jsonschema:"anything"`
+	Raw      json.RawMessage    `json:"raw"`
+	Text     lowerText          `json:"text" tool:"maxLength=9"`
+	Custom   point              `json:"custom"`
+	Tree     *treeNode          `json:"tree"`
+	Omitted  string             `json:"omitted,omitempty" tool:"default=hello"`
+	Skipped  string             `json:"-"`
+	DecBase
+}
+
+// TestSchemaGolden keeps the emitted schema of a type with every supported
+// kind in testdata/; go test ./schema -update rewrites it.
+func TestSchemaGolden(t *testing.T) {
+	v := mustFor[allTypes](t)
+	got, err := json.MarshalIndent(v.Schema(), "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden.Check(t, filepath.Join("testdata", "all_types.json"), append(got, '\n'))
+}
