@@ -1,0 +1,48 @@
+package schema
+
+import (
+	"reflect"
+	"testing"
+)
+
+type benchAddress struct {
+	Street string `json:"street" jsonschema:"street and number" tool:"minLength=1,maxLength=200"`
+	City   string `json:"city" jsonschema:"city" tool:"minLength=1"`
+	Zip    string `json:"zip,omitempty" tool:"pattern=^[0-9]{5}$"`
+}
+
+type benchUser struct {
+	Username string            `json:"username" jsonschema:"login name" tool:"minLength=3,maxLength=20,pattern=^[a-z0-9_]+$"`
+	Email    string            `json:"email" jsonschema:"contact address" tool:"format=email"`
+	Age      *int              `json:"age,omitempty" jsonschema:"age in years" tool:"minimum=1"`
+	Roles    []string          `json:"roles,omitempty" tool:"enum=admin|user|guest,default=[\"user\"]"`
+	Address  benchAddress      `json:"address"`
+	Labels   map[string]string `json:"labels,omitempty" tool:"maxProperties=20"`
+}
+
+var benchValid = []byte(`{"username":"ada_lovelace","email":"ada@example.com","age":36,"address":{"street":"12 St James's Square","city":"London","zip":"12345"},"labels":{"team":"analytics","tier":"gold"}}`)
+
+// BenchmarkCompile measures schema inference and plan compilation for one
+// type, uncached: the cost paid once per input type.
+func BenchmarkCompile(b *testing.B) {
+	t := reflect.TypeFor[benchUser]()
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := compileUncached(t, false); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkDecode measures validation and decoding in one pass.
+func BenchmarkDecode(b *testing.B) {
+	v := mustFor[benchUser](b)
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchValid)))
+	for b.Loop() {
+		var u benchUser
+		if err := v.Decode(benchValid, &u); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
