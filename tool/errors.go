@@ -97,5 +97,110 @@ func ModelText(tool string, err error) string {
 		}
 		return "The call to " + tool + " was cancelled before it finished."
 	}
+	if uerr, ok := errors.AsType[*UnknownToolError](err); ok {
+		var b strings.Builder
+		fmt.Fprintf(&b, "There is no tool named %q.", uerr.Name)
+		if best := uerr.closest(); best != "" {
+			fmt.Fprintf(&b, " Did you mean %q?", best)
+		}
+		if len(uerr.Available) == 0 {
+			b.WriteString(" No tools are available now.")
+		} else {
+			b.WriteString(" The tools available now are: " + quoteList(uerr.Available) + ".")
+		}
+		return b.String()
+	}
+	if derr, ok := errors.AsType[*DisabledToolError](err); ok {
+		return fmt.Sprintf("The tool %q is not available now; do not call it again on this turn.", derr.Name)
+	}
+	if derr, ok := errors.AsType[*DeniedError](err); ok {
+		return fmt.Sprintf("The call to %s was not run: %s", derr.Tool, derr.Reason.Error())
+	}
 	return err.Error()
+}
+
+// ErrorResult returns the error result of call for err: IsError set, Err the
+// error, and Content what ModelText tells the model. Middleware uses it to
+// answer a call itself.
+func ErrorResult(call Call, err error) Result {
+	return Result{CallID: call.ID, Tool: call.Name, Content: ModelText(call.Name, err), IsError: true, Err: err}
+}
+
+// An UnknownToolError reports a call to a name no scope provides.
+type UnknownToolError struct {
+	Name      string   // the name called
+	Available []string // the tools enabled when the call arrived, in order
+}
+
+// Error names the unknown tool.
+func (e *UnknownToolError) Error() string {
+	return fmt.Sprintf("tool: no tool named %q", e.Name)
+}
+
+// closest returns the available name nearest to the one called, if any is
+// near enough to be a likely typo.
+func (e *UnknownToolError) closest() string {
+	best, bestDist := "", len(e.Name)/2+2
+	for _, name := range e.Available {
+		if d := distance(strings.ToLower(e.Name), strings.ToLower(name)); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
+}
+
+// A DisabledToolError reports a call to a tool that exists but is not
+// enabled now, such as a stale call from an earlier turn.
+type DisabledToolError struct {
+	Name string // the tool called
+}
+
+// Error names the disabled tool.
+func (e *DisabledToolError) Error() string {
+	return fmt.Sprintf("tool: %s is not enabled now", e.Name)
+}
+
+// A DeniedError reports a call that middleware refused to run, such as an
+// approval hook whose policy or human said no.
+type DeniedError struct {
+	Tool   string // the tool called
+	Reason error  // why; its text reaches the model
+}
+
+// Error names the tool and the reason.
+func (e *DeniedError) Error() string {
+	return "tool " + e.Tool + ": denied: " + e.Reason.Error()
+}
+
+// Unwrap returns the reason.
+func (e *DeniedError) Unwrap() error { return e.Reason }
+
+// distance is the Levenshtein distance between a and b, in bytes.
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// quoteList quotes names and joins them with commas.
+func quoteList(names []string) string {
+	quoted := make([]string, len(names))
+	for i, n := range names {
+		quoted[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(quoted, ", ")
 }

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/schema"
@@ -29,12 +30,28 @@ type Spec struct {
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 }
 
-// An Option configures a tool made by New.
+// An Interface is a tool of any input and output type: what a Registry
+// holds. *Tool and *RawTool implement it.
+type Interface interface {
+	// Spec returns what a model is shown of the tool.
+	Spec() Spec
+	// Enabled reports whether the tool may be shown and called now. It may
+	// panic; a Registry counts a panic as false.
+	Enabled(ctx context.Context) bool
+	// Run runs a call and returns its one result.
+	Run(ctx context.Context, call Call) Result
+	// Stream runs a call and yields its progress events, then one result.
+	Stream(ctx context.Context, call Call) iter.Seq[Event]
+}
+
+// An Option configures a tool made by New or NewRaw.
 type Option func(*config)
 
 type config struct {
-	title  string
-	limits schema.Options
+	title   string
+	limits  schema.Options
+	enabled func(context.Context) bool
+	timeout time.Duration
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -45,65 +62,49 @@ func WithTitle(title string) Option {
 // WithLimits bounds the arguments the tool reads: their size in bytes, their
 // nesting depth, and how many issues a validation error lists. A zero field
 // keeps the default (schema.DefaultMaxBytes, schema.DefaultMaxDepth,
-// schema.DefaultMaxIssues); a negative MaxBytes removes the size limit.
+// schema.DefaultMaxIssues); a negative maxBytes removes the size limit.
 func WithLimits(maxBytes, maxDepth, maxIssues int) Option {
 	return func(c *config) {
 		c.limits.MaxBytes, c.limits.MaxDepth, c.limits.MaxIssues = maxBytes, maxDepth, maxIssues
 	}
 }
 
-// A Tool is a typed function a model can call: its input type In gives its
-// schema and its validation, and its handler turns an In into an Out.
-// A Tool is safe for concurrent use.
-type Tool[In, Out any] struct {
+// WithEnabled gates the tool with a predicate. A Registry evaluates it when
+// it lists the tools for a request, and again when a call arrives: a
+// disabled tool is not shown, and a call to it gets a *DisabledToolError
+// result. A predicate that panics counts as false.
+func WithEnabled(enabled func(ctx context.Context) bool) Option {
+	return func(c *config) { c.enabled = enabled }
+}
+
+// WithTimeout bounds each call made through Run or Stream: the handler's
+// context is cancelled after d, and the result says the call timed out.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout = d }
+}
+
+// core is what every kind of tool shares: what the model is shown, the
+// options, and the boundary path around a call.
+type core struct {
 	name        string
 	title       string
 	description string
-	run         func(context.Context, In) (Out, error)
-	input       *schema.Validator
-	output      *jsonschema.Schema // nil unless Out is a struct
+	enabled     func(context.Context) bool
+	timeout     time.Duration
 }
 
-// New returns a tool named name that runs run. The description tells the
-// model what the tool does. The input type In must be a struct; its fields,
-// with their json, jsonschema and tool tags, define the arguments (see the
-// package documentation).
-//
-// New panics on a mistake in the definition: a name that does not match
-// ^[a-zA-Z0-9_-]{1,64}$, an empty description, a nil run, or an input type
-// that cannot describe JSON arguments (the panic names the type, the field and
-// the tag).
-func New[In, Out any](name, description string, run func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
+func newCore(caller, name, description string, opts []Option) (core, config) {
 	if err := CheckName(name); err != nil {
-		panic("tool.New: " + err.Error())
+		panic(caller + ": " + err.Error())
 	}
 	if strings.TrimSpace(description) == "" {
-		panic(fmt.Sprintf("tool.New(%q): the description is empty; the model needs it to choose the tool", name))
-	}
-	if run == nil {
-		panic(fmt.Sprintf("tool.New(%q): run is nil", name))
+		panic(fmt.Sprintf("%s(%q): the description is empty; the model needs it to choose the tool", caller, name))
 	}
 	var c config
 	for _, opt := range opts {
 		opt(&c)
 	}
-	input, err := schema.ForType(reflect.TypeFor[In](), &c.limits)
-	if err != nil {
-		panic(fmt.Sprintf("tool.New(%q): input: %v", name, err))
-	}
-	t := &Tool[In, Out]{name: name, title: c.title, description: description, run: run, input: input}
-	outType := reflect.TypeFor[Out]()
-	if outType.Kind() == reflect.Pointer {
-		outType = outType.Elem()
-	}
-	if outType.Kind() == reflect.Struct {
-		out, err := schema.ForType(outType, &schema.Options{Output: true})
-		if err != nil {
-			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
-		}
-		t.output = out.Schema()
-	}
-	return t
+	return core{name: name, title: c.title, description: description, enabled: c.enabled, timeout: c.timeout}, c
 }
 
 // CheckName reports whether name is a valid tool name: 1 to 64 ASCII letters,
@@ -122,7 +123,117 @@ func CheckName(name string) error {
 }
 
 // Name returns the tool's name.
-func (t *Tool[In, Out]) Name() string { return t.name }
+func (c *core) Name() string { return c.name }
+
+// Enabled reports whether the tool's predicate allows it now; a tool without
+// one is always enabled.
+func (c *core) Enabled(ctx context.Context) bool {
+	return c.enabled == nil || c.enabled(ctx)
+}
+
+// A runner is the part of a call that differs between kinds of tool: from
+// raw arguments to the output, its content for the model, or an error.
+type runner interface {
+	runArgs(ctx context.Context, args json.RawMessage) (output any, content string, err error)
+}
+
+// execute is the boundary path of Run and Stream for every kind of tool.
+func (c *core) execute(ctx context.Context, call Call, s *sink, r runner) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = ErrorResult(Call{ID: call.ID, Name: c.name}, &PanicError{Tool: c.name, Value: v, Stack: debug.Stack()})
+		}
+	}()
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	if err := ctx.Err(); err != nil {
+		return ErrorResult(Call{ID: call.ID, Name: c.name}, &CanceledError{Tool: c.name, Cause: context.Cause(ctx)})
+	}
+	cc := &callContext{Context: ctx, call: call, sink: s}
+	output, content, err := r.runArgs(cc, call.Args)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = &CanceledError{Tool: c.name, Cause: context.Cause(ctx)}
+		}
+		return ErrorResult(Call{ID: call.ID, Name: c.name}, err)
+	}
+	return Result{CallID: call.ID, Tool: c.name, Content: content, Output: output}
+}
+
+// stream runs execute as an iterator over events.
+func (c *core) stream(ctx context.Context, call Call, r runner) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		s := &sink{yield: yield, cancel: cancel}
+		res := c.execute(ctx, call, s, r)
+		if s.close() {
+			yield(Event{Result: &res})
+		}
+	}
+}
+
+// content returns what the model reads of an output: a string as it is,
+// raw JSON as it is, anything else encoded as JSON.
+func content(name string, output any) (string, error) {
+	switch v := output.(type) {
+	case string:
+		return v, nil
+	case json.RawMessage:
+		return string(v), nil
+	}
+	data, err := json.Marshal(output)
+	if err != nil {
+		return "", fmt.Errorf("tool %s: encode output: %w", name, err)
+	}
+	return string(data), nil
+}
+
+// A Tool is a typed function a model can call: its input type In gives its
+// schema and its validation, and its handler turns an In into an Out.
+// A Tool is safe for concurrent use.
+type Tool[In, Out any] struct {
+	core
+	run    func(context.Context, In) (Out, error)
+	input  *schema.Validator
+	output *jsonschema.Schema // nil unless Out is a struct
+}
+
+// New returns a tool named name that runs run. The description tells the
+// model what the tool does. The input type In must be a struct; its fields,
+// with their json, jsonschema and tool tags, define the arguments (see the
+// package documentation of schema).
+//
+// New panics on a mistake in the definition: a name that does not match
+// ^[a-zA-Z0-9_-]{1,64}$, an empty description, a nil run, or an input type
+// that cannot describe JSON arguments (the panic names the type, the field and
+// the tag).
+func New[In, Out any](name, description string, run func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
+	c, cfg := newCore("tool.New", name, description, opts)
+	if run == nil {
+		panic(fmt.Sprintf("tool.New(%q): run is nil", name))
+	}
+	input, err := schema.ForType(reflect.TypeFor[In](), &cfg.limits)
+	if err != nil {
+		panic(fmt.Sprintf("tool.New(%q): input: %v", name, err))
+	}
+	t := &Tool[In, Out]{core: c, run: run, input: input}
+	outType := reflect.TypeFor[Out]()
+	if outType.Kind() == reflect.Pointer {
+		outType = outType.Elem()
+	}
+	if outType.Kind() == reflect.Struct {
+		out, err := schema.ForType(outType, &schema.Options{Output: true})
+		if err != nil {
+			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
+		}
+		t.output = out.Schema()
+	}
+	return t
+}
 
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
@@ -140,7 +251,8 @@ func (t *Tool[In, Out]) Spec() Spec {
 // no absent fields, only zero ones, and a default must not replace a zero
 // the caller chose. Call never turns an error into a result: it returns a
 // *ValidationError, a *PanicError, a *CanceledError or the handler's error.
-// There is no Call in the context, and Progress does nothing.
+// There is no Call in the context, Progress does nothing, and the tool's
+// timeout does not apply: the caller's context rules.
 func (t *Tool[In, Out]) Call(ctx context.Context, in In) (out Out, err error) {
 	defer t.recoverInto(&err)
 	if err := ctx.Err(); err != nil {
@@ -177,8 +289,13 @@ func (t *Tool[In, Out]) handle(ctx context.Context, in In) (Out, error) {
 }
 
 func (t *Tool[In, Out]) invalid(err error) error {
+	return invalid(t.name, err)
+}
+
+// invalid turns a *schema.Error into a *ValidationError for tool name.
+func invalid(name string, err error) error {
 	if serr, ok := errors.AsType[*schema.Error](err); ok {
-		return &ValidationError{Tool: t.name, Issues: serr.Issues}
+		return &ValidationError{Tool: name, Issues: serr.Issues}
 	}
 	return err
 }
@@ -192,7 +309,7 @@ func (t *Tool[In, Out]) recoverInto(err *error) {
 // Run runs a call and returns its one result; progress events are dropped.
 // Every failure becomes an error result (IsError set, Err the Go error).
 func (t *Tool[In, Out]) Run(ctx context.Context, call Call) Result {
-	return t.execute(ctx, call, nil)
+	return t.execute(ctx, call, nil, t)
 }
 
 // Stream runs a call and returns a single-use iterator over its events: the
@@ -200,50 +317,22 @@ func (t *Tool[In, Out]) Run(ctx context.Context, call Call) Result {
 // is an error result on any failure. If the caller stops iterating early,
 // the handler's context is cancelled and no result is yielded.
 func (t *Tool[In, Out]) Stream(ctx context.Context, call Call) iter.Seq[Event] {
-	return func(yield func(Event) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		s := &sink{yield: yield, cancel: cancel}
-		res := t.execute(ctx, call, s)
-		if s.close() {
-			yield(Event{Result: &res})
-		}
-	}
+	return t.stream(ctx, call, t)
 }
 
-// execute is the boundary path of Run and Stream.
-func (t *Tool[In, Out]) execute(ctx context.Context, call Call, s *sink) (res Result) {
-	res = Result{CallID: call.ID, Tool: t.name}
-	defer func() {
-		if r := recover(); r != nil {
-			res = t.failed(call, &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()})
-		}
-	}()
-	if err := ctx.Err(); err != nil {
-		return t.failed(call, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)})
-	}
+// runArgs decodes the arguments, runs the handler and encodes its output.
+func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any, string, error) {
 	var in In
-	if err := t.input.Decode(call.Args, &in); err != nil {
-		return t.failed(call, t.invalid(err))
+	if err := t.input.Decode(args, &in); err != nil {
+		return nil, "", t.invalid(err)
 	}
-	cc := &callContext{Context: ctx, call: call, sink: s}
-	out, err := t.handle(cc, in)
+	out, err := t.run(ctx, in)
 	if err != nil {
-		return t.failed(call, err)
+		return nil, "", err
 	}
-	if text, ok := any(out).(string); ok {
-		res.Content = text
-	} else {
-		data, err := json.Marshal(out)
-		if err != nil {
-			return t.failed(call, fmt.Errorf("tool %s: encode output: %w", t.name, err))
-		}
-		res.Content = string(data)
+	text, err := content(t.name, out)
+	if err != nil {
+		return nil, "", err
 	}
-	res.Output = out
-	return res
-}
-
-func (t *Tool[In, Out]) failed(call Call, err error) Result {
-	return Result{CallID: call.ID, Tool: t.name, Content: ModelText(t.name, err), IsError: true, Err: err}
+	return out, text, nil
 }

@@ -1,0 +1,376 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// A Scope groups tools under a name. Its Enabled predicate gates the whole
+// group; its Instructions are context that an agent adds on every turn on
+// which the scope is enabled.
+type Scope struct {
+	// Name identifies the scope in errors and logs.
+	Name string
+	// Tools are the scope's tools, in the order a model is shown them.
+	Tools []Interface
+	// Enabled gates every tool of the scope; nil means always enabled. A
+	// predicate that panics counts as false.
+	Enabled func(ctx context.Context) bool
+	// Instructions is context for the model, added on every turn on which the
+	// scope is enabled and left out when it is not. Empty means none.
+	Instructions string
+	// Placement says where the instructions go; the zero value is the
+	// system prompt.
+	Placement Placement
+}
+
+// Placement says where a scope's instructions go in a request.
+type Placement int
+
+const (
+	// InSystemPrompt appends the instructions to the system prompt.
+	InSystemPrompt Placement = iota
+	// AsUserMessage adds the instructions as a user message before the
+	// conversation.
+	AsUserMessage
+)
+
+// An Instruction is the context of one enabled scope.
+type Instruction struct {
+	Scope     string
+	Text      string
+	Placement Placement
+}
+
+// Errors that NewRegistry wraps in a *NameError.
+var (
+	// ErrInvalidName reports a tool name outside ^[a-zA-Z0-9_-]{1,64}$.
+	ErrInvalidName = errors.New("tool: invalid tool name")
+	// ErrDuplicateName reports a tool name used twice. Names collide when
+	// they are equal after lower-casing and treating '-' as '_', because a
+	// model confuses get_user, get-user and Get_User, and some clients
+	// rewrite one into another.
+	ErrDuplicateName = errors.New("tool: duplicate tool name")
+)
+
+// A NameError reports a tool name that a Registry cannot take.
+type NameError struct {
+	Name   string   // the offending name
+	Other  string   // for a duplicate, the name it collides with
+	Scopes []string // the scopes involved: one, or the two that collide
+	Err    error    // ErrInvalidName or ErrDuplicateName
+}
+
+// Error says what is wrong and where.
+func (e *NameError) Error() string {
+	if errors.Is(e.Err, ErrDuplicateName) {
+		if e.Other == e.Name {
+			return fmt.Sprintf("tool: name %q is used twice (scopes %s)", e.Name, quoteList(e.Scopes))
+		}
+		return fmt.Sprintf("tool: name %q collides with %q (scopes %s): names equal up to case and '-'/'_' are ambiguous to a model", e.Name, e.Other, quoteList(e.Scopes))
+	}
+	return fmt.Sprintf("tool: name %q in scope %s is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$", e.Name, quoteList(e.Scopes))
+}
+
+// Unwrap returns ErrInvalidName or ErrDuplicateName.
+func (e *NameError) Unwrap() error { return e.Err }
+
+// A Registry holds the tools a model may call, grouped in scopes, and runs
+// calls to them through its middleware. The zero Registry has no tools and
+// is ready to use. A Registry is safe for concurrent use.
+type Registry struct {
+	scopes  []*Scope
+	entries []entry
+	byName  map[string]int // index into entries
+
+	mu         sync.Mutex // guards middleware and logger changes
+	middleware []Middleware
+	chain      atomic.Pointer[Handler]
+	logger     atomic.Pointer[slog.Logger]
+}
+
+type entry struct {
+	tool  Interface
+	scope *Scope
+	name  string
+}
+
+// NewRegistry returns a registry of the given scopes. It reports every
+// invalid or duplicated tool name, in one scope or across scopes, as a
+// *NameError (joined with errors.Join when there are several).
+func NewRegistry(scopes ...*Scope) (*Registry, error) {
+	r := &Registry{scopes: scopes, byName: map[string]int{}}
+	var errs []error
+	keys := map[string]int{} // collision key → index into entries
+	for _, s := range scopes {
+		for _, t := range s.Tools {
+			name := t.Spec().Name
+			if err := CheckName(name); err != nil {
+				errs = append(errs, &NameError{Name: name, Scopes: []string{s.Name}, Err: ErrInvalidName})
+				continue
+			}
+			key := collisionKey(name)
+			if i, dup := keys[key]; dup {
+				prev := r.entries[i]
+				errs = append(errs, &NameError{Name: name, Other: prev.name, Scopes: []string{prev.scope.Name, s.Name}, Err: ErrDuplicateName})
+				continue
+			}
+			keys[key] = len(r.entries)
+			r.byName[name] = len(r.entries)
+			r.entries = append(r.entries, entry{tool: t, scope: s, name: name})
+		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return r, nil
+}
+
+func collisionKey(name string) string {
+	return strings.ReplaceAll(strings.ToLower(name), "-", "_")
+}
+
+// SetLogger sets where the registry logs predicate panics; nil restores
+// slog.Default.
+func (r *Registry) SetLogger(l *slog.Logger) { r.logger.Store(l) }
+
+func (r *Registry) log() *slog.Logger {
+	if l := r.logger.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
+}
+
+// Scopes returns the registry's scopes, in order.
+func (r *Registry) Scopes() []*Scope { return slices.Clone(r.scopes) }
+
+// Lookup returns the tool named name, enabled or not.
+func (r *Registry) Lookup(name string) (Interface, bool) {
+	i, ok := r.byName[name]
+	if !ok {
+		return nil, false
+	}
+	return r.entries[i].tool, true
+}
+
+// Specs returns the specs of the tools enabled now, in scope order and then
+// in the order of each scope's Tools.
+func (r *Registry) Specs(ctx context.Context) []Spec {
+	specs := make([]Spec, 0, len(r.entries))
+	for _, e := range r.enabledEntries(ctx) {
+		specs = append(specs, e.tool.Spec())
+	}
+	return specs
+}
+
+// Instructions returns the instructions of the scopes enabled now, in scope
+// order.
+func (r *Registry) Instructions(ctx context.Context) []Instruction {
+	var out []Instruction
+	for _, s := range r.scopes {
+		if s.Instructions != "" && r.scopeEnabled(ctx, s) {
+			out = append(out, Instruction{Scope: s.Name, Text: s.Instructions, Placement: s.Placement})
+		}
+	}
+	return out
+}
+
+// enabledEntries evaluates every predicate once.
+func (r *Registry) enabledEntries(ctx context.Context) []entry {
+	var out []entry
+	scopeOK := map[*Scope]bool{}
+	for _, e := range r.entries {
+		ok, seen := scopeOK[e.scope]
+		if !seen {
+			ok = r.scopeEnabled(ctx, e.scope)
+			scopeOK[e.scope] = ok
+		}
+		if ok && r.toolEnabled(ctx, e) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func (r *Registry) scopeEnabled(ctx context.Context, s *Scope) bool {
+	if s.Enabled == nil {
+		return true
+	}
+	return r.safely(ctx, "scope", s.Name, s.Enabled)
+}
+
+func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
+	return r.safely(ctx, "tool", e.name, e.tool.Enabled)
+}
+
+// safely evaluates a predicate, counting a panic as false and logging it.
+func (r *Registry) safely(ctx context.Context, kind, name string, pred func(context.Context) bool) (ok bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.log().ErrorContext(ctx, "tool: enabled predicate panicked; treating it as false",
+				kind, name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			ok = false
+		}
+	}()
+	return pred(ctx)
+}
+
+// available returns the names of the tools enabled now.
+func (r *Registry) available(ctx context.Context) []string {
+	entries := r.enabledEntries(ctx)
+	names := make([]string, len(entries))
+	for i, e := range entries {
+		names[i] = e.name
+	}
+	return names
+}
+
+// Use adds middleware around every call. Use(a, b) runs a outermost; a later
+// Use wraps inside the earlier ones.
+func (r *Registry) Use(mw ...Middleware) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.middleware = append(r.middleware, mw...)
+	var h Handler = HandlerFunc(r.dispatch)
+	for i := len(r.middleware) - 1; i >= 0; i-- {
+		h = r.middleware[i](h)
+	}
+	r.chain.Store(&h)
+}
+
+func (r *Registry) handler() Handler {
+	if h := r.chain.Load(); h != nil {
+		return *h
+	}
+	return HandlerFunc(r.dispatch)
+}
+
+// dispatch is the innermost handler: it finds the tool, checks that it is
+// enabled, and streams the call.
+func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
+	i, ok := r.byName[call.Name]
+	if !ok {
+		return single(ErrorResult(call, &UnknownToolError{Name: call.Name, Available: r.available(ctx)}))
+	}
+	e := r.entries[i]
+	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {
+		return single(ErrorResult(call, &DisabledToolError{Name: call.Name}))
+	}
+	return e.tool.Stream(ctx, call)
+}
+
+// single yields one result.
+func single(res Result) iter.Seq[Event] {
+	return func(yield func(Event) bool) { yield(Event{Result: &res}) }
+}
+
+// errNoResult is the cause of the result a Registry gives a call whose
+// middleware yielded none.
+var errNoResult = errors.New("tool: the middleware ended the call without a result")
+
+// Stream runs one call through the middleware and returns a single-use
+// iterator over its progress events and then exactly one result: an unknown
+// name gets an *UnknownToolError result, a disabled tool a
+// *DisabledToolError result, a panic in middleware a *PanicError result.
+// Events that middleware yields after the result are dropped.
+func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		done := false    // the result has been yielded
+		inYield := false // a panic now comes from the caller's loop body
+		emit := func(ev Event) bool {
+			inYield = true
+			ok := yield(ev)
+			inYield = false
+			return ok
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				if inYield || done {
+					panic(v) // not ours to turn into a result
+				}
+				res := ErrorResult(call, &PanicError{Tool: call.Name, Value: v, Stack: debug.Stack()})
+				done = true
+				emit(Event{Result: &res})
+			}
+		}()
+		for ev := range r.handler().Stream(ctx, call) {
+			if done {
+				continue
+			}
+			if ev.Result != nil {
+				done = true
+				res := *ev.Result
+				if res.CallID == "" {
+					res.CallID = call.ID
+				}
+				if res.Tool == "" {
+					res.Tool = call.Name
+				}
+				if !emit(Event{Result: &res}) {
+					return
+				}
+				continue
+			}
+			if !emit(ev) {
+				done = true
+				return
+			}
+		}
+		if !done {
+			done = true
+			res := ErrorResult(call, errNoResult)
+			emit(Event{Result: &res})
+		}
+	}
+}
+
+// Run runs one call through the middleware and returns its one result.
+func (r *Registry) Run(ctx context.Context, call Call) Result {
+	var res Result
+	for ev := range r.Stream(ctx, call) {
+		if ev.Result != nil {
+			res = *ev.Result
+		}
+	}
+	return res
+}
+
+// RunAll runs the calls of one turn sequentially, in the order given, and
+// returns one result per call in the same order. When ctx ends half-way,
+// the remaining calls still get a result each, which says they were
+// cancelled.
+func (r *Registry) RunAll(ctx context.Context, calls []Call) []Result {
+	results := make([]Result, len(calls))
+	for i, call := range calls {
+		results[i] = r.Run(ctx, call)
+	}
+	return results
+}
+
+// RunAllParallel runs the calls of one turn with at most limit running at
+// once (limit < 1 means one), and returns one result per call in the order
+// given, whatever the order they finish in. Use it only for tools that are
+// safe to run in any order.
+func (r *Registry) RunAllParallel(ctx context.Context, calls []Call, limit int) []Result {
+	limit = max(limit, 1)
+	results := make([]Result, len(calls))
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = r.Run(ctx, call)
+		})
+	}
+	wg.Wait()
+	return results
+}
