@@ -1,0 +1,23 @@
+// Package dynamic defines tools from JSON Schema documents rather than Go
+// types: schemas loaded from configuration, or proxied from another system.
+//
+//	lookup, err := dynamic.New("lookup_order", "Look up an order by its number.",
+//		json.RawMessage(`{"type":"object","properties":{"order":{"type":"string","pattern":"^[0-9]{8}$"}},"required":["order"]}`),
+//		func(ctx context.Context, args json.RawMessage) (any, error) { ... })
+//
+// A dynamic tool is a *tool.RawTool: it behaves like any other tool in
+// scopes, predicates, middleware and results. Its arguments are validated
+// at the boundary, before the handler runs, by a complete draft 2020-12
+// validator (github.com/santhosh-tekuri/jsonschema/v6, which passes the
+// official JSON Schema test suite, with format assertion on), and every
+// problem comes back in the same *tool.ValidationError as for a typed tool,
+// each issue with its JSON Pointer path.
+//
+// The schema must be self-contained: references to other documents are
+// refused, so that defining a tool never reads files or the network. Unlike
+// typed tools, dynamic tools do not apply defaults; the handler receives the
+// arguments as the model sent them.
+//
+// This package is separate from package tool because the validator brings
+// golang.org/x/text, which the core packages keep out of their dependencies.
+package dynamic

@@ -1,0 +1,135 @@
+package dynamic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/tool"
+	validator "github.com/santhosh-tekuri/jsonschema/v6"
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+)
+
+// schemaURL is the name the validator gives the tool's schema document.
+const schemaURL = "hands:///input.json"
+
+// New returns a tool named name whose arguments must satisfy the JSON Schema
+// document inputSchema (draft 2020-12 unless the document's $schema says
+// otherwise) and whose handler is run. The schema must describe an object.
+// New reports an error when the schema is not valid JSON, not a valid
+// schema, not an object schema, or refers to other documents. Like tool.New,
+// it panics on an invalid name, an empty description or a nil run.
+func New(name, description string, inputSchema json.RawMessage, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...tool.Option) (*tool.RawTool, error) {
+	v, spec, err := compile(inputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic: tool %s: %w", name, err)
+	}
+	spec.Name, spec.Description = name, description
+	return tool.NewRaw(spec, v.validate, run, opts...), nil
+}
+
+// A compiled schema, ready to validate arguments.
+type compiled struct {
+	schema  *validator.Schema
+	printer *message.Printer
+}
+
+func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
+	var spec tool.Spec
+	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, spec, fmt.Errorf("the input schema is not valid JSON: %w", err)
+	}
+	obj, ok := parsed.(map[string]any)
+	if !ok || obj["type"] != "object" {
+		return nil, spec, errors.New(`the input schema must describe an object ("type": "object"): a model calls tools with named arguments`)
+	}
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(validator.SchemeURLLoader{}) // no files, no network
+	if err := c.AddResource(schemaURL, parsed); err != nil {
+		return nil, spec, fmt.Errorf("the input schema: %w", err)
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, spec, fmt.Errorf("the input schema does not compile: %w", err)
+	}
+	var model jsonschema.Schema
+	if err := json.Unmarshal(doc, &model); err != nil {
+		return nil, spec, fmt.Errorf("the input schema: %w", err)
+	}
+	spec.InputSchema = &model
+	return &compiled{schema: s, printer: message.NewPrinter(language.English)}, spec, nil
+}
+
+// validate checks raw arguments and reports every failure as an issue with
+// its path, in a *schema.Error.
+func (c *compiled) validate(args json.RawMessage) error {
+	inst, err := validator.UnmarshalJSON(bytes.NewReader(args))
+	if err != nil {
+		return &schema.Error{Issues: []schema.Issue{{Keyword: "syntax", Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsonschema: ")}}}
+	}
+	err = c.schema.Validate(inst)
+	if err == nil {
+		return nil
+	}
+	verr, ok := errors.AsType[*validator.ValidationError](err)
+	if !ok {
+		return err
+	}
+	var issues []schema.Issue
+	c.collect(verr, &issues)
+	slices.SortStableFunc(issues, func(a, b schema.Issue) int { return strings.Compare(a.Path, b.Path) })
+	return &schema.Error{Issues: slices.Compact(issues)}
+}
+
+// collect gathers the leaves of the validator's error tree, which are the
+// failures themselves; the inner nodes only say where they were found.
+func (c *compiled) collect(e *validator.ValidationError, issues *[]schema.Issue) {
+	if len(e.Causes) > 0 {
+		for _, cause := range e.Causes {
+			c.collect(cause, issues)
+		}
+		return
+	}
+	keyword := ""
+	if path := e.ErrorKind.KeywordPath(); len(path) > 0 {
+		keyword = path[len(path)-1]
+	}
+	*issues = append(*issues, schema.Issue{
+		Path:    pointer(e.InstanceLocation),
+		Keyword: keyword,
+		Message: shorten(e.ErrorKind.LocalizedString(c.printer)),
+	})
+}
+
+// pointer renders an instance location as a JSON Pointer.
+func pointer(tokens []string) string {
+	var b strings.Builder
+	for _, t := range tokens {
+		b.WriteByte('/')
+		b.WriteString(strings.NewReplacer("~", "~0", "/", "~1").Replace(t))
+	}
+	return b.String()
+}
+
+// shorten keeps a message from repeating a large value.
+func shorten(msg string) string {
+	const limit = 200
+	if len(msg) <= limit {
+		return msg
+	}
+	cut := limit
+	for cut > 0 && msg[cut]&0xC0 == 0x80 {
+		cut--
+	}
+	return msg[:cut] + "…"
+}

@@ -1,0 +1,123 @@
+package dynamic_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/tool"
+)
+
+const orderSchema = `{
+	"type": "object",
+	"properties": {
+		"order": {"type": "string", "pattern": "^[0-9]{8}$", "description": "the order number"},
+		"items": {"type": "array", "items": {"type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "integer", "minimum": 1}}, "required": ["sku"]}},
+		"contact": {"type": "string", "format": "email"},
+		"mode": {"oneOf": [{"const": "fast"}, {"const": "cheap"}]}
+	},
+	"required": ["order"],
+	"additionalProperties": false,
+	"if": {"properties": {"mode": {"const": "fast"}}, "required": ["mode"]},
+	"then": {"required": ["contact"]}
+}`
+
+func echo(ctx context.Context, args json.RawMessage) (any, error) { return args, nil }
+
+func TestNewValidatesAtTheBoundary(t *testing.T) {
+	lookup, err := dynamic.New("lookup_order", "Look up an order.", json.RawMessage(orderSchema), echo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := lookup.Spec().InputSchema.Properties["order"].Description; d != "the order number" {
+		t.Errorf("spec description = %q", d)
+	}
+	for _, tt := range []struct {
+		args  string
+		paths []string // "path keyword" of each issue; nil when valid
+	}{
+		{args: `{"order":"12345678"}`},
+		{args: `{"order":"12345678","mode":"fast","contact":"a@b.co","items":[{"sku":"x","qty":2}]}`},
+		{args: `{"order":"123"}`, paths: []string{"/order pattern"}},
+		{args: `{}`, paths: []string{" required"}},
+		{args: `{"order":"12345678","extra":1}`, paths: []string{" additionalProperties"}},
+		{args: `{"order":"12345678","items":[{"qty":0}],"contact":"nope"}`, paths: []string{"/contact format", "/items/0 required", "/items/0/qty minimum"}},
+		{args: `{"order":"12345678","mode":"fast"}`, paths: []string{" required"}},
+		{args: `{"order":"12345678","mode":"slow"}`, paths: []string{"/mode const", "/mode const"}},
+		{args: `{"order":`, paths: []string{" syntax"}},
+	} {
+		res := lookup.Run(t.Context(), tool.Call{ID: "1", Name: "lookup_order", Args: json.RawMessage(tt.args)})
+		if tt.paths == nil {
+			if res.IsError || res.Content != tt.args {
+				t.Errorf("Run(%s) = %+v, want the arguments echoed", tt.args, res)
+			}
+			continue
+		}
+		verr, ok := errors.AsType[*tool.ValidationError](res.Err)
+		if !ok {
+			t.Errorf("Run(%s) = %+v, want a *tool.ValidationError", tt.args, res)
+			continue
+		}
+		var got []string
+		for _, is := range verr.Issues {
+			got = append(got, is.Path+" "+is.Keyword)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(tt.paths) {
+			t.Errorf("Run(%s) issues = %q, want %q", tt.args, got, tt.paths)
+		}
+		if !strings.Contains(res.Content, "Fix these and call lookup_order again") {
+			t.Errorf("Content = %q", res.Content)
+		}
+	}
+}
+
+func TestNewRejectsBadSchemas(t *testing.T) {
+	for _, tt := range []struct {
+		name, schema, want string
+	}{
+		{"not JSON", `{"type":`, "not valid JSON"},
+		{"not an object schema", `{"type":"array"}`, "must describe an object"},
+		{"invalid schema", `{"type":"object","properties":{"a":{"minLength":-1}}}`, "does not compile"},
+		{"remote reference", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "does not compile"},
+		{"file reference", `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`, "does not compile"},
+	} {
+		_, err := dynamic.New("t", "A tool.", json.RawMessage(tt.schema), echo)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: New = %v, want an error saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+func TestDynamicToolInARegistry(t *testing.T) {
+	enabled := true
+	dyn, err := dynamic.New("lookup_order", "Look up an order.", json.RawMessage(orderSchema), echo,
+		tool.WithEnabled(func(context.Context) bool { return enabled }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "orders", Tools: []tool.Interface{dyn}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	reg.Use(tool.BeforeCall(func(ctx context.Context, c *tool.Call) error {
+		seen = append(seen, c.Name)
+		return nil
+	}))
+	res := reg.Run(t.Context(), tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
+	if res.IsError || len(seen) != 1 {
+		t.Errorf("Run = %+v (middleware saw %v)", res, seen)
+	}
+	enabled = false
+	if len(reg.Specs(t.Context())) != 0 {
+		t.Error("a disabled dynamic tool is listed")
+	}
+	res = reg.Run(t.Context(), tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
+	if _, ok := errors.AsType[*tool.DisabledToolError](res.Err); !ok {
+		t.Errorf("Run while disabled = %+v", res)
+	}
+}
