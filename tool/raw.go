@@ -40,6 +40,10 @@ func NewRaw(spec Spec, validate func(args json.RawMessage) error, run func(ctx c
 	if c.title == "" {
 		c.title = spec.Title
 	}
+	if c.annotations == nil && spec.Annotations != nil {
+		a := *spec.Annotations
+		c.annotations = &a
+	}
 	if run == nil {
 		panic(fmt.Sprintf("tool.NewRaw(%q): run is nil", spec.Name))
 	}
@@ -56,7 +60,7 @@ func NewRaw(spec Spec, validate func(args json.RawMessage) error, run func(ctx c
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.CloneSchemas()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations()}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

@@ -223,8 +223,9 @@ func (r *Registry) safely(ctx context.Context, kind, name string, pred func(cont
 	return pred(ctx)
 }
 
-// available returns the names of the tools enabled now.
-func (r *Registry) available(ctx context.Context) []string {
+// EnabledNames returns the names of the tools enabled now, in the order of
+// Specs, without building their specs.
+func (r *Registry) EnabledNames(ctx context.Context) []string {
 	entries := r.enabledEntries(ctx)
 	names := make([]string, len(entries))
 	for i, e := range entries {
@@ -258,7 +259,7 @@ func (r *Registry) handler() Handler {
 func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
 	i, ok := r.byName[call.Name]
 	if !ok {
-		return single(ErrorResult(call, &UnknownToolError{Name: call.Name, Available: r.available(ctx)}))
+		return single(ErrorResult(call, &UnknownToolError{Name: call.Name, Available: r.EnabledNames(ctx)}))
 	}
 	e := r.entries[i]
 	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {

@@ -28,6 +28,26 @@ type Spec struct {
 	// OutputSchema is the schema of the result when the output type is a
 	// struct; otherwise nil.
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	// Annotations describe the tool's behaviour to clients; nil when the
+	// tool's author said nothing.
+	Annotations *Annotations `json:"annotations,omitempty"`
+}
+
+// Annotations describe how a tool behaves, for clients that decide what to
+// confirm with a person (the MCP tool annotations). They are hints: a
+// client must not rely on them for security.
+type Annotations struct {
+	// ReadOnly: the tool does not change its environment.
+	ReadOnly bool `json:"readOnly"`
+	// Destructive: the tool may delete or overwrite data. Meaningful only
+	// when ReadOnly is false.
+	Destructive bool `json:"destructive"`
+	// Idempotent: calling it again with the same arguments has no further
+	// effect.
+	Idempotent bool `json:"idempotent"`
+	// OpenWorld: the tool reaches outside a closed domain (the web, other
+	// people's systems).
+	OpenWorld bool `json:"openWorld"`
 }
 
 // An Interface is a tool of any input and output type: what a Registry
@@ -48,7 +68,8 @@ type Interface interface {
 type Option func(*config)
 
 type config struct {
-	title   string
+	title       string
+	annotations *Annotations
 	limits  schema.Options
 	enabled func(context.Context) bool
 	timeout time.Duration
@@ -57,6 +78,12 @@ type config struct {
 // WithTitle sets the tool's human-readable title.
 func WithTitle(title string) Option {
 	return func(c *config) { c.title = title }
+}
+
+// WithAnnotations describes how the tool behaves (read-only, destructive,
+// idempotent, open-world); they reach clients in the tool's spec.
+func WithAnnotations(a Annotations) Option {
+	return func(c *config) { c.annotations = &a }
 }
 
 // WithLimits bounds the arguments the tool reads: their size in bytes, their
@@ -88,6 +115,7 @@ func WithTimeout(d time.Duration) Option {
 type core struct {
 	name        string
 	title       string
+	annotations *Annotations
 	description string
 	enabled     func(context.Context) bool
 	timeout     time.Duration
@@ -104,7 +132,7 @@ func newCore(caller, name, description string, opts []Option) (core, config) {
 	for _, opt := range opts {
 		opt(&c)
 	}
-	return core{name: name, title: c.title, description: description, enabled: c.enabled, timeout: c.timeout}, c
+	return core{name: name, title: c.title, annotations: c.annotations, description: description, enabled: c.enabled, timeout: c.timeout}, c
 }
 
 // CheckName reports whether name is a valid tool name: 1 to 64 ASCII letters,
@@ -129,6 +157,14 @@ func (c *core) Name() string { return c.name }
 // one is always enabled.
 func (c *core) Enabled(ctx context.Context) bool {
 	return c.enabled == nil || c.enabled(ctx)
+}
+
+func (c *core) copyAnnotations() *Annotations {
+	if c.annotations == nil {
+		return nil
+	}
+	a := *c.annotations
+	return &a
 }
 
 // A runner is the part of a call that differs between kinds of tool: from
@@ -238,7 +274,7 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema(), Annotations: t.copyAnnotations()}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

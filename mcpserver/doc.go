@@ -1,0 +1,36 @@
+// Package mcpserver serves a tool.Registry over the Model Context Protocol,
+// with the official Go SDK (github.com/modelcontextprotocol/go-sdk), on stdio
+// or on streamable HTTP, stateful or stateless.
+//
+//	reg, _ := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{weather}})
+//	srv := mcpserver.New(reg, nil)
+//	err := srv.Run(ctx, &mcp.StdioTransport{})            // a desktop client starts us
+//	http.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
+//
+// # What a client sees
+//
+// tools/list returns the tools enabled now: their draft 2020-12 input
+// schemas (always type: object), their output schemas when the output is a
+// struct, their titles and annotations (read-only, destructive, idempotent,
+// open-world). tools/call runs the call through the registry — its
+// middleware, predicates, hands' own one-pass validation and timeouts — with
+// the arguments exactly as they arrived: tools are registered through the
+// SDK's raw handler, so nothing is decoded or validated twice. A validation
+// or handler failure is a result with isError set, carrying the text a model
+// can act on; a call to a name the server does not list is a JSON-RPC
+// invalid-params error. A struct output is sent as structuredContent and,
+// for older clients, as JSON text.
+//
+// # Progress, cancellation and changes
+//
+// tool.Progress inside a handler becomes notifications/progress when the
+// client sent a progress token: a number is the progress value, anything
+// else is the message (with a counter as the value, which must increase).
+// When the client cancels a request, the handler's context is cancelled.
+//
+// Enabled predicates can change what is listed. The server re-evaluates
+// them after every tools/call and whenever Sync is called, adds or removes
+// tools on the SDK server accordingly, and the SDK then tells connected
+// clients (notifications/tools/list_changed). In stateless HTTP mode there
+// are no sessions to notify; clients list tools again on their next request.
+package mcpserver

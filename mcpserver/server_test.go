@@ -1,0 +1,351 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type greetArgs struct {
+	Name string `json:"name" jsonschema:"who to greet" tool:"minLength=1"`
+}
+
+type greeting struct {
+	Text  string `json:"text"`
+	Count int    `json:"count"`
+}
+
+// fixture is a registry with a greeting tool, a tool with a struct output,
+// a slow tool that reports progress, and an admin scope that a login tool
+// enables.
+type fixture struct {
+	reg       *tool.Registry
+	signedIn  atomic.Bool
+	cancelled chan error
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{cancelled: make(chan error, 1)}
+	greet := tool.New("greet", "Greet someone.", func(ctx context.Context, a greetArgs) (string, error) {
+		return "hello " + a.Name, nil
+	}, tool.WithTitle("Greeter"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
+	structured := tool.New("greeting", "Greet, with structure.", func(ctx context.Context, a greetArgs) (greeting, error) {
+		return greeting{Text: "hi " + a.Name, Count: 1}, nil
+	})
+	slow := tool.New("slow", "Work slowly.", func(ctx context.Context, a struct {
+		Steps int `json:"steps" tool:"minimum=1,maximum=10"`
+		Wait  bool `json:"wait,omitempty"`
+	}) (string, error) {
+		for i := range a.Steps {
+			tool.Progress(ctx, fmt.Sprintf("step %d", i+1))
+		}
+		if a.Wait {
+			select {
+			case <-ctx.Done():
+				f.cancelled <- ctx.Err()
+				return "", ctx.Err()
+			case <-time.After(10 * time.Second):
+			}
+		}
+		return "done", nil
+	})
+	login := tool.New("login", "Sign in as an administrator.", func(ctx context.Context, _ struct{}) (string, error) {
+		f.signedIn.Store(true)
+		return "signed in", nil
+	})
+	purge := tool.New("purge", "Delete everything.", func(ctx context.Context, _ struct{}) (string, error) {
+		return "purged", nil
+	}, tool.WithAnnotations(tool.Annotations{Destructive: true}))
+	reg, err := tool.NewRegistry(
+		&tool.Scope{Name: "public", Tools: []tool.Interface{greet, structured, slow, login}},
+		&tool.Scope{Name: "admin", Tools: []tool.Interface{purge}, Enabled: func(context.Context) bool { return f.signedIn.Load() }},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.reg = reg
+	return f
+}
+
+// connect runs srv on an in-memory transport and returns a client session.
+func connect(t *testing.T, srv *mcpserver.Server, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	serverSide, clientSide := mcp.NewInMemoryTransports()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx, serverSide) }()
+	client := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, opts)
+	session, err := client.Connect(t.Context(), clientSide, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		session.Close()
+		cancel()
+		<-done
+	})
+	return session
+}
+
+func toolNames(res *mcp.ListToolsResult) []string {
+	var names []string
+	for _, t := range res.Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
+func text(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "")
+}
+
+func TestListTools(t *testing.T) {
+	f := newFixture(t)
+	session := connect(t, mcpserver.New(f.reg, nil), nil)
+	res, err := session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(toolNames(res), ","); got != "greet,greeting,login,slow" {
+		t.Fatalf("tools = %s", got)
+	}
+	byName := map[string]*mcp.Tool{}
+	for _, tl := range res.Tools {
+		byName[tl.Name] = tl
+	}
+	greet := byName["greet"]
+	schema, _ := json.Marshal(greet.InputSchema)
+	if !strings.Contains(string(schema), `"type":"object"`) || !strings.Contains(string(schema), `"description":"who to greet"`) {
+		t.Errorf("greet input schema = %s", schema)
+	}
+	if greet.Title != "Greeter" || greet.Annotations == nil || !greet.Annotations.ReadOnlyHint || !greet.Annotations.IdempotentHint ||
+		greet.Annotations.DestructiveHint == nil || *greet.Annotations.DestructiveHint {
+		t.Errorf("greet title/annotations = %q %+v", greet.Title, greet.Annotations)
+	}
+	if greet.OutputSchema != nil {
+		t.Errorf("a string output has an output schema")
+	}
+	if out, _ := json.Marshal(byName["greeting"].OutputSchema); !strings.Contains(string(out), `"count"`) {
+		t.Errorf("greeting output schema = %s", out)
+	}
+}
+
+func TestCallTool(t *testing.T) {
+	f := newFixture(t)
+	session := connect(t, mcpserver.New(f.reg, nil), nil)
+	ctx := t.Context()
+
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada"}})
+	if err != nil || res.IsError || text(res) != "hello Ada" {
+		t.Fatalf("CallTool(greet) = %+v, %v", res, err)
+	}
+
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "greeting", Arguments: map[string]any{"name": "Ada"}})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool(greeting) = %+v, %v", res, err)
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	var got greeting
+	if err := json.Unmarshal(structured, &got); err != nil || got != (greeting{Text: "hi Ada", Count: 1}) || text(res) != `{"text":"hi Ada","count":1}` {
+		t.Errorf("structured = %s, text = %s", structured, text(res))
+	}
+
+	res, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "", "extra": 1}})
+	if err != nil || !res.IsError {
+		t.Fatalf("CallTool(invalid) = %+v, %v; want an error result", res, err)
+	}
+	for _, want := range []string{"/name: must be at least 1 character", `unknown property "extra"`, "Fix these and call greet again"} {
+		if !strings.Contains(text(res), want) {
+			t.Errorf("error text %q does not say %q", text(res), want)
+		}
+	}
+
+	_, err = session.CallTool(ctx, &mcp.CallToolParams{Name: "nope", Arguments: map[string]any{}})
+	var rpcErr *jsonrpc.Error
+	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("CallTool(unknown) error = %v, want a JSON-RPC invalid-params error", err)
+	}
+}
+
+func TestProgressAndCancellation(t *testing.T) {
+	f := newFixture(t)
+	var mu sync.Mutex
+	var messages []string
+	session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
+		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			messages = append(messages, fmt.Sprintf("%v %s %g", req.Params.ProgressToken, req.Params.Message, req.Params.Progress))
+		},
+	})
+	params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 3}}
+	params.SetProgressToken("tok")
+	res, err := session.CallTool(t.Context(), params)
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool(slow) = %+v, %v", res, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		mu.Lock()
+		n := len(messages)
+		mu.Unlock()
+		if n == 3 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	mu.Lock()
+	got := strings.Join(messages, "; ")
+	mu.Unlock()
+	if got != "tok step 1 1; tok step 2 2; tok step 3 3" {
+		t.Errorf("progress = %q", got)
+	}
+
+	// Cancelling the client's request cancels the handler's context.
+	ctx, cancel := context.WithCancel(t.Context())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 1, "wait": true}})
+		errc <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-f.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the handler saw %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context was not cancelled")
+	}
+	if err := <-errc; err == nil {
+		t.Error("the cancelled call returned no error to the client")
+	}
+}
+
+func TestListChanged(t *testing.T) {
+	f := newFixture(t)
+	changed := make(chan struct{}, 4)
+	session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool(login) = %+v, %v", res, err)
+	}
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no notifications/tools/list_changed after the admin scope was enabled")
+	}
+	list, err := session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if names := strings.Join(toolNames(list), ","); !strings.Contains(names, "purge") {
+		t.Errorf("after login, tools = %s", names)
+	}
+	res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
+	if err != nil || res.IsError || text(res) != "purged" {
+		t.Errorf("CallTool(purge) = %+v, %v", res, err)
+	}
+}
+
+func TestStreamableHTTP(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			f := newFixture(t)
+			srv := mcpserver.New(f.reg, nil)
+			httpServer := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: stateless}))
+			defer httpServer.Close()
+			if !strings.HasPrefix(httpServer.URL, "http://127.0.0.1:") {
+				t.Fatalf("test server at %s, want loopback", httpServer.URL)
+			}
+			client := mcp.NewClient(&mcp.Implementation{Name: "http-client", Version: "1"}, nil)
+			session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: httpServer.URL}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer session.Close()
+			list, err := session.ListTools(t.Context(), nil)
+			if err != nil || len(list.Tools) != 4 {
+				t.Fatalf("ListTools = %v, %v", list, err)
+			}
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada"}})
+			if err != nil || text(res) != "hello Ada" {
+				t.Fatalf("CallTool = %+v, %v", res, err)
+			}
+			res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{}})
+			if err != nil || !res.IsError || !strings.Contains(text(res), `missing required property "name"`) {
+				t.Errorf("CallTool(invalid) = %+v, %v", res, err)
+			}
+		})
+	}
+}
+
+// TestLoad runs 50 concurrent clients making 200 calls each over streamable
+// HTTP on loopback, and requires every call to come back right.
+func TestLoad(t *testing.T) {
+	const clients, calls = 50, 200
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	httpServer := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true}))
+	defer httpServer.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Minute)
+	defer cancel()
+	var ok, failed atomic.Int64
+	var firstErr atomic.Value
+	var wg sync.WaitGroup
+	start := time.Now()
+	for c := range clients {
+		wg.Go(func() {
+			client := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("load-%d", c), Version: "1"}, nil)
+			session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: httpServer.URL}, nil)
+			if err != nil {
+				failed.Add(calls)
+				firstErr.CompareAndSwap(nil, err)
+				return
+			}
+			defer session.Close()
+			for i := range calls {
+				name := fmt.Sprintf("c%d-%d", c, i)
+				res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": name}})
+				if err != nil || res.IsError || text(res) != "hello "+name {
+					failed.Add(1)
+					if err == nil {
+						err = fmt.Errorf("result %+v", res)
+					}
+					firstErr.CompareAndSwap(nil, err)
+					continue
+				}
+				ok.Add(1)
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	t.Logf("%d calls from %d clients in %v (%.0f calls/s)", ok.Load(), clients, elapsed, float64(ok.Load())/elapsed.Seconds())
+	if failed.Load() != 0 || ok.Load() != clients*calls {
+		t.Fatalf("%d calls ok, %d failed (first error: %v); want all %d ok", ok.Load(), failed.Load(), firstErr.Load(), clients*calls)
+	}
+}
