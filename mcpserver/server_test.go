@@ -46,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 		return greeting{Text: "hi " + a.Name, Count: 1}, nil
 	})
 	slow := tool.New("slow", "Work slowly.", func(ctx context.Context, a struct {
-		Steps int `json:"steps" tool:"minimum=1,maximum=10"`
+		Steps int  `json:"steps" tool:"minimum=1,maximum=10"`
 		Wait  bool `json:"wait,omitempty"`
 	}) (string, error) {
 		for i := range a.Steps {

@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"encoding/json"
 	"reflect"
 	"testing"
 )
@@ -34,15 +35,28 @@ func BenchmarkCompile(b *testing.B) {
 	}
 }
 
-// BenchmarkDecode measures validation and decoding in one pass.
+// BenchmarkDecode measures validation and decoding in one pass, next to a
+// plain encoding/json decode of the same bytes (no validation) for scale.
 func BenchmarkDecode(b *testing.B) {
-	v := mustFor[benchUser](b)
-	b.ReportAllocs()
-	b.SetBytes(int64(len(benchValid)))
-	for b.Loop() {
-		var u benchUser
-		if err := v.Decode(benchValid, &u); err != nil {
-			b.Fatal(err)
+	b.Run("hands", func(b *testing.B) {
+		v := mustFor[benchUser](b)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(benchValid)))
+		for b.Loop() {
+			var u benchUser
+			if err := v.Decode(benchValid, &u); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("encoding_json", func(b *testing.B) {
+		b.ReportAllocs()
+		b.SetBytes(int64(len(benchValid)))
+		for b.Loop() {
+			var u benchUser
+			if err := json.Unmarshal(benchValid, &u); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }

@@ -364,9 +364,13 @@ func (d *decoder) value(n *node, v reflect.Value) {
 			if !d.checkString(n, s) {
 				return
 			}
-			t, err := time.Parse(time.RFC3339Nano, s)
+			// The format check passed, so s is a date-time: RFC 3339 allows
+			// a lower-case t and z, which time.Parse does not.
+			t, err := time.Parse(time.RFC3339Nano, strings.ToUpper(s))
 			if err != nil {
-				d.fail("format", "must be an RFC 3339 date-time such as 2024-05-01T12:00:00Z, got "+quote(s))
+				// A valid date-time that time.Time cannot hold, such as a
+				// leap second (23:59:60); the schema accepts it.
+				d.fail("unmarshal", "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
 				return
 			}
 			*v.Addr().Interface().(*time.Time) = t
@@ -411,7 +415,7 @@ func (d *decoder) value(n *node, v reflect.Value) {
 		if raw, ok := d.readNested(); ok {
 			var x any
 			if err := jsonv2.Unmarshal(raw, &x); err != nil {
-				d.syntax(err)
+				d.outOfRange(err)
 				return
 			}
 			if x != nil {
@@ -429,13 +433,25 @@ func (d *decoder) value(n *node, v reflect.Value) {
 	}
 }
 
+// outOfRange records the error of decoding valid JSON into an any, which
+// can only be a number too large for a float64, at the number's path.
+func (d *decoder) outOfRange(err error) {
+	path := d.pointer()
+	if serr, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
+		path += string(serr.JSONPointer)
+	}
+	d.add(path, "range", "is a number too large for a 64-bit float")
+}
+
 // custom checks a value against a type's own schema, then lets the type read
 // it.
 func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 	if n.resolved != nil {
 		var inst any
-		if err := json.Unmarshal(raw, &inst); err != nil {
-			d.fail("syntax", err.Error())
+		if err := jsonv2.Unmarshal(raw, &inst); err != nil {
+			// Valid JSON, so a number beyond a float64, which the schema
+			// check cannot read: the value as a whole is refused.
+			d.fail("range", "holds a number too large for a 64-bit float")
 			return
 		}
 		if err := n.resolved.Validate(inst); err != nil {
@@ -608,6 +624,7 @@ func (d *decoder) array(n *node, v reflect.Value) {
 		return
 	}
 	count := 0
+	itemIssues := len(d.issues) + d.dropped
 	for d.dec.PeekKind() != jsontext.KindEndArray {
 		if d.fatal {
 			return
@@ -655,7 +672,9 @@ func (d *decoder) array(n *node, v reflect.Value) {
 	case n.maxItems >= 0 && count > n.maxItems:
 		d.fail("maxItems", fmt.Sprintf("must have at most %d %s, got %d", n.maxItems, plural(n.maxItems, "item"), count))
 	}
-	if n.uniqueItems {
+	// Items that failed hold zero values, which would compare equal although
+	// the JSON differs; uniqueness is judged once every item is valid.
+	if n.uniqueItems && len(d.issues)+d.dropped == itemIssues {
 		if i, j, dup := duplicate(v, min(count, v.Len())); dup {
 			d.fail("uniqueItems", fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
 		}
@@ -669,12 +688,30 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// duplicate finds two equal items among the first n of v.
+// duplicate finds two equal items among the first n of v. Items compare by
+// the values they hold: pointers are followed, and a json.RawMessage
+// compares the JSON value it holds, not its bytes (1 and 1.0, or the same
+// object with its keys in another order, are equal).
 func duplicate(v reflect.Value, n int) (int, int, bool) {
-	if v.Type().Elem().Comparable() && v.Type().Elem().Kind() != reflect.Interface {
+	if v.Type().Elem() == rawMessageType {
+		items := make([]any, n)
+		for i := range n {
+			if json.Unmarshal(v.Index(i).Bytes(), &items[i]) != nil {
+				items[i] = string(v.Index(i).Bytes())
+			}
+		}
+		v, n = reflect.ValueOf(items), len(items)
+	}
+	if et := v.Type().Elem(); plainComparable(et) || et.Kind() == reflect.Pointer && plainComparable(et.Elem()) {
 		seen := make(map[any]int, n)
 		for i := range n {
-			key := v.Index(i).Interface()
+			var key any = nilItem{}
+			switch item := v.Index(i); {
+			case item.Kind() != reflect.Pointer:
+				key = item.Interface()
+			case !item.IsNil():
+				key = item.Elem().Interface()
+			}
 			if j, ok := seen[key]; ok {
 				return j, i, true
 			}
@@ -690,6 +727,29 @@ func duplicate(v reflect.Value, n int) (int, int, bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// nilItem is the key of a nil pointer item in duplicate.
+type nilItem struct{}
+
+// plainComparable reports whether == on values of type t compares the
+// values they hold: t is comparable and holds no pointer or interface, whose
+// == would compare addresses or dynamic types.
+func plainComparable(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Interface, reflect.UnsafePointer, reflect.Chan,
+		reflect.Map, reflect.Slice, reflect.Func:
+		return false
+	case reflect.Array:
+		return plainComparable(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !plainComparable(t.Field(i).Type) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // mapValue reads a JSON object into a map[string]T.
@@ -838,15 +898,15 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 	case kindInt:
 		i, err := strconv.ParseInt(string(raw), 10, 64)
 		if err != nil {
-			f, ok := d.integral(raw)
+			f, exact, ok := d.integral(raw)
 			if !ok || !d.checkNumber(n, f, raw) {
 				return
 			}
-			if f < -(1<<63) || f >= 1<<63 {
+			if !exact.IsInt64() {
 				d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
 				return
 			}
-			i = int64(f)
+			i = exact.Int64()
 		} else if !d.checkNumber(n, float64(i), raw) {
 			return
 		}
@@ -858,15 +918,15 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 	case kindUint:
 		u, err := strconv.ParseUint(string(raw), 10, 64)
 		if err != nil {
-			f, ok := d.integral(raw)
+			f, exact, ok := d.integral(raw)
 			if !ok || !d.checkNumber(n, f, raw) {
 				return
 			}
-			if f < 0 || f >= 1<<64 {
+			if !exact.IsUint64() {
 				d.fail("range", "is out of range for a 64-bit unsigned integer: "+shortRaw(raw))
 				return
 			}
-			u = uint64(f)
+			u = exact.Uint64()
 		} else if !d.checkNumber(n, float64(u), raw) {
 			return
 		}
@@ -895,18 +955,33 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 }
 
 // integral reads a number that strconv refused as an integer: one written
-// with a fraction or an exponent (1.0, 1e3), or one beyond 64 bits.
-func (d *decoder) integral(raw []byte) (float64, bool) {
+// with a fraction or an exponent (1.0, 1e3), or one beyond 64 bits. It
+// returns the number as a float64, for the keywords, and exactly, for the
+// value. Whether it is an integer is decided exactly, as JSON Schema does:
+// 1.0000000000000000001 and 1e-400 are not integers, although their
+// float64 values are.
+func (d *decoder) integral(raw []byte) (float64, *big.Int, bool) {
 	f, err := strconv.ParseFloat(string(raw), 64)
-	switch {
-	case err != nil:
+	if err != nil {
 		d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
-		return 0, false
-	case f != math.Trunc(f):
-		d.fail("type", "must be an integer, got "+shortRaw(raw))
-		return 0, false
+		return 0, nil, false
 	}
-	return f, true
+	switch {
+	case f == 0:
+		// Zero, or a fraction that underflowed. (Told apart without
+		// big.Rat, which 1e-999999 would make slow.)
+		if zeroLiteral(raw) {
+			return 0, new(big.Int), true
+		}
+	case f == math.Trunc(f):
+		// At least 1 in magnitude, so the exact value costs no more than
+		// the digits written.
+		if r, ok := new(big.Rat).SetString(string(raw)); ok && r.IsInt() {
+			return f, r.Num(), true
+		}
+	}
+	d.fail("type", "must be an integer, got "+shortRaw(raw))
+	return 0, nil, false
 }
 
 // checkNumber checks the number keywords and reports whether all passed.
@@ -946,11 +1021,29 @@ func multipleOf(raw []byte, m *big.Rat) bool {
 			return i%m.Num().Int64() == 0
 		}
 	}
+	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == 0 {
+		// Zero is a multiple of anything; a fraction too small for a
+		// float64 is smaller than m, so a multiple of nothing. (Decided
+		// without big.Rat, which 1e-999999 would make slow.)
+		if mf, _ := m.Float64(); mf > 1e-300 {
+			return zeroLiteral(raw)
+		}
+	}
 	r, ok := new(big.Rat).SetString(string(raw))
 	if !ok {
 		return false
 	}
 	return r.Quo(r, m).IsInt()
+}
+
+// zeroLiteral reports whether the JSON number raw is zero: its digits before
+// any exponent are all zeros.
+func zeroLiteral(raw []byte) bool {
+	mantissa := raw
+	if i := bytes.IndexAny(raw, "eE"); i >= 0 {
+		mantissa = raw[:i]
+	}
+	return len(bytes.Trim(mantissa, "-0.")) == 0
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -70,9 +70,9 @@ type Option func(*config)
 type config struct {
 	title       string
 	annotations *Annotations
-	limits  schema.Options
-	enabled func(context.Context) bool
-	timeout time.Duration
+	limits      schema.Options
+	enabled     func(context.Context) bool
+	timeout     time.Duration
 }
 
 // WithTitle sets the tool's human-readable title.
