@@ -391,6 +391,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		}
 	}
 
+	f.nullTagged = nullable
 	switch {
 	case nullable && n.kind == kindStruct:
 		f.nullable = true

@@ -31,8 +31,10 @@ type decoder struct {
 	dropped    int // issues past maxIssues, counted but not kept
 	maxIssues  int
 	maxDepth   int
-	fatal      bool  // the bytes are not JSON, or too deep: stop reading
-	fatalIssue Issue // why
+	nullAbsent bool     // a null for an optional field counts as absent
+	nulls      []string // the paths of the nulls counted so
+	fatal      bool     // the bytes are not JSON, or too deep: stop reading
+	fatalIssue Issue    // why
 	scratch    []byte
 }
 
@@ -61,6 +63,8 @@ func putDecoder(d *decoder) {
 	d.dropped = 0
 	d.fatal = false
 	d.fatalIssue = Issue{}
+	d.nullAbsent = false
+	d.nulls = d.nulls[:0]
 	if cap(d.scratch) > 1<<16 {
 		d.scratch = nil
 	}
@@ -508,6 +512,18 @@ func (d *decoder) object(n *node, v reflect.Value) {
 				d.syntax(err)
 				return
 			}
+			continue
+		}
+		if d.nullAbsent && d.dec.PeekKind() == jsontext.KindNull && !f.required && !f.nullTagged && (!f.node.nullable || f.dflt != nil) {
+			// A null for an optional field means "absent" (the OpenAI
+			// strict-mode convention): skip it, leave the field unseen so
+			// its default applies, and say so.
+			if _, ok := d.read(); !ok {
+				return
+			}
+			d.push(f.name)
+			d.nulls = append(d.nulls, d.pointer())
+			d.pop()
 			continue
 		}
 		if seenLarge != nil {

@@ -95,6 +95,7 @@ type field struct {
 	bit        int // position in the struct's seen-set
 	required   bool
 	nullable   bool // tool:"nullable" on a field whose node cannot carry it
+	nullTagged bool // the field says tool:"nullable": a null is meant
 	omitEmpty  bool // omitempty or omitzero: absent in the encoding when zero
 
 	description string

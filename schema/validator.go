@@ -36,6 +36,12 @@ type Options struct {
 	// MaxIssues is how many issues an Error lists. Zero selects
 	// DefaultMaxIssues.
 	MaxIssues int
+	// NullAsAbsent makes a null for an optional property count as absent, so
+	// that its default applies, unless the field says tool:"nullable". It is
+	// the convention of providers that send every property and mark the
+	// optional ones nullable (OpenAI's strict mode). DecodeRepaired reports
+	// where it applied.
+	NullAsAbsent bool
 	// Output describes how values of the type are written rather than read:
 	// types are taken as their MarshalJSON and MarshalText methods present
 	// them, not as their Unmarshal methods read them. Use it for a tool's
@@ -48,10 +54,11 @@ type Options struct {
 // decodes it, in one pass over the bytes. Compiling is done once per type and
 // cached. A Validator is safe for concurrent use.
 type Validator struct {
-	plan      *plan
-	maxBytes  int
-	maxIssues int
-	maxDepth  int
+	plan       *plan
+	maxBytes   int
+	maxIssues  int
+	maxDepth   int
+	nullAbsent bool
 }
 
 // A plan is what compiling a type produces; plans are cached by type.
@@ -88,7 +95,7 @@ func ForType(t reflect.Type, opts *Options) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{plan: p, maxBytes: opts.MaxBytes, maxIssues: opts.MaxIssues}
+	v := &Validator{plan: p, maxBytes: opts.MaxBytes, maxIssues: opts.MaxIssues, nullAbsent: opts.NullAsAbsent}
 	if v.maxBytes == 0 {
 		v.maxBytes = DefaultMaxBytes
 	}
@@ -181,28 +188,45 @@ func (v *Validator) Decode(data []byte, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != v.plan.typ {
 		return fmt.Errorf("schema: Decode needs a non-nil *%s, got %T", v.plan.typ, dst)
 	}
+	_, err := v.decode(data, rv.Elem())
+	return err
+}
+
+// DecodeRepaired is Decode that also returns the JSON Pointers of the nulls
+// it counted as absent under Options.NullAsAbsent, in document order.
+func (v *Validator) DecodeRepaired(data []byte, dst any) (nulls []string, err error) {
+	rv := reflect.ValueOf(dst)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != v.plan.typ {
+		return nil, fmt.Errorf("schema: DecodeRepaired needs a non-nil *%s, got %T", v.plan.typ, dst)
+	}
 	return v.decode(data, rv.Elem())
 }
 
 // Validate reports whether data is valid, with every issue when it is not.
 // It runs the same checks as Decode, Validate methods included.
 func (v *Validator) Validate(data []byte) error {
-	return v.decode(data, reflect.New(v.plan.typ).Elem())
+	_, err := v.decode(data, reflect.New(v.plan.typ).Elem())
+	return err
 }
 
-func (v *Validator) decode(data []byte, out reflect.Value) error {
+func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	if v.maxBytes > 0 && len(data) > v.maxBytes {
-		return &Error{Issues: []Issue{{Keyword: "limit", Message: "the arguments are " + strconv.Itoa(len(data)) + " bytes; the limit is " + strconv.Itoa(v.maxBytes)}}}
+		return nil, &Error{Issues: []Issue{{Keyword: "limit", Message: "the arguments are " + strconv.Itoa(len(data)) + " bytes; the limit is " + strconv.Itoa(v.maxBytes)}}}
 	}
 	out.SetZero()
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
+	d.nullAbsent = v.nullAbsent
 	d.document(v.plan.root, out)
 	issues := d.takeIssues()
+	var nulls []string
+	if len(d.nulls) > 0 {
+		nulls = append(nulls, d.nulls...)
+	}
 	putDecoder(d)
 	if issues != nil {
-		return &Error{Issues: issues}
+		return nulls, &Error{Issues: issues}
 	}
-	return refine(v.plan.root, out)
+	return nulls, refine(v.plan.root, out)
 }
 
 // Check validates a Go value of the validator's type against the same

@@ -36,6 +36,9 @@ type Result struct {
 	// Err is the Go error behind an error result: a *ValidationError, a
 	// *PanicError, a *CanceledError or the handler's own error.
 	Err error `json:"-"`
+	// Repairs are the repairs made to the arguments before validation (see
+	// RepairKind), in order; each is also logged through log/slog.
+	Repairs []Repair `json:"repairs,omitempty"`
 }
 
 // An Event is one step of a streamed call: a progress report or, last of

@@ -89,6 +89,8 @@ func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (out any, 
 	if err := ctx.Err(); err != nil {
 		return nil, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
 	}
+	args, repairs := t.repairWhole(args)
+	t.logRepairs(ctx, repairs)
 	if err := t.check(args); err != nil {
 		return nil, err
 	}
@@ -108,17 +110,18 @@ func (t *RawTool) check(args json.RawMessage) error {
 	return nil
 }
 
-func (t *RawTool) runArgs(ctx context.Context, args json.RawMessage) (any, string, error) {
+func (t *RawTool) runArgs(ctx context.Context, args json.RawMessage) (any, string, []Repair, error) {
+	args, repairs := t.repairWhole(args)
 	if err := t.check(args); err != nil {
-		return nil, "", err
+		return nil, "", repairs, err
 	}
 	out, err := t.run(ctx, args)
 	if err != nil {
-		return nil, "", err
+		return nil, "", repairs, err
 	}
 	text, err := content(t.name, out)
 	if err != nil {
-		return nil, "", err
+		return nil, "", repairs, err
 	}
-	return out, text, nil
+	return out, text, repairs, nil
 }

@@ -73,6 +73,7 @@ type config struct {
 	limits      schema.Options
 	enabled     func(context.Context) bool
 	timeout     time.Duration
+	noRepair    map[RepairKind]bool
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -119,6 +120,7 @@ type core struct {
 	description string
 	enabled     func(context.Context) bool
 	timeout     time.Duration
+	noRepair    map[RepairKind]bool
 }
 
 func newCore(caller, name, description string, opts []Option) (core, config) {
@@ -132,7 +134,7 @@ func newCore(caller, name, description string, opts []Option) (core, config) {
 	for _, opt := range opts {
 		opt(&c)
 	}
-	return core{name: name, title: c.title, annotations: c.annotations, description: description, enabled: c.enabled, timeout: c.timeout}, c
+	return core{name: name, title: c.title, annotations: c.annotations, description: description, enabled: c.enabled, timeout: c.timeout, noRepair: c.noRepair}, c
 }
 
 // CheckName reports whether name is a valid tool name: 1 to 64 ASCII letters,
@@ -170,7 +172,7 @@ func (c *core) copyAnnotations() *Annotations {
 // A runner is the part of a call that differs between kinds of tool: from
 // raw arguments to the output, its content for the model, or an error.
 type runner interface {
-	runArgs(ctx context.Context, args json.RawMessage) (output any, content string, err error)
+	runArgs(ctx context.Context, args json.RawMessage) (output any, content string, repairs []Repair, err error)
 }
 
 // execute is the boundary path of Run and Stream for every kind of tool.
@@ -189,14 +191,19 @@ func (c *core) execute(ctx context.Context, call Call, s *sink, r runner) (res R
 		return ErrorResult(Call{ID: call.ID, Name: c.name}, &CanceledError{Tool: c.name, Cause: context.Cause(ctx)})
 	}
 	cc := &callContext{Context: ctx, call: call, sink: s}
-	output, content, err := r.runArgs(cc, call.Args)
+	output, content, repairs, err := r.runArgs(cc, call.Args)
+	if len(repairs) > 0 {
+		c.logRepairs(ctx, repairs)
+	}
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			err = &CanceledError{Tool: c.name, Cause: context.Cause(ctx)}
 		}
-		return ErrorResult(Call{ID: call.ID, Name: c.name}, err)
+		res := ErrorResult(Call{ID: call.ID, Name: c.name}, err)
+		res.Repairs = repairs
+		return res
 	}
-	return Result{CallID: call.ID, Tool: c.name, Content: content, Output: output}
+	return Result{CallID: call.ID, Tool: c.name, Content: content, Output: output, Repairs: repairs}
 }
 
 // stream runs execute as an iterator over events.
@@ -252,7 +259,9 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 	if run == nil {
 		panic(fmt.Sprintf("tool.New(%q): run is nil", name))
 	}
-	input, err := schema.ForType(reflect.TypeFor[In](), &cfg.limits)
+	limits := cfg.limits
+	limits.NullAsAbsent = !cfg.noRepair[RepairNullOptional]
+	input, err := schema.ForType(reflect.TypeFor[In](), &limits)
 	if err != nil {
 		panic(fmt.Sprintf("tool.New(%q): input: %v", name, err))
 	}
@@ -308,8 +317,13 @@ func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (out
 	if err := ctx.Err(); err != nil {
 		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
 	}
+	args, repairs := t.repairWhole(args)
 	var in In
-	if err := t.input.Decode(args, &in); err != nil {
+	nulls, err := t.input.DecodeRepaired(args, &in)
+	if repairs = nullRepairs(repairs, nulls); len(repairs) > 0 {
+		t.logRepairs(ctx, repairs)
+	}
+	if err != nil {
 		return out, t.invalid(err)
 	}
 	return t.handle(ctx, in)
@@ -356,19 +370,23 @@ func (t *Tool[In, Out]) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 	return t.stream(ctx, call, t)
 }
 
-// runArgs decodes the arguments, runs the handler and encodes its output.
-func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any, string, error) {
+// runArgs repairs and decodes the arguments, runs the handler and encodes
+// its output.
+func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any, string, []Repair, error) {
+	args, repairs := t.repairWhole(args)
 	var in In
-	if err := t.input.Decode(args, &in); err != nil {
-		return nil, "", t.invalid(err)
+	nulls, err := t.input.DecodeRepaired(args, &in)
+	repairs = nullRepairs(repairs, nulls)
+	if err != nil {
+		return nil, "", repairs, t.invalid(err)
 	}
 	out, err := t.run(ctx, in)
 	if err != nil {
-		return nil, "", err
+		return nil, "", repairs, err
 	}
 	text, err := content(t.name, out)
 	if err != nil {
-		return nil, "", err
+		return nil, "", repairs, err
 	}
-	return out, text, nil
+	return out, text, repairs, nil
 }
