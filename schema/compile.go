@@ -8,7 +8,6 @@ import (
 	"math"
 	"math/big"
 	"reflect"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -519,7 +518,7 @@ func applyStringKeyword(n *node, e tagEntry) error {
 	case "minLength", "maxLength":
 		n.minLength, n.maxLength, err = setCount(e, n.minLength, n.maxLength, "minLength")
 	case "pattern":
-		n.pattern, err = regexp.Compile(e.value)
+		n.pattern, err = compilePattern(e.value)
 		if err != nil {
 			return fmt.Errorf("pattern %q does not compile: %v", e.value, err)
 		}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
-	"regexp"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -52,7 +51,7 @@ type node struct {
 
 	// String keywords. Lengths count code points; -1 is unset.
 	minLength, maxLength int
-	pattern              *regexp.Regexp
+	pattern              *pattern
 	format               string
 	formatCheck          func(string) bool
 

@@ -1,0 +1,64 @@
+package schema
+
+import (
+	"regexp"
+	"testing"
+)
+
+var patternSeeds = []struct{ expr, input string }{
+	{`^[a-z0-9_]+$`, "ada_lovelace"},
+	{`^[a-z0-9_]+$`, "Ada"},
+	{`^[a-z0-9_]+$`, ""},
+	{`^[0-9]{5}$`, "12345"},
+	{`^[0-9]{5}$`, "1234"},
+	{`^[0-9]{2,4}$`, "123456"},
+	{`^[A-Z]?$`, ""},
+	{`^[a-f]*$`, "cafe"},
+	{`^[[:alpha:]]+$`, "abcXYZ"},
+	{`(?i)^[a-c]+$`, "AbC"},
+	{`^\w+$`, "a_1"},
+	{`^[a-z]+$`, "héllo"},
+	{`^[^a-z]+$`, "ABC"},   // a negated class holds non-ASCII runes: regexp path
+	{`^[a-zé]+$`, "héllo"}, // non-ASCII class: regexp path
+	{`^a[0-9]+$`, "a12"},   // not the fast shape
+	{`[0-9]+`, "x1"},       // unanchored: regexp path
+	{`^[0-9]+$`, "1\n"},    // $ is the end of text in Go
+	{`^[\x00-\x7f]+$`, "\x00\x7f"},
+}
+
+func TestPatternFastPath(t *testing.T) {
+	fast := map[string]bool{`^[a-z0-9_]+$`: true, `^[0-9]{5}$`: true, `^[0-9]{2,4}$`: true, `^[A-Z]?$`: true, `^[a-f]*$`: true,
+		`^[[:alpha:]]+$`: true, `(?i)^[a-c]+$`: true, `^\w+$`: true, `^[a-z]+$`: true, `^[0-9]+$`: true, `^[\x00-\x7f]+$`: true}
+	for _, tt := range patternSeeds {
+		p, err := compilePattern(tt.expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.fast != fast[tt.expr] {
+			t.Errorf("compilePattern(%q).fast = %v, want %v", tt.expr, p.fast, fast[tt.expr])
+		}
+		if got, want := p.MatchString(tt.input), regexp.MustCompile(tt.expr).MatchString(tt.input); got != want {
+			t.Errorf("%q matching %q = %v, regexp says %v", tt.expr, tt.input, got, want)
+		}
+	}
+}
+
+// FuzzPattern checks that the byte-set matcher agrees with the regexp.
+func FuzzPattern(f *testing.F) {
+	for _, tt := range patternSeeds {
+		f.Add(tt.expr, tt.input)
+	}
+	f.Fuzz(func(t *testing.T, expr, input string) {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return
+		}
+		p, err := compilePattern(expr)
+		if err != nil {
+			t.Fatalf("compilePattern(%q) = %v, but regexp compiles it", expr, err)
+		}
+		if got, want := p.MatchString(input), re.MatchString(input); got != want {
+			t.Fatalf("%q matching %q = %v (fast=%v), regexp says %v", expr, input, got, p.fast, want)
+		}
+	})
+}
