@@ -1,0 +1,26 @@
+// Command hands serves hands' bundled tools over the Model Context Protocol,
+// prints their schemas, and runs them from the command line.
+//
+// Usage:
+//
+//	hands serve [--http ADDR] [--stateless] [--config FILE]
+//	hands schema [--dialect D] [TOOL…]
+//	hands call TOOL 'JSON'
+//	hands version
+//
+// serve speaks MCP on stdio by default, for a desktop client that starts it
+// as a process; with --http it serves streamable HTTP at /mcp on ADDR, and
+// the hosted files at /files/, so that the URLs host_file returns work at
+// once. It needs no configuration: the bucket is the directory ./hands-data.
+// The environment (or the JSON object in --config) may set:
+//
+//	HANDS_BUCKET               where host_file writes: file://…, mem:// or s3://… (default file://./hands-data)
+//	HANDS_PUBLIC_URL           the public base URL of the bucket's files
+//	HANDS_MAX_FILE_BYTES       the largest file host_file accepts
+//	HANDS_FETCH_ALLOW_PRIVATE  let fetch_markdown reach loopback and private addresses (default false)
+//
+// schema prints the tools' specs as JSON, in the dialect of a provider
+// (--dialect list names them). call validates the JSON arguments, runs the
+// tool, prints its result on stdout and its progress on stderr, and exits
+// non-zero on any error, printing a validation error's issues.
+package main

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		if !errors.Is(err, errReported) {
+			fmt.Fprintln(os.Stderr, "hands:", err)
+		}
+		os.Exit(exitCode(err))
+	}
+}
+
+// errReported is an error whose explanation has already been printed.
+var errReported = errors.New("reported")
+
+// A usageError is a mistake in the command line; it exits with 2.
+type usageError struct {
+	msg      string
+	reported bool // already printed, with the help
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+// Is matches errReported when the error has been printed.
+func (e *usageError) Is(target error) bool { return e.reported && target == errReported }
+
+func exitCode(err error) int {
+	var uerr *usageError
+	if errors.As(err, &uerr) {
+		return 2
+	}
+	return 1
+}
+
+const usage = `hands gives LLM agents their hands: Go tools they can call.
+
+Usage:
+  hands serve [--http ADDR] [--stateless] [--config FILE]   serve the bundled tools over MCP
+  hands schema [--dialect D] [TOOL…]                        print the tools' specs as JSON
+  hands call TOOL 'JSON'                                    run a tool and print its result
+  hands version                                             print the version
+
+Run "hands COMMAND --help" for a command's flags.
+`
+
+// run is the whole command; main only sets up signals and the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return &usageError{msg: "no command given"}
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, args[1:], stdin, stdout, stderr)
+	case "schema":
+		return printSchema(ctx, args[1:], stdout, stderr)
+	case "call":
+		return callTool(ctx, args[1:], stdout, stderr)
+	case "version":
+		return version(args[1:], stdout, stderr)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return &usageError{msg: fmt.Sprintf("unknown command %q", args[0])}
+}
+
+// flags returns a flag set whose help goes to stdout and whose errors go
+// to stderr, each printed once by parse.
+func flags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(fs.Output(), "Usage: hands %s\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags; --help prints the help on stdout and ends the command,
+// and a bad flag prints the error and the help on stderr.
+func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (done bool, err error) {
+	usage := fs.Usage
+	fs.Usage = func() {}
+	err = fs.Parse(args)
+	fs.Usage = usage
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return true, nil
+	case err != nil:
+		fmt.Fprintf(stderr, "hands %s: %v\n", fs.Name(), err)
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return true, &usageError{msg: err.Error(), reported: true}
+	}
+	return false, nil
+}
+
+func version(args []string, stdout, stderr io.Writer) error {
+	fs := flags("version", "version", stdout, stderr)
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	v := "devel"
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = info.Main.Version
+	}
+	fmt.Fprintf(stdout, "hands %s\n", v)
+	return nil
+}
+
+// serve runs the MCP server on stdio or HTTP until ctx ends.
+func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	fs := flags("serve", "serve [--http ADDR] [--stateless] [--config FILE]", stdout, stderr)
+	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
+	stateless := fs.Bool("stateless", false, "with --http, keep no session between requests (for replicas behind a load balancer)")
+	config := fs.String("config", "", "read bindings from the JSON object in `FILE`")
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return &usageError{msg: fmt.Sprintf("serve takes no arguments, got %q", fs.Args())}
+	}
+	if *stateless && *addr == "" {
+		return &usageError{msg: "--stateless needs --http"}
+	}
+
+	var ln net.Listener
+	publicBase := ""
+	if *addr != "" {
+		var err error
+		ln, err = net.Listen("tcp", *addr)
+		if err != nil {
+			return err
+		}
+		defer ln.Close()
+		publicBase = "http://" + displayAddr(ln.Addr()) + "/files"
+	}
+	tools, closeEnv, err := bundledTools(ctx, *config, publicBase)
+	if err != nil {
+		return err
+	}
+	defer closeEnv()
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands"})
+	names := strings.Join(reg.EnabledNames(ctx), ", ")
+
+	if ln == nil {
+		fmt.Fprintf(stderr, "hands: serving %s over MCP on stdio; stop with Ctrl-C or by closing stdin\n", names)
+		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		if ctx.Err() != nil {
+			return nil
+		}
+		return err
+	}
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: *stateless}))
+	mux.Handle("/files/", http.StripPrefix("/files/", tools.files()))
+	// Requests live in ctx, so that Ctrl-C also ends the long-lived event
+	// streams of MCP sessions and Shutdown can finish.
+	httpServer := &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	mode := ""
+	if *stateless {
+		mode = " (stateless)"
+	}
+	fmt.Fprintf(stderr, "hands: serving %s over MCP at http://%s/mcp%s, files at %s/; stop with Ctrl-C\n", names, displayAddr(ln.Addr()), mode, publicBase)
+	errc := make(chan error, 1)
+	go func() { errc <- httpServer.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := httpServer.Shutdown(shutdown); err != nil {
+			return httpServer.Close()
+		}
+		return nil
+	}
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// displayAddr turns a listening address into one a browser can open: a
+// wildcard host becomes localhost.
+func displayAddr(a net.Addr) string {
+	host, port, err := net.SplitHostPort(a.String())
+	if err != nil {
+		return a.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "localhost"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// printSchema prints the specs of the named tools, or of all of them.
+func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flags("schema", "schema [--dialect D] [TOOL…]", stdout, stderr)
+	dialect := fs.String("dialect", "mcp", "write the schemas for `D`; \"list\" names the dialects")
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	if *dialect == "list" {
+		for _, name := range dialectNames() {
+			fmt.Fprintln(stdout, name)
+		}
+		return nil
+	}
+	tools, closeEnv, err := bundledTools(ctx, "", "https://files.example.com")
+	if err != nil {
+		return err
+	}
+	defer closeEnv()
+	var specs []tool.Spec
+	for _, t := range tools.list() {
+		spec := t.Spec()
+		if fs.NArg() == 0 || slices.Contains(fs.Args(), spec.Name) {
+			specs = append(specs, spec)
+		}
+	}
+	for _, name := range fs.Args() {
+		if !slices.ContainsFunc(specs, func(s tool.Spec) bool { return s.Name == name }) {
+			return &usageError{msg: fmt.Sprintf("no tool named %q; the tools are %s", name, strings.Join(tools.names(), ", "))}
+		}
+	}
+	out, err := renderSpecs(specs, *dialect)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "%s\n", data)
+	return err
+}
+
+// callTool runs one tool on JSON arguments.
+func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flags("call", "call TOOL 'JSON'", stdout, stderr)
+	config := fs.String("config", "", "read bindings from the JSON object in `FILE`")
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	if fs.NArg() < 1 || fs.NArg() > 2 {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return &usageError{msg: "call needs a tool name and, optionally, its JSON arguments"}
+	}
+	name, input := fs.Arg(0), "{}"
+	if fs.NArg() == 2 {
+		input = fs.Arg(1)
+	}
+	tools, closeEnv, err := bundledTools(ctx, *config, "")
+	if err != nil {
+		return err
+	}
+	defer closeEnv()
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	if err != nil {
+		return err
+	}
+	var res tool.Result
+	for ev := range reg.Stream(ctx, tool.Call{ID: "cli", Name: name, Args: json.RawMessage(input)}) {
+		if ev.Result != nil {
+			res = *ev.Result
+			continue
+		}
+		fmt.Fprintf(stderr, "progress: %v\n", ev.Progress)
+	}
+	if !res.IsError {
+		_, err := fmt.Fprintln(stdout, res.Content)
+		return err
+	}
+	if verr, ok := errors.AsType[*tool.ValidationError](res.Err); ok {
+		fmt.Fprintf(stderr, "hands: invalid arguments for %s:\n", verr.Tool)
+		for _, is := range verr.Issues {
+			fmt.Fprintf(stderr, "  %s\n", is)
+		}
+		return errReported
+	}
+	var uerr *tool.UnknownToolError
+	if errors.As(res.Err, &uerr) {
+		return &usageError{msg: res.Content}
+	}
+	return res.Err
+}
+
+// absHandsData returns the file URL of ./hands-data.
+func absHandsData() string {
+	dir, err := filepath.Abs("hands-data")
+	if err != nil {
+		return ""
+	}
+	return "file://" + filepath.ToSlash(dir)
+}

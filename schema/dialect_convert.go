@@ -1,0 +1,1319 @@
+package schema
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A flavor is one of the conversions a Dialect knows.
+type flavor int
+
+const (
+	flavorMCP flavor = iota
+	flavorAnthropic
+	flavorOpenAIStrict
+	flavorAnthropicStrict
+	flavorGemini
+	flavorGeminiJSON
+)
+
+// A keywordAction says what a dialect does with a keyword that needs no
+// rewriting: keep it, fold it into the description, drop it silently (an
+// annotation of no use to a model), or reject it (an error, left out).
+type keywordAction int
+
+const (
+	keepKeyword keywordAction = iota
+	foldKeyword
+	dropKeyword
+	rejectKeyword
+)
+
+// dialectRules are the conversion rules of a predefined dialect. The
+// keywords the walk rewrites ($ref, $defs, properties, required, items,
+// prefixItems, additionalProperties, anyOf, oneOf, allOf, type, enum,
+// const, format, propertyOrdering) are handled in code; every other
+// keyword is looked up in keywords, and rejected when it is not there.
+type dialectRules struct {
+	flavor    flavor
+	provider  string   // how messages name the provider
+	nameChars string   // characters a tool name may hold besides letters, digits, '_' and '-'
+	nameStart bool     // a tool name starts with a letter or '_'
+	rootNo    []string // keywords rejected at the root
+	keywords  map[string]keywordAction
+	formats   map[string]bool // formats kept as keywords; nil keeps every format
+}
+
+func keywordTable(keep, fold, drop []string) map[string]keywordAction {
+	m := map[string]keywordAction{}
+	for _, k := range keep {
+		m[k] = keepKeyword
+	}
+	for _, k := range fold {
+		m[k] = foldKeyword
+	}
+	for _, k := range drop {
+		m[k] = dropKeyword
+	}
+	return m
+}
+
+func formatSet(formats ...string) map[string]bool {
+	m := map[string]bool{}
+	for _, f := range formats {
+		m[f] = true
+	}
+	return m
+}
+
+// annotationsDropped are annotations of no use to a model.
+var annotationsDropped = []string{"$schema", "$id", "$comment", "readOnly", "writeOnly"}
+
+var (
+	mcpRules = &dialectRules{flavor: flavorMCP, provider: "MCP", nameChars: "."}
+
+	anthropicRules = &dialectRules{
+		flavor:   flavorAnthropic,
+		provider: "the Anthropic API",
+		rootNo:   []string{"anyOf", "oneOf", "allOf"},
+	}
+
+	// OpenAI: "Supported properties" of Structured Outputs. minLength and
+	// maxLength are listed as unsupported only for fine-tuned models, but
+	// the API rejects them in strict mode (openai/openai-node#1988), so
+	// they are folded, as is every keyword the page does not list.
+	openAIStrictRules = &dialectRules{
+		flavor:   flavorOpenAIStrict,
+		provider: "OpenAI strict mode",
+		rootNo:   []string{"anyOf", "oneOf", "allOf"},
+		keywords: keywordTable(
+			[]string{"title", "description", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"},
+			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
+			annotationsDropped,
+		),
+		formats: formatSet("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
+	}
+
+	// Anthropic structured outputs, "JSON Schema limitations": default and
+	// const are supported; numerical, string-length and array constraints
+	// beyond minItems 0 or 1 are not; patterns are, without
+	// backreferences, look-arounds or word boundaries.
+	anthropicStrictRules = &dialectRules{
+		flavor:   flavorAnthropicStrict,
+		provider: "Anthropic strict tool use",
+		rootNo:   []string{"anyOf", "oneOf", "allOf"},
+		keywords: keywordTable(
+			[]string{"title", "description", "default"},
+			[]string{"examples", "deprecated", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "maxItems", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
+			annotationsDropped,
+		),
+		formats: formatSet("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
+	}
+
+	// Gemini's Schema object: type, format ("any value is allowed"),
+	// title, description, nullable, enum, maxItems, minItems, properties,
+	// required, minProperties, maxProperties, minLength, maxLength,
+	// pattern, example, anyOf, propertyOrdering, default, items, minimum,
+	// maximum. default is accepted but ignored, and example is read only
+	// at the root, so both are folded to reach the model.
+	geminiRules = &dialectRules{
+		flavor:    flavorGemini,
+		provider:  "Gemini parameters",
+		nameChars: ".:",
+		nameStart: true,
+		rootNo:    []string{"anyOf", "oneOf", "allOf"},
+		keywords: keywordTable(
+			[]string{"title", "description", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems", "minProperties", "maxProperties"},
+			[]string{"default", "examples", "deprecated", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "contentEncoding", "contentMediaType", "dependentRequired"},
+			annotationsDropped,
+		),
+	}
+
+	// Gemini's JSON Schema subset (documented for responseJsonSchema).
+	geminiJSONRules = &dialectRules{
+		flavor:    flavorGeminiJSON,
+		provider:  "Gemini parametersJsonSchema",
+		nameChars: ".:",
+		nameStart: true,
+		keywords: keywordTable(
+			[]string{"title", "description", "minItems", "maxItems", "minimum", "maximum", "$anchor"},
+			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "pattern", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
+			annotationsDropped,
+		),
+	}
+)
+
+// cutMark is what the walk returns for a schema the dialect cannot express:
+// the property, item or branch holding it is left out.
+var cutMark = &ordObject{}
+
+// A conversion is the state of one Convert.
+type conversion struct {
+	d        *Dialect
+	r        *dialectRules
+	root     any
+	problems []Problem
+	seen     map[Problem]bool
+	inlining []*ordObject    // Gemini: the schemas being written out inline, innermost last
+	cycles   map[string]bool // the paths of the references that close a rejected cycle
+	inlined  int             // Gemini: how many references have been written out inline
+}
+
+// maxInlined bounds how many references one conversion writes out inline,
+// since definitions that refer to each other twice over grow exponentially.
+const maxInlined = 10000
+
+// A nodeContext says where a schema sits.
+type nodeContext struct {
+	root    bool // the root schema
+	overlay bool // the siblings of an inlined $ref: only their own keywords
+}
+
+func (d *Dialect) convert(s *jsonschema.Schema) (any, []Problem) {
+	c := &conversion{d: d, r: d.rulesOrDefault(), seen: map[Problem]bool{}, cycles: map[string]bool{}}
+	root, err := parseSchemaValue(s)
+	if err != nil {
+		c.report(SeverityError, "", "", "the schema cannot be read: %v", err)
+		return nil, c.problems
+	}
+	c.root = root
+	c.checkRoot(root)
+	var out any
+	switch c.r.flavor {
+	case flavorMCP, flavorAnthropic:
+		out = cloneOrd(root)
+	default:
+		switch c.r.flavor {
+		case flavorAnthropicStrict, flavorGeminiJSON:
+			c.checkRecursion(root)
+		case flavorGemini:
+			if o, ok := root.(*ordObject); ok {
+				c.inlining = []*ordObject{o}
+			}
+		}
+		out = c.value(root, "", nodeContext{root: true})
+	}
+	c.checkLimits(root)
+	o, ok := out.(*ordObject)
+	if !ok || o == cutMark {
+		o = newOrdObject()
+		o.set("type", "object")
+	}
+	if c.r.flavor == flavorGemini {
+		if props := o.obj("properties"); props == nil || len(props.keys) == 0 {
+			return nil, c.problems
+		}
+	}
+	return o, c.problems
+}
+
+// report records a problem once.
+func (c *conversion) report(sev Severity, path, keyword, format string, args ...any) {
+	p := Problem{Dialect: c.d.Name, Path: path, Keyword: keyword, Severity: sev, Message: fmt.Sprintf(format, args...)}
+	if c.seen[p] {
+		return
+	}
+	c.seen[p] = true
+	c.problems = append(c.problems, p)
+}
+
+func (c *conversion) folded(path, keyword string, value any) {
+	c.report(SeverityFolded, path, keyword, "%s %s is not carried by %s; the description says it instead", keyword, shortJSON(value), c.r.provider)
+}
+
+func (c *conversion) rejected(path, keyword string) {
+	c.report(SeverityError, path, keyword, "%s is not supported by %s and is left out", keyword, c.r.provider)
+}
+
+// checkRoot reports a root that is not an object schema, or that uses a
+// composition keyword the dialect rejects at the top level.
+func (c *conversion) checkRoot(root any) {
+	o, ok := root.(*ordObject)
+	if !ok {
+		c.report(SeverityError, "", "type", "the root must be an object schema (type: object), not %v", root)
+		return
+	}
+	if t, _ := o.get("type"); t != "object" {
+		c.report(SeverityError, "", "type", "the root must have type object for %s, not %s", c.r.provider, shortJSON(t))
+	}
+	for _, k := range c.r.rootNo {
+		if o.has(k) {
+			c.report(SeverityError, "", k, "%s does not accept %s at the top level of a tool's schema", c.r.provider, k)
+		}
+	}
+}
+
+// value converts one schema.
+func (c *conversion) value(v any, path string, ctx nodeContext) any {
+	switch v := v.(type) {
+	case bool:
+		if v && c.r.flavor != flavorGeminiJSON {
+			c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.r.provider)
+			return cutMark
+		}
+		return v
+	case *ordObject:
+		return c.object(v, path, ctx)
+	}
+	return cloneOrd(v)
+}
+
+// object converts one schema object. When the schema is left out, the
+// folds reported inside it are withdrawn: nothing carries them.
+func (c *conversion) object(in *ordObject, path string, ctx nodeContext) any {
+	start := len(c.problems)
+	out := c.objectBody(in, path, ctx)
+	if out != cutMark {
+		return out
+	}
+	kept := c.problems[:start]
+	for _, p := range c.problems[start:] {
+		if p.Severity == SeverityFolded && (p.Path == path || strings.HasPrefix(p.Path, path+"/")) {
+			delete(c.seen, p)
+			continue
+		}
+		kept = append(kept, p)
+	}
+	c.problems = kept
+	return out
+}
+
+func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any {
+	r := c.r
+	if r.flavor == flavorGemini && in.has("$ref") && !ctx.overlay {
+		return c.inline(in, path, ctx)
+	}
+	out := newOrdObject()
+	notes := &foldNotes{}
+	nullable := false // Gemini: a null branch was dropped from anyOf
+	var single any    // Gemini: the one branch left in anyOf
+	openMap := false  // additionalProperties allows properties not listed
+	for _, k := range in.keys {
+		v := in.vals[k]
+		kp := pointerJoin(path, k)
+		if ctx.root && slices.Contains(r.rootNo, k) {
+			continue // reported by checkRoot
+		}
+		switch k {
+		case "$ref":
+			if c.cycles[path] {
+				return cutMark // reported by checkRecursion
+			}
+			if ref, _ := v.(string); !strings.HasPrefix(ref, "#") {
+				c.report(SeverityError, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, r.provider)
+				continue
+			}
+			out.set(k, v)
+		case "$defs", "definitions":
+			if r.flavor == flavorGemini {
+				continue // written out where they are used
+			}
+			defs, ok := v.(*ordObject)
+			if !ok {
+				c.rejected(path, k)
+				continue
+			}
+			nd := newOrdObject()
+			for _, name := range defs.keys {
+				cv := c.value(defs.vals[name], pointerJoin(kp, name), nodeContext{})
+				if cv == cutMark {
+					cv = newOrdObject()
+				}
+				nd.set(name, cv)
+			}
+			out.set(k, nd)
+		case "properties":
+			props, ok := v.(*ordObject)
+			if !ok {
+				c.rejected(path, k)
+				continue
+			}
+			np := newOrdObject()
+			for _, name := range props.keys {
+				pp := pointerJoin(kp, name)
+				if r.flavor == flavorGemini && !geminiPropertyName(name) {
+					c.report(SeverityError, pp, "properties", "the property name %q is not accepted by %s: it must start with a letter or '_' and hold up to 64 letters, digits and '_'", name, r.provider)
+				}
+				cv := c.value(props.vals[name], pp, nodeContext{})
+				if cv == cutMark {
+					continue
+				}
+				np.set(name, cv)
+			}
+			out.set(k, np)
+		case "required":
+			out.set(k, cloneOrd(v))
+		case "items":
+			if _, tuple := v.([]any); tuple {
+				c.report(SeverityError, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", r.provider)
+				continue
+			}
+			cv := c.value(v, kp, nodeContext{})
+			if cv == cutMark {
+				return cutMark
+			}
+			out.set(k, cv)
+		case "prefixItems":
+			if r.flavor != flavorGeminiJSON {
+				c.rejected(path, k)
+				continue
+			}
+			items, _ := v.([]any)
+			var ni []any
+			for i, item := range items {
+				cv := c.value(item, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
+				if cv == cutMark {
+					return cutMark
+				}
+				ni = append(ni, cv)
+			}
+			out.set(k, ni)
+		case "additionalProperties":
+			if v == false {
+				out.set(k, false)
+				continue
+			}
+			if r.flavor == flavorGeminiJSON {
+				cv := c.value(v, kp, nodeContext{})
+				if cv != cutMark {
+					out.set(k, cv)
+				}
+				continue
+			}
+			openMap = true
+			c.report(SeverityError, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", r.provider, shortJSON(v))
+		case "anyOf", "oneOf":
+			branches, ok := v.([]any)
+			if !ok {
+				c.rejected(path, k)
+				continue
+			}
+			key := k
+			if k == "oneOf" && r.flavor != flavorGeminiJSON {
+				if in.has("anyOf") {
+					c.report(SeverityError, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", r.provider)
+					continue
+				}
+				key = "anyOf"
+			}
+			var nb []any
+			cut := false
+			for i, b := range branches {
+				if r.flavor == flavorGemini && isNullSchema(b) {
+					nullable = true
+					continue
+				}
+				cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
+				if cv == cutMark {
+					cut = true
+					continue
+				}
+				nb = append(nb, cv)
+			}
+			alternatives := 0
+			for _, b := range nb {
+				if !isNullSchema(b) {
+					alternatives++
+				}
+			}
+			if cut && alternatives == 0 {
+				return cutMark // only null is left
+			}
+			if key != k && alternatives > 1 {
+				notes.add(k, true)
+				c.report(SeverityFolded, path, k, "oneOf is not carried by %s; it is written as anyOf and the description says that exactly one alternative applies", r.provider)
+			}
+			switch {
+			case len(nb) == 0:
+				if nullable && !cut {
+					c.report(SeverityError, path, k, "a value that can only be null cannot be expressed in %s; it is left out", r.provider)
+				}
+				return cutMark
+			case r.flavor == flavorGemini && len(nb) == 1:
+				single = nb[0]
+			default:
+				out.set(key, nb)
+			}
+		case "allOf":
+			if r.flavor != flavorAnthropicStrict {
+				c.rejected(path, k)
+				continue
+			}
+			branches, _ := v.([]any)
+			var nb []any
+			withRef := false
+			for i, b := range branches {
+				if bo, ok := b.(*ordObject); ok && bo.has("$ref") {
+					withRef = true
+				}
+				if cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{}); cv != cutMark {
+					nb = append(nb, cv)
+				}
+			}
+			if withRef {
+				c.report(SeverityError, path, k, "%s does not accept $ref inside allOf; allOf is left out", r.provider)
+				continue
+			}
+			out.set(k, nb)
+		case "type", "enum", "const":
+			out.set(k, cloneOrd(v))
+		case "format":
+			if f, _ := v.(string); r.formats != nil && !r.formats[f] {
+				notes.add(k, v)
+				c.folded(path, k, v)
+				continue
+			}
+			out.set(k, v)
+		case "pattern":
+			if r.flavor == flavorAnthropicStrict {
+				if s, _ := v.(string); !anthropicPattern(s) {
+					notes.add(k, v)
+					c.report(SeverityFolded, path, k, "the pattern uses a regular-expression feature %s does not support (backreferences, look-arounds, word boundaries); the description says it instead", r.provider)
+					continue
+				}
+				out.set(k, v)
+				continue
+			}
+			c.simple(out, notes, path, k, v)
+		case "minItems":
+			if r.flavor == flavorAnthropicStrict {
+				if n, ok := v.(json.Number); ok && n != "0" && n != "1" {
+					out.set(k, json.Number("1"))
+					notes.add(k, v)
+					c.report(SeverityFolded, path, k, "%s accepts minItems 0 or 1 only; minItems %s is written as 1 and the description says the rest", r.provider, n)
+					continue
+				}
+				out.set(k, v)
+				continue
+			}
+			c.simple(out, notes, path, k, v)
+		case "propertyOrdering":
+			if r.flavor == flavorGemini || r.flavor == flavorGeminiJSON {
+				out.set(k, cloneOrd(v))
+				continue
+			}
+			c.rejected(path, k)
+		default:
+			c.simple(out, notes, path, k, v)
+		}
+	}
+	if ctx.overlay {
+		notes.apply(out)
+		return out
+	}
+	if single != nil {
+		b, ok := single.(*ordObject)
+		if !ok {
+			return single
+		}
+		merged := cloneOrd(b).(*ordObject)
+		for _, k := range out.keys {
+			merged.set(k, out.vals[k])
+		}
+		out = merged
+	}
+	if r.flavor == flavorGemini {
+		if !c.geminiType(out, path, nullable) {
+			return cutMark
+		}
+	}
+	c.enums(out, path, notes)
+	if !c.objects(out, path, ctx, openMap) {
+		return cutMark
+	}
+	if !ctx.root && r.flavor != flavorGeminiJSON && !hasTypeInfo(out) {
+		c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", r.provider)
+		return cutMark
+	}
+	notes.apply(out)
+	if (r.flavor == flavorOpenAIStrict || r.flavor == flavorGeminiJSON) && out.has("$ref") {
+		out = wrapRef(out)
+	}
+	if r.flavor == flavorGeminiJSON {
+		out = splitNullEnum(out)
+	}
+	return out
+}
+
+// simple applies the dialect's table to a keyword that needs no rewriting.
+func (c *conversion) simple(out *ordObject, notes *foldNotes, path, k string, v any) {
+	act, ok := c.r.keywords[k]
+	if !ok {
+		act = rejectKeyword
+	}
+	switch act {
+	case keepKeyword:
+		out.set(k, cloneOrd(v))
+	case foldKeyword:
+		notes.add(k, v)
+		c.folded(path, k, v)
+	case rejectKeyword:
+		c.rejected(path, k)
+	}
+}
+
+// inline writes out the target of a $ref in place, for Gemini, which has
+// no references. A recursive type is written out RecursionDepth times
+// inside itself, then cut.
+func (c *conversion) inline(in *ordObject, path string, ctx nodeContext) any {
+	ref := in.str("$ref")
+	target, tpath, ok := c.resolve(ref)
+	if !ok {
+		c.report(SeverityError, path, "$ref", "the reference %q cannot be resolved; it is left out", ref)
+		return cutMark
+	}
+	depth := 0
+	for _, o := range c.inlining {
+		if o == target {
+			depth++
+		}
+	}
+	if depth > 0 {
+		c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s has no $ref, so the type is written out %d more level(s) inside itself and the recursion is cut", refName(ref), c.r.provider, c.d.RecursionDepth)
+		if depth > c.d.RecursionDepth {
+			return cutMark
+		}
+	}
+	if c.inlined++; c.inlined > maxInlined {
+		c.report(SeverityError, "", "$ref", "the schema grows beyond %d references written out inline; the rest are left out", maxInlined)
+		return cutMark
+	}
+	c.inlining = append(c.inlining, target)
+	got := c.value(target, tpath, nodeContext{})
+	c.inlining = c.inlining[:len(c.inlining)-1]
+	if got == cutMark || len(in.keys) == 1 {
+		return got
+	}
+	o, ok := got.(*ordObject)
+	if !ok {
+		return got
+	}
+	siblings := newOrdObject()
+	for _, k := range in.keys {
+		if k != "$ref" {
+			siblings.set(k, in.vals[k])
+		}
+	}
+	over := c.object(siblings, path, nodeContext{overlay: true}).(*ordObject)
+	for _, k := range over.keys {
+		o.set(k, over.vals[k])
+	}
+	return o
+}
+
+// resolve returns the schema a local reference points to and its path.
+func (c *conversion) resolve(ref string) (*ordObject, string, bool) {
+	if !strings.HasPrefix(ref, "#") {
+		return nil, "", false
+	}
+	ptr := ref[1:]
+	var v any = c.root
+	if ptr != "" {
+		if !strings.HasPrefix(ptr, "/") {
+			return nil, "", false // an anchor
+		}
+		for _, tok := range strings.Split(ptr[1:], "/") {
+			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+			switch cur := v.(type) {
+			case *ordObject:
+				next, ok := cur.get(tok)
+				if !ok {
+					return nil, "", false
+				}
+				v = next
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(cur) {
+					return nil, "", false
+				}
+				v = cur[i]
+			default:
+				return nil, "", false
+			}
+		}
+	}
+	o, ok := v.(*ordObject)
+	return o, ptr, ok
+}
+
+// geminiType writes the type as Gemini's Schema does: one upper-case type,
+// and nullable: true for null. It reports false when nothing is left.
+func (c *conversion) geminiType(out *ordObject, path string, nullable bool) bool {
+	var types []string
+	switch t := out.vals["type"].(type) {
+	case string:
+		types = []string{t}
+	case []any:
+		for _, e := range t {
+			if s, ok := e.(string); ok {
+				types = append(types, s)
+			}
+		}
+	}
+	var nonNull []string
+	for _, t := range types {
+		if strings.EqualFold(t, "null") {
+			nullable = true
+		} else {
+			nonNull = append(nonNull, t)
+		}
+	}
+	switch {
+	case len(nonNull) == 0 && len(types) > 0:
+		c.report(SeverityError, path, "type", "a value that can only be null cannot be expressed in %s; it is left out", c.r.provider)
+		return false
+	case len(nonNull) > 1:
+		c.report(SeverityError, path, "type", "%s takes one type per schema; of %s only %s is kept", c.r.provider, strings.Join(nonNull, ", "), nonNull[0])
+	}
+	if len(nonNull) > 0 {
+		out.set("type", strings.ToUpper(nonNull[0]))
+	}
+	if nullable {
+		out.setAfter("nullable", true, "type")
+	}
+	return true
+}
+
+// enums rewrites enum and const for the dialect.
+func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
+	switch c.r.flavor {
+	case flavorAnthropicStrict:
+		if e, ok := out.vals["enum"].([]any); ok && !allPrimitive(e) {
+			out.del("enum")
+			c.report(SeverityError, path, "enum", "%s accepts enum values of strings, numbers, booleans and null only; enum is left out", c.r.provider)
+		}
+		if v, ok := out.get("const"); ok && !allPrimitive([]any{v}) {
+			out.del("const")
+			c.report(SeverityError, path, "const", "%s accepts a const of a string, number, boolean or null only; const is left out", c.r.provider)
+		}
+	case flavorGemini:
+		if v, ok := out.get("const"); ok {
+			out.del("const")
+			if !out.has("enum") {
+				out.set("enum", []any{v})
+			}
+		}
+		e, ok := out.vals["enum"].([]any)
+		if !ok {
+			return
+		}
+		var strs, nums, others []any
+		for _, v := range e {
+			switch v := v.(type) {
+			case nil:
+				out.setAfter("nullable", true, "type")
+			case string:
+				strs = append(strs, v)
+			case json.Number:
+				nums = append(nums, string(v))
+			default:
+				others = append(others, v)
+			}
+		}
+		switch {
+		case len(others) > 0 || len(strs) > 0 && len(nums) > 0:
+			out.del("enum")
+			notes.add("enum", nonNull(e))
+			c.report(SeverityFolded, path, "enum", "%s accepts enums of strings only; the description lists the values instead", c.r.provider)
+		case len(nums) > 0:
+			out.set("enum", nums)
+			if f := out.str("format"); f != "" && f != "enum" {
+				notes.add("format", f)
+				c.folded(path, "format", f)
+			}
+			out.set("format", "enum")
+		case len(strs) > 0:
+			out.set("enum", strs)
+		default:
+			out.del("enum")
+		}
+	case flavorGeminiJSON:
+		if v, ok := out.get("const"); ok {
+			out.del("const")
+			switch v.(type) {
+			case string, json.Number:
+				if !out.has("enum") {
+					out.set("enum", []any{v})
+				}
+			default:
+				notes.add("const", v)
+				c.folded(path, "const", v)
+			}
+		}
+		if e, ok := out.vals["enum"].([]any); ok {
+			for _, v := range e {
+				switch v.(type) {
+				case nil, string, json.Number:
+					continue
+				}
+				out.del("enum")
+				notes.add("enum", nonNull(e))
+				c.report(SeverityFolded, path, "enum", "%s accepts enums of strings and numbers only; the description lists the values instead", c.r.provider)
+				break
+			}
+		}
+	}
+}
+
+// objects applies the dialect's rules for objects. It reports false when
+// the object cannot be expressed.
+func (c *conversion) objects(out *ordObject, path string, ctx nodeContext, openMap bool) bool {
+	if !isObjectSchema(out) {
+		return true
+	}
+	props := out.obj("properties")
+	empty := props == nil || len(props.keys) == 0
+	switch c.r.flavor {
+	case flavorOpenAIStrict, flavorAnthropicStrict:
+		if openMap && empty && !ctx.root {
+			return false
+		}
+		if ap, ok := out.get("additionalProperties"); !ok || ap != false {
+			out.set("additionalProperties", false)
+		}
+		if c.r.flavor == flavorOpenAIStrict && props != nil {
+			required := stringSet(out.vals["required"])
+			all := make([]any, 0, len(props.keys))
+			for _, name := range props.keys {
+				if !required[name] {
+					props.vals[name] = nullableSchema(props.vals[name])
+				}
+				all = append(all, name)
+			}
+			out.setBefore("required", all, "additionalProperties")
+		}
+	case flavorGemini:
+		out.del("additionalProperties")
+		if empty && !ctx.root {
+			if !openMap {
+				c.report(SeverityError, path, "properties", "%s cannot express an object without properties; it is left out", c.r.provider)
+			}
+			return false
+		}
+	}
+	if props != nil {
+		// Leave out what was cut.
+		if req, ok := out.vals["required"].([]any); ok {
+			kept := []any{}
+			for _, name := range req {
+				if s, _ := name.(string); props.has(s) {
+					kept = append(kept, name)
+				}
+			}
+			if len(kept) == 0 {
+				out.del("required")
+			} else {
+				out.set("required", kept)
+			}
+		}
+		if (c.r.flavor == flavorGemini || c.r.flavor == flavorGeminiJSON) && len(props.keys) > 1 && !out.has("propertyOrdering") {
+			order := make([]any, len(props.keys))
+			for i, k := range props.keys {
+				order[i] = k
+			}
+			out.setAfter("propertyOrdering", order, "required", "properties")
+		}
+	}
+	return true
+}
+
+// checkRecursion reports the recursive types a dialect rejects: every one
+// for Anthropic's strict tool use, and for Gemini's JSON Schema those whose
+// recursion passes through no optional property.
+func (c *conversion) checkRecursion(root any) {
+	ro, ok := root.(*ordObject)
+	if !ok {
+		return
+	}
+	type frame struct {
+		node     *ordObject
+		optional int // optional properties crossed when the frame began
+	}
+	stack := []frame{{ro, 0}}
+	done := map[*ordObject]bool{}
+	var walk func(v any, path string, optional int)
+	walk = func(v any, path string, optional int) {
+		o, ok := v.(*ordObject)
+		if !ok {
+			return
+		}
+		if ref := o.str("$ref"); ref != "" {
+			if t, tpath, ok := c.resolve(ref); ok {
+				cycle := false
+				for i := len(stack) - 1; i >= 0; i-- {
+					if stack[i].node != t {
+						continue
+					}
+					cycle = true
+					switch {
+					case c.r.flavor == flavorAnthropicStrict:
+						c.cycles[path] = true
+						c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s rejects recursive schemas, so the reference is left out", refName(ref), c.r.provider)
+					case optional <= stack[i].optional:
+						c.cycles[path] = true
+						c.report(SeverityError, path, "$ref", "$ref refers back to %s through required properties only; %s unrolls a recursive type only within optional properties (nullable is not enough), so the reference is left out", refName(ref), c.r.provider)
+					}
+					break
+				}
+				if !cycle && !done[t] {
+					stack = append(stack, frame{t, optional})
+					walk(t, tpath, optional)
+					stack = stack[:len(stack)-1]
+					done[t] = true
+				}
+			}
+		}
+		required := stringSet(o.vals["required"])
+		eachSubschema(o, path, func(k, name string, child any, childPath string) {
+			switch k {
+			case "$defs", "definitions":
+				return // reached through references
+			case "properties":
+				if !required[name] {
+					walk(child, childPath, optional+1)
+					return
+				}
+			}
+			walk(child, childPath, optional)
+		})
+	}
+	walk(ro, "", 0)
+}
+
+// checkLimits reports the limits a schema exceeds.
+func (c *conversion) checkLimits(root any) {
+	d := c.d
+	ro, ok := root.(*ordObject)
+	if !ok {
+		return
+	}
+	var properties, enums, strlen int
+	walkSchemas(ro, "", func(o *ordObject, path string) {
+		if props := o.obj("properties"); props != nil {
+			properties += len(props.keys)
+			for _, k := range props.keys {
+				strlen += len([]rune(k))
+			}
+		}
+		for _, k := range []string{"$defs", "definitions"} {
+			if defs := o.obj(k); defs != nil {
+				for _, name := range defs.keys {
+					strlen += len([]rune(name))
+				}
+			}
+		}
+		if e, ok := o.vals["enum"].([]any); ok {
+			enums += len(e)
+			total, allStrings := 0, true
+			for _, v := range e {
+				if s, ok := v.(string); ok {
+					total += len([]rune(s))
+				} else if v != nil {
+					allStrings = false
+				}
+			}
+			strlen += total
+			if d.MaxEnumStringLength > 0 && allStrings && len(e) > d.LargeEnum && total > d.MaxEnumStringLength {
+				c.report(SeverityError, path, "enum", "the enum's %d values have %d characters in all; %s accepts at most %d for an enum of more than %d values", len(e), total, c.r.provider, d.MaxEnumStringLength, d.LargeEnum)
+			}
+		}
+		if s, ok := o.vals["const"].(string); ok {
+			strlen += len([]rune(s))
+		}
+	})
+	if d.MaxProperties > 0 && properties > d.MaxProperties {
+		c.report(SeverityError, "", "properties", "the schema has %d object properties in all; %s accepts at most %d", properties, c.r.provider, d.MaxProperties)
+	}
+	if d.MaxEnumValues > 0 && enums > d.MaxEnumValues {
+		c.report(SeverityError, "", "enum", "the schema has %d enum values in all; %s accepts at most %d", enums, c.r.provider, d.MaxEnumValues)
+	}
+	if d.MaxStringLength > 0 && strlen > d.MaxStringLength {
+		c.report(SeverityError, "", "properties", "the property names, definition names, enum and const values have %d characters in all; %s accepts at most %d", strlen, c.r.provider, d.MaxStringLength)
+	}
+	optional, unions := countOptionalAndUnions(ro)
+	if d.MaxOptionalProperties > 0 && optional > d.MaxOptionalProperties {
+		c.report(SeverityError, "", "required", "the schema has %d optional properties; %s accepts at most %d per request", optional, c.r.provider, d.MaxOptionalProperties)
+	}
+	if d.MaxUnionProperties > 0 && unions > d.MaxUnionProperties {
+		c.report(SeverityError, "", "anyOf", "the schema has %d properties with a union type (anyOf or a list of types); %s accepts at most %d per request", unions, c.r.provider, d.MaxUnionProperties)
+	}
+	if d.MaxDepth > 0 {
+		c.checkDepth(ro)
+	}
+}
+
+// checkDepth reports the first object of each branch nested deeper than
+// MaxDepth, following references but not the recursion of a recursive type.
+func (c *conversion) checkDepth(root *ordObject) {
+	deepest := map[*ordObject]int{}
+	var stack []*ordObject
+	var walk func(o *ordObject, path string, depth int)
+	walk = func(o *ordObject, path string, depth int) {
+		if d, ok := deepest[o]; ok && d >= depth {
+			return
+		}
+		deepest[o] = depth
+		if isObjectSchema(o) {
+			depth++
+			if depth > c.d.MaxDepth {
+				c.report(SeverityError, path, "properties", "objects nest %d levels deep here; %s accepts at most %d", depth, c.r.provider, c.d.MaxDepth)
+				return
+			}
+		}
+		if ref := o.str("$ref"); ref != "" {
+			if t, tpath, ok := c.resolve(ref); ok && !containsObject(stack, t) && t != root {
+				stack = append(stack, t)
+				walk(t, tpath, depth)
+				stack = stack[:len(stack)-1]
+			}
+		}
+		eachSubschema(o, path, func(k, _ string, child any, childPath string) {
+			if k == "$defs" || k == "definitions" {
+				return
+			}
+			if co, ok := child.(*ordObject); ok {
+				walk(co, childPath, depth)
+			}
+		})
+	}
+	walk(root, "", 0)
+}
+
+// countOptionalAndUnions counts, in every object of a schema, the
+// properties not listed in required and those whose schema is a union.
+func countOptionalAndUnions(root any) (optional, unions int) {
+	ro, ok := root.(*ordObject)
+	if !ok {
+		return 0, 0
+	}
+	walkSchemas(ro, "", func(o *ordObject, _ string) {
+		props := o.obj("properties")
+		if props == nil {
+			return
+		}
+		required := stringSet(o.vals["required"])
+		for _, name := range props.keys {
+			if !required[name] {
+				optional++
+			}
+			if p, ok := props.vals[name].(*ordObject); ok {
+				t, _ := p.vals["type"].([]any)
+				if p.has("anyOf") || p.has("oneOf") || len(t) > 1 {
+					unions++
+				}
+			}
+		}
+	})
+	return optional, unions
+}
+
+// walkSchemas calls fn for every schema object in the document, in
+// document order, definitions included.
+func walkSchemas(o *ordObject, path string, fn func(o *ordObject, path string)) {
+	fn(o, path)
+	eachSubschema(o, path, func(_, _ string, child any, childPath string) {
+		if co, ok := child.(*ordObject); ok {
+			walkSchemas(co, childPath, fn)
+		}
+	})
+}
+
+// eachSubschema calls fn for every schema directly inside o, with the
+// keyword, the name (for keywords that hold a map of schemas) and path.
+func eachSubschema(o *ordObject, path string, fn func(keyword, name string, child any, childPath string)) {
+	for _, k := range o.keys {
+		v := o.vals[k]
+		kp := pointerJoin(path, k)
+		switch k {
+		case "properties", "patternProperties", "$defs", "definitions", "dependentSchemas":
+			if m, ok := v.(*ordObject); ok {
+				for _, name := range m.keys {
+					fn(k, name, m.vals[name], pointerJoin(kp, name))
+				}
+			}
+		case "prefixItems", "allOf", "anyOf", "oneOf":
+			if a, ok := v.([]any); ok {
+				for i, e := range a {
+					fn(k, "", e, pointerJoin(kp, strconv.Itoa(i)))
+				}
+			}
+		case "items":
+			if a, ok := v.([]any); ok {
+				for i, e := range a {
+					fn(k, "", e, pointerJoin(kp, strconv.Itoa(i)))
+				}
+			} else {
+				fn(k, "", v, kp)
+			}
+		case "additionalProperties", "not", "if", "then", "else", "propertyNames", "contains",
+			"unevaluatedItems", "unevaluatedProperties", "additionalItems", "contentSchema":
+			fn(k, "", v, kp)
+		}
+	}
+}
+
+// isObjectSchema reports whether a schema describes an object.
+func isObjectSchema(o *ordObject) bool {
+	if o.has("properties") {
+		return true
+	}
+	switch t := o.vals["type"].(type) {
+	case string:
+		return strings.EqualFold(t, "object")
+	case []any:
+		for _, e := range t {
+			if s, _ := e.(string); s == "object" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// hasTypeInfo reports whether a schema says what type its value has.
+func hasTypeInfo(o *ordObject) bool {
+	for _, k := range []string{"type", "anyOf", "allOf", "$ref", "enum", "const"} {
+		if o.has(k) {
+			return true
+		}
+	}
+	return false
+}
+
+// isNullSchema reports whether a schema accepts only null.
+func isNullSchema(v any) bool {
+	o, ok := v.(*ordObject)
+	return ok && len(o.keys) == 1 && o.vals["type"] == "null"
+}
+
+// nullableSchema widens a converted schema to accept null, as OpenAI's
+// strict mode writes an optional property.
+func nullableSchema(v any) any {
+	o, ok := v.(*ordObject)
+	if !ok {
+		return v
+	}
+	null := func() *ordObject {
+		n := newOrdObject()
+		n.set("type", "null")
+		return n
+	}
+	switch t := o.vals["type"].(type) {
+	case string:
+		if t != "null" {
+			o.set("type", []any{t, "null"})
+		}
+	case []any:
+		if !containsValue(t, "null") {
+			o.set("type", append(append([]any(nil), t...), "null"))
+		}
+	default:
+		if a, ok := o.vals["anyOf"].([]any); ok {
+			for _, b := range a {
+				if isNullSchema(b) {
+					return o
+				}
+			}
+			o.set("anyOf", append(append([]any(nil), a...), null()))
+			return o
+		}
+		if o.has("$ref") {
+			w := newOrdObject()
+			w.set("anyOf", []any{null(), o})
+			return w
+		}
+	}
+	if e, ok := o.vals["enum"].([]any); ok && !containsValue(e, nil) {
+		o.set("enum", append(append([]any(nil), e...), nil))
+	}
+	if v, ok := o.get("const"); ok && v != nil {
+		o.setAfter("enum", []any{v, nil}, "const")
+		o.del("const")
+	}
+	return o
+}
+
+// wrapRef moves the keywords beside a $ref into a one-branch anyOf around
+// it, for dialects in which a $ref stands alone.
+func wrapRef(o *ordObject) *ordObject {
+	others := false
+	for _, k := range o.keys {
+		if !strings.HasPrefix(k, "$") {
+			others = true
+		}
+	}
+	if !others {
+		return o
+	}
+	ref := newOrdObject()
+	ref.set("$ref", o.vals["$ref"])
+	w := newOrdObject()
+	w.set("anyOf", []any{ref})
+	for _, k := range o.keys {
+		if k != "$ref" {
+			w.set(k, o.vals[k])
+		}
+	}
+	return w
+}
+
+// splitNullEnum rewrites an enum that holds null, which Gemini's JSON
+// Schema does not accept, as anyOf the enum without null, and null.
+func splitNullEnum(o *ordObject) *ordObject {
+	e, ok := o.vals["enum"].([]any)
+	if !ok || !containsValue(e, nil) {
+		return o
+	}
+	outer, inner := newOrdObject(), newOrdObject()
+	for _, k := range o.keys {
+		switch k {
+		case "title", "description", "default", "examples", "deprecated":
+			outer.set(k, o.vals[k])
+		case "enum":
+			inner.set(k, nonNull(e))
+		case "type":
+			var types []any
+			switch t := o.vals[k].(type) {
+			case string:
+				types = []any{t}
+			case []any:
+				types = t
+			}
+			kept := nonNullStrings(types)
+			switch len(kept) {
+			case 0:
+			case 1:
+				inner.set(k, kept[0])
+			default:
+				inner.set(k, kept)
+			}
+		default:
+			inner.set(k, o.vals[k])
+		}
+	}
+	null := newOrdObject()
+	null.set("type", "null")
+	w := newOrdObject()
+	w.set("anyOf", []any{inner, null})
+	for _, k := range outer.keys {
+		w.set(k, outer.vals[k])
+	}
+	return w
+}
+
+// anthropicPattern reports whether a pattern avoids the regular-expression
+// features Anthropic's structured outputs reject.
+func anthropicPattern(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p):
+			if c := p[i+1]; c == 'b' || c == 'B' || '1' <= c && c <= '9' {
+				return false
+			}
+			i++
+		case strings.HasPrefix(p[i:], "(?="), strings.HasPrefix(p[i:], "(?!"),
+			strings.HasPrefix(p[i:], "(?<="), strings.HasPrefix(p[i:], "(?<!"):
+			return false
+		}
+	}
+	return true
+}
+
+// geminiPropertyName reports whether name is a parameter name Gemini
+// accepts: ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$.
+func geminiPropertyName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !(nameLetter(c) || c == '_' || i > 0 && '0' <= c && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+func nameLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
+func allPrimitive(values []any) bool {
+	for _, v := range values {
+		switch v.(type) {
+		case *ordObject, []any:
+			return false
+		}
+	}
+	return true
+}
+
+func containsValue(a []any, v any) bool {
+	for _, e := range a {
+		if e == v {
+			return true
+		}
+	}
+	return false
+}
+
+func containsObject(a []*ordObject, o *ordObject) bool {
+	for _, e := range a {
+		if e == o {
+			return true
+		}
+	}
+	return false
+}
+
+func nonNull(a []any) []any {
+	out := []any{}
+	for _, v := range a {
+		if v != nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func nonNullStrings(a []any) []any {
+	out := []any{}
+	for _, v := range a {
+		if s, ok := v.(string); ok && s != "null" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func stringSet(v any) map[string]bool {
+	set := map[string]bool{}
+	if a, ok := v.([]any); ok {
+		for _, e := range a {
+			if s, ok := e.(string); ok {
+				set[s] = true
+			}
+		}
+	}
+	return set
+}
+
+// pointerJoin appends one token to a JSON Pointer.
+func pointerJoin(path, tok string) string {
+	tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~", "~0"), "/", "~1")
+	return path + "/" + tok
+}
+
+// refName names the target of a reference in a message.
+func refName(ref string) string {
+	if ref == "#" {
+		return "the root"
+	}
+	if i := strings.LastIndexByte(ref, '/'); i >= 0 {
+		return ref[i+1:]
+	}
+	return ref
+}

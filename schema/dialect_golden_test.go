@@ -1,0 +1,93 @@
+package schema_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/schema"
+)
+
+// dialectUser is a typical tool input: constraints of every kind, optional
+// fields, a nested struct, bytes and a numeric enum.
+type dialectUser struct {
+	Username string          `json:"username" jsonschema:"login name" tool:"minLength=3,maxLength=20,pattern=^[a-z0-9_]+$"`
+	Email    string          `json:"email" jsonschema:"contact address" tool:"format=email"`
+	Age      *int            `json:"age,omitempty" jsonschema:"age in years" tool:"minimum=1,maximum=150"`
+	Roles    []string        `json:"roles,omitempty" jsonschema:"what the user may do" tool:"enum=admin|user|guest,default=[\"user\"],uniqueItems"`
+	Plan     int             `json:"plan" jsonschema:"billing plan" tool:"enum=1|2|3"`
+	Homepage string          `json:"homepage,omitempty" tool:"format=uri"`
+	Avatar   []byte          `json:"avatar,omitempty" jsonschema:"a small picture"`
+	Address  *dialectAddress `json:"address,omitempty" jsonschema:"where the user lives"`
+}
+
+type dialectAddress struct {
+	Street string `json:"street"`
+	City   string `json:"city" tool:"minLength=1"`
+}
+
+// dialectTree is a recursive type: its root refers to itself.
+type dialectTree struct {
+	Name     string        `json:"name" jsonschema:"the node's label"`
+	Weight   float64       `json:"weight,omitempty" tool:"minimum=0,multipleOf=0.5"`
+	Children []dialectTree `json:"children,omitempty" jsonschema:"the subtrees" tool:"maxItems=10"`
+}
+
+func mustSchema[T any](t testing.TB) *jsonschema.Schema {
+	t.Helper()
+	v, err := schema.For[T](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v.Schema()
+}
+
+// TestDialectsGolden keeps each predefined dialect's output for
+// representative types in testdata/dialects/, with the problems met;
+// go test ./schema -update rewrites them.
+func TestDialectsGolden(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		schema *jsonschema.Schema
+	}{
+		{"create_user", mustSchema[dialectUser](t)},
+		{"tree", mustSchema[dialectTree](t)},
+	} {
+		for _, d := range schema.Dialects() {
+			t.Run(tt.name+"/"+d.Name, func(t *testing.T) {
+				data, problems := d.ConvertJSON(tt.schema)
+				var out bytes.Buffer
+				if data == nil {
+					out.WriteString("null")
+				} else if err := json.Indent(&out, data, "", "  "); err != nil {
+					t.Fatalf("ConvertJSON returned invalid JSON: %v\n%s", err, data)
+				}
+				out.WriteByte('\n')
+				base := filepath.Join("testdata", "dialects", tt.name+"."+d.Name)
+				golden.Check(t, base+".json", out.Bytes())
+				var lines strings.Builder
+				for _, p := range problems {
+					lines.WriteString(p.String() + "\n")
+				}
+				golden.Check(t, base+".problems.txt", []byte(lines.String()))
+
+				// Convert and ConvertJSON agree.
+				m, _ := d.Convert(tt.schema)
+				var fromJSON map[string]any
+				if data != nil {
+					if err := json.Unmarshal(data, &fromJSON); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if !reflect.DeepEqual(m, fromJSON) {
+					t.Errorf("Convert and ConvertJSON differ:\nConvert: %v\nConvertJSON: %s", m, data)
+				}
+			})
+		}
+	}
+}

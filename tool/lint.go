@@ -1,0 +1,39 @@
+package tool
+
+import "github.com/hands-go/hands/schema"
+
+// Lint returns the problems of tools under dialect d, as if they were sent
+// together in one request: each tool's name and input schema, as
+// schema.Dialect.Lint reports them, then the limits of the request as a
+// whole (schema.Dialect.LintTools). Errors are what the provider would
+// reject or what the dialect cannot express; folds are constraints that
+// reach the model only through a description.
+func Lint(d *schema.Dialect, tools ...Interface) []schema.Problem {
+	specs := make([]schema.ToolSchema, len(tools))
+	for i, t := range tools {
+		spec := t.Spec()
+		specs[i] = schema.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}
+	}
+	return d.LintTools(specs...)
+}
+
+// LintRegistry lints every tool of every scope of r under each dialect,
+// enabled or not: a predicate may enable any of them on some turn. The
+// tools of the registry count as one request per dialect. With no
+// dialects, it lints under every predefined one (schema.Dialects).
+func LintRegistry(r *Registry, dialects ...*schema.Dialect) []schema.Problem {
+	if len(dialects) == 0 {
+		dialects = schema.Dialects()
+	}
+	var tools []Interface
+	if r != nil {
+		for _, s := range r.Scopes() {
+			tools = append(tools, s.Tools...)
+		}
+	}
+	var problems []schema.Problem
+	for _, d := range dialects {
+		problems = append(problems, Lint(d, tools...)...)
+	}
+	return problems
+}

@@ -1,0 +1,347 @@
+package toolbox
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
+	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
+	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/tool"
+	"golang.org/x/net/html/charset"
+)
+
+// Defaults of FetchOptions.
+const (
+	// DefaultFetchMaxBytes is the default size limit of a fetched body: 2 MiB.
+	DefaultFetchMaxBytes = 2 << 20
+	// DefaultFetchTimeout is the default time limit of one fetch, redirects
+	// and reading the body included.
+	DefaultFetchTimeout = 20 * time.Second
+	// MaxRedirects is how many redirects fetch_markdown follows.
+	MaxRedirects = 5
+)
+
+// FetchOptions configure the tool made by FetchMarkdown. The zero value
+// selects every default, and the address guard.
+type FetchOptions struct {
+	// Name is the tool's name. If empty, it is "fetch_markdown".
+	Name string
+	// Client sends the requests. If nil, a client built on
+	// http.DefaultTransport's settings is used. Its Transport must be nil or
+	// an *http.Transport, which is cloned and given the guarded dialer (and
+	// no proxy, since a proxy would dial the page on the guard's behalf);
+	// any other RoundTripper is used as it is, and only with AllowPrivate.
+	// The client's own CheckRedirect, if any, runs after the tool's checks;
+	// its Timeout is replaced by the tool's.
+	Client *http.Client
+	// MaxBytes is the largest body, in bytes, the tool reads. If zero or
+	// less, DefaultFetchMaxBytes.
+	MaxBytes int64
+	// Timeout bounds each fetch. If zero or less, DefaultFetchTimeout.
+	Timeout time.Duration
+	// AllowPrivate turns the address guard off, so that loopback, private,
+	// link-local (including cloud metadata endpoints) and other non-public
+	// addresses can be fetched. Set it only for a trusted network.
+	AllowPrivate bool
+	// UserAgent is sent with each request. If empty, DefaultUserAgent.
+	UserAgent string
+
+	// allow lets a test reach its own loopback server while the guard stays
+	// on for every other address; see export_test.go.
+	allow func(netip.AddrPort) bool
+}
+
+// DefaultUserAgent is the User-Agent that fetch_markdown sends unless
+// FetchOptions.UserAgent says otherwise.
+const DefaultUserAgent = "hands-fetch_markdown/1.0"
+
+// FetchArgs is the input of fetch_markdown.
+type FetchArgs struct {
+	// URL is the page to fetch.
+	URL string `json:"url" jsonschema:"the page to fetch: an absolute http or https URL" tool:"format=uri,maxLength=2048"`
+}
+
+// Validate checks that the URL is http or https and names a host.
+func (a *FetchArgs) Validate() error {
+	u, err := url.Parse(a.URL)
+	var msg string
+	switch {
+	case err != nil:
+		msg = "must be an absolute http or https URL"
+	case u.Scheme != "http" && u.Scheme != "https":
+		msg = fmt.Sprintf("must be an http or https URL, not %s:", u.Scheme)
+	case u.Host == "" || u.Hostname() == "":
+		msg = "must name a host, as in https://example.com/page"
+	}
+	if msg != "" {
+		return &schema.Error{Issues: []schema.Issue{{Path: "/url", Keyword: "validate", Message: msg}}}
+	}
+	return nil
+}
+
+// FetchMarkdown returns the fetch_markdown tool: it fetches a web page and
+// returns it as Markdown. A text response that is not HTML (plain text,
+// Markdown, JSON, XML, CSV) is returned as it is; a binary one (an image, a
+// PDF, an archive) is refused with ErrContentType. opts may be nil.
+//
+// # Limits
+//
+// A fetch may take FetchOptions.Timeout, follow MaxRedirects redirects (to
+// http and https URLs only; ErrRedirect), and read FetchOptions.MaxBytes of
+// body (ErrTooLarge). A status other than 2xx is an error (ErrStatus).
+//
+// # The address guard
+//
+// Unless FetchOptions.AllowPrivate is set, the tool connects only to public
+// internet addresses. The check runs in the dialer, on the IP address about
+// to be dialed — after DNS resolution, and again for every redirect — so a
+// name that resolves to a private address and a redirect to one are refused
+// like a literal address (ErrBlocked, as a *BlockedError). Refused are the
+// unspecified, loopback, private (RFC 1918, fc00::/7), link-local
+// (169.254.0.0/16 with the cloud metadata address 169.254.169.254,
+// fe80::/10), multicast, shared (100.64.0.0/10), reserved, documentation
+// and benchmarking ranges, and IPv6 forms of these IPv4 addresses
+// (IPv4-mapped, NAT64, 6to4).
+//
+// FetchMarkdown panics if the guard is on and opts.Client has a Transport
+// that is not an *http.Transport.
+func FetchMarkdown(opts *FetchOptions) *tool.Tool[FetchArgs, string] {
+	if opts == nil {
+		opts = &FetchOptions{}
+	}
+	f := &fetcher{
+		client:    newClient(opts),
+		maxBytes:  opts.MaxBytes,
+		timeout:   opts.Timeout,
+		userAgent: cmp.Or(opts.UserAgent, DefaultUserAgent),
+	}
+	if f.maxBytes <= 0 {
+		f.maxBytes = DefaultFetchMaxBytes
+	}
+	if f.timeout <= 0 {
+		f.timeout = DefaultFetchTimeout
+	}
+	return tool.New(cmp.Or(opts.Name, "fetch_markdown"),
+		"Fetch a web page (http or https) and return its content as Markdown. "+
+			"Plain text, JSON and other text responses come back as they are; images, PDFs and other binary files are refused.",
+		f.fetch)
+}
+
+// newClient returns the client the tool sends its requests with.
+func newClient(opts *FetchOptions) *http.Client {
+	var c http.Client
+	if opts.Client != nil {
+		c = *opts.Client
+	}
+	c.Timeout = 0 // the tool's own timeout rules, through the context
+	if !opts.AllowPrivate {
+		var t *http.Transport
+		switch rt := c.Transport.(type) {
+		case nil:
+			t = http.DefaultTransport.(*http.Transport).Clone()
+		case *http.Transport:
+			t = rt.Clone()
+		default:
+			panic(fmt.Sprintf("toolbox.FetchMarkdown: Client.Transport is a %T; the address guard needs an *http.Transport or nil (or set AllowPrivate)", rt))
+		}
+		g := &guard{allow: opts.allow}
+		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}
+		t.Proxy = nil
+		t.DialContext = dialer.DialContext
+		t.DialTLSContext = nil
+		// The deprecated hooks too, so that none of them bypasses the guard.
+		t.Dial, t.DialTLS = nil, nil
+		c.Transport = t
+	}
+	next := c.CheckRedirect
+	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > MaxRedirects {
+			return fmt.Errorf("%w: stopped after %d redirects", ErrRedirect, MaxRedirects)
+		}
+		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+			return fmt.Errorf("%w: the page redirects to a non-http URL (%s:), and only http and https are fetched", ErrRedirect, req.URL.Scheme)
+		}
+		tool.Progress(req.Context(), "redirected to "+req.URL.Redacted())
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	return &c
+}
+
+// A fetcher is the state of a fetch_markdown tool.
+type fetcher struct {
+	client    *http.Client
+	maxBytes  int64
+	timeout   time.Duration
+	userAgent string
+}
+
+// fetch is the handler of fetch_markdown.
+func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (string, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, f.timeout)
+	defer cancel()
+	text, err := f.get(ctx, a.URL)
+	if err != nil && parent.Err() == nil && ctx.Err() != nil {
+		// Our own deadline, not the caller's.
+		return "", fmt.Errorf("fetch %s: no complete answer within %v; the server is slow or the page too big: %w", a.URL, f.timeout, context.DeadlineExceeded)
+	}
+	return text, err
+}
+
+func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
+	tool.Progress(ctx, "fetching "+rawURL)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	if err != nil {
+		return "", fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	req.Header.Set("User-Agent", f.userAgent)
+	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		if uerr, ok := errors.AsType[*url.Error](err); ok {
+			err = uerr.Err // the URL is said once, below
+		}
+		if berr, ok := errors.AsType[*BlockedError](err); ok {
+			err = berr // not the dialer's wrapping
+		}
+		return "", fmt.Errorf("fetch %s: %w", rawURL, err)
+	}
+	defer resp.Body.Close()
+	final := resp.Request.URL.Redacted()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return "", fmt.Errorf("fetch %s: %w: the server answered %s", final, ErrStatus, resp.Status)
+	}
+
+	ct := resp.Header.Get("Content-Type")
+	media := mediaType(ct)
+	kind := classify(media)
+	if kind == binaryContent {
+		return "", fmt.Errorf("fetch %s: %w: the response is %s, not a web page or text", final, ErrContentType, media)
+	}
+	if resp.ContentLength > f.maxBytes {
+		return "", fmt.Errorf("fetch %s: %w: the body is %d bytes and the limit is %d; fetch a smaller page", final, ErrTooLarge, resp.ContentLength, f.maxBytes)
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
+	if err != nil {
+		return "", fmt.Errorf("fetch %s: read the body: %w", final, err)
+	}
+	if int64(len(body)) > f.maxBytes {
+		return "", fmt.Errorf("fetch %s: %w: the body is over the limit of %d bytes; fetch a smaller page", final, ErrTooLarge, f.maxBytes)
+	}
+	if kind == unknownContent {
+		ct = http.DetectContentType(body)
+		media = mediaType(ct)
+		if kind = classify(media); kind == binaryContent {
+			return "", fmt.Errorf("fetch %s: %w: the response looks like %s, not a web page or text", final, ErrContentType, media)
+		}
+	}
+	body = toUTF8(body, ct)
+
+	if kind == textContent {
+		return orNote(string(body)), nil
+	}
+	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
+	conv := converter.NewConverter(converter.WithPlugins(
+		base.NewBasePlugin(),
+		commonmark.NewCommonmarkPlugin(),
+		table.NewTablePlugin(),
+		strikethrough.NewStrikethroughPlugin(),
+	))
+	md, err := conv.ConvertReader(bytes.NewReader(body), converter.WithContext(ctx), converter.WithDomain(resp.Request.URL.String()))
+	if err != nil {
+		return "", fmt.Errorf("fetch %s: convert to Markdown: %w", final, err)
+	}
+	return orNote(string(md)), nil
+}
+
+// orNote returns s, or a note saying the page has no text.
+func orNote(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "(the page has no text content)"
+	}
+	return s
+}
+
+// toUTF8 decodes body from the charset its content type or its HTML names,
+// and replaces invalid bytes.
+func toUTF8(body []byte, contentType string) []byte {
+	if enc, name, _ := charset.DetermineEncoding(body, contentType); name != "utf-8" && enc != nil {
+		if decoded, err := enc.NewDecoder().Bytes(body); err == nil {
+			body = decoded
+		}
+	}
+	if !utf8.Valid(body) {
+		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
+	}
+	return body
+}
+
+// A contentKind is what the tool does with a response.
+type contentKind int
+
+const (
+	unknownContent contentKind = iota // no content type: sniff the body
+	htmlContent                       // convert to Markdown
+	textContent                       // return as it is
+	binaryContent                     // refuse
+)
+
+// mediaType returns the lower-case media type of a Content-Type header,
+// without parameters.
+func mediaType(ct string) string {
+	if mt, _, err := mime.ParseMediaType(ct); err == nil {
+		return mt
+	}
+	mt, _, _ := strings.Cut(ct, ";")
+	return strings.ToLower(strings.TrimSpace(mt))
+}
+
+// textTypes are the application/ types that hold text.
+var textTypes = map[string]bool{
+	"application/json":         true,
+	"application/xml":          true,
+	"application/javascript":   true,
+	"application/ecmascript":   true,
+	"application/x-javascript": true,
+	"application/yaml":         true,
+	"application/x-yaml":       true,
+	"application/toml":         true,
+	"application/x-ndjson":     true,
+	"application/graphql":      true,
+	"application/sql":          true,
+	"application/x-sh":         true,
+}
+
+// classify says what the tool does with a media type.
+func classify(media string) contentKind {
+	switch {
+	case media == "":
+		return unknownContent
+	case media == "text/html" || media == "application/xhtml+xml":
+		return htmlContent
+	case strings.HasPrefix(media, "text/"), textTypes[media]:
+		return textContent
+	case strings.HasPrefix(media, "application/") && (strings.HasSuffix(media, "+json") || strings.HasSuffix(media, "+xml")):
+		return textContent
+	}
+	return binaryContent
+}
