@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/hands-go/hands/internal/editdist"
 )
 
 // tagKeys lists every key the tool tag accepts, in the order the package doc
@@ -203,25 +205,7 @@ func unknownKeyError(key string) error {
 }
 
 // editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func editDistance(a, b string) int { return editdist.Distance(a, b) }
 
 // invopopKeys are the keys of the `jsonschema:"key=value,…"` tag language of
 // github.com/invopop/jsonschema, which hands reads differently.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hands-go/hands/internal/editdist"
 	"github.com/hands-go/hands/schema"
 )
 
@@ -142,7 +143,7 @@ func (e *UnknownToolError) Error() string {
 func (e *UnknownToolError) closest() string {
 	best, bestDist := "", len(e.Name)/2+2
 	for _, name := range e.Available {
-		if d := distance(strings.ToLower(e.Name), strings.ToLower(name)); d < bestDist {
+		if d := editdist.Distance(strings.ToLower(e.Name), strings.ToLower(name)); d < bestDist {
 			best, bestDist = name, d
 		}
 	}
@@ -174,27 +175,6 @@ func (e *DeniedError) Error() string {
 
 // Unwrap returns the reason.
 func (e *DeniedError) Unwrap() error { return e.Reason }
-
-// distance is the Levenshtein distance between a and b, in bytes.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
 
 // quoteList quotes names and joins them with commas.
 func quoteList(names []string) string {
