@@ -5,6 +5,7 @@ import (
 	"errors"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -163,4 +164,53 @@ func TestSchemaGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "all_types.json"), append(got, '\n'))
+}
+
+// TestFieldsMatchEncodingJSON checks the field rules, the flat path and the
+// embedding path alike, against what encoding/json writes.
+func TestFieldsMatchEncodingJSON(t *testing.T) {
+	// Two fields tagged alike cancel out; built with StructOf, because vet
+	// rightly flags such a struct in source.
+	clash := reflect.New(reflect.StructOf([]reflect.StructField{
+		{Name: "A", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
+		{Name: "B", Type: reflect.TypeFor[int](), Tag: `json:"x"`},
+		{Name: "C", Type: reflect.TypeFor[int]()},
+	})).Elem().Interface()
+	type tagWins struct {
+		X int
+		Y int `json:"X"`
+	}
+	type Inner struct {
+		X int `json:"x"`
+		Z int
+	}
+	type embeds struct {
+		Inner
+		X int `json:"x"`
+		W int `json:"-"`
+		V int `json:"-,"`
+	}
+	for _, v := range []any{clash, tagWins{1, 2}, embeds{Inner{1, 2}, 3, 4, 5}} {
+		data, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want []string
+		var m map[string]any
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatal(err)
+		}
+		for k := range m {
+			want = append(want, k)
+		}
+		var got []string
+		for _, f := range jsonFields(reflect.TypeOf(v)) {
+			got = append(got, f.name)
+		}
+		slices.Sort(want)
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("jsonFields(%T) = %v, encoding/json writes %v", v, got, want)
+		}
+	}
 }

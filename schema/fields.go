@@ -24,6 +24,9 @@ type jsonField struct {
 // jsonFields returns the JSON fields of struct type t in the order
 // encoding/json encodes them. It follows encoding/json's typeFields.
 func jsonFields(t reflect.Type) []jsonField {
+	if fields, ok := flatFields(t); ok {
+		return fields
+	}
 	type pending struct {
 		typ   reflect.Type
 		index []int
@@ -163,4 +166,75 @@ func validJSONName(name string) bool {
 		}
 	}
 	return true
+}
+
+// flatFields is jsonFields for the common struct that embeds nothing: the
+// fields in order, less those whose names clash (encoding/json drops every
+// field of a name that two fields at the same depth, tagged alike, share).
+// It reports false when t has an embedded field.
+func flatFields(t reflect.Type) ([]jsonField, bool) {
+	fields := make([]jsonField, 0, t.NumField())
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return nil, false
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		tag := sf.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		tagged := validJSONName(name)
+		if !tagged {
+			name = sf.Name
+		}
+		fields = append(fields, jsonField{
+			name:      name,
+			tagged:    tagged,
+			index:     []int{i},
+			sf:        sf,
+			omitEmpty: hasOption(opts, "omitempty"),
+			omitZero:  hasOption(opts, "omitzero"),
+			stringOpt: hasOption(opts, "string"),
+		})
+	}
+	// A clash is rare; look for one in place, and resolve it as the general
+	// path does: a tagged field dominates untagged ones, and equals cancel.
+	for i := 0; i < len(fields); i++ {
+		for j := i + 1; j < len(fields); j++ {
+			if fields[i].name == fields[j].name {
+				return dominant(fields), true
+			}
+		}
+	}
+	return fields, true
+}
+
+// dominant keeps, for each name, the one tagged field among fields of that
+// name, or the field itself when it is alone; names with no single winner
+// are dropped. The order of fields is kept.
+func dominant(fields []jsonField) []jsonField {
+	out := fields[:0:0]
+	for _, f := range fields {
+		tagged, total := 0, 0
+		for _, g := range fields {
+			if g.name == f.name {
+				total++
+				if g.tagged {
+					tagged++
+				}
+			}
+		}
+		switch {
+		case total == 1:
+		case tagged == 1 && f.tagged:
+		default:
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
 }

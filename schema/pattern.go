@@ -11,7 +11,8 @@ import (
 // matched with a byte set instead of the regexp engine. Every other pattern
 // uses the regexp.
 type pattern struct {
-	re *regexp.Regexp
+	expr string
+	re   *regexp.Regexp // nil for the fast shape, which needs no regexp
 	// The fast shape: every byte in set, and a length within [min, max]
 	// (max < 0: no limit). Valid when fast is true.
 	fast     bool
@@ -19,16 +20,19 @@ type pattern struct {
 	min, max int
 }
 
-// compilePattern compiles expr as regexp.Compile does and detects the fast
-// shape.
+// compilePattern compiles expr with regexp's syntax and detects the fast
+// shape; only a pattern of another shape is compiled into a regexp.
 func compilePattern(expr string) (*pattern, error) {
-	re, err := regexp.Compile(expr)
+	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
-		return nil, err
+		return nil, err // the same *syntax.Error regexp.Compile returns
 	}
-	p := &pattern{re: re}
-	if tree, err := syntax.Parse(expr, syntax.Perl); err == nil {
-		p.detect(tree)
+	p := &pattern{expr: expr}
+	if p.detect(tree); p.fast {
+		return p, nil
+	}
+	if p.re, err = regexp.Compile(expr); err != nil {
+		return nil, err
 	}
 	return p, nil
 }
@@ -88,4 +92,4 @@ func (p *pattern) MatchString(s string) bool {
 }
 
 // String returns the source text.
-func (p *pattern) String() string { return p.re.String() }
+func (p *pattern) String() string { return p.expr }

@@ -48,7 +48,7 @@ type tagEntry struct {
 // quoted value, '|' splits too; a JSON value is never split).
 func parseToolTag(tag string) ([]tagEntry, error) {
 	var entries []tagEntry
-	seen := map[string]bool{}
+	var seen uint64 // bit i: tagKeys[i] has been read
 	rest := tag
 	for {
 		rest = strings.TrimLeft(rest, " ")
@@ -71,13 +71,14 @@ func parseToolTag(tag string) ([]tagEntry, error) {
 		if key == "" {
 			return nil, errors.New("empty key")
 		}
-		if !slices.Contains(tagKeys, key) {
+		k := slices.Index(tagKeys, key)
+		if k < 0 {
 			return nil, unknownKeyError(key)
 		}
-		if seen[key] {
+		if seen&(1<<k) != 0 {
 			return nil, fmt.Errorf("key %q appears twice", key)
 		}
-		seen[key] = true
+		seen |= 1 << k
 		e := tagEntry{key: key}
 		if strings.HasPrefix(rest, "=") {
 			value, tail, quoted, err := cutValue(rest[1:])
