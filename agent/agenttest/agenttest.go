@@ -1,5 +1,3 @@
-// Package agenttest provides what tests of agents need: a scripted model
-// that plays back responses and records the requests it was sent.
 package agenttest
 
 import (

@@ -1,0 +1,209 @@
+package agenttest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/tool"
+)
+
+// The exchange that TestModel drives. A recording or a script of it has the
+// model call WeatherTool for Paris and for Atlantis in one turn, then, once
+// it has read the results, answer in text that repeats the temperature in
+// WeatherReport.
+const (
+	// System is the system prompt of the exchange.
+	System = "You are a weather assistant. Call the get_weather tool once for every city the user names, all in one turn, then answer in one sentence."
+	// Prompt is the user's message.
+	Prompt = "What is the weather in Paris and in Atlantis?"
+	// WeatherTool is the one tool offered. Its arguments are
+	// {"city": string}.
+	WeatherTool = "get_weather"
+	// WeatherReport is the tool's result for Paris. It appears in a request
+	// only once the tool has run, so a replay server can key on it.
+	WeatherReport = "Paris: sunny, 18 degrees Celsius"
+	// NoStation begins the tool's error for any other city.
+	NoStation = "no weather station in"
+)
+
+// Weather returns the tool of the exchange: it reports WeatherReport for
+// Paris and fails for any other city, so that both a result and an error
+// result go back to the model.
+func Weather() *tool.Tool[WeatherArgs, string] {
+	return tool.New(WeatherTool, "Report the current weather in a city.",
+		func(ctx context.Context, a WeatherArgs) (string, error) {
+			if strings.EqualFold(a.City, "Paris") {
+				return WeatherReport, nil
+			}
+			return "", fmt.Errorf("%s %s", NoStation, a.City)
+		})
+}
+
+// WeatherArgs are the arguments of WeatherTool.
+type WeatherArgs struct {
+	City string `json:"city" jsonschema:"the city's name, such as Paris"`
+}
+
+// TestModel checks that m keeps the agent.Model contract, in the spirit of
+// testing/slogtest. It runs subtests of t:
+//
+//   - ToolRoundTrip drives agent.Run through the exchange described by
+//     Prompt: the model must call WeatherTool with an object of arguments,
+//     give every call an ID that is unique in the conversation, receive each
+//     result matched to its call (one of them an error), and then answer in
+//     text that uses the result.
+//   - ToolRoundTrip/Unmodified checks that Generate left every request of
+//     that exchange as it found it.
+//   - Canceled checks that Generate with a cancelled context returns an
+//     error that matches context.Canceled.
+//
+// m may be a live model, or an adapter pointed at a server that replays a
+// recording of the exchange: first a turn that calls WeatherTool for Paris
+// and for Atlantis, then, once a request carries WeatherReport, the answer.
+func TestModel(t *testing.T, m agent.Model) {
+	t.Helper()
+	t.Run("ToolRoundTrip", func(t *testing.T) { testRoundTrip(t, m) })
+	t.Run("Canceled", func(t *testing.T) { testCanceled(t, m) })
+}
+
+func testRoundTrip(t *testing.T, m agent.Model) {
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{Weather()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &recorder{model: m}
+	history, err := agent.Run(t.Context(), rec, reg, agent.History{agent.UserText(Prompt)}, &agent.Options{System: System, MaxTurns: 4})
+	if err != nil {
+		t.Fatalf("agent.Run: %v\nhistory: %s", err, dump(history))
+	}
+	t.Run("Unmodified", func(t *testing.T) {
+		for _, msg := range rec.modified() {
+			t.Error(msg)
+		}
+	})
+
+	calls := 0
+	seen := map[string]bool{}
+	for i := 0; i < len(history); i++ {
+		msg := history[i]
+		if msg.Role != agent.RoleAssistant || len(msg.Calls) == 0 {
+			continue
+		}
+		for j, c := range msg.Calls {
+			calls++
+			if c.ID == "" {
+				t.Errorf("message %d, call %d: no ID", i, j)
+			}
+			if seen[c.ID] {
+				t.Errorf("message %d, call %d: ID %q used twice", i, j, c.ID)
+			}
+			seen[c.ID] = true
+			if c.Name != WeatherTool {
+				t.Errorf("message %d, call %d: name %q, want %q", i, j, c.Name, WeatherTool)
+			}
+			var args map[string]any
+			if err := json.Unmarshal(c.Args, &args); err != nil || args == nil {
+				t.Errorf("message %d, call %d: arguments %s are not a JSON object", i, j, c.Args)
+			}
+			// agent.Run answers every call with the next tool message.
+			if k := i + 1 + j; k >= len(history) || history[k].Role != agent.RoleTool || history[k].CallID != c.ID {
+				t.Errorf("message %d, call %d (%s): no result right after it", i, j, c.ID)
+			}
+		}
+	}
+	if calls == 0 {
+		t.Fatalf("the model never called %s; history: %s", WeatherTool, dump(history))
+	}
+
+	// The model must have been shown every result, with its call, before it
+	// answered.
+	reqs := rec.requests()
+	final := reqs[len(reqs)-1]
+	for _, want := range history[:len(history)-1] {
+		if want.Role == agent.RoleTool && !hasMessage(final.Messages, want) {
+			t.Errorf("the last request lacks the result of call %s", want.CallID)
+		}
+	}
+
+	last := history[len(history)-1]
+	switch {
+	case last.Role != agent.RoleAssistant || len(last.Calls) != 0:
+		t.Errorf("the conversation ends with %s message %+v, want an assistant's answer without calls", last.Role, last)
+	case strings.TrimSpace(last.Text) == "":
+		t.Error("the final answer is empty")
+	case !strings.Contains(last.Text, "18"):
+		t.Errorf("the final answer %q does not use the tool's result %q", last.Text, WeatherReport)
+	}
+}
+
+func testCanceled(t *testing.T, m agent.Model) {
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	req := &agent.Request{System: System, Messages: []agent.Message{agent.UserText(Prompt)}, Tools: []tool.Spec{Weather().Spec()}}
+	resp, err := m.Generate(ctx, req)
+	if err == nil {
+		t.Fatalf("Generate with a cancelled context = %+v, nil; want an error", resp)
+	}
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("Generate with a cancelled context: %v; want an error that matches context.Canceled", err)
+	}
+}
+
+func hasMessage(msgs []agent.Message, want agent.Message) bool {
+	for _, m := range msgs {
+		if m.Role == want.Role && m.CallID == want.CallID && m.Text == want.Text && m.IsError == want.IsError {
+			return true
+		}
+	}
+	return false
+}
+
+func dump(h agent.History) string {
+	data, _ := json.MarshalIndent(h, "", "  ")
+	return string(data)
+}
+
+// A recorder passes requests to a model and notes any that the model
+// changed.
+type recorder struct {
+	model agent.Model
+
+	mu      sync.Mutex
+	reqs    []agent.Request
+	changes []string
+}
+
+func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	before, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := r.model.Generate(ctx, req)
+	after, merr := json.Marshal(req)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.reqs = append(r.reqs, *req)
+	if merr != nil || !bytes.Equal(before, after) {
+		r.changes = append(r.changes, fmt.Sprintf("turn %d: Generate changed its request\nbefore: %s\nafter:  %s", len(r.reqs), before, after))
+	}
+	return resp, err
+}
+
+func (r *recorder) requests() []agent.Request {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]agent.Request(nil), r.reqs...)
+}
+
+func (r *recorder) modified() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.changes...)
+}

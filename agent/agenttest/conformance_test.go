@@ -1,0 +1,37 @@
+package agenttest_test
+
+import (
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+)
+
+// TestTestModel runs the kit on a Script that plays the exchange.
+func TestTestModel(t *testing.T) {
+	script := agenttest.NewScript(
+		agent.Response{Calls: []agent.ToolCall{
+			agenttest.Call("c1", agenttest.WeatherTool, `{"city":"Paris"}`),
+			agenttest.Call("c2", agenttest.WeatherTool, `{"city":"Atlantis"}`),
+		}},
+		agent.Response{Text: "It is 18 degrees Celsius and sunny in Paris; Atlantis has no weather station."},
+	)
+	agenttest.TestModel(t, script)
+
+	reqs := script.Requests()
+	if len(reqs) != 2 { // a Script does not record a call with a cancelled context
+		t.Fatalf("the script got %d requests, want 2", len(reqs))
+	}
+	last := reqs[1].Messages
+	if n := len(last); n != 4 { // the prompt, the calls, two results
+		t.Fatalf("the second request has %d messages, want 4", n)
+	}
+	for i, want := range []struct {
+		id      string
+		isError bool
+	}{{"c1", false}, {"c2", true}} {
+		if m := last[2+i]; m.Role != agent.RoleTool || m.CallID != want.id || m.IsError != want.isError {
+			t.Errorf("message %d = %+v, want the result of %s with IsError %v", 2+i, m, want.id, want.isError)
+		}
+	}
+}

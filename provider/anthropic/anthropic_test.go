@@ -1,0 +1,199 @@
+package anthropic_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/provider/anthropic"
+	"github.com/hands-go/hands/provider/internal/providertest"
+	"github.com/hands-go/hands/provider/internal/replay"
+)
+
+// The tests replay recorded API responses (testdata/*.response.json) from a
+// local server, and compare the requests the SDK sent with golden files
+// (testdata/*.request.json; go test -update rewrites them).
+
+const apiKey = "sk-ant-test-0123456789"
+
+// The IDs of the calls in the recorded tool-call turn.
+const (
+	parisCall    = "toolu_01K7nWq3Xp9sLm2Vd5Rt8Hc4"
+	atlantisCall = "toolu_01Fz6Yb2Jh8Ne4Qa1Uc7Gs3w"
+)
+
+func newModel(t *testing.T, srv *replay.Server, opts anthropic.Options) *anthropic.Model {
+	t.Helper()
+	opts.APIKey = apiKey
+	opts.BaseURL = srv.URL
+	opts.Model = "claude-sonnet-5-5"
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = -1
+	}
+	m, err := anthropic.New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+const callText = "I'll check the weather in both cities."
+
+var (
+	twoCalls = providertest.Calls(callText, parisCall, atlantisCall)
+	answer   = &agent.Response{Text: "It's sunny and 18 degrees Celsius in Paris; there is no weather station in Atlantis, so I couldn't get a report for it."}
+)
+
+// emptyResult is the second turn with an empty result for Paris, which
+// goes back as a tool_result without content: the API rejects an empty text
+// block.
+func emptyResult() *agent.Request {
+	req := providertest.SecondTurn(callText, parisCall, atlantisCall)
+	req.Messages[2].Text = ""
+	return req
+}
+
+func TestGenerate(t *testing.T) {
+	for _, tt := range []struct {
+		name     string // of the golden request file
+		opts     anthropic.Options
+		req      *agent.Request
+		recorded string
+		want     *agent.Response
+	}{
+		{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: twoCalls},
+		{name: "answer", req: providertest.SecondTurn(callText, parisCall, atlantisCall), recorded: "answer", want: answer},
+		{
+			// A user's text after the results joins them in one user
+			// message, and an empty assistant turn is dropped, so that the
+			// roles alternate.
+			name: "joined",
+			req: providertest.SecondTurn(callText, parisCall, atlantisCall,
+				agent.Message{Role: agent.RoleAssistant},
+				agent.UserText("And in Oslo?"),
+			),
+			recorded: "answer", want: answer,
+		},
+		{name: "empty_result", req: emptyResult(), recorded: "answer", want: answer},
+		{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+		{name: "strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			m := newModel(t, srv, tt.opts)
+			got, err := m.Generate(t.Context(), tt.req)
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Generate = %s, want %s", show(got), show(tt.want))
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("the server got %d requests, want 1", len(reqs))
+			}
+			if got, want := reqs[0].Header.Get("Authorization"), "Bearer "+apiKey; got != want {
+				t.Errorf("Authorization = %q, want %q", got, want)
+			}
+			if reqs[0].Header.Get("Anthropic-Version") == "" {
+				t.Error("no Anthropic-Version header")
+			}
+			golden.Check(t, "testdata/"+tt.name+".request.json", reqs[0].Golden())
+		})
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	for _, tt := range []struct {
+		recorded string
+		status   int
+		kind     error
+		code     string
+	}{
+		{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "invalid_request_error"},
+		{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "rate_limit_error"},
+		{"error_529", 529, provider.ErrUnavailable, "overloaded_error"},
+	} {
+		t.Run(tt.recorded, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			m := newModel(t, srv, anthropic.Options{})
+			resp, err := m.Generate(t.Context(), providertest.FirstTurn())
+			if err == nil {
+				t.Fatalf("Generate = %s, nil; want an error", show(resp))
+			}
+			if !errors.Is(err, tt.kind) {
+				t.Errorf("Generate: %v; want an error that matches %v", err, tt.kind)
+			}
+			perr, ok := errors.AsType[*provider.Error](err)
+			if !ok {
+				t.Fatalf("Generate: %v; want a *provider.Error", err)
+			}
+			if perr.Provider != "anthropic" || perr.StatusCode != tt.status || perr.Code != tt.code || perr.Message == "" {
+				t.Errorf("Generate: %#v; want anthropic, status %d, code %q and a message", perr, tt.status, tt.code)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("the server got %d requests, want 1 (MaxRetries < 0 disables retries)", n)
+			}
+		})
+	}
+}
+
+// TestRetry checks that MaxRetries reaches the SDK: an overload is sent
+// again.
+func TestRetry(t *testing.T) {
+	srv := replay.NewServer(t, replay.Sequence(t,
+		replay.Load(t, "testdata/error_529_retry.response.json"),
+		replay.Load(t, "testdata/answer.response.json")))
+	m := newModel(t, srv, anthropic.Options{MaxRetries: 1})
+	got, err := m.Generate(t.Context(), providertest.FirstTurn())
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if !reflect.DeepEqual(got, answer) {
+		t.Errorf("Generate = %s, want %s", show(got), show(answer))
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the server got %d requests, want 2", n)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	srv := replay.NewServer(t, replay.AfterResult(agenttest.WeatherReport,
+		replay.Load(t, "testdata/tool_calls.response.json"),
+		replay.Load(t, "testdata/answer.response.json")))
+	agenttest.TestModel(t, newModel(t, srv, anthropic.Options{}))
+}
+
+func TestNew(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts *anthropic.Options
+		ok   bool
+	}{
+		{"nil", nil, false},
+		{"no model", &anthropic.Options{APIKey: apiKey}, false},
+		{"negative max tokens", &anthropic.Options{Model: "claude-sonnet-5-5", MaxTokens: -1}, false},
+		{"defaults", &anthropic.Options{Model: "claude-sonnet-5-5", APIKey: apiKey}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := anthropic.New(tt.opts)
+			if tt.ok && (err != nil || m == nil) {
+				t.Errorf("New(%+v) = %v, %v; want a model", tt.opts, m, err)
+			}
+			if !tt.ok && err == nil {
+				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
+			}
+		})
+	}
+}
+
+func show(r *agent.Response) string {
+	data, _ := json.Marshal(r)
+	return string(data)
+}

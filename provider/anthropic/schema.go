@@ -1,0 +1,72 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	sdk "github.com/anthropics/anthropic-sdk-go/v2"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/tool"
+)
+
+// toolSchema returns the input_schema sent for a tool: its schema rewritten
+// by schema.Anthropic, or by schema.AnthropicStrict for a strict tool. What
+// the dialect cannot carry as a keyword is folded into a description or
+// left out, and the registry still validates the arguments when the call
+// arrives (tool.Lint lists those problems). The properties keep their
+// order.
+func (m *Model) toolSchema(spec tool.Spec) (sdk.ToolInputSchemaParam, error) {
+	in := spec.InputSchema
+	if in == nil {
+		in = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
+	d := schema.Anthropic
+	if m.strict {
+		d = schema.AnthropicStrict
+	}
+	raw, problems := d.ConvertJSON(in)
+	if raw == nil {
+		errs := make([]error, len(problems))
+		for i, p := range problems {
+			errs[i] = p
+		}
+		return sdk.ToolInputSchemaParam{}, fmt.Errorf("tool %s: input schema: %w", spec.Name, errors.Join(errs...))
+	}
+	return inputSchema(spec.Name, raw)
+}
+
+// inputSchema puts a schema object into the SDK's type, which names
+// properties and required and carries every other keyword as an extra
+// field; "type" is always "object". Values stay raw JSON, so that the SDK
+// writes them as they are.
+func inputSchema(name string, raw json.RawMessage) (sdk.ToolInputSchemaParam, error) {
+	var p sdk.ToolInputSchemaParam
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
+		return p, fmt.Errorf("tool %s: the input schema is not a JSON object", name)
+	}
+	extra := map[string]any{}
+	for k, v := range members {
+		switch k {
+		case "type":
+		case "properties":
+			p.Properties = v
+		case "required":
+			if err := json.Unmarshal(v, &p.Required); err != nil {
+				return p, fmt.Errorf("tool %s: input schema: required: %w", name, err)
+			}
+		default:
+			extra[k] = v
+		}
+	}
+	if p.Properties == nil {
+		p.Properties = json.RawMessage("{}")
+	}
+	if len(extra) > 0 {
+		p.ExtraFields = extra
+	}
+	return p, nil
+}

@@ -1,0 +1,35 @@
+// Package provider holds what the model adapters share: the error a
+// provider's API returns, with its HTTP status and a portable kind.
+//
+// Each adapter lives in its own package below this one and implements
+// agent.Model on its vendor's official Go SDK:
+//
+//	provider/openai     OpenAI: the Responses API, or Chat Completions
+//	provider/anthropic  Anthropic: the Messages API
+//	provider/gemini     Google: the Gemini API
+//
+// An adapter is built from our own configuration — an API key, a base URL,
+// an *http.Client — so a caller never imports the vendor SDK.
+//
+// # Errors
+//
+// When a provider's API answers with an error status, the adapter returns an
+// error that wraps an [*Error]. It keeps the HTTP status, the provider's
+// machine-readable code and its message, and it matches one of the
+// sentinels by kind, so that a caller can decide what to do without looking
+// at the text or knowing which provider failed:
+//
+//	_, err := model.Generate(ctx, req)
+//	switch {
+//	case errors.Is(err, provider.ErrRateLimit), errors.Is(err, provider.ErrUnavailable):
+//		// wait and try again
+//	case errors.Is(err, provider.ErrAuth):
+//		// check the API key
+//	}
+//	if perr, ok := errors.AsType[*provider.Error](err); ok {
+//		log.Printf("%s answered %d", perr.Provider, perr.StatusCode)
+//	}
+//
+// Failures before an answer (a cancelled context, a network error) are
+// returned wrapped as they are, so errors.Is(err, context.Canceled) works.
+package provider

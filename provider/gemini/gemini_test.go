@@ -1,0 +1,229 @@
+package gemini_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/provider/gemini"
+	"github.com/hands-go/hands/provider/internal/providertest"
+	"github.com/hands-go/hands/provider/internal/replay"
+)
+
+// The tests replay recorded API responses (testdata/*.response.json) from a
+// local server, and compare the requests the SDK sent with golden files
+// (testdata/*.request.json; go test -update rewrites them).
+
+const (
+	apiKey = "AIza-test-0123456789"
+	model  = "gemini-3-flash"
+	path   = "/v1beta/models/gemini-3-flash:generateContent"
+)
+
+func newModel(t *testing.T, srv *replay.Server, opts gemini.Options) *gemini.Model {
+	t.Helper()
+	opts.APIKey = apiKey
+	opts.BaseURL = srv.URL
+	opts.Model = model
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = -1
+	}
+	m, err := gemini.New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// The recorded tool-call turns: one without call IDs, from which the Model
+// makes IDs out of the response's ID, and one with them.
+var (
+	callsWithoutIDs = providertest.Calls("", "call_kCjxaPzEFo2vz7IPpL7n4AQ_1", "call_kCjxaPzEFo2vz7IPpL7n4AQ_2")
+	callsWithIDs    = providertest.Calls("Checking both cities.", "wx7p2k9d", "q3m8z1v5")
+	answer          = &agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris, but I could not get the weather for Atlantis because there is no weather station there."}
+)
+
+func TestGenerate(t *testing.T) {
+	for _, tt := range []struct {
+		name     string // of the golden request file
+		opts     gemini.Options
+		req      *agent.Request
+		recorded string
+		want     *agent.Response
+	}{
+		{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: callsWithoutIDs},
+		{name: "tool_calls_ids", req: providertest.FirstTurn(), recorded: "tool_calls_ids", want: callsWithIDs},
+		{
+			// The Model did not return these calls, so it sends neither
+			// IDs nor thought signatures with them.
+			name: "answer", req: providertest.SecondTurn("Checking both cities.", "toolu_1", "toolu_2"),
+			recorded: "answer", want: answer,
+		},
+		{name: "schemas", opts: gemini.Options{MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
+		{name: "json_schema", opts: gemini.Options{JSONSchema: true}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			m := newModel(t, srv, tt.opts)
+			got, err := m.Generate(t.Context(), tt.req)
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Generate = %s, want %s", show(got), show(tt.want))
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("the server got %d requests, want 1", len(reqs))
+			}
+			if reqs[0].Path != path {
+				t.Errorf("request path = %s, want %s", reqs[0].Path, path)
+			}
+			if got := reqs[0].Header.Get("X-Goog-Api-Key"); got != apiKey {
+				t.Errorf("X-Goog-Api-Key = %q, want %q", got, apiKey)
+			}
+			golden.Check(t, "testdata/"+tt.name+".request.json", reqs[0].Golden())
+		})
+	}
+}
+
+// TestSecondTurn checks what a Model sends back of the calls it returned:
+// the thought signature that came with the first call, and the API's IDs
+// when it gave some.
+func TestSecondTurn(t *testing.T) {
+	for _, recorded := range []string{"tool_calls", "tool_calls_ids"} {
+		t.Run(recorded, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Sequence(t,
+				replay.Load(t, "testdata/"+recorded+".response.json"),
+				replay.Load(t, "testdata/answer.response.json")))
+			m := newModel(t, srv, gemini.Options{})
+			first, err := m.Generate(t.Context(), providertest.FirstTurn())
+			if err != nil {
+				t.Fatalf("Generate, first turn: %v", err)
+			}
+			if len(first.Calls) != 2 {
+				t.Fatalf("Generate, first turn = %s; want two calls", show(first))
+			}
+			second := providertest.SecondTurn(first.Text, first.Calls[0].ID, first.Calls[1].ID)
+			got, err := m.Generate(t.Context(), second)
+			if err != nil {
+				t.Fatalf("Generate, second turn: %v", err)
+			}
+			if !reflect.DeepEqual(got, answer) {
+				t.Errorf("Generate, second turn = %s, want %s", show(got), show(answer))
+			}
+			golden.Check(t, "testdata/"+recorded+"_second_turn.request.json", srv.Requests()[1].Golden())
+		})
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	for _, tt := range []struct {
+		recorded string
+		status   int // 0: not an error status
+		kind     error
+		code     string
+	}{
+		{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "INVALID_ARGUMENT"},
+		{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "RESOURCE_EXHAUSTED"},
+		{"blocked", 0, nil, ""},
+	} {
+		t.Run(tt.recorded, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			m := newModel(t, srv, gemini.Options{})
+			resp, err := m.Generate(t.Context(), providertest.FirstTurn())
+			if err == nil {
+				t.Fatalf("Generate = %s, nil; want an error", show(resp))
+			}
+			perr, ok := errors.AsType[*provider.Error](err)
+			if tt.status == 0 {
+				if ok {
+					t.Errorf("Generate: %v; want an error that is not a *provider.Error", err)
+				}
+				return
+			}
+			if !errors.Is(err, tt.kind) {
+				t.Errorf("Generate: %v; want an error that matches %v", err, tt.kind)
+			}
+			if !ok {
+				t.Fatalf("Generate: %v; want a *provider.Error", err)
+			}
+			if perr.Provider != "gemini" || perr.StatusCode != tt.status || perr.Code != tt.code || perr.Message == "" {
+				t.Errorf("Generate: %#v; want gemini, status %d, code %q and a message", perr, tt.status, tt.code)
+			}
+			if n := len(srv.Requests()); n != 1 {
+				t.Errorf("the server got %d requests, want 1 (MaxRetries < 0 disables retries)", n)
+			}
+		})
+	}
+}
+
+// TestRetry checks that MaxRetries reaches the SDK: a 503 is sent again,
+// after the SDK's own delay of a second or two.
+func TestRetry(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the SDK's retry delay")
+	}
+	srv := replay.NewServer(t, replay.Sequence(t,
+		replay.Load(t, "testdata/error_503.response.json"),
+		replay.Load(t, "testdata/answer.response.json")))
+	m := newModel(t, srv, gemini.Options{MaxRetries: 1})
+	got, err := m.Generate(t.Context(), providertest.FirstTurn())
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if !reflect.DeepEqual(got, answer) {
+		t.Errorf("Generate = %s, want %s", show(got), show(answer))
+	}
+	if n := len(srv.Requests()); n != 2 {
+		t.Errorf("the server got %d requests, want 2", n)
+	}
+}
+
+func TestConformance(t *testing.T) {
+	for _, recorded := range []string{"tool_calls", "tool_calls_ids"} {
+		t.Run(recorded, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.AfterResult(agenttest.WeatherReport,
+				replay.Load(t, "testdata/"+recorded+".response.json"),
+				replay.Load(t, "testdata/answer.response.json")))
+			agenttest.TestModel(t, newModel(t, srv, gemini.Options{}))
+		})
+	}
+}
+
+func TestNew(t *testing.T) {
+	t.Setenv("GOOGLE_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_GEMINI_BASE_URL", "")
+	for _, tt := range []struct {
+		name string
+		opts *gemini.Options
+		ok   bool
+	}{
+		{"nil", nil, false},
+		{"no model", &gemini.Options{APIKey: apiKey}, false},
+		{"no API key", &gemini.Options{Model: model}, false},
+		{"defaults", &gemini.Options{Model: model, APIKey: apiKey}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := gemini.New(tt.opts)
+			if tt.ok && (err != nil || m == nil) {
+				t.Errorf("New(%+v) = %v, %v; want a model", tt.opts, m, err)
+			}
+			if !tt.ok && err == nil {
+				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
+			}
+		})
+	}
+}
+
+func show(r *agent.Response) string {
+	data, _ := json.Marshal(r)
+	return string(data)
+}

@@ -1,0 +1,70 @@
+// Package providertest holds the requests that the adapters' tests send:
+// the two turns of the exchange that agenttest.TestModel drives, and tools
+// whose schemas each dialect must rewrite.
+package providertest
+
+import (
+	"context"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/tool"
+)
+
+// FirstTurn returns the request of the exchange's first turn.
+func FirstTurn() *agent.Request {
+	return &agent.Request{
+		System:   agenttest.System,
+		Messages: []agent.Message{agent.UserText(agenttest.Prompt)},
+		Tools:    []tool.Spec{agenttest.Weather().Spec()},
+	}
+}
+
+// SecondTurn returns the request of the exchange's second turn: the model
+// said text and called the tool for Paris with ID parisID and for Atlantis
+// with ID atlantisID, and the call for Atlantis failed. The messages in
+// more follow.
+func SecondTurn(text, parisID, atlantisID string, more ...agent.Message) *agent.Request {
+	req := FirstTurn()
+	req.Messages = append(req.Messages, ExchangeCalls(text, parisID, atlantisID)...)
+	req.Messages = append(req.Messages, more...)
+	return req
+}
+
+// ExchangeCalls returns the assistant's message with the two calls, and
+// their results as agent.Run records them.
+func ExchangeCalls(text, parisID, atlantisID string) []agent.Message {
+	return []agent.Message{
+		{Role: agent.RoleAssistant, Text: text, Calls: []agent.ToolCall{
+			agenttest.Call(parisID, agenttest.WeatherTool, `{"city":"Paris"}`),
+			agenttest.Call(atlantisID, agenttest.WeatherTool, `{"city":"Atlantis"}`),
+		}},
+		{Role: agent.RoleTool, CallID: parisID, Name: agenttest.WeatherTool, Text: agenttest.WeatherReport},
+		{Role: agent.RoleTool, CallID: atlantisID, Name: agenttest.WeatherTool, Text: agenttest.NoStation + " Atlantis", IsError: true},
+	}
+}
+
+// Calls returns the response of the exchange's first turn.
+func Calls(text, parisID, atlantisID string) *agent.Response {
+	return &agent.Response{Text: text, Calls: ExchangeCalls(text, parisID, atlantisID)[0].Calls}
+}
+
+// ForecastArgs has an optional property with a default and bounds, and an
+// enum: what strict dialects must rewrite.
+type ForecastArgs struct {
+	City  string `json:"city" jsonschema:"the city's name"`
+	Days  int    `json:"days,omitempty" jsonschema:"how many days ahead" tool:"minimum=1,maximum=7,default=1"`
+	Units string `json:"units,omitempty" jsonschema:"the temperature's units" tool:"enum=celsius|fahrenheit"`
+}
+
+// SchemaTurn returns a first turn that offers, beside the exchange's tool,
+// a forecast tool with ForecastArgs and a tool without arguments.
+func SchemaTurn() *agent.Request {
+	forecast := tool.New("get_forecast", "Forecast the weather in a city.",
+		func(ctx context.Context, a ForecastArgs) (string, error) { return "", nil })
+	cities := tool.New("list_cities", "List the cities that have a weather station.",
+		func(ctx context.Context, _ struct{}) ([]string, error) { return nil, nil })
+	req := FirstTurn()
+	req.Tools = append(req.Tools, forecast.Spec(), cities.Spec())
+	return req
+}

@@ -1,0 +1,167 @@
+// Package replay serves recorded API responses to a vendor SDK in tests, on
+// a local server, and keeps the requests the SDK sent, so that the adapters'
+// tests run without the network and can compare those requests with golden
+// files.
+//
+// A recorded response is a JSON file under testdata/:
+//
+//	{
+//	  "status": 429,
+//	  "header": {"Retry-After": "0"},
+//	  "body": {"error": {"type": "rate_limit_error", "message": "..."}}
+//	}
+//
+// A test starts a [Server] with a function that picks the answer to each
+// request — [Always], [Sequence], or [AfterResult] for a two-turn exchange —
+// points the adapter's BaseURL at [Server.URL], and afterwards compares
+// [Request.Golden] with a golden file.
+package replay
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"sync"
+	"testing"
+)
+
+// A Response is one recorded HTTP response.
+type Response struct {
+	// Status is the HTTP status; zero means 200.
+	Status int `json:"status,omitempty"`
+	// Header holds the response's headers, beyond Content-Type, which is
+	// always application/json.
+	Header map[string]string `json:"header,omitempty"`
+	// Body is the response body, a JSON value.
+	Body json.RawMessage `json:"body"`
+}
+
+// Load reads a recorded response from the file at path, failing the test if
+// it cannot.
+func Load(t testing.TB, path string) Response {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r Response
+	if err := json.Unmarshal(data, &r); err != nil {
+		t.Fatalf("replay: %s: %v", path, err)
+	}
+	return r
+}
+
+// A Request is one request the server received.
+type Request struct {
+	Method string
+	Path   string
+	Query  string // the raw query, without '?'
+	Header http.Header
+	Body   []byte
+}
+
+// Golden returns the request in a stable form for a golden file: its method,
+// path and query, then its JSON body indented, with its keys in the order
+// the SDK wrote them. Headers are left out: they carry SDK versions and
+// platform details that change from one release to the next.
+func (r Request) Golden() []byte {
+	var buf bytes.Buffer
+	fmt.Fprintf(&buf, "{\n  \"method\": %q,\n  \"path\": %q,\n", r.Method, r.Path)
+	if r.Query != "" {
+		fmt.Fprintf(&buf, "  \"query\": %q,\n", r.Query)
+	}
+	buf.WriteString("  \"body\": ")
+	if err := json.Indent(&buf, bytes.TrimSpace(r.Body), "  ", "  "); err != nil {
+		quoted, _ := json.Marshal(string(r.Body))
+		buf.Write(quoted)
+	}
+	buf.WriteString("\n}\n")
+	return buf.Bytes()
+}
+
+// A Server is an HTTP server on 127.0.0.1 that answers every request with
+// the response its answer function picks, and keeps the requests. It is
+// safe for concurrent use, and it is closed when the test ends.
+type Server struct {
+	// URL is the server's base URL, such as http://127.0.0.1:41234.
+	URL string
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// NewServer starts a server that answers each request with answer(req).
+func NewServer(t testing.TB, answer func(Request) Response) *Server {
+	t.Helper()
+	s := &Server{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, err := io.ReadAll(r.Body)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		req := Request{Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Header: r.Header.Clone(), Body: body}
+		s.mu.Lock()
+		s.requests = append(s.requests, req)
+		s.mu.Unlock()
+		resp := answer(req)
+		for k, v := range resp.Header {
+			w.Header().Set(k, v)
+		}
+		w.Header().Set("Content-Type", "application/json")
+		status := resp.Status
+		if status == 0 {
+			status = http.StatusOK
+		}
+		w.WriteHeader(status)
+		w.Write(resp.Body)
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// Requests returns the requests received so far, oldest first.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Always answers every request with r.
+func Always(r Response) func(Request) Response {
+	return func(Request) Response { return r }
+}
+
+// Sequence answers the requests with responses, in order. A request past the
+// last one fails the test and gets a 500.
+func Sequence(t testing.TB, responses ...Response) func(Request) Response {
+	var mu sync.Mutex
+	next := 0
+	return func(Request) Response {
+		mu.Lock()
+		defer mu.Unlock()
+		if next >= len(responses) {
+			t.Errorf("replay: request %d, but only %d responses are recorded", next+1, len(responses))
+			return Response{Status: http.StatusInternalServerError, Body: json.RawMessage(`{"error":"no more recorded responses"}`)}
+		}
+		next++
+		return responses[next-1]
+	}
+}
+
+// AfterResult scripts a two-turn exchange: it answers with before until a
+// request's body contains marker — text that appears only in the result of
+// the tool call that before asks for — and with after from then on.
+func AfterResult(marker string, before, after Response) func(Request) Response {
+	return func(r Request) Response {
+		if bytes.Contains(r.Body, []byte(marker)) {
+			return after
+		}
+		return before
+	}
+}

@@ -1,0 +1,183 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/provider"
+)
+
+// An API is one of OpenAI's two APIs for generating text with tools.
+type API string
+
+// The APIs a Model can use.
+const (
+	// Responses is the Responses API (POST /responses), OpenAI's primary
+	// API and the default.
+	Responses API = "responses"
+	// ChatCompletions is the Chat Completions API (POST /chat/completions),
+	// which most OpenAI-compatible servers also implement.
+	ChatCompletions API = "chat"
+)
+
+// DefaultMaxRetries is how many times a request is sent again after a rate
+// limit, a timeout or a server error, when Options.MaxRetries is zero.
+const DefaultMaxRetries = 2
+
+// Options configure a Model. Model is required; every other zero field
+// selects its default.
+type Options struct {
+	// APIKey authenticates the requests. If empty, the OPENAI_API_KEY
+	// environment variable is used.
+	APIKey string
+	// BaseURL is the API's base URL, up to and including the version, such
+	// as "https://api.openai.com/v1" or an OpenAI-compatible server's. If
+	// empty, OPENAI_BASE_URL is used, or else OpenAI's own.
+	BaseURL string
+	// Model names the model, such as "gpt-5.5". It is required.
+	Model string
+	// HTTPClient sends the requests. If nil, the SDK's default client is
+	// used.
+	HTTPClient *http.Client
+
+	// API selects the API. If empty, Responses is used: it is OpenAI's
+	// primary API, new models and features arrive there first, and some
+	// models are offered only there. Choose ChatCompletions for a
+	// compatible server that implements only that.
+	API API
+	// NonStrict sends tools with strict: false. By default tools are strict:
+	// the model's arguments are constrained to match each tool's schema,
+	// which is rewritten for OpenAI's strict subset of JSON Schema.
+	NonStrict bool
+	// MaxTokens bounds the tokens the model may generate in one turn,
+	// reasoning included. Zero leaves it to the API.
+	MaxTokens int
+	// MaxRetries is how many times a request is sent again after a rate
+	// limit, a timeout or a server error. Zero selects DefaultMaxRetries; a
+	// negative value sends each request once.
+	MaxRetries int
+}
+
+// A Model is an agent.Model backed by OpenAI's API through the official Go
+// SDK. A Model is safe for concurrent use.
+type Model struct {
+	client    oai.Client
+	model     string
+	api       API
+	strict    bool
+	maxTokens int64
+}
+
+var _ agent.Model = (*Model)(nil)
+
+// New returns a Model configured by opts. It reports an error if opts is nil
+// or names no model, or if opts.API is not one of the APIs.
+func New(opts *Options) (*Model, error) {
+	if opts == nil || opts.Model == "" {
+		return nil, errors.New("openai: Options.Model is required")
+	}
+	api := opts.API
+	switch api {
+	case "":
+		api = Responses
+	case Responses, ChatCompletions:
+	default:
+		return nil, fmt.Errorf("openai: unknown API %q; want %q or %q", api, Responses, ChatCompletions)
+	}
+	var reqOpts []option.RequestOption
+	if opts.APIKey != "" {
+		reqOpts = append(reqOpts, option.WithAPIKey(opts.APIKey))
+	}
+	if opts.BaseURL != "" {
+		reqOpts = append(reqOpts, option.WithBaseURL(opts.BaseURL))
+	}
+	if opts.HTTPClient != nil {
+		reqOpts = append(reqOpts, option.WithHTTPClient(opts.HTTPClient))
+	}
+	switch {
+	case opts.MaxRetries > 0:
+		reqOpts = append(reqOpts, option.WithMaxRetries(opts.MaxRetries))
+	case opts.MaxRetries < 0:
+		reqOpts = append(reqOpts, option.WithMaxRetries(0))
+	default:
+		reqOpts = append(reqOpts, option.WithMaxRetries(DefaultMaxRetries))
+	}
+	return &Model{
+		client:    oai.NewClient(reqOpts...),
+		model:     opts.Model,
+		api:       api,
+		strict:    !opts.NonStrict,
+		maxTokens: int64(max(opts.MaxTokens, 0)),
+	}, nil
+}
+
+// Generate sends one turn to the model and returns its text and tool calls.
+// An error status from the API is returned as an error that wraps a
+// *provider.Error.
+func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	var (
+		resp *agent.Response
+		err  error
+	)
+	if m.api == ChatCompletions {
+		resp, err = m.chat(ctx, req)
+	} else {
+		resp, err = m.responses(ctx, req)
+	}
+	if err != nil {
+		return nil, m.fail(err)
+	}
+	return resp, nil
+}
+
+// fail wraps an error of the SDK with the model's name, and an error status
+// of the API in a *provider.Error.
+func (m *Model) fail(err error) error {
+	if apiErr, ok := errors.AsType[*oai.Error](err); ok {
+		code := apiErr.Code
+		if code == "" {
+			code = apiErr.Type
+		}
+		err = &provider.Error{Provider: "openai", StatusCode: apiErr.StatusCode, Code: code, Message: apiErr.Message, Err: apiErr}
+	}
+	return fmt.Errorf("openai: %s: %w", m.model, err)
+}
+
+// resultText is what the model reads of a tool message. The APIs have no
+// flag for a failed call, so the text of one says so.
+func resultText(msg agent.Message) string {
+	if msg.IsError {
+		return "Error: " + msg.Text
+	}
+	return msg.Text
+}
+
+// callArgs returns a call's arguments as the API sends them: JSON text, "{}"
+// for none.
+func callArgs(args json.RawMessage) string {
+	if len(args) == 0 {
+		return "{}"
+	}
+	return string(args)
+}
+
+// parseArgs returns the arguments the model sent as raw JSON. Arguments that
+// are not valid JSON are kept as a JSON string, so that the call can still
+// be recorded and its validation error reach the model.
+func parseArgs(s string) json.RawMessage {
+	switch {
+	case s == "":
+		return json.RawMessage("{}")
+	case json.Valid([]byte(s)):
+		return json.RawMessage(s)
+	}
+	quoted, _ := json.Marshal(s)
+	return quoted
+}

@@ -1,0 +1,197 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"reflect"
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/provider/internal/providertest"
+	"github.com/hands-go/hands/provider/internal/replay"
+	"github.com/hands-go/hands/provider/openai"
+)
+
+// The tests replay recorded API responses (testdata/*.response.json) from a
+// local server, and compare the requests the SDK sent with golden files
+// (testdata/*.request.json; go test -update rewrites them).
+
+const apiKey = "sk-test-0123456789"
+
+// The IDs of the calls in the recorded tool-call turns.
+const (
+	parisCall    = "call_Qm3XyT8pLr2VwZ9aKd4FhN7s"
+	atlantisCall = "call_Bv6NcR1tYe5UoP0gHs8JmW2q"
+)
+
+var apis = []struct {
+	api    openai.API
+	prefix string // of the testdata files
+	path   string // the endpoint
+}{
+	{openai.Responses, "responses", "/v1/responses"},
+	{openai.ChatCompletions, "chat", "/v1/chat/completions"},
+}
+
+func newModel(t *testing.T, srv *replay.Server, opts openai.Options) *openai.Model {
+	t.Helper()
+	opts.APIKey = apiKey
+	opts.BaseURL = srv.URL + "/v1"
+	opts.Model = "gpt-5.5"
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = -1
+	}
+	m, err := openai.New(&opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+var (
+	twoCalls = providertest.Calls("", parisCall, atlantisCall)
+	answer   = &agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris; I could not get the weather for Atlantis, which has no weather station."}
+)
+
+func TestGenerate(t *testing.T) {
+	for _, api := range apis {
+		for _, tt := range []struct {
+			name     string // of the golden request file, after the API's prefix
+			opts     openai.Options
+			req      *agent.Request
+			recorded string // the recorded response, after the API's prefix
+			want     *agent.Response
+		}{
+			{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: twoCalls},
+			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), recorded: "answer", want: answer},
+			{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+		} {
+			t.Run(api.prefix+"/"+tt.name, func(t *testing.T) {
+				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.recorded+".response.json")))
+				tt.opts.API = api.api
+				m := newModel(t, srv, tt.opts)
+				got, err := m.Generate(t.Context(), tt.req)
+				if err != nil {
+					t.Fatalf("Generate: %v", err)
+				}
+				if !reflect.DeepEqual(got, tt.want) {
+					t.Errorf("Generate = %s, want %s", show(got), show(tt.want))
+				}
+				reqs := srv.Requests()
+				if len(reqs) != 1 {
+					t.Fatalf("the server got %d requests, want 1", len(reqs))
+				}
+				if got, want := reqs[0].Path, api.path; got != want {
+					t.Errorf("request path = %s, want %s", got, want)
+				}
+				if got, want := reqs[0].Header.Get("Authorization"), "Bearer "+apiKey; got != want {
+					t.Errorf("Authorization = %q, want %q", got, want)
+				}
+				golden.Check(t, "testdata/"+api.prefix+"_"+tt.name+".request.json", reqs[0].Golden())
+			})
+		}
+	}
+}
+
+func TestGenerateErrors(t *testing.T) {
+	for _, api := range apis {
+		for _, tt := range []struct {
+			recorded string
+			status   int
+			kind     error
+			code     string
+		}{
+			{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "invalid_function_parameters"},
+			{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "rate_limit_exceeded"},
+		} {
+			t.Run(api.prefix+"/"+tt.recorded, func(t *testing.T) {
+				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+				m := newModel(t, srv, openai.Options{API: api.api})
+				resp, err := m.Generate(t.Context(), providertest.FirstTurn())
+				if err == nil {
+					t.Fatalf("Generate = %s, nil; want an error", show(resp))
+				}
+				if !errors.Is(err, tt.kind) {
+					t.Errorf("Generate: %v; want an error that matches %v", err, tt.kind)
+				}
+				perr, ok := errors.AsType[*provider.Error](err)
+				if !ok {
+					t.Fatalf("Generate: %v; want a *provider.Error", err)
+				}
+				if perr.Provider != "openai" || perr.StatusCode != tt.status || perr.Code != tt.code || perr.Message == "" {
+					t.Errorf("Generate: %#v; want openai, status %d, code %q and a message", perr, tt.status, tt.code)
+				}
+				if n := len(srv.Requests()); n != 1 {
+					t.Errorf("the server got %d requests, want 1 (MaxRetries < 0 disables retries)", n)
+				}
+			})
+		}
+	}
+}
+
+// TestRetry checks that MaxRetries reaches the SDK: a 503 is sent again.
+func TestRetry(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api.prefix, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Sequence(t,
+				replay.Load(t, "testdata/error_503.response.json"),
+				replay.Load(t, "testdata/"+api.prefix+"_answer.response.json")))
+			m := newModel(t, srv, openai.Options{API: api.api, MaxRetries: 1})
+			got, err := m.Generate(t.Context(), providertest.FirstTurn())
+			if err != nil {
+				t.Fatalf("Generate: %v", err)
+			}
+			if !reflect.DeepEqual(got, answer) {
+				t.Errorf("Generate = %s, want %s", show(got), show(answer))
+			}
+			if n := len(srv.Requests()); n != 2 {
+				t.Errorf("the server got %d requests, want 2", n)
+			}
+		})
+	}
+}
+
+func TestConformance(t *testing.T) {
+	for _, api := range apis {
+		t.Run(api.prefix, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.AfterResult(agenttest.WeatherReport,
+				replay.Load(t, "testdata/"+api.prefix+"_tool_calls.response.json"),
+				replay.Load(t, "testdata/"+api.prefix+"_answer.response.json")))
+			agenttest.TestModel(t, newModel(t, srv, openai.Options{API: api.api}))
+		})
+	}
+}
+
+func TestNew(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		opts *openai.Options
+		ok   bool
+	}{
+		{"nil", nil, false},
+		{"no model", &openai.Options{APIKey: apiKey}, false},
+		{"unknown API", &openai.Options{Model: "gpt-5.5", API: "completions"}, false},
+		{"default API", &openai.Options{Model: "gpt-5.5", APIKey: apiKey}, true},
+		{"chat", &openai.Options{Model: "gpt-5.5", APIKey: apiKey, API: openai.ChatCompletions}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := openai.New(tt.opts)
+			if tt.ok && (err != nil || m == nil) {
+				t.Errorf("New(%+v) = %v, %v; want a model", tt.opts, m, err)
+			}
+			if !tt.ok && err == nil {
+				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
+			}
+		})
+	}
+}
+
+func show(r *agent.Response) string {
+	data, _ := json.Marshal(r)
+	return string(data)
+}
