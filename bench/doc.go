@@ -1,0 +1,10 @@
+// Package bench measures what it costs to turn a tool call's JSON arguments
+// into a typed Go value, call the handler and encode its output, along six
+// paths: plain encoding/json and json v2 (no validation), hands, the MCP Go
+// SDK's typed tool path, santhosh-tekuri/jsonschema, and
+// go-playground/validator.
+//
+// The package holds only tests and benchmarks. It is a module of its own so
+// that the libraries it compares never become dependencies of hands. The
+// results, and how to reproduce them, are in docs/PERFORMANCE.md.
+package bench
