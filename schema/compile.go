@@ -142,6 +142,7 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 	n := newNode(k, t)
 	n.elem = elem
 	n.nullable = k != kindArray
+	n.stringItems = k != kindArray && t.Elem() == stringType && (k != kindMap || t.Key() == stringType)
 	return n, nil
 }
 
@@ -192,11 +193,26 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		if f.throughPtr && unexportedPointerStep(t, jf.index) {
 			return nil, &DefinitionError{Type: c.root, Field: goFieldPath(t, jf.index), Err: errors.New("the field is reached through an embedded pointer to an unexported struct type, which cannot be allocated from outside its package (encoding/json cannot set it either); embed the struct by value or export its type")}
 		}
+		if !f.throughPtr {
+			f.offset = fieldOffset(t, jf.index)
+		}
 		f.bit = len(n.fields)
 		n.fields = append(n.fields, f)
 		n.byName[f.name] = f
 	}
 	return n, nil
+}
+
+// fieldOffset returns the offset of a possibly promoted field from the start
+// of struct t, when no embedded pointer is on the way.
+func fieldOffset(t reflect.Type, index []int) uintptr {
+	var off uintptr
+	for _, i := range index {
+		sf := t.Field(i)
+		off += sf.Offset
+		t = sf.Type
+	}
+	return off
 }
 
 // indexThroughPointer reports whether reaching a promoted field from t
@@ -407,10 +423,16 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
 		}
 		f.dflt = raw
-		if s := n.deref(); n.kind != kindPointer && s.scalar() && s.kind != kindText {
+		switch s := n.deref(); {
+		case n.kind != kindPointer && s.scalar() && s.kind != kindText:
 			v := reflect.New(n.typ).Elem()
 			if issues := decodeInto(n, raw, v); len(issues) == 0 {
 				f.dfltValue, f.dfltShared = v, true
+			}
+		case n.kind == kindSlice && n.elem.plain():
+			v := reflect.New(n.typ).Elem()
+			if issues := decodeInto(n, raw, v); len(issues) == 0 {
+				f.dfltValue, f.dfltItems = v, true
 			}
 		}
 	}
@@ -448,6 +470,16 @@ func (c *compiler) checkField(f *field, raw json.RawMessage) []Issue {
 		return nil
 	}
 	return c.check(f.node, raw)
+}
+
+// plain reports whether values of n are plain data, safe to copy: booleans,
+// numbers and strings (whose bytes never change).
+func (n *node) plain() bool {
+	switch n.kind {
+	case kindBool, kindInt, kindUint, kindFloat, kindString:
+		return true
+	}
+	return false
 }
 
 func (n *node) scalar() bool {

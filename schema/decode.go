@@ -7,26 +7,29 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A decoder validates and decodes one JSON document in a single pass over
-// its bytes. Decoders are pooled; each serves one document at a time.
+// its bytes. Its scanner (scan.go) reads the syntax; the methods here read
+// values as the nodes say and check their keywords. Decoders are pooled;
+// each serves one document at a time.
 type decoder struct {
-	dec        jsontext.Decoder
-	in         bytes.Buffer
+	data       []byte // the document
+	pos        int    // the offset of the next byte to read
 	path       []segment
+	names      []jsonString // member names of the objects skip is in
 	issues     []Issue
 	dropped    int // issues past maxIssues, counted but not kept
 	maxIssues  int
@@ -36,28 +39,33 @@ type decoder struct {
 	fatal      bool     // the bytes are not JSON, or too deep: stop reading
 	fatalIssue Issue    // why
 	scratch    []byte
+	strs       []byte   // the chunk that kept strings are carved from; see keep
+	strItems   []string // the items of the []string arrays being read
 }
 
-// A segment is one step of the path to the value being read.
+// A segment is one step of the path to the value being read: an array
+// index, or an object member's name as the document writes it.
 type segment struct {
-	name  string
-	index int // -1 for an object member
+	index int        // -1 for an object member
+	name  jsonString // the member's name, when index is -1
 }
 
 var decoderPool = sync.Pool{New: func() any { return new(decoder) }}
 
 func getDecoder(data []byte, maxDepth, maxIssues int) *decoder {
 	d := decoderPool.Get().(*decoder)
-	d.in = *bytes.NewBuffer(data)
-	d.dec.Reset(&d.in)
-	d.maxDepth, d.maxIssues = maxDepth, maxIssues
+	d.data, d.pos = data, 0
+	d.maxDepth, d.maxIssues = min(maxDepth, maxNesting), maxIssues
 	return d
 }
 
 func putDecoder(d *decoder) {
-	d.in = bytes.Buffer{}
-	d.dec.Reset(&d.in)
+	d.data = nil
+	d.strs = nil // the decoded strings point into it: never reuse it
 	d.path = d.path[:0]
+	d.names = d.names[:0]
+	clear(d.strItems)
+	d.strItems = d.strItems[:0]
 	clear(d.issues)
 	d.issues = d.issues[:0]
 	d.dropped = 0
@@ -67,6 +75,15 @@ func putDecoder(d *decoder) {
 	d.nulls = d.nulls[:0]
 	if cap(d.scratch) > 1<<16 {
 		d.scratch = nil
+	}
+	if cap(d.path) > 1<<10 {
+		d.path = nil
+	}
+	if cap(d.names) > 1<<10 {
+		d.names = nil
+	}
+	if cap(d.strItems) > 1<<10 {
+		d.strItems = nil
 	}
 	decoderPool.Put(d)
 }
@@ -89,9 +106,9 @@ func (d *decoder) takeIssues() []Issue {
 	return out
 }
 
-// decodeInto validates and decodes a whole document into v with no limits
-// beyond the defaults; it serves values found at definition (defaults, enum
-// values, examples).
+// decodeInto validates and decodes a whole document into v, which must be
+// addressable, with no limits beyond the defaults; it serves values found at
+// definition (defaults, enum values, examples).
 func decodeInto(n *node, data []byte, v reflect.Value) []Issue {
 	d := getDecoder(data, DefaultMaxDepth, DefaultMaxIssues)
 	defer putDecoder(d)
@@ -99,22 +116,19 @@ func decodeInto(n *node, data []byte, v reflect.Value) []Issue {
 	return d.takeIssues()
 }
 
-// document reads one top-level value and checks that nothing follows it.
+// document reads one top-level value into v, which must be addressable, and
+// checks that nothing follows it.
 func (d *decoder) document(n *node, v reflect.Value) {
-	if len(bytes.TrimLeft(d.in.Bytes(), " \t\r\n")) == 0 {
+	if d.peek(); d.pos == len(d.data) {
 		d.stop("", "syntax", "the arguments are empty; send a JSON object")
 		return
 	}
-	d.value(n, v)
+	d.value(n, v.Addr().UnsafePointer())
 	if d.fatal {
 		return
 	}
-	if d.dec.PeekKind() != jsontext.KindInvalid {
-		d.stop("", "syntax", fmt.Sprintf("invalid JSON: unexpected data after the top-level value at byte %d", d.dec.InputOffset()))
-		return
-	}
-	if _, err := d.dec.ReadToken(); err != io.EOF {
-		d.syntax(err)
+	if d.peek(); d.pos < len(d.data) {
+		d.badChar(d.pos, "after top-level value")
 	}
 }
 
@@ -127,8 +141,10 @@ func (d *decoder) pointer() string {
 	for _, s := range d.path {
 		if s.index >= 0 {
 			b = strconv.AppendInt(append(b, '/'), int64(s.index), 10)
+		} else if !s.name.escaped {
+			b = appendPointerToken(b, s.name.raw(d.data))
 		} else {
-			b = appendPointerToken(b, s.name)
+			b = appendPointerToken(b, appendUnquoted(nil, s.name.raw(d.data)))
 		}
 	}
 	return string(b)
@@ -159,99 +175,73 @@ func (d *decoder) fail(keyword, message string) {
 	d.add(d.pointer(), keyword, message)
 }
 
-// syntax records a syntactic error from jsontext and stops the document.
-func (d *decoder) syntax(err error) {
-	if d.fatal {
-		return
-	}
-	var serr *jsontext.SyntacticError
-	if !errors.As(err, &serr) {
-		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
-			d.stop(d.pointer(), "syntax", "invalid JSON: the input ends before the value is complete")
-			return
-		}
-		d.stop(d.pointer(), "syntax", "invalid JSON: "+err.Error())
-		return
-	}
-	cause := strings.TrimPrefix(serr.Err.Error(), "jsontext: ")
-	keyword := "syntax"
-	switch {
-	case strings.Contains(cause, "depth"):
-		keyword, cause = "limit", "the value is nested too deeply"
-	case errors.Is(serr.Err, io.ErrUnexpectedEOF):
-		cause = "the input ends before the value is complete"
-	}
-	d.stop(string(serr.JSONPointer), keyword, fmt.Sprintf("invalid JSON at byte %d: %s", serr.ByteOffset, cause))
-}
-
-func (d *decoder) push(name string) { d.path = append(d.path, segment{name: name, index: -1}) }
-func (d *decoder) pushIndex(i int)  { d.path = append(d.path, segment{index: i}) }
-func (d *decoder) pop()             { d.path = d.path[:len(d.path)-1] }
-
-// read returns the next scalar value's bytes, valid until the next read.
-func (d *decoder) read() (jsontext.Value, bool) {
-	raw, err := d.dec.ReadValue()
-	if err != nil {
-		d.syntax(err)
-		return nil, false
-	}
-	return raw, true
-}
-
-// readNested reads a whole value that is kept or handed on as it is, after
-// checking that its nesting stays within the depth limit.
-func (d *decoder) readNested() (jsontext.Value, bool) {
-	raw, ok := d.read()
-	if ok && len(d.path)+nesting(raw) > d.maxDepth {
-		d.tooDeep()
-		return nil, false
-	}
-	return raw, ok
-}
-
-// nesting returns the deepest nesting of arrays and objects in a valid JSON
-// value.
-func nesting(raw []byte) int {
-	depth, deepest := 0, 0
-	inString := false
-	for i := 0; i < len(raw); i++ {
-		switch c := raw[i]; {
-		case inString:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '[' || c == '{':
-			depth++
-			deepest = max(deepest, depth)
-		case c == ']' || c == '}':
-			depth--
-		}
-	}
-	return deepest
-}
+func (d *decoder) pushName(name jsonString) { d.path = append(d.path, segment{index: -1, name: name}) }
+func (d *decoder) pushIndex(i int)          { d.path = append(d.path, segment{index: i}) }
+func (d *decoder) pop()                     { d.path = d.path[:len(d.path)-1] }
 
 // tooDeep records a value nested past the limit and stops the document.
 func (d *decoder) tooDeep() {
 	d.stop(d.pointer(), "limit", "the value is nested too deeply; the limit is "+strconv.Itoa(d.maxDepth)+" levels")
 }
 
-// unquote returns the contents of a JSON string value.
-func (d *decoder) unquote(raw []byte) string {
-	body := raw[1 : len(raw)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
-		return string(body)
+// unquote returns the value of a string that scanString read.
+func (d *decoder) unquote(s jsonString) string {
+	if !s.escaped {
+		return string(s.raw(d.data))
 	}
-	d.scratch, _ = jsontext.AppendUnquote(d.scratch[:0], raw)
+	d.scratch = appendUnquoted(d.scratch[:0], s.raw(d.data))
 	return string(d.scratch)
 }
 
-// mismatch reads past a value of the wrong JSON type and records it.
-func (d *decoder) mismatch(n *node, k jsontext.Kind) {
-	raw, ok := d.read()
+// readString reads a string value, whose '"' is at d.pos, for a moment's
+// use.
+func (d *decoder) readString() (string, bool) {
+	s, ok := d.scanString()
+	if !ok {
+		return "", false
+	}
+	return d.unquote(s), true
+}
+
+// maxStringChunk is the largest chunk keep allocates for several strings.
+const maxStringChunk = 8 << 10
+
+// keep returns the value of a string that scanString read, for the decoded
+// value to keep.
+//
+// Rather than allocate each string on its own, keep copies the strings of a
+// document one after another into a chunk of memory and makes each a string
+// that points into the chunk (unsafe.String). That is safe because a byte of
+// a chunk is written once, before the string that holds it is made, and
+// never again: keep only appends to d.strs within its capacity, and when a
+// chunk is full, or the document is done (putDecoder), the decoder lets go of
+// it instead of reusing it. Unescaping never makes a string longer, so the
+// strings still to come fit in the rest of the document's length; a chunk is
+// that long, or maxStringChunk if that is less, so that one string kept
+// alive keeps at most a few KiB of others with it. A string longer than that
+// gets a chunk of its own.
+func (d *decoder) keep(s jsonString) string {
+	n := s.end - s.start
+	if n == 0 {
+		return ""
+	}
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, min(len(d.data)-s.start, maxStringChunk)))
+	}
+	start := len(d.strs)
+	if s.escaped {
+		d.strs = appendUnquoted(d.strs, s.raw(d.data))
+	} else {
+		d.strs = append(d.strs, s.raw(d.data)...)
+	}
+	b := d.strs[start:]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// mismatch reads past a value of the wrong JSON type, whose first byte is
+// c, and records it.
+func (d *decoder) mismatch(n *node, c byte) {
+	raw, ok := d.skip()
 	if !ok {
 		return
 	}
@@ -267,104 +257,101 @@ func (d *decoder) mismatch(n *node, k jsontext.Kind) {
 	if n.nullable {
 		msg += " or null"
 	}
-	d.fail("type", msg+", got "+describeJSON(k, raw))
+	d.fail("type", msg+", got "+describeJSON(c, raw))
 }
 
-// describeJSON names a JSON value's type and, when short, the value.
-func describeJSON(k jsontext.Kind, raw []byte) string {
-	switch k {
-	case jsontext.KindNull:
+// describeJSON names a JSON value's type, from its first byte c, and, when
+// short, the value.
+func describeJSON(c byte, raw []byte) string {
+	switch c {
+	case 'n':
 		return "null"
-	case jsontext.KindTrue, jsontext.KindFalse:
+	case 't', 'f':
 		return "a boolean (" + string(raw) + ")"
-	case jsontext.KindNumber:
-		return "a number (" + shortRaw(raw) + ")"
-	case jsontext.KindString:
+	case '"':
 		return "a string (" + shortRaw(raw) + ")"
-	case jsontext.KindBeginArray:
+	case '[':
 		return "an array"
-	case jsontext.KindBeginObject:
+	case '{':
 		return "an object"
 	}
-	return "a value"
+	return "a number (" + shortRaw(raw) + ")"
 }
 
-// value reads one value into v as node n says.
-func (d *decoder) value(n *node, v reflect.Value) {
-	if d.fatal {
-		return
-	}
-	k := d.dec.PeekKind()
-	if k == jsontext.KindInvalid {
-		_, err := d.dec.ReadValue()
-		d.syntax(err)
-		return
-	}
-	if len(d.path) >= d.maxDepth && (k == jsontext.KindBeginObject || k == jsontext.KindBeginArray) {
-		d.tooDeep()
-		return
-	}
-	if k == jsontext.KindNull && n.nullable {
-		if _, ok := d.read(); ok {
+// isNumberStart reports whether c can start a JSON number.
+func isNumberStart(c byte) bool { return c == '-' || '0' <= c && c <= '9' }
+
+// value reads one value, into the value of n's type at p.
+//
+// Values are stored through unsafe pointers rather than through
+// reflect.Value, which checks its flags on every access. The rules that keep
+// this safe:
+//
+//   - p always points at a live value of type n.typ: the caller's (from an
+//     addressable reflect.Value), a new one from reflect.New, a struct field
+//     at the offset compile.go took from reflect (fieldOffset), or an item
+//     of an array or slice at a multiple of the item's size.
+//   - A value is written only as the type that the node's kind guarantees
+//     (a kindString node's type has kind string, a kindTime node's is
+//     time.Time, and so on; see typeNode), with an ordinary typed store, so
+//     the garbage collector's write barriers apply.
+//   - Anything beyond those plain shapes (maps, custom types, zeroing) goes
+//     through reflect.NewAt(n.typ, p), which allocates nothing.
+func (d *decoder) value(n *node, p unsafe.Pointer) {
+	c := d.peek()
+	if c == 'n' && n.nullable {
+		if d.scanLiteral("null") {
 			if n.kind == kindRaw {
-				v.SetBytes([]byte("null"))
+				*(*[]byte)(p) = []byte("null")
 			} else {
-				v.SetZero()
+				reflect.NewAt(n.typ, p).Elem().SetZero()
 			}
 		}
 		return
 	}
 	switch n.kind {
 	case kindBool:
-		if k != jsontext.KindTrue && k != jsontext.KindFalse {
-			d.mismatch(n, k)
+		if c != 't' && c != 'f' {
+			d.mismatch(n, c)
 			return
 		}
-		if _, ok := d.read(); ok {
-			b := k == jsontext.KindTrue
-			if n.enum != nil && !d.inEnum(n, b) {
-				d.failEnum(n, strconv.FormatBool(b))
-			}
-			v.SetBool(b)
+		b := c == 't'
+		if !d.scanLiteral(strconv.FormatBool(b)) {
+			return
 		}
+		if n.enum != nil && !d.inEnum(n, b) {
+			d.failEnum(n, strconv.FormatBool(b))
+		}
+		*(*bool)(p) = b
 	case kindInt, kindUint, kindFloat:
-		if k != jsontext.KindNumber {
-			d.mismatch(n, k)
+		if !isNumberStart(c) {
+			d.mismatch(n, c)
 			return
 		}
-		if raw, ok := d.read(); ok {
-			d.number(n, raw, v)
+		start := d.pos
+		if d.scanNumber() {
+			d.number(n, d.data[start:d.pos], p)
 		}
 	case kindString:
-		if k != jsontext.KindString {
-			d.mismatch(n, k)
-			return
-		}
-		if raw, ok := d.read(); ok {
-			s := d.unquote(raw)
-			d.checkString(n, s)
-			v.SetString(s)
-		}
+		*(*string)(p) = d.stringValue(n, c)
 	case kindText:
-		if k != jsontext.KindString {
-			d.mismatch(n, k)
+		if c != '"' {
+			d.mismatch(n, c)
 			return
 		}
-		if raw, ok := d.read(); ok {
-			s := d.unquote(raw)
+		if s, ok := d.readString(); ok {
 			if d.checkString(n, s) {
-				if err := v.Addr().Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
+				if err := reflect.NewAt(n.typ, p).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
 					d.fail("unmarshal", err.Error())
 				}
 			}
 		}
 	case kindTime:
-		if k != jsontext.KindString {
-			d.mismatch(n, k)
+		if c != '"' {
+			d.mismatch(n, c)
 			return
 		}
-		if raw, ok := d.read(); ok {
-			s := d.unquote(raw)
+		if s, ok := d.readString(); ok {
 			if !d.checkString(n, s) {
 				return
 			}
@@ -377,64 +364,79 @@ func (d *decoder) value(n *node, v reflect.Value) {
 				d.fail("unmarshal", "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
 				return
 			}
-			*v.Addr().Interface().(*time.Time) = t
+			*(*time.Time)(p) = t
 		}
 	case kindBytes:
-		if k != jsontext.KindString {
-			d.mismatch(n, k)
+		if c != '"' {
+			d.mismatch(n, c)
 			return
 		}
-		if raw, ok := d.read(); ok {
-			s := d.unquote(raw)
+		if s, ok := d.readString(); ok {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
 				d.fail("contentEncoding", "must be base64 (standard alphabet, padded)")
 				return
 			}
-			v.SetBytes(b)
+			*(*[]byte)(p) = b
 		}
 	case kindStruct:
-		if k != jsontext.KindBeginObject {
-			d.mismatch(n, k)
+		if c != '{' {
+			d.mismatch(n, c)
 			return
 		}
-		d.object(n, v)
+		d.object(n, p)
 	case kindSlice, kindArray:
-		if k != jsontext.KindBeginArray {
-			d.mismatch(n, k)
+		if c != '[' {
+			d.mismatch(n, c)
 			return
 		}
-		d.array(n, v)
+		d.array(n, p)
 	case kindMap:
-		if k != jsontext.KindBeginObject {
-			d.mismatch(n, k)
+		if c != '{' {
+			d.mismatch(n, c)
 			return
 		}
-		d.mapValue(n, v)
+		d.mapValue(n, p)
 	case kindPointer:
-		p := reflect.New(n.elem.typ)
-		d.value(n.elem, p.Elem())
-		v.Set(p)
+		q := reflect.New(n.elem.typ).UnsafePointer()
+		d.value(n.elem, q)
+		*(*unsafe.Pointer)(p) = q
 	case kindAny:
-		if raw, ok := d.readNested(); ok {
+		if raw, ok := d.skip(); ok {
 			var x any
 			if err := jsonv2.Unmarshal(raw, &x); err != nil {
 				d.outOfRange(err)
 				return
 			}
-			if x != nil {
-				v.Set(reflect.ValueOf(x))
-			}
+			// Every interface type without methods is laid out as any.
+			*(*any)(p) = x
 		}
 	case kindRaw:
-		if raw, ok := d.readNested(); ok {
-			v.SetBytes(bytes.Clone(raw))
+		if raw, ok := d.skip(); ok {
+			*(*[]byte)(p) = bytes.Clone(raw)
 		}
 	case kindCustom:
-		if raw, ok := d.readNested(); ok {
-			d.custom(n, raw, v)
+		if raw, ok := d.skip(); ok {
+			d.custom(n, raw, reflect.NewAt(n.typ, p).Elem())
 		}
 	}
+}
+
+// stringValue reads a string value for a kindString node whose first byte
+// is c, checks it, and returns it; it returns "" for a value that is not a
+// string.
+func (d *decoder) stringValue(n *node, c byte) string {
+	if c != '"' {
+		d.mismatch(n, c)
+		return ""
+	}
+	js, ok := d.scanString()
+	if !ok {
+		return ""
+	}
+	s := d.keep(js)
+	d.checkString(n, s)
+	return s
 }
 
 // outOfRange records the error of decoding valid JSON into an any, which
@@ -475,99 +477,172 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 	}
 }
 
-// object reads a JSON object into a struct.
-func (d *decoder) object(n *node, v reflect.Value) {
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
+// A fieldSet is a set of a struct's fields, by their bits. Most structs have
+// at most 64 fields, which fit in one word with no allocation.
+type fieldSet struct {
+	word uint64
+	more []uint64 // the words for bits 64 and up, allocated when needed
+}
+
+func (s *fieldSet) has(bit int) bool {
+	if bit < 64 {
+		return s.word&(1<<bit) != 0
+	}
+	i := bit/64 - 1
+	return i < len(s.more) && s.more[i]&(1<<(bit%64)) != 0
+}
+
+func (s *fieldSet) add(bit int) {
+	if bit < 64 {
+		s.word |= 1 << bit
 		return
 	}
-	var seenSmall uint64
-	var seenLarge []bool
-	if len(n.fields) > 64 {
-		seenLarge = make([]bool, len(n.fields))
+	i := bit/64 - 1
+	for len(s.more) <= i {
+		s.more = append(s.more, 0)
 	}
-	for {
-		k := d.dec.PeekKind()
-		if k == jsontext.KindEndObject {
+	s.more[i] |= 1 << (bit % 64)
+}
+
+// duplicateName records a member name that appeared before in its object;
+// the name is on top of the path. (encoding/json keeps the last value;
+// jsontext, and so hands, refuses the document.)
+func (d *decoder) duplicateName(name jsonString) {
+	d.syntaxError(name.start-1, "duplicate object member name "+quote(d.unquote(name)))
+}
+
+// object reads a JSON object, whose '{' is at d.pos, into the struct at p.
+func (d *decoder) object(n *node, p unsafe.Pointer) {
+	if !d.open() {
+		return
+	}
+	// present holds the fields whose names appeared, which is how a
+	// duplicate name is found; nulled those of them whose null counted as
+	// absent (Options.NullAsAbsent), which still get their default.
+	var present, nulled fieldSet
+	var unknown []string // names the struct does not have, to find duplicates among them
+	next := 0            // the field after the last one found, where the next is likely
+	for first := true; ; first = false {
+		c := d.peek()
+		if first && c == '}' {
+			d.pos++
 			break
 		}
-		if k != jsontext.KindString {
-			_, err := d.dec.ReadToken()
-			d.syntax(err)
-			return
-		}
-		rawName, ok := d.read()
+		name, ok := d.memberName(c, first)
 		if !ok {
 			return
 		}
 		var f *field
-		if body := rawName[1 : len(rawName)-1]; bytes.IndexByte(body, '\\') < 0 {
-			f = n.byName[string(body)]
+		if !name.escaped {
+			f = n.field(name.raw(d.data), next)
 		} else {
-			f = n.byName[d.unquote(rawName)]
+			f = n.byName[d.unquote(name)]
 		}
 		if f == nil {
-			d.unknown(n, d.unquote(rawName))
-			if err := d.dec.SkipValue(); err != nil {
-				d.syntax(err)
+			key := d.unquote(name)
+			if slices.Contains(unknown, key) {
+				d.pushName(name)
+				d.duplicateName(name)
 				return
 			}
-			continue
-		}
-		if d.nullAbsent && d.dec.PeekKind() == jsontext.KindNull && !f.required && !f.nullTagged && (!f.node.nullable || f.dflt != nil) {
-			// A null for an optional field means "absent" (the OpenAI
-			// strict-mode convention): skip it, leave the field unseen so
-			// its default applies, and say so.
-			if _, ok := d.read(); !ok {
+			unknown = append(unknown, key)
+			d.unknown(n, key)
+			d.pushName(name)
+			if !d.colon() || !d.skipValue(d.peek()) {
 				return
 			}
-			d.push(f.name)
-			d.nulls = append(d.nulls, d.pointer())
 			d.pop()
-			continue
-		}
-		if seenLarge != nil {
-			seenLarge[f.bit] = true
 		} else {
-			seenSmall |= 1 << f.bit
-		}
-		fv := fieldValue(v, f)
-		d.push(f.name)
-		if f.nullable && d.dec.PeekKind() == jsontext.KindNull {
-			if _, ok := d.read(); ok {
-				fv.SetZero()
+			next = f.bit + 1
+			d.pushName(name)
+			if present.has(f.bit) {
+				d.duplicateName(name)
+				return
 			}
-		} else {
-			d.value(f.node, fv)
+			present.add(f.bit)
+			if !d.colon() {
+				return
+			}
+			c := d.peek()
+			switch {
+			case c == 'n' && d.nullAbsent && !f.required && !f.nullTagged && (!f.node.nullable || f.dflt != nil):
+				// A null for an optional field means "absent" (the OpenAI
+				// strict-mode convention): skip it, leave the field unset
+				// so its default applies, and say so.
+				if !d.scanLiteral("null") {
+					return
+				}
+				nulled.add(f.bit)
+				d.nulls = append(d.nulls, d.pointer())
+			case c == 'n' && f.nullable:
+				if !d.scanLiteral("null") {
+					return
+				}
+				reflect.NewAt(f.node.typ, fieldPointer(n, p, f)).Elem().SetZero()
+			default:
+				d.value(f.node, fieldPointer(n, p, f))
+				if d.fatal {
+					return
+				}
+			}
+			d.pop()
 		}
-		d.pop()
-		if d.fatal {
+		if end, ok := d.objectNext(); !ok {
 			return
+		} else if end {
+			break
 		}
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
-		return
 	}
 	for _, f := range n.fields {
-		seen := false
-		if seenLarge != nil {
-			seen = seenLarge[f.bit]
-		} else {
-			seen = seenSmall&(1<<f.bit) != 0
-		}
 		switch {
-		case seen:
+		case present.has(f.bit) && !nulled.has(f.bit):
 		case f.required:
 			d.fail("required", "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
 		case f.dflt != nil:
-			fv := fieldValue(v, f)
-			if f.dfltShared {
-				fv.Set(f.dfltValue)
-			} else {
-				decodeInto(f.node, f.dflt, fv)
-			}
+			setDefault(f, fieldPointer(n, p, f))
 		}
+	}
+}
+
+// maxFieldScan is the most fields a struct may have for field to look a
+// name up by comparing it with each field's; a struct with more uses its
+// byName map.
+const maxFieldScan = 16
+
+// field returns the field named name, or nil. Documents usually list the
+// properties in the order of the struct's fields, so the search starts at
+// next, the field after the one found last, where it usually ends at once.
+func (n *node) field(name []byte, next int) *field {
+	if len(n.fields) > maxFieldScan {
+		return n.byName[string(name)]
+	}
+	for i := range n.fields {
+		f := n.fields[(next+i)%len(n.fields)]
+		if len(f.name) == len(name) && f.name == string(name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// setDefault gives field f, at p, its default value.
+func setDefault(f *field, p unsafe.Pointer) {
+	v := reflect.NewAt(f.node.typ, p).Elem()
+	switch {
+	case f.dfltShared:
+		v.Set(f.dfltValue)
+	case f.dfltItems && f.node.stringItems:
+		// As in stringSlice: a slice of type-string items is a []string.
+		*(*[]string)(p) = slices.Clone(*(*[]string)(f.dfltValue.Addr().UnsafePointer()))
+	case f.dfltItems:
+		// A new slice, so that a handler that changes it changes no other
+		// call's value; its items are plain values, copied.
+		n := f.dfltValue.Len()
+		v.Grow(n)
+		v.SetLen(n)
+		reflect.Copy(v, f.dfltValue)
+	default:
+		decodeInto(f.node, f.dflt, v)
 	}
 }
 
@@ -612,6 +687,15 @@ func (d *decoder) unknown(n *node, name string) {
 	d.fail("additionalProperties", msg)
 }
 
+// fieldPointer returns the address of field f of the struct of node n at p,
+// allocating embedded pointers on the way.
+func fieldPointer(n *node, p unsafe.Pointer, f *field) unsafe.Pointer {
+	if !f.throughPtr {
+		return unsafe.Add(p, f.offset)
+	}
+	return fieldValue(reflect.NewAt(n.typ, p).Elem(), f).Addr().UnsafePointer()
+}
+
 // fieldValue returns the struct field f of v, allocating embedded pointers on
 // the way.
 func fieldValue(v reflect.Value, f *field) reflect.Value {
@@ -633,48 +717,33 @@ func fieldValue(v reflect.Value, f *field) reflect.Value {
 	return v
 }
 
-// array reads a JSON array into a slice or a fixed array.
-func (d *decoder) array(n *node, v reflect.Value) {
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
+// array reads a JSON array, whose '[' is at d.pos, into the slice or fixed
+// array at p.
+func (d *decoder) array(n *node, p unsafe.Pointer) {
+	if !d.open() {
 		return
 	}
-	count := 0
 	itemIssues := len(d.issues) + d.dropped
-	for d.dec.PeekKind() != jsontext.KindEndArray {
-		if d.fatal {
-			return
-		}
-		if n.kind == kindSlice {
-			if count == v.Len() {
-				v.Grow(1)
-				v.SetLen(count + 1)
+	var count int
+	var ok bool
+	switch {
+	case n.kind == kindArray:
+		count, ok = d.items(func(i int) {
+			if i < n.length {
+				d.value(n.elem, unsafe.Add(p, uintptr(i)*n.elem.size))
+			} else {
+				// An item past a fixed length is checked like the others,
+				// as the schema's items keyword does, and then dropped.
+				d.value(n.elem, reflect.New(n.elem.typ).UnsafePointer())
 			}
-			d.pushIndex(count)
-			d.value(n.elem, v.Index(count))
-			d.pop()
-		} else if count < n.length {
-			d.pushIndex(count)
-			d.value(n.elem, v.Index(count))
-			d.pop()
-		} else {
-			// An item past a fixed length is checked like the others, as
-			// the schema's items keyword does, and then dropped.
-			d.pushIndex(count)
-			d.value(n.elem, reflect.New(n.elem.typ).Elem())
-			d.pop()
-		}
-		count++
+		})
+	case n.stringItems:
+		count, ok = d.stringSlice(n, p)
+	default:
+		count, ok = d.sliceItems(n, p)
 	}
-	if d.fatal {
+	if !ok {
 		return
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
-		return
-	}
-	if n.kind == kindSlice && v.IsNil() {
-		v.Set(reflect.MakeSlice(n.typ, 0, 0))
 	}
 	switch {
 	case n.kind == kindArray && count != n.length:
@@ -691,10 +760,111 @@ func (d *decoder) array(n *node, v reflect.Value) {
 	// Items that failed hold zero values, which would compare equal although
 	// the JSON differs; uniqueness is judged once every item is valid.
 	if n.uniqueItems && len(d.issues)+d.dropped == itemIssues {
+		v := reflect.NewAt(n.typ, p).Elem()
 		if i, j, dup := duplicate(v, min(count, v.Len())); dup {
 			d.fail("uniqueItems", fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
 		}
 	}
+}
+
+// items reads the items of an array whose '[' was read, and its ']'. It
+// calls item to read each, with d.pos at the item and its index on the
+// path, and returns how many there were.
+func (d *decoder) items(item func(i int)) (int, bool) {
+	if d.peek() == ']' {
+		d.pos++
+		return 0, true
+	}
+	for i := 0; ; i++ {
+		d.pushIndex(i)
+		item(i)
+		if d.fatal {
+			return i, false
+		}
+		d.pop()
+		if end, ok := d.arrayNext(); !ok || end {
+			return i + 1, ok
+		}
+	}
+}
+
+// sliceItems reads the items of a slice into a buffer and then gives the
+// slice at p exactly as many, in one allocation. An empty array is an empty
+// slice, not nil.
+func (d *decoder) sliceItems(n *node, p unsafe.Pointer) (int, bool) {
+	buf := n.getItems()
+	defer n.putItems(buf)
+	count, ok := d.items(func(int) { d.value(n.elem, buf.next()) })
+	if !ok {
+		return count, false
+	}
+	v := reflect.NewAt(n.typ, p).Elem()
+	if count == 0 {
+		v.Set(reflect.MakeSlice(n.typ, 0, 0))
+	} else {
+		v.Grow(count)
+		v.SetLen(count)
+		reflect.Copy(v, buf.v)
+	}
+	return count, true
+}
+
+// stringSlice is sliceItems for a slice of strings, the common case, without
+// reflect: the buffer is d.strItems, where each array's items go above those
+// of the arrays it is in.
+func (d *decoder) stringSlice(n *node, p unsafe.Pointer) (int, bool) {
+	base := len(d.strItems)
+	count, ok := d.items(func(int) { d.strItems = append(d.strItems, d.stringValue(n.elem, d.peek())) })
+	if ok {
+		// A slice type whose items are of type string is laid out as a
+		// []string. (make, unlike slices.Clone, never returns nil.)
+		items := make([]string, count)
+		copy(items, d.strItems[base:])
+		*(*[]string)(p) = items
+	}
+	clear(d.strItems[base:])
+	d.strItems = d.strItems[:base]
+	return count, ok
+}
+
+// An itemBuffer holds the items of a slice while they are read, so that the
+// slice itself can be allocated once at its final length. Buffers are pooled
+// per slice node; one serves one array at a time (an array nested in an item
+// of the same type gets another).
+type itemBuffer struct {
+	v    reflect.Value // an addressable slice of the node's type
+	size uintptr       // the size of an item
+}
+
+// maxPooledItems is the most items a pooled buffer keeps room for.
+const maxPooledItems = 4096
+
+func (n *node) getItems() *itemBuffer {
+	if b, ok := n.items.Get().(*itemBuffer); ok {
+		return b
+	}
+	return &itemBuffer{v: reflect.New(n.typ).Elem(), size: n.elem.size}
+}
+
+// putItems zeroes the buffer's items, which may hold pointers into the
+// decoded value, and pools it.
+func (n *node) putItems(b *itemBuffer) {
+	if b.v.Cap() > maxPooledItems {
+		return
+	}
+	b.v.Clear()
+	b.v.SetLen(0)
+	n.items.Put(b)
+}
+
+// next returns the address of a new zero item at the end of the buffer.
+func (b *itemBuffer) next() unsafe.Pointer {
+	i := b.v.Len()
+	if i == b.v.Cap() {
+		b.v.Grow(1)
+	}
+	b.v.SetLen(i + 1)
+	return unsafe.Add(b.v.UnsafePointer(), uintptr(i)*b.size)
 }
 
 func plural(n int, word string) string {
@@ -768,47 +938,77 @@ func plainComparable(t reflect.Type) bool {
 	return true
 }
 
-// mapValue reads a JSON object into a map[string]T.
-func (d *decoder) mapValue(n *node, v reflect.Value) {
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
+// mapValue reads a JSON object, whose '{' is at d.pos, into the map[string]T
+// at p.
+func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
+	if !d.open() {
 		return
 	}
-	if v.IsNil() {
+	// The map is new, so a key already in it is a duplicate name. A
+	// map[string]string, the common case, is filled directly; any other
+	// through reflect.
+	var m map[string]string
+	var v, key, elem reflect.Value
+	if n.stringItems {
+		// A map type whose keys and values are of type string is laid out,
+		// and hashed, as a map[string]string.
+		m = make(map[string]string)
+		*(*map[string]string)(p) = m
+	} else {
+		v = reflect.NewAt(n.typ, p).Elem()
 		v.Set(reflect.MakeMap(n.typ))
+		key = reflect.New(n.typ.Key()).Elem()
+		elem = reflect.New(n.elem.typ).Elem()
 	}
-	key := reflect.New(n.typ.Key()).Elem()
-	elem := reflect.New(n.elem.typ).Elem()
 	count := 0
-	for {
-		k := d.dec.PeekKind()
-		if k == jsontext.KindEndObject {
+	for first := true; ; first = false {
+		c := d.peek()
+		if first && c == '}' {
+			d.pos++
 			break
 		}
-		if k != jsontext.KindString {
-			_, err := d.dec.ReadToken()
-			d.syntax(err)
-			return
-		}
-		rawName, ok := d.read()
+		name, ok := d.memberName(c, first)
 		if !ok {
 			return
 		}
-		name := d.unquote(rawName)
-		elem.SetZero()
-		d.push(name)
-		d.value(n.elem, elem)
-		d.pop()
-		if d.fatal {
+		d.pushName(name)
+		k := d.keep(name)
+		if m != nil {
+			if _, dup := m[k]; dup {
+				d.duplicateName(name)
+				return
+			}
+		} else {
+			key.SetString(k)
+			if v.MapIndex(key).IsValid() {
+				d.duplicateName(name)
+				return
+			}
+		}
+		if !d.colon() {
 			return
 		}
-		key.SetString(name)
-		v.SetMapIndex(key, elem)
+		if m != nil {
+			s := d.stringValue(n.elem, d.peek())
+			if d.fatal {
+				return
+			}
+			m[k] = s
+		} else {
+			elem.SetZero()
+			d.value(n.elem, elem.Addr().UnsafePointer())
+			if d.fatal {
+				return
+			}
+			v.SetMapIndex(key, elem)
+		}
+		d.pop()
 		count++
-	}
-	if _, err := d.dec.ReadToken(); err != nil {
-		d.syntax(err)
-		return
+		if end, ok := d.objectNext(); !ok {
+			return
+		} else if end {
+			break
+		}
 	}
 	switch {
 	case n.minProps >= 0 && count < n.minProps:
@@ -909,7 +1109,7 @@ func (d *decoder) failEnum(n *node, got string) {
 // number reads a JSON number into an integer or float field and checks it.
 // The schema keywords are checked first, so that a value outside a small
 // integer's range is reported as the minimum or maximum the schema shows.
-func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
+func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 	switch n.kind {
 	case kindInt:
 		i, err := strconv.ParseInt(string(raw), 10, 64)
@@ -930,7 +1130,18 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit integer")
 			return
 		}
-		v.SetInt(i)
+		// n.bits is the size of the type (reflect's Bits), so these are
+		// stores of the type's own size.
+		switch n.bits {
+		case 8:
+			*(*int8)(p) = int8(i)
+		case 16:
+			*(*int16)(p) = int16(i)
+		case 32:
+			*(*int32)(p) = int32(i)
+		default:
+			*(*int64)(p) = i
+		}
 	case kindUint:
 		u, err := strconv.ParseUint(string(raw), 10, 64)
 		if err != nil {
@@ -950,7 +1161,16 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit unsigned integer")
 			return
 		}
-		v.SetUint(u)
+		switch n.bits {
+		case 8:
+			*(*uint8)(p) = uint8(u)
+		case 16:
+			*(*uint16)(p) = uint16(u)
+		case 32:
+			*(*uint32)(p) = uint32(u)
+		default:
+			*(*uint64)(p) = u
+		}
 	case kindFloat:
 		// The keywords judge the JSON number, read as a float64 as the
 		// schema's bounds are; a float32 holds it rounded, and the rounding
@@ -965,7 +1185,11 @@ func (d *decoder) number(n *node, raw []byte, v reflect.Value) {
 			return
 		}
 		if d.checkNumber(n, f, raw) {
-			v.SetFloat(held)
+			if n.bits == 32 {
+				*(*float32)(p) = float32(held)
+			} else {
+				*(*float64)(p) = held
+			}
 		}
 	}
 }

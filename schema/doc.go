@@ -123,6 +123,13 @@
 // decoding, after the schema checks on their JSON; they can transform a
 // value (trim, lower-case) as well as reject it.
 //
+// # Decoded strings
+//
+// The strings of a decoded value are copied out of the document into blocks
+// shared by several strings, up to 8 KiB each, rather than allocated one by
+// one; a string that the program keeps keeps its block alive. Decode never
+// keeps a reference to data itself.
+//
 // # Deviations
 //
 // Patterns are Go regular expressions (RE2), not ECMA-262 ones: look-arounds

@@ -155,7 +155,7 @@ func shortRaw(raw []byte) string {
 }
 
 // appendPointerToken appends one JSON Pointer reference token, escaped.
-func appendPointerToken(b []byte, tok string) []byte {
+func appendPointerToken[T string | []byte](b []byte, tok T) []byte {
 	b = append(b, '/')
 	for i := 0; i < len(tok); i++ {
 		switch c := tok[i]; c {

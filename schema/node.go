@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -39,7 +40,8 @@ const (
 type node struct {
 	kind     kind
 	typ      reflect.Type
-	nullable bool // a JSON null is accepted and leaves the zero value
+	size     uintptr // typ.Size()
+	nullable bool    // a JSON null is accepted and leaves the zero value
 
 	bits int // the size of a number kind, for its range
 
@@ -69,6 +71,8 @@ type node struct {
 	uniqueItems            bool
 	minProps, maxProps     int
 	elemHasRefine, isEmpty bool
+	items                  sync.Pool // of *itemBuffer, for a slice
+	stringItems            bool      // a slice of, or map[string] to, plain strings (type string exactly)
 
 	// Struct plan.
 	fields  []*field
@@ -89,7 +93,8 @@ type field struct {
 	name       string
 	goName     string
 	index      []int
-	throughPtr bool // index passes through an embedded pointer
+	offset     uintptr // from the struct's start, unless throughPtr
+	throughPtr bool    // index passes through an embedded pointer
 	node       *node
 	bit        int // position in the struct's seen-set
 	required   bool
@@ -104,10 +109,11 @@ type field struct {
 	dflt        json.RawMessage // canonical JSON; nil when there is none
 	dfltValue   reflect.Value   // the decoded default, copied in for scalars
 	dfltShared  bool            // dfltValue holds no references and may be copied
+	dfltItems   bool            // dfltValue is a slice of plain items, copied into a new slice
 }
 
 func newNode(k kind, t reflect.Type) *node {
-	return &node{kind: k, typ: t, minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
+	return &node{kind: k, typ: t, size: t.Size(), minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 }
 
 var (
@@ -120,6 +126,7 @@ var (
 	schemaProviderType  = reflect.TypeFor[interface{ JSONSchema() *jsonschema.Schema }]()
 	refinerType         = reflect.TypeFor[interface{ Validate() error }]()
 	byteType            = reflect.TypeFor[byte]()
+	stringType          = reflect.TypeFor[string]()
 )
 
 // deref follows pointer nodes.

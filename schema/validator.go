@@ -59,6 +59,7 @@ type Validator struct {
 	maxIssues  int
 	maxDepth   int
 	nullAbsent bool
+	values     sync.Pool // of *T, where DecodeValue decodes a plain type's values
 }
 
 // A plan is what compiling a type produces; plans are cached by type.
@@ -66,6 +67,7 @@ type plan struct {
 	typ    reflect.Type
 	root   *node
 	schema *jsonschema.Schema
+	plain  bool // no method of the type's own runs on a value while it is decoded
 }
 
 type planKey struct {
@@ -138,7 +140,27 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	}
 	root.isRoot = true
 	markWork(c.structs)
-	return &plan{typ: t, root: root, schema: emit(root)}, nil
+	return &plan{typ: t, root: root, schema: emit(root), plain: !runsMethods(root, map[*node]bool{})}, nil
+}
+
+// runsMethods reports whether decoding a value of n runs a method of its
+// own, or of a type in it: UnmarshalText, UnmarshalJSON (or encoding/json's
+// decoding of a type with a JSONSchema method) or Validate. Those methods
+// receive pointers into the value.
+func runsMethods(n *node, seen map[*node]bool) bool {
+	if seen[n] {
+		return false
+	}
+	seen[n] = true
+	switch n.kind {
+	case kindText, kindCustom:
+		return true
+	case kindStruct:
+		return n.refine || slices.ContainsFunc(n.fields, func(f *field) bool { return runsMethods(f.node, seen) })
+	case kindPointer, kindSlice, kindArray, kindMap:
+		return runsMethods(n.elem, seen)
+	}
+	return false
 }
 
 // markWork sets hasWork on every node below which a Validate method runs.
@@ -200,6 +222,45 @@ func (v *Validator) DecodeRepaired(data []byte, dst any) (nulls []string, err er
 		return nil, fmt.Errorf("schema: DecodeRepaired needs a non-nil *%s, got %T", v.plan.typ, dst)
 	}
 	return v.decode(data, rv.Elem())
+}
+
+// DecodeValue is DecodeRepaired for a caller that wants the value returned
+// rather than written through a pointer: it validates data against the
+// schema of v, which must be the validator of T, and decodes it in the same
+// pass. On failure the value is T's zero value.
+//
+// When decoding a T runs no method of its own (no UnmarshalJSON,
+// UnmarshalText or Validate method of T or of a type in it), the value is
+// decoded in memory that v reuses from call to call, and the call allocates
+// only for what the value refers to, not for the value itself.
+func DecodeValue[T any](v *Validator, data []byte) (T, []string, error) {
+	var zero T
+	if t := reflect.TypeFor[T](); t != v.plan.typ {
+		return zero, nil, fmt.Errorf("schema: DecodeValue needs the validator of %s, not of %s", t, v.plan.typ)
+	}
+	if !v.plan.plain {
+		p := new(T)
+		nulls, err := v.decode(data, reflect.ValueOf(p).Elem())
+		if err != nil {
+			return zero, nulls, err
+		}
+		return *p, nulls, nil
+	}
+	// No code but the decoder's saw the value's address, and the decoder
+	// keeps none of it, so once the value is copied out, the memory is free
+	// to reuse. It is zeroed before it is pooled, to hold no references.
+	p, _ := v.values.Get().(*T)
+	if p == nil {
+		p = new(T)
+	}
+	nulls, err := v.decode(data, reflect.ValueOf(p).Elem())
+	out := *p
+	*p = zero
+	v.values.Put(p)
+	if err != nil {
+		return zero, nulls, err
+	}
+	return out, nulls, nil
 }
 
 // Validate reports whether data is valid, with every issue when it is not.

@@ -243,6 +243,7 @@ type Tool[In, Out any] struct {
 	run    func(context.Context, In) (Out, error)
 	input  *schema.Validator
 	output *jsonschema.Schema // nil unless Out is a struct
+	encode encoder            // writes an Out as JSON; nil leaves it to encoding/json
 }
 
 // New returns a tool named name that runs run. The description tells the
@@ -267,6 +268,9 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 	}
 	t := &Tool[In, Out]{core: c, run: run, input: input}
 	outType := reflect.TypeFor[Out]()
+	if outType != reflect.TypeFor[string]() && outType != reflect.TypeFor[json.RawMessage]() {
+		t.encode = newEncoder(outType)
+	}
 	if outType.Kind() == reflect.Pointer {
 		outType = outType.Elem()
 	}
@@ -318,8 +322,7 @@ func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (out
 		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
 	}
 	args, repairs := t.repairWhole(args)
-	var in In
-	nulls, err := t.input.DecodeRepaired(args, &in)
+	in, nulls, err := schema.DecodeValue[In](t.input, args)
 	if repairs = nullRepairs(repairs, nulls); len(repairs) > 0 {
 		t.logRepairs(ctx, repairs)
 	}
@@ -374,8 +377,7 @@ func (t *Tool[In, Out]) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 // its output.
 func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any, string, []Repair, error) {
 	args, repairs := t.repairWhole(args)
-	var in In
-	nulls, err := t.input.DecodeRepaired(args, &in)
+	in, nulls, err := schema.DecodeValue[In](t.input, args)
 	repairs = nullRepairs(repairs, nulls)
 	if err != nil {
 		return nil, "", repairs, t.invalid(err)
@@ -384,9 +386,15 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any,
 	if err != nil {
 		return nil, "", repairs, err
 	}
-	text, err := content(t.name, out)
+	output := any(out)
+	if t.encode != nil {
+		if text, ok := encodeOutput(t.encode, output); ok {
+			return output, text, repairs, nil
+		}
+	}
+	text, err := content(t.name, output)
 	if err != nil {
 		return nil, "", repairs, err
 	}
-	return out, text, repairs, nil
+	return output, text, repairs, nil
 }
