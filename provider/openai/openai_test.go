@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"reflect"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
@@ -75,13 +74,7 @@ func TestGenerate(t *testing.T) {
 				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.recorded+".response.json")))
 				tt.opts.API = api.api
 				m := newModel(t, srv, tt.opts)
-				got, err := m.Generate(t.Context(), tt.req)
-				if err != nil {
-					t.Fatalf("Generate: %v", err)
-				}
-				if !reflect.DeepEqual(got, tt.want) {
-					t.Errorf("Generate = %s, want %s", show(got), show(tt.want))
-				}
+				providertest.Generate(t, m, tt.req, tt.want)
 				reqs := srv.Requests()
 				if len(reqs) != 1 {
 					t.Fatalf("the server got %d requests, want 1", len(reqs))
@@ -142,13 +135,7 @@ func TestRetry(t *testing.T) {
 				replay.Load(t, "testdata/error_503.response.json"),
 				replay.Load(t, "testdata/"+api.prefix+"_answer.response.json")))
 			m := newModel(t, srv, openai.Options{API: api.api, MaxRetries: 1})
-			got, err := m.Generate(t.Context(), providertest.FirstTurn())
-			if err != nil {
-				t.Fatalf("Generate: %v", err)
-			}
-			if !reflect.DeepEqual(got, answer) {
-				t.Errorf("Generate = %s, want %s", show(got), show(answer))
-			}
+			providertest.Generate(t, m, providertest.FirstTurn(), answer)
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("the server got %d requests, want 2", n)
 			}

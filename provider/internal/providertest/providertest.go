@@ -5,6 +5,9 @@ package providertest
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -67,4 +70,23 @@ func SchemaTurn() *agent.Request {
 	req := FirstTurn()
 	req.Tools = append(req.Tools, forecast.Spec(), cities.Spec())
 	return req
+}
+
+// Generate runs one turn of m and fails the test when the response is not
+// want.
+func Generate(t testing.TB, m agent.Model, req *agent.Request, want *agent.Response) {
+	t.Helper()
+	got, err := m.Generate(t.Context(), req)
+	if err != nil {
+		t.Fatalf("Generate: %v", err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Generate = %s, want %s", show(got), show(want))
+	}
+}
+
+// show renders a response for a failure message.
+func show(r *agent.Response) string {
+	data, _ := json.Marshal(r)
+	return string(data)
 }
