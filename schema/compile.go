@@ -11,22 +11,58 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A compiler turns one top-level Go type into a graph of nodes.
+// A compiler turns one top-level Go type into a graph of nodes. Nodes and
+// fields are allocated in blocks: a type's plan lives and dies as a whole.
 type compiler struct {
-	root    reflect.Type
-	output  bool // describe the encoding (Marshal* methods) rather than the decoding
-	structs map[reflect.Type]*node
-	open    map[reflect.Type]bool // structs whose fields are being compiled
-	goPath  []string              // Go field names from the root, for errors
+	root     reflect.Type
+	output   bool // describe the encoding (Marshal* methods) rather than the decoding
+	structs  map[reflect.Type]*node
+	at       []fieldStep // the fields from the root to the one being compiled, for errors
+	nodes    []node      // free space in the current block of nodes
+	count    int         // nodes made
+	pointers int         // pointer nodes made, which share their element's schema
+	entries  []tagEntry  // reused by parseToolTag
+}
+
+// A fieldStep is a field of a struct on the way from the root to the field
+// being compiled.
+type fieldStep struct {
+	typ   reflect.Type
+	index []int
 }
 
 // fail returns a DefinitionError at the current field.
 func (c *compiler) fail(tag string, format string, args ...any) error {
-	return &DefinitionError{Type: c.root, Field: strings.Join(c.goPath, "."), Tag: tag, Err: fmt.Errorf(format, args...)}
+	names := make([]string, len(c.at))
+	for i, step := range c.at {
+		names[i] = goFieldPath(step.typ, step.index)
+	}
+	return &DefinitionError{Type: c.root, Field: strings.Join(names, "."), Tag: tag, Err: fmt.Errorf(format, args...)}
+}
+
+// newNode returns a node of kind k for type t, with no constraints set.
+func (c *compiler) newNode(k kind, t reflect.Type) *node {
+	if len(c.nodes) == cap(c.nodes) {
+		size := 16
+		if c.count == 0 && t.Kind() == reflect.Struct {
+			size = 2*t.NumField() + 2 // a field usually needs one node, sometimes two
+		}
+		c.nodes = make([]node, 0, size)
+	}
+	c.nodes = c.nodes[:len(c.nodes)+1]
+	c.count++
+	if k == kindPointer {
+		c.pointers++
+	}
+	n := &c.nodes[len(c.nodes)-1]
+	n.kind, n.typ, n.size = k, t, t.Size()
+	n.minLength, n.maxLength, n.minItems, n.maxItems, n.minProps, n.maxProps = -1, -1, -1, -1, -1, -1
+	return n
 }
 
 // typeNode returns the node that reads values of type t, with no field
@@ -34,12 +70,12 @@ func (c *compiler) fail(tag string, format string, args ...any) error {
 func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 	switch {
 	case t == timeType:
-		n := newNode(kindTime, t)
+		n := c.newNode(kindTime, t)
 		n.format = "date-time"
 		n.formatCheck = formatCheckers["date-time"]
 		return n, nil
 	case t == rawMessageType:
-		return newNode(kindRaw, t), nil
+		return c.newNode(kindRaw, t), nil
 	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(schemaProviderType) || reflect.PointerTo(t).Implements(schemaProviderType)):
 		return c.customNode(t)
@@ -48,26 +84,26 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		pt := reflect.PointerTo(t)
 		if c.output {
 			if t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) {
-				return newNode(kindCustom, t), nil
+				return c.newNode(kindCustom, t), nil
 			}
 			if t.Implements(textMarshalerType) || pt.Implements(textMarshalerType) {
-				return newNode(kindText, t), nil
+				return c.newNode(kindText, t), nil
 			}
 		} else {
 			if pt.Implements(jsonUnmarshalerType) {
-				return newNode(kindCustom, t), nil
+				return c.newNode(kindCustom, t), nil
 			}
 			if pt.Implements(textUnmarshalerType) {
-				return newNode(kindText, t), nil
+				return c.newNode(kindText, t), nil
 			}
 		}
 	}
 
 	switch t.Kind() {
 	case reflect.Bool:
-		return newNode(kindBool, t), nil
+		return c.newNode(kindBool, t), nil
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		n := newNode(kindInt, t)
+		n := c.newNode(kindInt, t)
 		n.bits = t.Bits()
 		if n.bits < 64 {
 			n.minimum = ptr(-math.Ldexp(1, n.bits-1))
@@ -75,7 +111,7 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		}
 		return n, nil
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		n := newNode(kindUint, t)
+		n := c.newNode(kindUint, t)
 		n.bits = t.Bits()
 		n.minimum = ptr(0.0)
 		if n.bits < 64 {
@@ -83,16 +119,16 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		}
 		return n, nil
 	case reflect.Float32, reflect.Float64:
-		n := newNode(kindFloat, t)
+		n := c.newNode(kindFloat, t)
 		n.bits = t.Bits()
 		return n, nil
 	case reflect.String:
-		return newNode(kindString, t), nil
+		return c.newNode(kindString, t), nil
 	case reflect.Interface:
 		if t.NumMethod() != 0 {
 			return nil, c.fail("", "interface type %s is not supported; use any (any JSON value) or a concrete type", t)
 		}
-		n := newNode(kindAny, t)
+		n := c.newNode(kindAny, t)
 		n.nullable = true
 		return n, nil
 	case reflect.Pointer:
@@ -103,13 +139,13 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		if elem.kind == kindPointer {
 			return nil, c.fail("", "pointer to pointer %s is not supported", t)
 		}
-		n := newNode(kindPointer, t)
+		n := c.newNode(kindPointer, t)
 		n.elem = elem
 		n.nullable = true
 		return n, nil
 	case reflect.Slice:
 		if t.Elem() == byteType {
-			n := newNode(kindBytes, t)
+			n := c.newNode(kindBytes, t)
 			n.nullable = true
 			return n, nil
 		}
@@ -139,7 +175,7 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := newNode(k, t)
+	n := c.newNode(k, t)
 	n.elem = elem
 	n.nullable = k != kindArray
 	n.stringItems = k != kindArray && t.Elem() == stringType && (k != kindMap || t.Key() == stringType)
@@ -149,7 +185,7 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 // customNode is a type that reads itself (UnmarshalJSON) or says its own
 // schema (JSONSchema).
 func (c *compiler) customNode(t reflect.Type) (*node, error) {
-	n := newNode(kindCustom, t)
+	n := c.newNode(kindCustom, t)
 	var s *jsonschema.Schema
 	if t.Implements(schemaProviderType) {
 		s = reflect.Zero(t).Interface().(interface{ JSONSchema() *jsonschema.Schema }).JSONSchema()
@@ -170,23 +206,26 @@ func (c *compiler) customNode(t reflect.Type) (*node, error) {
 // structNode compiles a struct type once and shares the node.
 func (c *compiler) structNode(t reflect.Type) (*node, error) {
 	if n, ok := c.structs[t]; ok {
-		if c.open[t] {
+		if n.compiling {
 			n.inDefs = true // reached again while its fields are compiled: recursive
 		}
 		return n, nil
 	}
-	n := newNode(kindStruct, t)
+	n := c.newNode(kindStruct, t)
 	n.refine = reflect.PointerTo(t).Implements(refinerType)
 	c.structs[t] = n
-	c.open[t] = true
-	defer delete(c.open, t)
+	n.compiling = true
+	defer func() { n.compiling = false }()
 
 	jfs := jsonFields(t)
-	n.byName = make(map[string]*field, len(jfs))
-	for _, jf := range jfs {
-		c.goPath = append(c.goPath, goFieldPath(t, jf.index))
-		f, err := c.field(jf, indexThroughPointer(t, jf.index))
-		c.goPath = c.goPath[:len(c.goPath)-1]
+	fields := make([]field, len(jfs))
+	n.fields = make([]*field, 0, len(jfs))
+	for i := range jfs {
+		jf := &jfs[i]
+		f := &fields[i]
+		c.at = append(c.at, fieldStep{t, jf.index})
+		err := c.field(f, jf, indexThroughPointer(t, jf.index))
+		c.at = c.at[:len(c.at)-1]
 		if err != nil {
 			return nil, err
 		}
@@ -198,7 +237,12 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		}
 		f.bit = len(n.fields)
 		n.fields = append(n.fields, f)
-		n.byName[f.name] = f
+	}
+	if len(n.fields) > maxFieldScan {
+		n.byName = make(map[string]*field, len(n.fields))
+		for _, f := range n.fields {
+			n.byName[f.name] = f
+		}
 	}
 	return n, nil
 }
@@ -258,45 +302,41 @@ func goFieldPath(t reflect.Type, index []int) string {
 	return strings.Join(names, ".")
 }
 
-// field compiles one struct field with its tags. throughPtr says that the
-// field is promoted through an embedded pointer.
-func (c *compiler) field(jf jsonField, throughPtr bool) (*field, error) {
-	sf := jf.sf
-	f := &field{
-		name:       jf.name,
-		goName:     sf.Name,
-		index:      jf.index,
-		throughPtr: throughPtr,
-		omitEmpty:  jf.omitEmpty || jf.omitZero,
-	}
+// field compiles one struct field with its tags into f. throughPtr says
+// that the field is promoted through an embedded pointer.
+func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
+	sf := &jf.sf
+	f.name, f.goName, f.index = jf.name, sf.Name, jf.index
+	f.throughPtr = throughPtr
+	f.omitEmpty = jf.omitEmpty || jf.omitZero
 	if jf.stringOpt {
-		return nil, c.fail(`json:"`+sf.Tag.Get("json")+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
+		return c.fail(`json:"`+sf.Tag.Get("json")+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
 	}
 	if desc, ok := sf.Tag.Lookup("jsonschema"); ok {
 		if err := checkDescriptionTag(desc); err != nil {
-			return nil, c.fail(`jsonschema:"`+desc+`"`, "%v", err)
+			return c.fail(`jsonschema:"`+desc+`"`, "%v", err)
 		}
 		f.description = desc
 	}
 	n, err := c.typeNode(sf.Type)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	f.node = n
 
 	toolTag, hasTool := sf.Tag.Lookup("tool")
-	var entries []tagEntry
+	entries := c.entries[:0]
 	if hasTool {
-		entries, err = parseToolTag(toolTag)
+		entries, err = parseToolTag(toolTag, entries)
 		if err != nil {
-			return nil, c.fail(`tool:"`+toolTag+`"`, "%v", err)
+			return c.fail(`tool:"`+toolTag+`"`, "%v", err)
 		}
+		c.entries = entries
 	}
-	tagText := `tool:"` + toolTag + `"`
 	if err := c.applyTag(f, entries); err != nil {
-		return nil, c.fail(tagText, "%v", err)
+		return c.fail(`tool:"`+toolTag+`"`, "%v", err)
 	}
-	return f, nil
+	return nil
 }
 
 // applyTag applies the tool tag's entries to a field and its node.
@@ -310,10 +350,12 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 
 	var (
 		optional, required, nullable bool
-		dfltText, constText          *string
+		hasDflt, hasConst            bool
+		dfltText, constText          string
 		enumList, exampleList        []string
 	)
-	for _, e := range entries {
+	for i := range entries {
+		e := &entries[i]
 		var err error
 		switch e.key {
 		case "minLength", "maxLength", "pattern", "format":
@@ -330,9 +372,9 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		case "enum":
 			enumList = e.list
 		case "const":
-			constText = &e.value
+			hasConst, constText = true, e.value
 		case "default":
-			dfltText = &e.value
+			hasDflt, dfltText = true, e.value
 		case "examples":
 			exampleList = e.list
 		case "title":
@@ -363,20 +405,19 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		return fmt.Errorf("minItems and maxItems do not apply to an array of fixed length %d", container.length)
 	}
 
-	if enumList != nil && constText != nil {
+	if enumList != nil && hasConst {
 		return errors.New("enum and const cannot be used together")
 	}
-	if enumList != nil || constText != nil {
+	if enumList != nil || hasConst {
 		if !value.scalar() {
 			return fmt.Errorf("enum and const apply to booleans, numbers and strings, not %s", describeKind(value))
 		}
 		list := enumList
-		if constText != nil {
-			list = []string{*constText}
+		if hasConst {
+			list = []string{constText}
 		}
-		seen := map[string]bool{}
-		var enum []any
-		var enumText []string
+		enum := make([]any, 0, len(list))
+		enumText := make([]string, 0, len(list))
 		for _, item := range list {
 			raw, err := literal(value, item)
 			if err != nil {
@@ -385,17 +426,15 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			if issues := c.check(value, raw); len(issues) > 0 {
 				return fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message)
 			}
-			canon, _ := canonical(raw)
-			key := string(raw)
-			if seen[key] {
+			if slices.Contains(enumText, string(raw)) {
 				return fmt.Errorf("enum value %s appears twice", raw)
 			}
-			seen[key] = true
+			canon, _ := canonical(raw)
 			enum = append(enum, canon)
 			enumText = append(enumText, string(raw))
 		}
 		value.enum, value.enumText = enum, enumText
-		value.isConst = constText != nil
+		value.isConst = hasConst
 		if len(value.enum) > 8 && value.deref().kind != kindBool {
 			value.enumIndex = make(map[string]struct{}, len(value.enum))
 			for _, v := range value.enum {
@@ -414,26 +453,25 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		n.nullable = true
 	}
 
-	if dfltText != nil {
-		raw, err := literal(n, *dfltText)
+	if hasDflt {
+		raw, err := literal(n, dfltText)
 		if err != nil {
-			return fmt.Errorf("default %q: %w", *dfltText, err)
+			return fmt.Errorf("default %q: %w", dfltText, err)
 		}
-		if issues := c.checkField(f, raw); len(issues) > 0 {
-			return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
+		// One decode both checks the default and gives the value that
+		// plain fields copy in.
+		v := reflect.New(n.typ).Elem()
+		if !(f.nullable && string(raw) == "null") {
+			if issues := decodeInto(n, raw, v); len(issues) > 0 {
+				return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
+			}
 		}
 		f.dflt = raw
 		switch s := n.deref(); {
 		case n.kind != kindPointer && s.scalar() && s.kind != kindText:
-			v := reflect.New(n.typ).Elem()
-			if issues := decodeInto(n, raw, v); len(issues) == 0 {
-				f.dfltValue, f.dfltShared = v, true
-			}
+			f.dfltValue, f.dfltShared = v, true
 		case n.kind == kindSlice && n.elem.plain():
-			v := reflect.New(n.typ).Elem()
-			if issues := decodeInto(n, raw, v); len(issues) == 0 {
-				f.dfltValue, f.dfltItems = v, true
-			}
+			f.dfltValue, f.dfltItems = v, true
 		}
 	}
 	for _, item := range exampleList {
@@ -461,6 +499,10 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 
 // check validates raw JSON against a node, for values found at definition.
 func (c *compiler) check(n *node, raw json.RawMessage) []Issue {
+	if n.kind == kindString && raw[0] == '"' && n.minLength < 0 && n.maxLength < 0 &&
+		n.pattern == nil && n.formatCheck == nil && n.enum == nil {
+		return nil // any string will do, and literal wrote a valid one
+	}
 	return decodeInto(n, raw, reflect.New(n.typ).Elem())
 }
 
@@ -513,7 +555,7 @@ func describeKind(n *node) string {
 	return "a " + n.jsonType() + " field"
 }
 
-func parseFlag(e tagEntry) (bool, error) {
+func parseFlag(e *tagEntry) (bool, error) {
 	b, err := strconv.ParseBool(e.value)
 	if err != nil {
 		return false, fmt.Errorf("%s takes no value or true/false, not %q", e.key, e.value)
@@ -521,7 +563,7 @@ func parseFlag(e tagEntry) (bool, error) {
 	return b, nil
 }
 
-func parseCount(e tagEntry) (int, error) {
+func parseCount(e *tagEntry) (int, error) {
 	v, err := strconv.Atoi(e.value)
 	if err != nil || v < 0 {
 		return 0, fmt.Errorf("%s must be a non-negative integer, not %q", e.key, e.value)
@@ -530,7 +572,7 @@ func parseCount(e tagEntry) (int, error) {
 }
 
 // setCount sets the min or max of a pair of counts, by the entry's key.
-func setCount(e tagEntry, lo, hi int, minKey string) (int, int, error) {
+func setCount(e *tagEntry, lo, hi int, minKey string) (int, int, error) {
 	v, err := parseCount(e)
 	if err != nil {
 		return lo, hi, err
@@ -541,7 +583,7 @@ func setCount(e tagEntry, lo, hi int, minKey string) (int, int, error) {
 	return lo, v, nil
 }
 
-func applyStringKeyword(n *node, e tagEntry) error {
+func applyStringKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindString && k != kindText {
 		return fmt.Errorf("%s applies to strings, not %s", e.key, describeKind(n))
 	}
@@ -565,7 +607,7 @@ func applyStringKeyword(n *node, e tagEntry) error {
 	return err
 }
 
-func applyNumberKeyword(n *node, e tagEntry) error {
+func applyNumberKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindInt && k != kindUint && k != kindFloat {
 		return fmt.Errorf("%s applies to numbers, not %s", e.key, describeKind(n))
 	}
@@ -600,7 +642,7 @@ func tighter(old *float64, v float64, pick func(a, b float64) float64) *float64 
 	return ptr(pick(*old, v))
 }
 
-func applyItemsKeyword(n *node, e tagEntry) error {
+func applyItemsKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindSlice && k != kindArray {
 		return fmt.Errorf("%s applies to slices and arrays, not %s", e.key, describeKind(n))
 	}
@@ -629,9 +671,12 @@ func checkRanges(n *node) error {
 // JSON and fits, or else a JSON string when n reads strings.
 func literal(n *node, text string) (json.RawMessage, error) {
 	trimmed := strings.TrimSpace(text)
-	if json.Valid([]byte(trimmed)) && trimmed != "" {
+	if trimmed != "" && strings.IndexByte(`"[{-0123456789tfn`, trimmed[0]) >= 0 && isJSON(trimmed) {
 		isString := trimmed[0] == '"'
 		if isString || !n.stringLike() {
+			if !strings.ContainsAny(trimmed, " \t\n\r") {
+				return json.RawMessage(trimmed), nil
+			}
 			var buf bytes.Buffer
 			if err := json.Compact(&buf, []byte(trimmed)); err != nil {
 				return nil, err
@@ -640,13 +685,48 @@ func literal(n *node, text string) (json.RawMessage, error) {
 		}
 	}
 	if n.stringLike() {
-		return json.Marshal(text)
+		return quoteJSON(text)
 	}
 	return nil, fmt.Errorf("not valid JSON for %s", describeKind(n.deref()))
 }
 
-// canonical decodes raw JSON into the Go form used to compare enum values.
+// isJSON reports whether s is one JSON value and nothing more.
+func isJSON(s string) bool {
+	d := getDecoder(unsafe.Slice(unsafe.StringData(s), len(s)), DefaultMaxDepth, 1)
+	defer putDecoder(d)
+	if _, ok := d.skip(); !ok || d.fatal {
+		return false
+	}
+	d.peek()
+	return d.pos == len(d.data)
+}
+
+// quoteJSON returns s as a JSON string, as encoding/json writes it.
+func quoteJSON(s string) (json.RawMessage, error) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return json.Marshal(s)
+		}
+	}
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"'), nil
+}
+
+// canonical decodes raw JSON into the Go form used to compare enum values,
+// as json.Unmarshal into an any would.
 func canonical(raw json.RawMessage) (any, error) {
+	switch s := string(raw); {
+	case s == "true":
+		return true, nil
+	case s == "false":
+		return false, nil
+	case s == "null":
+		return nil, nil
+	case s[0] == '"' && strings.IndexByte(s, '\\') < 0:
+		return s[1 : len(s)-1], nil
+	}
 	var v any
 	err := json.Unmarshal(raw, &v)
 	return v, err

@@ -536,7 +536,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 		if !name.escaped {
 			f = n.field(name.raw(d.data), next)
 		} else {
-			f = n.byName[d.unquote(name)]
+			f = n.field([]byte(d.unquote(name)), next)
 		}
 		if f == nil {
 			key := d.unquote(name)
@@ -606,7 +606,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 
 // maxFieldScan is the most fields a struct may have for field to look a
 // name up by comparing it with each field's; a struct with more uses its
-// byName map.
+// byName map, which exists only then.
 const maxFieldScan = 16
 
 // field returns the field named name, or nil. Documents usually list the

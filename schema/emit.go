@@ -10,17 +10,28 @@ import (
 // An emitter writes the draft 2020-12 schema of a node graph. Recursive
 // struct types are written once under $defs and referenced; a recursive root
 // is referenced as "#".
+//
+// The schemas of one graph, and the integers their bounds point to, are
+// allocated in a few blocks rather than one by one: a Schema is a large
+// struct, and a type's schema tree lives and dies as a whole (Validator.Schema
+// hands out copies).
 type emitter struct {
 	root    *node
-	names   map[*node]string
+	names   map[*node]string // recursive structs, by their $defs name
 	taken   map[string]bool
 	defs    map[string]*jsonschema.Schema
 	pending []*node
+
+	schemas []jsonschema.Schema // free space in the current block
+	ints    []int
 }
 
-// emit returns the schema of the graph rooted at root.
-func emit(root *node) *jsonschema.Schema {
-	e := &emitter{root: root, names: map[*node]string{}, taken: map[string]bool{}, defs: map[string]*jsonschema.Schema{}}
+// emit returns a new schema of the graph rooted at root. The first block
+// holds size schemas: one per node that is not a pointer, and two more per
+// struct (an object's additionalProperties is {"not": {}}), which is what
+// most graphs need.
+func emit(root *node, size int) *jsonschema.Schema {
+	e := &emitter{root: root, schemas: make([]jsonschema.Schema, 0, size)}
 	s := e.structSchema(root)
 	for len(e.pending) > 0 {
 		n := e.pending[0]
@@ -33,10 +44,48 @@ func emit(root *node) *jsonschema.Schema {
 	return s
 }
 
+// new returns a zero schema from the current block.
+func (e *emitter) new() *jsonschema.Schema {
+	if len(e.schemas) == cap(e.schemas) {
+		e.schemas = make([]jsonschema.Schema, 0, 4)
+	}
+	e.schemas = e.schemas[:len(e.schemas)+1]
+	return &e.schemas[len(e.schemas)-1]
+}
+
+// typed returns a new schema of JSON type t.
+func (e *emitter) typed(t string) *jsonschema.Schema {
+	s := e.new()
+	s.Type = t
+	return s
+}
+
+// int returns a pointer to v from the current block of integers.
+func (e *emitter) int(v int) *int {
+	if len(e.ints) == cap(e.ints) {
+		e.ints = make([]int, 0, 8)
+	}
+	e.ints = append(e.ints, v)
+	return &e.ints[len(e.ints)-1]
+}
+
+// falseSchema returns a new schema that accepts nothing, {"not": {}}. It is
+// not shared: a schema tree must be a tree for jsonschema-go to resolve it.
+func (e *emitter) falseSchema() *jsonschema.Schema {
+	s := e.new()
+	s.Not = e.new()
+	return s
+}
+
 // ref returns the reference to a recursive struct, queuing its definition.
 func (e *emitter) ref(n *node) *jsonschema.Schema {
+	r := e.new()
 	if n == e.root {
-		return &jsonschema.Schema{Ref: "#"}
+		r.Ref = "#"
+		return r
+	}
+	if e.names == nil {
+		e.names, e.taken, e.defs = map[*node]string{}, map[string]bool{}, map[string]*jsonschema.Schema{}
 	}
 	name, ok := e.names[n]
 	if !ok {
@@ -52,7 +101,8 @@ func (e *emitter) ref(n *node) *jsonschema.Schema {
 		e.names[n] = name
 		e.pending = append(e.pending, n)
 	}
-	return &jsonschema.Schema{Ref: "#/$defs/" + name}
+	r.Ref = "#/$defs/" + name
+	return r
 }
 
 // schema returns a new schema for node n.
@@ -60,53 +110,54 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 	var s *jsonschema.Schema
 	switch n.kind {
 	case kindPointer:
-		return nullable(e.schema(n.elem))
+		return e.nullable(e.schema(n.elem))
 	case kindStruct:
 		if n.inDefs {
 			return e.ref(n)
 		}
 		return e.structSchema(n)
 	case kindBool:
-		s = &jsonschema.Schema{Type: "boolean"}
+		s = e.typed("boolean")
 	case kindInt, kindUint:
-		s = &jsonschema.Schema{Type: "integer"}
+		s = e.typed("integer")
 	case kindFloat:
-		s = &jsonschema.Schema{Type: "number"}
-	case kindString, kindText:
-		s = &jsonschema.Schema{Type: "string"}
-	case kindTime:
-		s = &jsonschema.Schema{Type: "string"}
+		s = e.typed("number")
+	case kindString, kindText, kindTime:
+		s = e.typed("string")
 	case kindBytes:
-		s = &jsonschema.Schema{Type: "string", ContentEncoding: "base64"}
+		s = e.typed("string")
+		s.ContentEncoding = "base64"
 	case kindSlice, kindArray:
-		s = &jsonschema.Schema{Type: "array", Items: e.schema(n.elem)}
+		s = e.typed("array")
+		s.Items = e.schema(n.elem)
 		if n.kind == kindArray {
-			s.MinItems, s.MaxItems = ptr(n.length), ptr(n.length)
+			s.MinItems, s.MaxItems = e.int(n.length), e.int(n.length)
 		}
 	case kindMap:
-		s = &jsonschema.Schema{Type: "object", AdditionalProperties: e.schema(n.elem)}
+		s = e.typed("object")
+		s.AdditionalProperties = e.schema(n.elem)
 	case kindAny, kindRaw:
-		return &jsonschema.Schema{}
+		return e.new()
 	case kindCustom:
 		if n.custom != nil {
 			return n.custom.CloneSchemas()
 		}
-		return &jsonschema.Schema{}
+		return e.new()
 	}
-	keywords(s, n)
+	e.keywords(s, n)
 	if n.nullable {
-		s = nullable(s)
+		s = e.nullable(s)
 	}
 	return s
 }
 
 // keywords copies a node's constraints into its schema.
-func keywords(s *jsonschema.Schema, n *node) {
+func (e *emitter) keywords(s *jsonschema.Schema, n *node) {
 	if n.minLength >= 0 {
-		s.MinLength = ptr(n.minLength)
+		s.MinLength = e.int(n.minLength)
 	}
 	if n.maxLength >= 0 {
-		s.MaxLength = ptr(n.maxLength)
+		s.MaxLength = e.int(n.maxLength)
 	}
 	if n.pattern != nil {
 		s.Pattern = n.pattern.String()
@@ -119,17 +170,17 @@ func keywords(s *jsonschema.Schema, n *node) {
 		s.MultipleOf = &f
 	}
 	if n.minItems >= 0 {
-		s.MinItems = ptr(n.minItems)
+		s.MinItems = e.int(n.minItems)
 	}
 	if n.maxItems >= 0 {
-		s.MaxItems = ptr(n.maxItems)
+		s.MaxItems = e.int(n.maxItems)
 	}
 	s.UniqueItems = n.uniqueItems
 	if n.minProps >= 0 {
-		s.MinProperties = ptr(n.minProps)
+		s.MinProperties = e.int(n.minProps)
 	}
 	if n.maxProps >= 0 {
-		s.MaxProperties = ptr(n.maxProps)
+		s.MaxProperties = e.int(n.maxProps)
 	}
 	if n.isConst {
 		c := n.enum[0]
@@ -140,10 +191,12 @@ func keywords(s *jsonschema.Schema, n *node) {
 }
 
 // nullable returns s widened to accept null.
-func nullable(s *jsonschema.Schema) *jsonschema.Schema {
+func (e *emitter) nullable(s *jsonschema.Schema) *jsonschema.Schema {
 	switch {
 	case s.Ref != "" || s.AnyOf != nil:
-		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Type: "null"}, s}}
+		w := e.new()
+		w.AnyOf = []*jsonschema.Schema{e.typed("null"), s}
+		return w
 	case s.Type != "":
 		s.Types = []string{s.Type, "null"}
 		s.Type = ""
@@ -168,15 +221,23 @@ func nullable(s *jsonschema.Schema) *jsonschema.Schema {
 
 // structSchema writes an object schema with one property per field.
 func (e *emitter) structSchema(n *node) *jsonschema.Schema {
-	s := &jsonschema.Schema{
-		Type:                 "object",
-		Properties:           make(map[string]*jsonschema.Schema, len(n.fields)),
-		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	s := e.typed("object")
+	s.Properties = make(map[string]*jsonschema.Schema, len(n.fields))
+	s.AdditionalProperties = e.falseSchema()
+	s.PropertyOrder = make([]string, 0, len(n.fields))
+	required := 0
+	for _, f := range n.fields {
+		if f.required {
+			required++
+		}
+	}
+	if required > 0 {
+		s.Required = make([]string, 0, required)
 	}
 	for _, f := range n.fields {
 		p := e.schema(f.node)
 		if f.nullable {
-			p = nullable(p)
+			p = e.nullable(p)
 		}
 		p.Description = f.description
 		p.Title = f.title

@@ -75,13 +75,13 @@ type node struct {
 	stringItems            bool      // a slice of, or map[string] to, plain strings (type string exactly)
 
 	// Struct plan.
-	fields  []*field
-	byName  map[string]*field
-	refine  bool // *T has Validate() error
-	hasWork bool // a Validate method runs here or somewhere below
-	defName string
-	inDefs  bool // emitted once under $defs and referenced (recursive types)
-	isRoot  bool
+	fields    []*field
+	byName    map[string]*field // for a struct of more than maxFieldScan fields
+	refine    bool              // *T has Validate() error
+	hasWork   bool              // a Validate method runs here or somewhere below
+	inDefs    bool              // emitted once under $defs and referenced (recursive types)
+	compiling bool              // its fields are being compiled
+	isRoot    bool
 
 	// A custom type's own schema, resolved, and its JSON form.
 	custom   *jsonschema.Schema
@@ -110,10 +110,6 @@ type field struct {
 	dfltValue   reflect.Value   // the decoded default, copied in for scalars
 	dfltShared  bool            // dfltValue holds no references and may be copied
 	dfltItems   bool            // dfltValue is a slice of plain items, copied into a new slice
-}
-
-func newNode(k kind, t reflect.Type) *node {
-	return &node{kind: k, typ: t, size: t.Size(), minLength: -1, maxLength: -1, minItems: -1, maxItems: -1, minProps: -1, maxProps: -1}
 }
 
 var (

@@ -3,6 +3,7 @@ package schema
 import (
 	"regexp"
 	"regexp/syntax"
+	"strings"
 )
 
 // A pattern is a compiled pattern keyword. Most patterns in tool schemas
@@ -23,6 +24,14 @@ type pattern struct {
 // compilePattern compiles expr with regexp's syntax and detects the fast
 // shape; only a pattern of another shape is compiled into a regexp.
 func compilePattern(expr string) (*pattern, error) {
+	if p, ok := quickPattern(expr); ok {
+		return p, nil
+	}
+	return parsePattern(expr)
+}
+
+// parsePattern is compilePattern through regexp/syntax's parser.
+func parsePattern(expr string) (*pattern, error) {
 	tree, err := syntax.Parse(expr, syntax.Perl)
 	if err != nil {
 		return nil, err // the same *syntax.Error regexp.Compile returns
@@ -93,3 +102,83 @@ func (p *pattern) MatchString(s string) bool {
 
 // String returns the source text.
 func (p *pattern) String() string { return p.expr }
+
+// quickPattern recognises the fast shape in the text of the commonest
+// patterns, without the regexp parser: ^[class]$ followed by nothing, +, *,
+// ? or {n}, {n,} or {n,m}, where the class lists printable ASCII characters
+// and ranges with no escapes, no negation and no brackets. It reports false
+// for anything else, which parsePattern then reads in full.
+func quickPattern(expr string) (*pattern, bool) {
+	if len(expr) < 5 || expr[0] != '^' || expr[1] != '[' || expr[len(expr)-1] != '$' {
+		return nil, false
+	}
+	end := strings.IndexByte(expr[2:], ']') + 2
+	if end < 3 { // no ']', or "[]", which opens a class that holds ']'
+		return nil, false
+	}
+	p := &pattern{expr: expr, fast: true}
+	class := expr[2:end]
+	for i := 0; i < len(class); i++ {
+		c := class[i]
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '[' || c == '^' {
+			return nil, false
+		}
+		hi := c
+		if i+2 < len(class) && class[i+1] == '-' {
+			hi = class[i+2]
+			if hi < c || hi < 0x20 || hi >= 0x7f || hi == '\\' || hi == '[' || hi == '^' {
+				return nil, false
+			}
+			i += 2
+		}
+		for b := c; b <= hi; b++ {
+			p.set[b/64] |= 1 << (b % 64)
+		}
+	}
+	switch quant := expr[end+1 : len(expr)-1]; quant {
+	case "":
+		p.min, p.max = 1, 1
+	case "+":
+		p.min, p.max = 1, -1
+	case "*":
+		p.min, p.max = 0, -1
+	case "?":
+		p.min, p.max = 0, 1
+	default:
+		if quant[0] != '{' || quant[len(quant)-1] != '}' {
+			return nil, false
+		}
+		lo, hi, comma := strings.Cut(quant[1:len(quant)-1], ",")
+		var ok bool
+		if p.min, ok = repeatCount(lo); !ok {
+			return nil, false
+		}
+		switch {
+		case !comma:
+			p.max = p.min
+		case hi == "":
+			p.max = -1
+		default:
+			if p.max, ok = repeatCount(hi); !ok || p.max < p.min {
+				return nil, false
+			}
+		}
+	}
+	return p, true
+}
+
+// repeatCount reads a repeat count as the regexp parser does: decimal
+// digits, no sign, no leading zero, at most 1000.
+func repeatCount(s string) (int, bool) {
+	if s == "" || len(s) > 4 || len(s) > 1 && s[0] == '0' {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, false
+		}
+		n = n*10 + int(s[i]-'0')
+	}
+	return n, n <= 1000
+}

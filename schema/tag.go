@@ -46,8 +46,9 @@ type tagEntry struct {
 //
 // and the values of enum and examples are further split on '|' (inside a
 // quoted value, '|' splits too; a JSON value is never split).
-func parseToolTag(tag string) ([]tagEntry, error) {
-	var entries []tagEntry
+//
+// The entries are appended to entries, which may be a buffer to reuse.
+func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 	var seen uint64 // bit i: tagKeys[i] has been read
 	rest := tag
 	for {

@@ -38,7 +38,7 @@ func TestParseToolTag(t *testing.T) {
 		{tag: `default=[1,2`, err: "unterminated JSON"},
 		{tag: `default=]`, want: []tagEntry{{key: "default", value: "]"}}},
 	} {
-		got, err := parseToolTag(tt.tag)
+		got, err := parseToolTag(tt.tag, nil)
 		if tt.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("parseToolTag(%q) error = %v, want one containing %q", tt.tag, err, tt.err)
@@ -84,7 +84,7 @@ func FuzzToolTag(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, tag string) {
-		entries, err := parseToolTag(tag)
+		entries, err := parseToolTag(tag, nil)
 		if err != nil {
 			return
 		}

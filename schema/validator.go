@@ -64,10 +64,10 @@ type Validator struct {
 
 // A plan is what compiling a type produces; plans are cached by type.
 type plan struct {
-	typ    reflect.Type
-	root   *node
-	schema *jsonschema.Schema
-	plain  bool // no method of the type's own runs on a value while it is decoded
+	typ     reflect.Type
+	root    *node
+	schemas int  // how many schemas its schema tree usually has, for emit
+	plain   bool // no method of the type's own runs on a value while it is decoded
 }
 
 type planKey struct {
@@ -129,7 +129,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, &DefinitionError{Type: t, Err: fmt.Errorf("arguments are a JSON object, so the type must be a struct, not %s", t.Kind())}
 	}
-	c := &compiler{root: t, output: output, structs: map[reflect.Type]*node{}, open: map[reflect.Type]bool{}}
+	c := &compiler{root: t, output: output, structs: map[reflect.Type]*node{}}
 	root, err := c.typeNode(t)
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	}
 	root.isRoot = true
 	markWork(c.structs)
-	return &plan{typ: t, root: root, schema: emit(root), plain: !runsMethods(root, map[*node]bool{})}, nil
+	return &plan{typ: t, root: root, schemas: c.count - c.pointers + 2*len(c.structs), plain: !runsMethods(root, map[*node]bool{})}, nil
 }
 
 // runsMethods reports whether decoding a value of n runs a method of its
@@ -196,9 +196,9 @@ func (n *node) needsWork() bool {
 // Type returns the Go type the validator reads.
 func (v *Validator) Type() reflect.Type { return v.plan.typ }
 
-// Schema returns the draft 2020-12 JSON Schema of the type. The result is a
-// new copy that the caller may change.
-func (v *Validator) Schema() *jsonschema.Schema { return v.plan.schema.CloneSchemas() }
+// Schema returns the draft 2020-12 JSON Schema of the type. Each call
+// writes a new schema from the compiled plan, which the caller may change.
+func (v *Validator) Schema() *jsonschema.Schema { return emit(v.plan.root, v.plan.schemas) }
 
 // Decode validates data against the schema and, in the same pass, decodes it
 // into dst, which must be a non-nil pointer to the validator's type. Absent
