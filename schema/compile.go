@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -19,14 +20,39 @@ import (
 // A compiler turns one top-level Go type into a graph of nodes. Nodes and
 // fields are allocated in blocks: a type's plan lives and dies as a whole.
 type compiler struct {
-	root     reflect.Type
-	output   bool // describe the encoding (Marshal* methods) rather than the decoding
-	structs  map[reflect.Type]*node
-	at       []fieldStep // the fields from the root to the one being compiled, for errors
-	nodes    []node      // free space in the current block of nodes
-	count    int         // nodes made
-	pointers int         // pointer nodes made, which share their element's schema
-	entries  []tagEntry  // reused by parseToolTag
+	root       reflect.Type
+	output     bool // describe the encoding (Marshal* methods) rather than the decoding
+	structs    map[reflect.Type]*node
+	at         []fieldStep // the fields from the root to the one being compiled, for errors
+	nodes      []node      // free space in the current block of nodes
+	count      int         // nodes made
+	pointers   int         // pointer nodes made, which share their element's schema
+	entries    []tagEntry  // reused by parseToolTag
+	jsonFields []jsonField // the fields of the structs being compiled, innermost last
+}
+
+// Compilers are pooled for their scratch space.
+var compilerPool = sync.Pool{New: func() any { return &compiler{structs: map[reflect.Type]*node{}} }}
+
+// newCompiler returns a compiler for the type t from the pool.
+func newCompiler(t reflect.Type, output bool) *compiler {
+	c := compilerPool.Get().(*compiler)
+	c.root, c.output = t, output
+	return c
+}
+
+// free returns c to the pool. The nodes it made belong to the plan, so only
+// its scratch space is kept.
+func (c *compiler) free() {
+	c.root = nil
+	clear(c.structs)
+	c.at = c.at[:0]
+	clear(c.entries)
+	c.entries = c.entries[:0]
+	clear(c.jsonFields)
+	c.jsonFields = c.jsonFields[:0]
+	c.nodes, c.count, c.pointers = nil, 0, 0
+	compilerPool.Put(c)
 }
 
 // A fieldStep is a field of a struct on the way from the root to the field
@@ -177,6 +203,9 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 	}
 	n := c.newNode(k, t)
 	n.elem = elem
+	if k == kindSlice {
+		n.items = new(sync.Pool)
+	}
 	n.nullable = k != kindArray
 	n.stringItems = k != kindArray && t.Elem() == stringType && (k != kindMap || t.Key() == stringType)
 	return n, nil
@@ -217,14 +246,19 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 	n.compiling = true
 	defer func() { n.compiling = false }()
 
-	jfs := jsonFields(t)
-	fields := make([]field, len(jfs))
-	n.fields = make([]*field, 0, len(jfs))
-	for i := range jfs {
-		jf := &jfs[i]
+	base := len(c.jsonFields)
+	c.jsonFields = jsonFields(c.jsonFields, t)
+	count := len(c.jsonFields) - base
+	defer func() { c.jsonFields = c.jsonFields[:base] }()
+	fields := make([]field, count)
+	n.fields = make([]*field, 0, count)
+	for i := range count {
+		// The structs of the fields append to c.jsonFields, which may move
+		// it: this struct's fields are read from it afresh each time.
+		jf := c.jsonFields[base+i]
 		f := &fields[i]
 		c.at = append(c.at, fieldStep{t, jf.index})
-		err := c.field(f, jf, indexThroughPointer(t, jf.index))
+		err := c.field(f, &jf, indexThroughPointer(t, jf.index))
 		c.at = c.at[:len(c.at)-1]
 		if err != nil {
 			return nil, err

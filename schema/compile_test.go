@@ -204,7 +204,7 @@ func TestFieldsMatchEncodingJSON(t *testing.T) {
 			want = append(want, k)
 		}
 		var got []string
-		for _, f := range jsonFields(reflect.TypeOf(v)) {
+		for _, f := range jsonFields(nil, reflect.TypeOf(v)) {
 			got = append(got, f.name)
 		}
 		slices.Sort(want)

@@ -21,10 +21,10 @@ type jsonField struct {
 	stringOpt bool // the json tag has the ",string" option
 }
 
-// jsonFields returns the JSON fields of struct type t in the order
+// jsonFields appends to dst the JSON fields of struct type t in the order
 // encoding/json encodes them. It follows encoding/json's typeFields.
-func jsonFields(t reflect.Type) []jsonField {
-	if fields, ok := flatFields(t); ok {
+func jsonFields(dst []jsonField, t reflect.Type) []jsonField {
+	if fields, ok := flatFields(dst, t); ok {
 		return fields
 	}
 	type pending struct {
@@ -138,7 +138,7 @@ func jsonFields(t reflect.Type) []jsonField {
 	}
 	fields = out
 	slices.SortFunc(fields, func(a, b jsonField) int { return slices.Compare(a.index, b.index) })
-	return fields
+	return append(dst, fields...)
 }
 
 func hasOption(opts, name string) bool {
@@ -171,13 +171,14 @@ func validJSONName(name string) bool {
 // flatFields is jsonFields for the common struct that embeds nothing: the
 // fields in order, less those whose names clash (encoding/json drops every
 // field of a name that two fields at the same depth, tagged alike, share).
-// It reports false when t has an embedded field.
-func flatFields(t reflect.Type) ([]jsonField, bool) {
-	fields := make([]jsonField, 0, t.NumField())
+// It reports false, with dst unchanged, when t has an embedded field.
+func flatFields(dst []jsonField, t reflect.Type) ([]jsonField, bool) {
+	base := len(dst)
+	fields := slices.Grow(dst, t.NumField())
 	for i := range t.NumField() {
 		sf := t.Field(i)
 		if sf.Anonymous {
-			return nil, false
+			return dst, false
 		}
 		if !sf.IsExported() {
 			continue
@@ -194,7 +195,7 @@ func flatFields(t reflect.Type) ([]jsonField, bool) {
 		fields = append(fields, jsonField{
 			name:      name,
 			tagged:    tagged,
-			index:     []int{i},
+			index:     fieldIndex(i),
 			sf:        sf,
 			omitEmpty: hasOption(opts, "omitempty"),
 			omitZero:  hasOption(opts, "omitzero"),
@@ -203,14 +204,32 @@ func flatFields(t reflect.Type) ([]jsonField, bool) {
 	}
 	// A clash is rare; look for one in place, and resolve it as the general
 	// path does: a tagged field dominates untagged ones, and equals cancel.
-	for i := 0; i < len(fields); i++ {
-		for j := i + 1; j < len(fields); j++ {
-			if fields[i].name == fields[j].name {
-				return dominant(fields), true
+	own := fields[base:]
+	for i := 0; i < len(own); i++ {
+		for j := i + 1; j < len(own); j++ {
+			if own[i].name == own[j].name {
+				return append(fields[:base], dominant(own)...), true
 			}
 		}
 	}
 	return fields, true
+}
+
+// indexes backs the one-step index paths of fieldIndex, which are never
+// changed, so that every field of a flat struct shares them.
+var indexes = func() (a [256]int) {
+	for i := range a {
+		a[i] = i
+	}
+	return a
+}()
+
+// fieldIndex returns the index path []int{i}.
+func fieldIndex(i int) []int {
+	if i < len(indexes) {
+		return indexes[i : i+1 : i+1]
+	}
+	return []int{i}
 }
 
 // dominant keeps, for each name, the one tagged field among fields of that

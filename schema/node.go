@@ -38,12 +38,9 @@ const (
 // field of that type (which is how recursive types work); every other node
 // belongs to one field, so its constraints are that field's.
 type node struct {
-	kind     kind
-	typ      reflect.Type
-	size     uintptr // typ.Size()
-	nullable bool    // a JSON null is accepted and leaves the zero value
-
-	bits int // the size of a number kind, for its range
+	typ  reflect.Type
+	size uintptr // typ.Size()
+	bits int     // the size of a number kind, for its range
 
 	// Number keywords. The rational form of multipleOf keeps the check exact.
 	minimum, maximum                   *float64
@@ -58,58 +55,61 @@ type node struct {
 	formatCheck          func(string) bool
 
 	// enum holds the allowed values as the canonical Go form of JSON
-	// (string, float64, bool); isConst marks a const.
+	// (string, float64, bool).
 	enum      []any
-	enumText  []string // the enum values as JSON, for the schema and messages
-	isConst   bool
+	enumText  []string            // the enum values as JSON, for the schema and messages
 	enumIndex map[string]struct{} // for large string enums
 
 	// Array, slice and map keywords; -1 is unset.
-	elem                   *node
-	length                 int // a fixed array's length
-	minItems, maxItems     int
-	uniqueItems            bool
-	minProps, maxProps     int
-	elemHasRefine, isEmpty bool
-	items                  sync.Pool // of *itemBuffer, for a slice
-	stringItems            bool      // a slice of, or map[string] to, plain strings (type string exactly)
+	elem               *node
+	length             int // a fixed array's length
+	minItems, maxItems int
+	minProps, maxProps int
+	items              *sync.Pool // of *itemBuffer, for a slice
 
 	// Struct plan.
-	fields    []*field
-	byName    map[string]*field // for a struct of more than maxFieldScan fields
-	refine    bool              // *T has Validate() error
-	hasWork   bool              // a Validate method runs here or somewhere below
-	inDefs    bool              // emitted once under $defs and referenced (recursive types)
-	compiling bool              // its fields are being compiled
-	isRoot    bool
+	fields []*field
+	byName map[string]*field // for a struct of more than maxFieldScan fields
 
 	// A custom type's own schema, resolved, and its JSON form.
 	custom   *jsonschema.Schema
 	resolved *jsonschema.Resolved
+
+	kind        kind
+	nullable    bool // a JSON null is accepted and leaves the zero value
+	isConst     bool // enum holds the one value of a const
+	uniqueItems bool
+	stringItems bool // a slice of, or map[string] to, plain strings (type string exactly)
+	refine      bool // *T has Validate() error
+	hasWork     bool // a Validate method runs here or somewhere below
+	inDefs      bool // emitted once under $defs and referenced (recursive types)
+	isRoot      bool
+	compiling   bool // its fields are being compiled
 }
 
 // A field is one JSON property of a struct node.
 type field struct {
-	name       string
-	goName     string
-	index      []int
-	offset     uintptr // from the struct's start, unless throughPtr
-	throughPtr bool    // index passes through an embedded pointer
-	node       *node
-	bit        int // position in the struct's seen-set
+	name   string
+	goName string
+	index  []int
+	offset uintptr // from the struct's start, unless throughPtr
+	node   *node
+	bit    int // position in the struct's seen-set
+
+	description string
+	title       string
+	examples    []json.RawMessage
+	dflt        json.RawMessage // canonical JSON; nil when there is none
+	dfltValue   reflect.Value   // the decoded default, copied in for scalars
+
+	throughPtr bool // index passes through an embedded pointer
 	required   bool
 	nullable   bool // tool:"nullable" on a field whose node cannot carry it
 	nullTagged bool // the field says tool:"nullable": a null is meant
 	omitEmpty  bool // omitempty or omitzero: absent in the encoding when zero
-
-	description string
-	title       string
-	deprecated  bool
-	examples    []json.RawMessage
-	dflt        json.RawMessage // canonical JSON; nil when there is none
-	dfltValue   reflect.Value   // the decoded default, copied in for scalars
-	dfltShared  bool            // dfltValue holds no references and may be copied
-	dfltItems   bool            // dfltValue is a slice of plain items, copied into a new slice
+	deprecated bool
+	dfltShared bool // dfltValue holds no references and may be copied
+	dfltItems  bool // dfltValue is a slice of plain items, copied into a new slice
 }
 
 var (

@@ -129,7 +129,8 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	if t.Kind() != reflect.Struct {
 		return nil, &DefinitionError{Type: t, Err: fmt.Errorf("arguments are a JSON object, so the type must be a struct, not %s", t.Kind())}
 	}
-	c := &compiler{root: t, output: output, structs: map[reflect.Type]*node{}}
+	c := newCompiler(t, output)
+	defer c.free()
 	root, err := c.typeNode(t)
 	if err != nil {
 		return nil, err
