@@ -344,9 +344,9 @@ func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
 	f.throughPtr = throughPtr
 	f.omitEmpty = jf.omitEmpty || jf.omitZero
 	if jf.stringOpt {
-		return c.fail(`json:"`+sf.Tag.Get("json")+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
+		return c.fail(`json:"`+jf.tags.json+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
 	}
-	if desc, ok := sf.Tag.Lookup("jsonschema"); ok {
+	if desc, ok := jf.tags.jsonschema, jf.tags.hasJSONSchema; ok {
 		if err := checkDescriptionTag(desc); err != nil {
 			return c.fail(`jsonschema:"`+desc+`"`, "%v", err)
 		}
@@ -358,7 +358,7 @@ func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
 	}
 	f.node = n
 
-	toolTag, hasTool := sf.Tag.Lookup("tool")
+	toolTag, hasTool := jf.tags.tool, jf.tags.hasTool
 	entries := c.entries[:0]
 	if hasTool {
 		entries, err = parseToolTag(toolTag, entries)

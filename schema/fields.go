@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -19,6 +20,69 @@ type jsonField struct {
 	omitEmpty bool
 	omitZero  bool
 	stringOpt bool // the json tag has the ",string" option
+	tags      fieldTags
+}
+
+// fieldTags are the values of the struct tags hands reads.
+type fieldTags struct {
+	json, jsonschema, tool string
+	hasJSONSchema, hasTool bool
+}
+
+// readTags reads the json, jsonschema and tool keys of a struct tag in one
+// pass, with the results reflect.StructTag.Lookup gives for each.
+func readTags(tag reflect.StructTag) fieldTags {
+	var t fieldTags
+	var decided [3]bool // json, jsonschema, tool: found, or its value failed to unquote
+	for tag != "" {
+		i := 0
+		for i < len(tag) && tag[i] == ' ' {
+			i++
+		}
+		tag = tag[i:]
+		if tag == "" {
+			break
+		}
+		i = 0
+		for i < len(tag) && tag[i] > ' ' && tag[i] != ':' && tag[i] != '"' && tag[i] != 0x7f {
+			i++
+		}
+		if i == 0 || i+1 >= len(tag) || tag[i] != ':' || tag[i+1] != '"' {
+			break
+		}
+		name := string(tag[:i])
+		tag = tag[i+1:]
+		i = 1
+		for i < len(tag) && tag[i] != '"' {
+			if tag[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		if i >= len(tag) {
+			break
+		}
+		quoted := string(tag[:i+1])
+		tag = tag[i+1:]
+		k := slices.Index([]string{"json", "jsonschema", "tool"}, name)
+		if k < 0 || decided[k] {
+			continue
+		}
+		decided[k] = true
+		value, err := strconv.Unquote(quoted) // with no escapes, no copy
+		if err != nil {
+			continue // Lookup reports the key absent
+		}
+		switch k {
+		case 0:
+			t.json = value
+		case 1:
+			t.jsonschema, t.hasJSONSchema = value, true
+		case 2:
+			t.tool, t.hasTool = value, true
+		}
+	}
+	return t
 }
 
 // jsonFields appends to dst the JSON fields of struct type t in the order
@@ -58,7 +122,8 @@ func jsonFields(dst []jsonField, t reflect.Type) []jsonField {
 				} else if !sf.IsExported() {
 					continue
 				}
-				tag := sf.Tag.Get("json")
+				tags := readTags(sf.Tag)
+				tag := tags.json
 				if tag == "-" {
 					continue
 				}
@@ -80,6 +145,7 @@ func jsonFields(dst []jsonField, t reflect.Type) []jsonField {
 						omitEmpty: hasOption(opts, "omitempty"),
 						omitZero:  hasOption(opts, "omitzero"),
 						stringOpt: hasOption(opts, "string"),
+						tags:      tags,
 					}
 					if jf.name == "" {
 						jf.name = sf.Name
@@ -183,7 +249,8 @@ func flatFields(dst []jsonField, t reflect.Type) ([]jsonField, bool) {
 		if !sf.IsExported() {
 			continue
 		}
-		tag := sf.Tag.Get("json")
+		tags := readTags(sf.Tag)
+		tag := tags.json
 		if tag == "-" {
 			continue
 		}
@@ -200,6 +267,7 @@ func flatFields(dst []jsonField, t reflect.Type) ([]jsonField, bool) {
 			omitEmpty: hasOption(opts, "omitempty"),
 			omitZero:  hasOption(opts, "omitzero"),
 			stringOpt: hasOption(opts, "string"),
+			tags:      tags,
 		})
 	}
 	// A clash is rare; look for one in place, and resolve it as the general

@@ -104,3 +104,34 @@ func FuzzToolTag(f *testing.F) {
 		}
 	})
 }
+
+// FuzzReadTags checks that readTags finds what reflect.StructTag.Lookup
+// finds, for each of the three keys it reads.
+func FuzzReadTags(f *testing.F) {
+	for _, seed := range []string{
+		`json:"name,omitempty" jsonschema:"the name" tool:"minLength=1"`,
+		`tool:"default=[\"user\"]" json:"roles"`,
+		`json:"a" json:"b"`,
+		`tool:"\x" json:"a"`,
+		`tool:"\q" tool:"enum=a|b"`,
+		`json: "a"`,
+		`  jsonschema:"x"   tool:""`,
+		`json:"a`,
+		`xml:"a" json:"\u00e9"`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		tag := reflect.StructTag(s)
+		got := readTags(tag)
+		if v, _ := tag.Lookup("json"); got.json != v {
+			t.Errorf("json = %q, Lookup finds %q", got.json, v)
+		}
+		if v, ok := tag.Lookup("jsonschema"); got.jsonschema != v || got.hasJSONSchema != ok {
+			t.Errorf("jsonschema = %q, %v, Lookup finds %q, %v", got.jsonschema, got.hasJSONSchema, v, ok)
+		}
+		if v, ok := tag.Lookup("tool"); got.tool != v || got.hasTool != ok {
+			t.Errorf("tool = %q, %v, Lookup finds %q, %v", got.tool, got.hasTool, v, ok)
+		}
+	})
+}
