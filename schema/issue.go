@@ -30,10 +30,16 @@ const maxPathText = 120
 // String returns the issue as "path: message", with "(root)" for the empty
 // path. A very long path is shortened in the middle.
 func (i Issue) String() string {
+	b, _ := i.AppendText(make([]byte, 0, min(len(i.Path), maxPathText+4)+2+len(i.Message)))
+	return string(b)
+}
+
+// AppendText appends the text String returns to b. It never fails.
+func (i Issue) AppendText(b []byte) ([]byte, error) {
 	path := i.Path
 	switch {
 	case path == "":
-		path = "(root)"
+		b = append(b, "(root)"...)
 	case len(path) > maxPathText:
 		head, tail := path[:maxPathText/2], path[len(path)-maxPathText/2:]
 		if cut := strings.LastIndexByte(head, '/'); cut > 0 {
@@ -42,9 +48,12 @@ func (i Issue) String() string {
 		if cut := strings.IndexByte(tail, '/'); cut >= 0 {
 			tail = tail[cut:]
 		}
-		path = head + "/…" + tail
+		b = append(append(append(b, head...), "/…"...), tail...)
+	default:
+		b = append(b, path...)
 	}
-	return path + ": " + i.Message
+	b = append(b, ": "...)
+	return append(b, i.Message...), nil
 }
 
 // An Error reports every issue found in one JSON document, in document

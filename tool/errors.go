@@ -79,15 +79,7 @@ func (e *CanceledError) Unwrap() error { return e.Cause }
 // a cancellation, and otherwise the error's own text.
 func ModelText(tool string, err error) string {
 	if verr, ok := errors.AsType[*ValidationError](err); ok {
-		var b strings.Builder
-		fmt.Fprintf(&b, "The arguments for %s are invalid:\n", tool)
-		for _, is := range verr.Issues {
-			b.WriteString("- ")
-			b.WriteString(is.String())
-			b.WriteString("\n")
-		}
-		fmt.Fprintf(&b, "Fix these and call %s again.", tool)
-		return b.String()
+		return validationText(tool, verr.Issues)
 	}
 	if _, ok := errors.AsType[*PanicError](err); ok {
 		return "The tool " + tool + " failed with an internal error. Do not retry the same call."
@@ -118,6 +110,24 @@ func ModelText(tool string, err error) string {
 		return fmt.Sprintf("The call to %s was not run: %s", derr.Tool, derr.Reason.Error())
 	}
 	return err.Error()
+}
+
+// validationText lists the issues for the model, one per line, written into
+// one buffer of the right size.
+func validationText(tool string, issues []Issue) string {
+	const head, tail = "The arguments for  are invalid:\n", "Fix these and call  again."
+	size := len(head) + len(tail) + 2*len(tool)
+	for _, is := range issues {
+		size += len("- ") + len(is.Path) + len("(root)") + len(": ") + len(is.Message) + len("\n")
+	}
+	b := make([]byte, 0, size)
+	b = append(append(append(b, "The arguments for "...), tool...), " are invalid:\n"...)
+	for _, is := range issues {
+		b, _ = is.AppendText(append(b, "- "...))
+		b = append(b, '\n')
+	}
+	b = append(append(append(b, "Fix these and call "...), tool...), " again."...)
+	return string(b)
 }
 
 // ErrorResult returns the error result of call for err: IsError set, Err the
