@@ -23,16 +23,41 @@ type benchUser struct {
 
 var benchValid = []byte(`{"username":"ada_lovelace","email":"ada@example.com","age":36,"address":{"street":"12 St James's Square","city":"London","zip":"12345"},"labels":{"team":"analytics","tier":"gold"}}`)
 
-// BenchmarkCompile measures schema inference and plan compilation for one
-// type, uncached: the cost paid once per input type.
+// BenchmarkCompile measures what a new input type costs, uncached: "plan"
+// reads the type into the validating decoder's plan, which is cached per
+// type; "schema" writes the JSON Schema from a plan, which Validator.Schema
+// (and so every tool.Spec) does on each call; "both" is the first use of a
+// type, plan and schema.
 func BenchmarkCompile(b *testing.B) {
 	t := reflect.TypeFor[benchUser]()
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := compileUncached(t, false); err != nil {
+	b.Run("plan", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := compileUncached(t, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("schema", func(b *testing.B) {
+		p, err := compileUncached(t, false)
+		if err != nil {
 			b.Fatal(err)
 		}
-	}
+		b.ReportAllocs()
+		for b.Loop() {
+			emit(p.root, p.schemas)
+		}
+	})
+	b.Run("both", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			p, err := compileUncached(t, false)
+			if err != nil {
+				b.Fatal(err)
+			}
+			emit(p.root, p.schemas)
+		}
+	})
 }
 
 // BenchmarkDecode measures validation and decoding in one pass, next to a

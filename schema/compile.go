@@ -97,8 +97,7 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 	switch {
 	case t == timeType:
 		n := c.newNode(kindTime, t)
-		n.format = "date-time"
-		n.formatCheck = formatCheckers["date-time"]
+		n.format = formats["date-time"]
 		return n, nil
 	case t == rawMessageType:
 		return c.newNode(kindRaw, t), nil
@@ -228,7 +227,7 @@ func (c *compiler) customNode(t reflect.Type) (*node, error) {
 	if err != nil {
 		return nil, c.fail("", "%s.JSONSchema: %v", t, err)
 	}
-	n.custom, n.resolved = s, resolved
+	n.custom = &customSchema{schema: s, resolved: resolved}
 	return n, nil
 }
 
@@ -467,16 +466,16 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			enum = append(enum, canon)
 			enumText = append(enumText, string(raw))
 		}
-		value.enum, value.enumText = enum, enumText
-		value.isConst = hasConst
-		if len(value.enum) > 8 && value.deref().kind != kindBool {
-			value.enumIndex = make(map[string]struct{}, len(value.enum))
-			for _, v := range value.enum {
+		set := &enumSet{values: enum, text: enumText, isConst: hasConst}
+		if len(enum) > 8 && value.deref().kind != kindBool {
+			set.index = make(map[string]struct{}, len(enum))
+			for _, v := range enum {
 				if s, ok := v.(string); ok {
-					value.enumIndex[s] = struct{}{}
+					set.index[s] = struct{}{}
 				}
 			}
 		}
+		value.enum = set
 	}
 
 	f.nullTagged = nullable
@@ -534,7 +533,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 // check validates raw JSON against a node, for values found at definition.
 func (c *compiler) check(n *node, raw json.RawMessage) []Issue {
 	if n.kind == kindString && raw[0] == '"' && n.minLength < 0 && n.maxLength < 0 &&
-		n.pattern == nil && n.formatCheck == nil && n.enum == nil {
+		n.pattern == nil && n.format == nil && n.enum == nil {
 		return nil // any string will do, and literal wrote a valid one
 	}
 	return decodeInto(n, raw, reflect.New(n.typ).Elem())
@@ -631,12 +630,12 @@ func applyStringKeyword(n *node, e *tagEntry) error {
 			return fmt.Errorf("pattern %q does not compile: %v", e.value, err)
 		}
 	case "format":
-		check, ok := formatCheckers[e.value]
+		f, ok := formats[e.value]
 		if !ok {
 			names := slices.Sorted(mapsKeys(formatCheckers))
 			return fmt.Errorf("format %q is not one hands asserts; use one of %s, or a pattern", e.value, strings.Join(names, ", "))
 		}
-		n.format, n.formatCheck = e.value, check
+		n.format = f
 	}
 	return err
 }
@@ -663,7 +662,7 @@ func applyNumberKeyword(n *node, e *tagEntry) error {
 		if !ok || r.Sign() <= 0 {
 			return fmt.Errorf("multipleOf must be greater than 0, not %q", e.value)
 		}
-		n.multipleOf, n.multipleOfText = r, e.value
+		n.multipleOf = &multiple{rat: r, text: e.value}
 	}
 	return nil
 }

@@ -452,7 +452,7 @@ func (d *decoder) outOfRange(err error) {
 // custom checks a value against a type's own schema, then lets the type read
 // it.
 func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
-	if n.resolved != nil {
+	if n.custom != nil {
 		var inst any
 		if err := jsonv2.Unmarshal(raw, &inst); err != nil {
 			// Valid JSON, so a number beyond a float64, which the schema
@@ -460,7 +460,7 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 			d.fail("range", "holds a number too large for a 64-bit float")
 			return
 		}
-		if err := n.resolved.Validate(inst); err != nil {
+		if err := n.custom.resolved.Validate(inst); err != nil {
 			d.fail("schema", err.Error())
 			return
 		}
@@ -653,8 +653,8 @@ func describeNode(n *node) string {
 	switch {
 	case n.kind == kindAny || n.kind == kindRaw || n.kind == kindCustom:
 		return "any JSON value"
-	case len(n.enumText) > 0 && !n.isConst:
-		return "one of " + strings.Join(n.enumText, ", ")
+	case n.enum != nil && !n.enum.isConst:
+		return "one of " + strings.Join(n.enum.text, ", ")
 	case t == "integer" || t == "array" || t == "object":
 		return "an " + t
 	}
@@ -1039,8 +1039,8 @@ func (d *decoder) checkString(n *node, s string) bool {
 		d.fail("pattern", "must match the pattern "+n.pattern.String()+", got "+quote(s))
 		ok = false
 	}
-	if n.formatCheck != nil && !n.formatCheck(s) {
-		d.fail("format", "must be "+formatNoun(n.format)+", got "+quote(s))
+	if n.format != nil && !n.format.check(s) {
+		d.fail("format", "must be "+formatNoun(n.format.name)+", got "+quote(s))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, s) {
@@ -1081,11 +1081,11 @@ func formatNoun(format string) string {
 
 // inEnum reports whether v is one of the node's allowed values.
 func (d *decoder) inEnum(n *node, v any) bool {
-	if s, ok := v.(string); ok && n.enumIndex != nil {
-		_, found := n.enumIndex[s]
+	if s, ok := v.(string); ok && n.enum.index != nil {
+		_, found := n.enum.index[s]
 		return found
 	}
-	for _, e := range n.enum {
+	for _, e := range n.enum.values {
 		if e == v {
 			return true
 		}
@@ -1094,11 +1094,11 @@ func (d *decoder) inEnum(n *node, v any) bool {
 }
 
 func (d *decoder) failEnum(n *node, got string) {
-	if n.isConst {
-		d.fail("const", "must be "+n.enumText[0]+", got "+got)
+	if n.enum.isConst {
+		d.fail("const", "must be "+n.enum.text[0]+", got "+got)
 		return
 	}
-	list := n.enumText
+	list := n.enum.text
 	more := ""
 	if len(list) > 20 {
 		list, more = list[:20], ", …"
@@ -1243,8 +1243,8 @@ func (d *decoder) checkNumber(n *node, f float64, raw []byte) bool {
 		d.fail("exclusiveMaximum", "must be less than "+formatFloat(*n.exclusiveMaximum)+", got "+shortRaw(raw))
 		ok = false
 	}
-	if n.multipleOf != nil && !multipleOf(raw, n.multipleOf) {
-		d.fail("multipleOf", "must be a multiple of "+n.multipleOfText+", got "+shortRaw(raw))
+	if n.multipleOf != nil && !multipleOf(raw, n.multipleOf.rat) {
+		d.fail("multipleOf", "must be a multiple of "+n.multipleOf.text+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, f) {

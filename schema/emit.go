@@ -140,7 +140,7 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 		return e.new()
 	case kindCustom:
 		if n.custom != nil {
-			return n.custom.CloneSchemas()
+			return n.custom.schema.CloneSchemas()
 		}
 		return e.new()
 	}
@@ -162,11 +162,13 @@ func (e *emitter) keywords(s *jsonschema.Schema, n *node) {
 	if n.pattern != nil {
 		s.Pattern = n.pattern.String()
 	}
-	s.Format = n.format
+	if n.format != nil {
+		s.Format = n.format.name
+	}
 	s.Minimum, s.Maximum = n.minimum, n.maximum
 	s.ExclusiveMinimum, s.ExclusiveMaximum = n.exclusiveMinimum, n.exclusiveMaximum
 	if n.multipleOf != nil {
-		f, _ := n.multipleOf.Float64()
+		f, _ := n.multipleOf.rat.Float64()
 		s.MultipleOf = &f
 	}
 	if n.minItems >= 0 {
@@ -182,11 +184,13 @@ func (e *emitter) keywords(s *jsonschema.Schema, n *node) {
 	if n.maxProps >= 0 {
 		s.MaxProperties = e.int(n.maxProps)
 	}
-	if n.isConst {
-		c := n.enum[0]
+	switch {
+	case n.enum == nil:
+	case n.enum.isConst:
+		c := n.enum.values[0]
 		s.Const = &c
-	} else if n.enum != nil {
-		s.Enum = append([]any(nil), n.enum...)
+	default:
+		s.Enum = append([]any(nil), n.enum.values...)
 	}
 }
 

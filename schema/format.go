@@ -13,6 +13,15 @@ import (
 // uri-reference, which rely on net/url, they do not allocate when given
 // valid input.
 
+// formats holds the asserted formats, by name.
+var formats = func() map[string]*format {
+	m := make(map[string]*format, len(formatCheckers))
+	for name, check := range formatCheckers {
+		m[name] = &format{name: name, check: check}
+	}
+	return m
+}()
+
 // formatCheckers maps each asserted format name to its checker.
 var formatCheckers = map[string]func(string) bool{
 	"date-time":     isDateTime,

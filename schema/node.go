@@ -42,23 +42,17 @@ type node struct {
 	size uintptr // typ.Size()
 	bits int     // the size of a number kind, for its range
 
-	// Number keywords. The rational form of multipleOf keeps the check exact.
+	// Number keywords.
 	minimum, maximum                   *float64
 	exclusiveMinimum, exclusiveMaximum *float64
-	multipleOf                         *big.Rat
-	multipleOfText                     string
+	multipleOf                         *multiple
 
 	// String keywords. Lengths count code points; -1 is unset.
 	minLength, maxLength int
 	pattern              *pattern
-	format               string
-	formatCheck          func(string) bool
+	format               *format
 
-	// enum holds the allowed values as the canonical Go form of JSON
-	// (string, float64, bool).
-	enum      []any
-	enumText  []string            // the enum values as JSON, for the schema and messages
-	enumIndex map[string]struct{} // for large string enums
+	enum *enumSet // enum or const, on a value of a scalar kind
 
 	// Array, slice and map keywords; -1 is unset.
 	elem               *node
@@ -71,13 +65,10 @@ type node struct {
 	fields []*field
 	byName map[string]*field // for a struct of more than maxFieldScan fields
 
-	// A custom type's own schema, resolved, and its JSON form.
-	custom   *jsonschema.Schema
-	resolved *jsonschema.Resolved
+	custom *customSchema // the schema a type's JSONSchema method returns
 
 	kind        kind
 	nullable    bool // a JSON null is accepted and leaves the zero value
-	isConst     bool // enum holds the one value of a const
 	uniqueItems bool
 	stringItems bool // a slice of, or map[string] to, plain strings (type string exactly)
 	refine      bool // *T has Validate() error
@@ -85,6 +76,33 @@ type node struct {
 	inDefs      bool // emitted once under $defs and referenced (recursive types)
 	isRoot      bool
 	compiling   bool // its fields are being compiled
+}
+
+// A multiple is a multipleOf keyword. The rational form keeps the check
+// exact.
+type multiple struct {
+	rat  *big.Rat
+	text string // as the tag wrote it
+}
+
+// A format is an asserted format keyword.
+type format struct {
+	name  string
+	check func(string) bool
+}
+
+// An enumSet is the values an enum or a const allows.
+type enumSet struct {
+	values  []any               // the canonical Go form of JSON: string, float64 or bool
+	text    []string            // the values as JSON, for the schema and messages
+	index   map[string]struct{} // the string values, for a large enum
+	isConst bool                // a const, which has one value
+}
+
+// A customSchema is the schema of a type with a JSONSchema method.
+type customSchema struct {
+	schema   *jsonschema.Schema
+	resolved *jsonschema.Resolved
 }
 
 // A field is one JSON property of a struct node.
