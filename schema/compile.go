@@ -29,6 +29,12 @@ type compiler struct {
 	pointers   int         // pointer nodes made, which share their element's schema
 	entries    []tagEntry  // reused by parseToolTag
 	jsonFields []jsonField // the fields of the structs being compiled, innermost last
+
+	// methods is set when decoding a value runs a method of its own, or of
+	// a type in it: UnmarshalText, UnmarshalJSON (or encoding/json's
+	// decoding of a type with a JSONSchema method) or Validate. Those
+	// methods receive pointers into the value.
+	methods bool
 }
 
 // Compilers are pooled for their scratch space.
@@ -51,7 +57,7 @@ func (c *compiler) free() {
 	c.entries = c.entries[:0]
 	clear(c.jsonFields)
 	c.jsonFields = c.jsonFields[:0]
-	c.nodes, c.count, c.pointers = nil, 0, 0
+	c.nodes, c.count, c.pointers, c.methods = nil, 0, 0, false
 	compilerPool.Put(c)
 }
 
@@ -82,8 +88,11 @@ func (c *compiler) newNode(k kind, t reflect.Type) *node {
 	}
 	c.nodes = c.nodes[:len(c.nodes)+1]
 	c.count++
-	if k == kindPointer {
+	switch k {
+	case kindPointer:
 		c.pointers++
+	case kindText, kindCustom:
+		c.methods = true
 	}
 	n := &c.nodes[len(c.nodes)-1]
 	n.kind, n.typ, n.size = k, t, t.Size()
@@ -241,6 +250,7 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 	}
 	n := c.newNode(kindStruct, t)
 	n.refine = reflect.PointerTo(t).Implements(refinerType)
+	c.methods = c.methods || n.refine
 	c.structs[t] = n
 	n.compiling = true
 	defer func() { n.compiling = false }()
@@ -339,7 +349,7 @@ func goFieldPath(t reflect.Type, index []int) string {
 // that the field is promoted through an embedded pointer.
 func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
 	sf := &jf.sf
-	f.name, f.goName, f.index = jf.name, sf.Name, jf.index
+	f.name, f.index = jf.name, jf.index
 	f.throughPtr = throughPtr
 	f.omitEmpty = jf.omitEmpty || jf.omitZero
 	if jf.stringOpt {

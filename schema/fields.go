@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // A jsonField is one struct field as encoding/json sees it: embedded structs
@@ -69,9 +70,12 @@ func readTags(tag reflect.StructTag) fieldTags {
 			continue
 		}
 		decided[k] = true
-		value, err := strconv.Unquote(quoted) // with no escapes, no copy
-		if err != nil {
-			continue // Lookup reports the key absent
+		value := quoted[1 : len(quoted)-1]
+		if strings.IndexByte(value, '\\') >= 0 || strings.IndexByte(value, '\n') >= 0 || !utf8.ValidString(value) {
+			var err error
+			if value, err = strconv.Unquote(quoted); err != nil {
+				continue // Lookup reports the key absent
+			}
 		}
 		switch k {
 		case 0:

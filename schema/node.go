@@ -108,7 +108,6 @@ type customSchema struct {
 // A field is one JSON property of a struct node.
 type field struct {
 	name   string
-	goName string
 	index  []int
 	offset uintptr // from the struct's start, unless throughPtr
 	node   *node

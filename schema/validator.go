@@ -141,27 +141,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	}
 	root.isRoot = true
 	markWork(c.structs)
-	return &plan{typ: t, root: root, schemas: c.count - c.pointers + 2*len(c.structs), plain: !runsMethods(root, map[*node]bool{})}, nil
-}
-
-// runsMethods reports whether decoding a value of n runs a method of its
-// own, or of a type in it: UnmarshalText, UnmarshalJSON (or encoding/json's
-// decoding of a type with a JSONSchema method) or Validate. Those methods
-// receive pointers into the value.
-func runsMethods(n *node, seen map[*node]bool) bool {
-	if seen[n] {
-		return false
-	}
-	seen[n] = true
-	switch n.kind {
-	case kindText, kindCustom:
-		return true
-	case kindStruct:
-		return n.refine || slices.ContainsFunc(n.fields, func(f *field) bool { return runsMethods(f.node, seen) })
-	case kindPointer, kindSlice, kindArray, kindMap:
-		return runsMethods(n.elem, seen)
-	}
-	return false
+	return &plan{typ: t, root: root, schemas: c.count - c.pointers + 2*len(c.structs), plain: !c.methods}, nil
 }
 
 // markWork sets hasWork on every node below which a Validate method runs.
