@@ -133,3 +133,24 @@ func BenchmarkStdlib(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSpec is what a model turn pays per tool to list it: the input and
+// output schemas, written afresh for the caller to keep or change.
+func BenchmarkSpec(b *testing.B) {
+	t := tool.New("create_user", "Create a user account.", benchHandler)
+	b.ReportAllocs()
+	for b.Loop() {
+		if s := t.Spec(); s.InputSchema == nil || s.OutputSchema == nil {
+			b.Fatal("Spec has no schemas")
+		}
+	}
+}
+
+// BenchmarkNew is the cost of defining the tool, once per process: the plans
+// of the input and output types, uncached only the first time.
+func BenchmarkNew(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		tool.New("create_user", "Create a user account.", benchHandler)
+	}
+}

@@ -242,7 +242,7 @@ type Tool[In, Out any] struct {
 	core
 	run    func(context.Context, In) (Out, error)
 	input  *schema.Validator
-	output *jsonschema.Schema // nil unless Out is a struct
+	output *schema.Validator // describes Out; nil unless Out is a struct
 	encode encoder            // writes an Out as JSON; nil leaves it to encoding/json
 }
 
@@ -279,7 +279,7 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 		if err != nil {
 			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
 		}
-		t.output = out.Schema()
+		t.output = out
 	}
 	return t
 }
@@ -289,7 +289,7 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 func (t *Tool[In, Out]) Spec() Spec {
 	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema(), Annotations: t.copyAnnotations()}
 	if t.output != nil {
-		s.OutputSchema = t.output.CloneSchemas()
+		s.OutputSchema = t.output.Schema()
 	}
 	return s
 }
