@@ -243,7 +243,7 @@ type Tool[In, Out any] struct {
 	run    func(context.Context, In) (Out, error)
 	input  *schema.Validator
 	output *schema.Validator // describes Out; nil unless Out is a struct
-	encode encoder            // writes an Out as JSON; nil leaves it to encoding/json
+	encode encoder           // writes an Out as JSON; nil leaves it to encoding/json
 }
 
 // New returns a tool named name that runs run. The description tells the
