@@ -1,12 +1,14 @@
 package schema
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -164,6 +166,41 @@ func TestSchemaGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	golden.Check(t, filepath.Join("testdata", "all_types.json"), append(got, '\n'))
+}
+
+// TestSchemaIsANewTree checks what Validator.Schema promises: each call
+// returns a tree of its own (changing one leaves the next call's alone), the
+// tree is a tree (jsonschema-go resolves it, and it refuses a schema that
+// appears twice), and concurrent calls agree, with the race detector
+// watching.
+func TestSchemaIsANewTree(t *testing.T) {
+	for _, v := range []*Validator{mustFor[allTypes](t), mustFor[diffForest](t), mustFor[diffNested](t)} {
+		want, err := json.Marshal(v.Schema())
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := v.Schema()
+		if _, err := s.Resolve(nil); err != nil {
+			t.Errorf("%s: the schema does not resolve: %v", v.Type(), err)
+		}
+		s.Description = "changed"
+		for _, p := range s.Properties {
+			p.Description = "changed"
+			p.Type, p.Types = "null", nil
+		}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for range 20 {
+					if got, _ := json.Marshal(v.Schema()); !bytes.Equal(got, want) {
+						t.Errorf("%s: Schema() changed after a caller changed its copy, or under concurrency:\n%s\nwant\n%s", v.Type(), got, want)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
 }
 
 // TestFieldsMatchEncodingJSON checks the field rules, the flat path and the
