@@ -52,10 +52,11 @@ func newCompiler(t reflect.Type, output bool) *compiler {
 func (c *compiler) free() {
 	c.root = nil
 	clear(c.structs)
+	clear(c.at[:cap(c.at)]) // drop what the last type referred to
 	c.at = c.at[:0]
-	clear(c.entries)
+	clear(c.entries[:cap(c.entries)])
 	c.entries = c.entries[:0]
-	clear(c.jsonFields)
+	clear(c.jsonFields[:cap(c.jsonFields)])
 	c.jsonFields = c.jsonFields[:0]
 	c.nodes, c.count, c.pointers, c.methods = nil, 0, 0, false
 	compilerPool.Put(c)
@@ -461,6 +462,10 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		}
 		enum := make([]any, 0, len(list))
 		enumText := make([]string, 0, len(list))
+		var seen map[string]bool // for a long list; a short one is searched
+		if len(list) > 16 {
+			seen = make(map[string]bool, len(list))
+		}
 		for _, item := range list {
 			raw, err := literal(value, item)
 			if err != nil {
@@ -469,8 +474,11 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			if issues := c.check(value, raw); len(issues) > 0 {
 				return fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message)
 			}
-			if slices.Contains(enumText, string(raw)) {
+			if seen != nil && seen[string(raw)] || seen == nil && slices.Contains(enumText, string(raw)) {
 				return fmt.Errorf("enum value %s appears twice", raw)
+			}
+			if seen != nil {
+				seen[string(raw)] = true
 			}
 			canon, _ := canonical(raw)
 			enum = append(enum, canon)
@@ -501,20 +509,23 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		if err != nil {
 			return fmt.Errorf("default %q: %w", dfltText, err)
 		}
-		// One decode both checks the default and gives the value that
-		// plain fields copy in.
-		v := reflect.New(n.typ).Elem()
-		if !(f.nullable && string(raw) == "null") {
-			if issues := decodeInto(n, raw, v); len(issues) > 0 {
-				return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
-			}
-		}
 		f.dflt = raw
 		switch s := n.deref(); {
-		case n.kind != kindPointer && s.scalar() && s.kind != kindText:
-			f.dfltValue, f.dfltShared = v, true
-		case n.kind == kindSlice && n.elem.plain():
-			f.dfltValue, f.dfltItems = v, true
+		case n.kind != kindPointer && s.scalar() && s.kind != kindText || n.kind == kindSlice && n.elem.plain():
+			// One decode both checks the default and gives the value that
+			// is copied in.
+			v := reflect.New(n.typ).Elem()
+			if !(f.nullable && string(raw) == "null") {
+				if issues := decodeInto(n, raw, v); len(issues) > 0 {
+					return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
+				}
+			}
+			f.dfltValue = v
+			f.dfltShared = n.kind != kindSlice
+			f.dfltItems = n.kind == kindSlice
+		default:
+			// Decoded on use, and checked by checkDefaults once the plan is
+			// complete: it may hold the struct being compiled.
 		}
 	}
 	for _, item := range exampleList {
@@ -542,9 +553,9 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 
 // check validates raw JSON against a node, for values found at definition.
 func (c *compiler) check(n *node, raw json.RawMessage) []Issue {
-	if n.kind == kindString && raw[0] == '"' && n.minLength < 0 && n.maxLength < 0 &&
-		n.pattern == nil && n.format == nil && n.enum == nil {
-		return nil // any string will do, and literal wrote a valid one
+	if n.kind == kindString && n.minLength < 0 && n.maxLength < 0 && n.pattern == nil &&
+		n.format == nil && n.enum == nil && plainJSONString(raw) {
+		return nil // any string will do, and this is one
 	}
 	return decodeInto(n, raw, reflect.New(n.typ).Elem())
 }
@@ -714,7 +725,11 @@ func checkRanges(n *node) error {
 // JSON and fits, or else a JSON string when n reads strings.
 func literal(n *node, text string) (json.RawMessage, error) {
 	trimmed := strings.TrimSpace(text)
-	if trimmed != "" && strings.IndexByte(`"[{-0123456789tfn`, trimmed[0]) >= 0 && isJSON(trimmed) {
+	// JSON is what encoding/json calls JSON: the decoder's stricter rules
+	// (UTF-8, surrogates, duplicate names, depth) are for the check that
+	// follows, which reports them.
+	if trimmed != "" && strings.IndexByte(`"[{-0123456789tfn`, trimmed[0]) >= 0 &&
+		(isJSON(trimmed) || json.Valid([]byte(trimmed))) {
 		isString := trimmed[0] == '"'
 		if isString || !n.stringLike() {
 			if !strings.ContainsAny(trimmed, " \t\n\r") {
@@ -757,6 +772,20 @@ func quoteJSON(s string) (json.RawMessage, error) {
 	return append(b, '"'), nil
 }
 
+// plainJSONString reports whether raw is a JSON string of printable ASCII
+// with no escapes, which is its own text between the quotes.
+func plainJSONString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
 // canonical decodes raw JSON into the Go form used to compare enum values,
 // as json.Unmarshal into an any would.
 func canonical(raw json.RawMessage) (any, error) {
@@ -767,7 +796,7 @@ func canonical(raw json.RawMessage) (any, error) {
 		return false, nil
 	case s == "null":
 		return nil, nil
-	case s[0] == '"' && strings.IndexByte(s, '\\') < 0:
+	case plainJSONString(raw):
 		return s[1 : len(s)-1], nil
 	}
 	var v any

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/golden"
 )
 
@@ -105,6 +106,20 @@ func TestDefinitionErrors(t *testing.T) {
 		{"flag with a bad value", reflect.TypeFor[struct {
 			S string `json:"s" tool:"nullable=yes"`
 		}](), "S", "", "true/false"},
+		// Tag values that encoding/json calls JSON but the decoder rejects
+		// are JSON with a fault, not text to quote.
+		{"default with a lone surrogate", reflect.TypeFor[struct {
+			S string `json:"s,omitempty" tool:"default=\"\\ud800\""`
+		}](), "S", "", "fails the field's own constraints"},
+		{"enum value with a lone surrogate", reflect.TypeFor[struct {
+			S string `json:"s" tool:"enum=\"\\udc00x\""`
+		}](), "S", "", "can never be accepted"},
+		{"example with a lone surrogate", reflect.TypeFor[struct {
+			S string `json:"s" tool:"examples=\"\\ud800\""`
+		}](), "S", "", "fails the field's own constraints"},
+		{"default with a duplicate name", reflect.TypeFor[struct {
+			M map[string]int `json:"m,omitempty" tool:"default={\"a\":1,\"a\":2}"`
+		}](), "M", "", "duplicate"},
 		{"invopop description", reflect.TypeFor[struct {
 			S string `json:"s" jsonschema:"description=the s"`
 		}](), "S", `jsonschema:"description=the s"`, "invopop"},
@@ -174,7 +189,7 @@ func TestSchemaGolden(t *testing.T) {
 // appears twice), and concurrent calls agree, with the race detector
 // watching.
 func TestSchemaIsANewTree(t *testing.T) {
-	for _, v := range []*Validator{mustFor[allTypes](t), mustFor[diffForest](t), mustFor[diffNested](t)} {
+	for _, v := range []*Validator{mustFor[allTypes](t), mustFor[diffForest](t), mustFor[diffNested](t), mustFor[sharedCustom](t)} {
 		want, err := json.Marshal(v.Schema())
 		if err != nil {
 			t.Fatal(err)
@@ -187,6 +202,17 @@ func TestSchemaIsANewTree(t *testing.T) {
 		for _, p := range s.Properties {
 			p.Description = "changed"
 			p.Type, p.Types = "null", nil
+			for _, bound := range []*float64{p.Minimum, p.Maximum, p.ExclusiveMinimum, p.ExclusiveMaximum} {
+				if bound != nil {
+					*bound = 42
+				}
+			}
+			for i := range p.Default {
+				p.Default[i] = '!'
+			}
+			if p.Enum != nil {
+				p.Enum[0] = "changed"
+			}
 		}
 		var wg sync.WaitGroup
 		for range 8 {
@@ -200,6 +226,60 @@ func TestSchemaIsANewTree(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// spareColor's schema has room to grow in its slices: a schema written from
+// it must not append into them (several Schema calls may run at once).
+type spareColor string
+
+func (spareColor) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Enum: append(make([]any, 0, 8), "red", "green"),
+		Examples: append(make([]any, 0, 8), "red")}
+}
+
+type sharedCustom struct {
+	Color  *spareColor  `json:"color" tool:"examples=\"green\""`
+	Colors []spareColor `json:"colors"`
+}
+
+// bigRecursive has more fields than a struct searches one by one, and a
+// default of its own type, which is checked while the struct is compiled.
+type bigRecursive struct {
+	A1, A2, A3, A4, A5, A6, A7, A8, A9, A10, A11, A12, A13, A14, A15, A16, A17 string `json:",omitempty"`
+
+	Next *bigRecursive `json:"next" tool:"default={\"A17\":\"x\",\"next\":null}"`
+}
+
+// endlessDefault's default leaves its own recursive field absent, so the
+// default would take itself again, without end.
+type endlessDefault struct {
+	Name string          `json:"name"`
+	Next *endlessDefault `json:"next" tool:"default={\"name\":\"x\"}"`
+}
+
+type endlessOuter struct {
+	In endlessDefault `json:"in"`
+}
+
+func TestRecursiveDefaults(t *testing.T) {
+	v := mustFor[bigRecursive](t)
+	var got bigRecursive
+	if err := v.Decode([]byte(`{"A1":"a"}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Next == nil || got.Next.A17 != "x" || got.Next.Next != nil {
+		t.Errorf("Next = %+v, want the default {A17: x, next: null}", got.Next)
+	}
+	for typ, field := range map[reflect.Type]string{
+		reflect.TypeFor[endlessDefault](): "Next",
+		reflect.TypeFor[endlessOuter]():   "schema.endlessDefault.Next",
+	} {
+		_, err := ForType(typ, nil)
+		derr, ok := errors.AsType[*DefinitionError](err)
+		if !ok || derr.Field != field || !strings.Contains(err.Error(), "without end") {
+			t.Errorf("ForType(%s) = %v, want a *DefinitionError at %s about a default without end", typ, err, field)
+		}
 	}
 }
 

@@ -41,6 +41,7 @@ type decoder struct {
 	scratch    []byte
 	strs       []byte   // the chunk that kept strings are carved from; see keep
 	strItems   []string // the items of the []string arrays being read
+	defaults   int      // how many defaults deep this document is (see setDefault)
 }
 
 // A segment is one step of the path to the value being read: an array
@@ -73,6 +74,7 @@ func putDecoder(d *decoder) {
 	d.fatalIssue = Issue{}
 	d.nullAbsent = false
 	d.nulls = d.nulls[:0]
+	d.defaults = 0
 	if cap(d.scratch) > 1<<16 {
 		d.scratch = nil
 	}
@@ -599,7 +601,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 		case f.required:
 			d.fail("required", "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
 		case f.dflt != nil:
-			setDefault(f, fieldPointer(n, p, f))
+			d.setDefault(f, fieldPointer(n, p, f))
 		}
 	}
 }
@@ -613,7 +615,7 @@ const maxFieldScan = 16
 // properties in the order of the struct's fields, so the search starts at
 // next, the field after the one found last, where it usually ends at once.
 func (n *node) field(name []byte, next int) *field {
-	if len(n.fields) > maxFieldScan {
+	if n.byName != nil { // a large struct, and its fields are all compiled
 		return n.byName[string(name)]
 	}
 	for i := range n.fields {
@@ -625,8 +627,14 @@ func (n *node) field(name []byte, next int) *field {
 	return nil
 }
 
+// maxDefaults bounds defaults within defaults: a default that holds a value
+// whose absent fields take defaults of their own, and so on. Definition
+// rejects a chain this long, which is one that never ends (a recursive type
+// whose default leaves its own recursive field absent).
+const maxDefaults = 32
+
 // setDefault gives field f, at p, its default value.
-func setDefault(f *field, p unsafe.Pointer) {
+func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 	v := reflect.NewAt(f.node.typ, p).Elem()
 	switch {
 	case f.dfltShared:
@@ -641,9 +649,43 @@ func setDefault(f *field, p unsafe.Pointer) {
 		v.Grow(n)
 		v.SetLen(n)
 		reflect.Copy(v, f.dfltValue)
+	case f.nullable && string(f.dflt) == "null":
+		v.SetZero()
+	case d.defaults >= maxDefaults:
+		d.fail("default", "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
 	default:
-		decodeInto(f.node, f.dflt, v)
+		dd := getDecoder(f.dflt, DefaultMaxDepth, DefaultMaxIssues)
+		dd.defaults = d.defaults + 1
+		dd.document(f.node, v)
+		issues := dd.takeIssues()
+		putDecoder(dd)
+		if len(issues) > 0 {
+			d.fail("default", "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
+		}
 	}
+}
+
+// checkDefaults decodes the defaults of the fields of structs that are not
+// copied in but decoded on use, and reports the first that fails: checked
+// when the plan is complete, a default that would take defaults within
+// itself without end is found here, not when a call leaves it out.
+func checkDefaults(structs map[reflect.Type]*node) (*node, *field, []Issue) {
+	for _, n := range structs {
+		for _, f := range n.fields {
+			if f.dflt == nil || f.dfltShared || f.dfltItems || f.nullable && string(f.dflt) == "null" {
+				continue
+			}
+			d := getDecoder(f.dflt, DefaultMaxDepth, DefaultMaxIssues)
+			d.defaults = 1
+			d.document(f.node, reflect.New(f.node.typ).Elem())
+			issues := d.takeIssues()
+			putDecoder(d)
+			if len(issues) > 0 {
+				return n, f, issues
+			}
+		}
+	}
+	return nil, nil, nil
 }
 
 // describeNode names what a missing property should hold, for messages.

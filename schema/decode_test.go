@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
@@ -408,5 +409,22 @@ func TestIssueLimit(t *testing.T) {
 	serr, _ := errors.AsType[*Error](err)
 	if serr == nil || len(serr.Issues) != 6 || serr.Issues[5].Keyword != "limit" || !strings.Contains(serr.Issues[5].Message, "5 more") {
 		t.Errorf("Validate = %v, want 5 issues and a note of 5 more", err)
+	}
+}
+
+// TestIssueJSON checks that an Issue is written as an object by both JSON
+// packages: a method that made it a text marshaler (or appender) would turn
+// it into one string and lose its keyword.
+func TestIssueJSON(t *testing.T) {
+	is := Issue{Path: "/a", Keyword: "required", Message: "missing"}
+	want := `{"path":"/a","keyword":"required","message":"missing"}`
+	if got, err := json.Marshal(is); err != nil || string(got) != want {
+		t.Errorf("encoding/json: %s, %v; want %s", got, err, want)
+	}
+	if got, err := jsonv2.Marshal(is); err != nil || string(got) != want {
+		t.Errorf("json v2: %s, %v; want %s", got, err, want)
+	}
+	if got := string(is.Append([]byte("- "))); got != "- /a: missing" {
+		t.Errorf("Append = %q", got)
 	}
 }

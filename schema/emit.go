@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"slices"
 	"strconv"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -24,6 +25,7 @@ type emitter struct {
 
 	schemas []jsonschema.Schema // free space in the current block
 	ints    []int
+	floats  []float64
 }
 
 // emit returns a new schema of the graph rooted at root. The first block
@@ -67,6 +69,19 @@ func (e *emitter) int(v int) *int {
 	}
 	e.ints = append(e.ints, v)
 	return &e.ints[len(e.ints)-1]
+}
+
+// float returns a new pointer to *v, or nil for nil: the tree shares no
+// memory with the plan, so a caller may change it.
+func (e *emitter) float(v *float64) *float64 {
+	if v == nil {
+		return nil
+	}
+	if len(e.floats) == cap(e.floats) {
+		e.floats = make([]float64, 0, 8)
+	}
+	e.floats = append(e.floats, *v)
+	return &e.floats[len(e.floats)-1]
 }
 
 // falseSchema returns a new schema that accepts nothing, {"not": {}}. It is
@@ -165,8 +180,8 @@ func (e *emitter) keywords(s *jsonschema.Schema, n *node) {
 	if n.format != nil {
 		s.Format = n.format.name
 	}
-	s.Minimum, s.Maximum = n.minimum, n.maximum
-	s.ExclusiveMinimum, s.ExclusiveMaximum = n.exclusiveMinimum, n.exclusiveMaximum
+	s.Minimum, s.Maximum = e.float(n.minimum), e.float(n.maximum)
+	s.ExclusiveMinimum, s.ExclusiveMaximum = e.float(n.exclusiveMinimum), e.float(n.exclusiveMaximum)
 	if n.multipleOf != nil {
 		f, _ := n.multipleOf.rat.Float64()
 		s.MultipleOf = &f
@@ -210,7 +225,7 @@ func (e *emitter) nullable(s *jsonschema.Schema) *jsonschema.Schema {
 				return s
 			}
 		}
-		s.Types = append(s.Types, "null")
+		s.Types = append(slices.Clip(s.Types), "null") // s may share the slice with a custom schema
 	default:
 		return s // no type: null is already accepted
 	}
@@ -218,7 +233,7 @@ func (e *emitter) nullable(s *jsonschema.Schema) *jsonschema.Schema {
 		s.Enum = []any{*s.Const, nil}
 		s.Const = nil
 	} else if s.Enum != nil {
-		s.Enum = append(s.Enum, nil)
+		s.Enum = append(slices.Clip(s.Enum), nil)
 	}
 	return s
 }
@@ -228,7 +243,9 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 	s := e.typed("object")
 	s.Properties = make(map[string]*jsonschema.Schema, len(n.fields))
 	s.AdditionalProperties = e.falseSchema()
-	s.PropertyOrder = make([]string, 0, len(n.fields))
+	if len(n.fields) > 0 {
+		s.PropertyOrder = make([]string, 0, len(n.fields))
+	}
 	required := 0
 	for _, f := range n.fields {
 		if f.required {
@@ -246,11 +263,14 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 		p.Description = f.description
 		p.Title = f.title
 		p.Deprecated = f.deprecated
-		p.Default = f.dflt
+		p.Default = nil // only a tag's default is applied, so only it is shown
+		if f.dflt != nil {
+			p.Default = append(json.RawMessage(nil), f.dflt...)
+		}
 		for _, ex := range f.examples {
 			var v any
 			_ = json.Unmarshal(ex, &v)
-			p.Examples = append(p.Examples, v)
+			p.Examples = append(slices.Clip(p.Examples), v)
 		}
 		s.Properties[f.name] = p
 		s.PropertyOrder = append(s.PropertyOrder, f.name)

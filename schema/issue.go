@@ -30,12 +30,14 @@ const maxPathText = 120
 // String returns the issue as "path: message", with "(root)" for the empty
 // path. A very long path is shortened in the middle.
 func (i Issue) String() string {
-	b, _ := i.AppendText(make([]byte, 0, min(len(i.Path), maxPathText+4)+2+len(i.Message)))
-	return string(b)
+	return string(i.Append(make([]byte, 0, min(len(i.Path), maxPathText+4)+2+len(i.Message))))
 }
 
-// AppendText appends the text String returns to b. It never fails.
-func (i Issue) AppendText(b []byte) ([]byte, error) {
+// Append appends the text String returns to b and returns the extended
+// buffer. (It is not AppendText: that would make an Issue an
+// encoding.TextAppender, which JSON encoders write as one string instead of
+// an object.)
+func (i Issue) Append(b []byte) []byte {
 	path := i.Path
 	switch {
 	case path == "":
@@ -53,7 +55,7 @@ func (i Issue) AppendText(b []byte) ([]byte, error) {
 		b = append(b, path...)
 	}
 	b = append(b, ": "...)
-	return append(b, i.Message...), nil
+	return append(b, i.Message...)
 }
 
 // An Error reports every issue found in one JSON document, in document

@@ -141,6 +141,14 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	}
 	root.isRoot = true
 	markWork(c.structs)
+	if n, f, issues := checkDefaults(c.structs); issues != nil {
+		field := goFieldPath(n.typ, f.index)
+		if n != root {
+			field = n.typ.String() + "." + field
+		}
+		tag := `tool:"` + n.typ.FieldByIndex(f.index).Tag.Get("tool") + `"`
+		return nil, &DefinitionError{Type: t, Field: field, Tag: tag, Err: fmt.Errorf("default %s fails the field's own constraints: %s", f.dflt, issues[0])}
+	}
 	return &plan{typ: t, root: root, schemas: c.count - c.pointers + 2*len(c.structs), plain: !c.methods}, nil
 }
 

@@ -123,7 +123,7 @@ func validationText(tool string, issues []Issue) string {
 	b := make([]byte, 0, size)
 	b = append(append(append(b, "The arguments for "...), tool...), " are invalid:\n"...)
 	for _, is := range issues {
-		b, _ = is.AppendText(append(b, "- "...))
+		b = is.Append(append(b, "- "...))
 		b = append(b, '\n')
 	}
 	b = append(append(append(b, "Fix these and call "...), tool...), " again."...)
