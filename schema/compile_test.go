@@ -262,6 +262,31 @@ type endlessOuter struct {
 	In endlessDefault `json:"in"`
 }
 
+// TestPlainTagValues checks, through the whole compiler, values that look
+// like the start of JSON but belong to keys that do not take JSON.
+func TestPlainTagValues(t *testing.T) {
+	type plain struct {
+		Code  string `json:"code" tool:"pattern=[a-z]+"`
+		Title string `json:"title" tool:"title=[Beta] name"`
+		Brace string `json:"brace,omitempty" tool:"default={x"`
+	}
+	v := mustFor[plain](t)
+	s := v.Schema()
+	if p := s.Properties["code"].Pattern; p != "[a-z]+" {
+		t.Errorf("pattern = %q", p)
+	}
+	if ti := s.Properties["title"].Title; ti != "[Beta] name" {
+		t.Errorf("title = %q", ti)
+	}
+	var got plain
+	if err := v.Decode([]byte(`{"code":"ab","title":"t"}`), &got); err != nil || got.Brace != "{x" {
+		t.Errorf("Decode = %v, brace %q; want the default {x", err, got.Brace)
+	}
+	if err := v.Decode([]byte(`{"code":"AB","title":"t"}`), &got); err == nil {
+		t.Error("the pattern [a-z]+ accepted AB")
+	}
+}
+
 func TestRecursiveDefaults(t *testing.T) {
 	v := mustFor[bigRecursive](t)
 	var got bigRecursive

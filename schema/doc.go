@@ -48,6 +48,11 @@
 //	       / JSON array, object or string, which may hold commas
 //	       / text up to the next comma
 //
+// The JSON form is read only for default, const, enum and examples, and only
+// when the value is one whole JSON array, object or string: pattern=[a-z]+ is
+// the pattern [a-z]+, and default={x is the string "{x". A pattern or title
+// that holds a comma is quoted: pattern='^[0-9]{1,3}$'.
+//
 // The flags uniqueItems, deprecated, required, optional and nullable stand
 // alone or take true or false. The values of enum and examples are lists
 // separated by '|'. The values of default, const, enum and examples are JSON

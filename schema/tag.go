@@ -25,6 +25,9 @@ var flagKeys = map[string]bool{
 	"uniqueItems": true, "deprecated": true, "required": true, "optional": true, "nullable": true,
 }
 
+// jsonKeys are the keys whose value may be JSON.
+var jsonKeys = map[string]bool{"default": true, "const": true, "enum": true, "examples": true}
+
 // listKeys are the keys whose value is a list separated by '|'.
 var listKeys = map[string]bool{"enum": true, "examples": true}
 
@@ -44,8 +47,12 @@ type tagEntry struct {
 //	json    = a JSON array, object or string, which may hold commas
 //	plain   = *( any character but "," )
 //
-// and the values of enum and examples are further split on '|' (inside a
-// quoted value, '|' splits too; a JSON value is never split).
+// where json is read only for the keys that take JSON (default, const, enum
+// and examples), and only when the value is a whole JSON array, object or
+// string followed by a comma or the end; anything else is plain, so
+// pattern=[a-z]+ is the pattern [a-z]+ and default={x is the string "{x".
+// The values of enum and examples are further split on '|' (inside a quoted
+// value, '|' splits too; a JSON value is never split).
 //
 // The entries are appended to entries, which may be a buffer to reuse.
 func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
@@ -82,7 +89,7 @@ func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 		seen |= 1 << k
 		e := tagEntry{key: key}
 		if strings.HasPrefix(rest, "=") {
-			value, tail, quoted, err := cutValue(rest[1:])
+			value, tail, quoted, err := cutValue(rest[1:], jsonKeys[key])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", key, err)
 			}
@@ -116,8 +123,9 @@ func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 }
 
 // cutValue reads one value from the start of s and returns it with the rest
-// of s, which is empty or starts with a comma.
-func cutValue(s string) (value, rest string, quoted bool, err error) {
+// of s, which is empty or starts with a comma. json says that the key takes
+// JSON values.
+func cutValue(s string, json bool) (value, rest string, quoted bool, err error) {
 	switch {
 	case strings.HasPrefix(s, "'"):
 		var b strings.Builder
@@ -134,12 +142,18 @@ func cutValue(s string) (value, rest string, quoted bool, err error) {
 			return b.String(), s[i+1:], true, nil
 		}
 		return "", "", false, errors.New("unterminated single quote")
-	case strings.HasPrefix(s, "[") || strings.HasPrefix(s, "{") || strings.HasPrefix(s, `"`):
+	case json && isJSONComposite(s):
 		n, err := scanJSONComposite(s)
-		if err != nil {
+		if err == nil {
+			if tail := strings.TrimLeft(s[n:], " "); tail == "" || tail[0] == ',' {
+				return s[:n], s[n:], false, nil
+			}
+		} else if strings.IndexByte(s, ',') >= 0 {
+			// An unclosed JSON value that runs past a comma was meant as
+			// JSON: say so, rather than read the rest as more entries.
 			return "", "", false, err
 		}
-		return s[:n], s[n:], false, nil
+		fallthrough // not a whole JSON value: plain text
 	default:
 		end := strings.IndexByte(s, ',')
 		if end < 0 {

@@ -25,6 +25,14 @@ func TestParseToolTag(t *testing.T) {
 		{tag: " required , nullable=false ", want: []tagEntry{{key: "required", value: "true"}, {key: "nullable", value: "false"}}},
 		{tag: "default=text/plain", want: []tagEntry{{key: "default", value: "text/plain"}}},
 		{tag: "minimum=", want: []tagEntry{{key: "minimum", value: ""}}},
+		// Only default, const, enum and examples read JSON; for them a value
+		// that is not one whole JSON value is plain text.
+		{tag: "pattern=[a-z]+", want: []tagEntry{{key: "pattern", value: "[a-z]+"}}},
+		{tag: "pattern=[0-9]{2}$,minLength=2", want: []tagEntry{{key: "pattern", value: "[0-9]{2}$"}, {key: "minLength", value: "2"}}},
+		{tag: "title=[Beta] name", want: []tagEntry{{key: "title", value: "[Beta] name"}}},
+		{tag: `title="quoted"`, want: []tagEntry{{key: "title", value: `"quoted"`}}},
+		{tag: "default={x", want: []tagEntry{{key: "default", value: "{x"}}},
+		{tag: `default="a"b`, want: []tagEntry{{key: "default", value: `"a"b`}}},
 
 		{tag: "minLength", err: "needs a value"},
 		{tag: "min=3", err: `unknown key "min"`},
