@@ -26,8 +26,10 @@ type Result struct {
 	CallID string `json:"callId,omitempty"`
 	// Tool is the name of the tool that ran.
 	Tool string `json:"tool"`
-	// Content is what the model is told: a string output as it is, any
-	// other output as JSON, and for an error result the text of ModelText.
+	// Content is what the model is told: a string output as it is (also of
+	// a named string type without MarshalJSON or MarshalText), a
+	// json.RawMessage as its bytes, any other output as JSON, and for an
+	// error result the text of ModelText.
 	Content string `json:"content"`
 	// Output is the handler's value, for structured use; nil on an error.
 	Output any `json:"-"`
@@ -68,6 +70,26 @@ type callContext struct {
 func (c *callContext) Value(key any) any {
 	if key == (callKey{}) {
 		return c
+	}
+	return c.Context.Value(key)
+}
+
+// direct returns ctx for a direct call (Call, CallJSON). Made from inside
+// another tool's handler, the direct call is still a call of its own: its
+// handler finds no Call in the context, and its progress goes nowhere.
+func direct(ctx context.Context) context.Context {
+	if _, ok := ctx.Value(callKey{}).(*callContext); !ok {
+		return ctx
+	}
+	return directContext{ctx}
+}
+
+// A directContext hides the call of the handler it was made in.
+type directContext struct{ context.Context }
+
+func (c directContext) Value(key any) any {
+	if key == (callKey{}) {
+		return nil
 	}
 	return c.Context.Value(key)
 }

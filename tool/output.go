@@ -44,6 +44,14 @@ func newEncoder(t reflect.Type) encoder {
 	return newEncoderIn(t, map[reflect.Type]bool{})
 }
 
+// writesItself reports whether encoding/json writes values of t through a
+// method of t's (MarshalJSON or MarshalText).
+func writesItself(t reflect.Type) bool {
+	pt := reflect.PointerTo(t)
+	return t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
+		pt.Implements(marshalerType) || pt.Implements(textMarshalerType)
+}
+
 // newEncoderIn is newEncoder for a type reached from the types in open,
 // whose encoders are being built: reaching one again means a recursive
 // type.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"runtime/debug"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -83,7 +84,7 @@ func (t *RawTool) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			err = &PanicError{Tool: t.name, Value: r}
+			err = &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()}
 		}
 	}()
 	if err := ctx.Err(); err != nil {
@@ -94,7 +95,7 @@ func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (out any, 
 	if err := t.check(args); err != nil {
 		return nil, err
 	}
-	return t.run(ctx, args)
+	return t.run(direct(ctx), args)
 }
 
 func (t *RawTool) check(args json.RawMessage) error {

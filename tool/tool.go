@@ -26,7 +26,10 @@ type Spec struct {
 	// InputSchema is the draft 2020-12 schema of the arguments, an object.
 	InputSchema *jsonschema.Schema `json:"inputSchema"`
 	// OutputSchema is the schema of the result when the output type is a
-	// struct; otherwise nil.
+	// struct (or a pointer to one) whose fields hands can describe;
+	// otherwise nil. A struct that writes its own JSON (time.Time, a
+	// MarshalJSON method) or has a field with no schema (a map[int]T) has
+	// none: encoding/json still writes it, and the model reads the text.
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	// Annotations describe the tool's behaviour to clients; nil when the
 	// tool's author said nothing.
@@ -244,6 +247,7 @@ type Tool[In, Out any] struct {
 	input  *schema.Validator
 	output *schema.Validator // describes Out; nil unless Out is a struct
 	encode encoder           // writes an Out as JSON; nil leaves it to encoding/json
+	text   bool              // Out is a string type of its own, given to the model as plain text
 }
 
 // New returns a tool named name that runs run. The description tells the
@@ -254,7 +258,8 @@ type Tool[In, Out any] struct {
 // New panics on a mistake in the definition: a name that does not match
 // ^[a-zA-Z0-9_-]{1,64}$, an empty description, a nil run, or an input type
 // that cannot describe JSON arguments (the panic names the type, the field and
-// the tag).
+// the tag). The output type is never a mistake: any Out that encoding/json
+// writes will do (see Spec.OutputSchema).
 func New[In, Out any](name, description string, run func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
 	c, cfg := newCore("tool.New", name, description, opts)
 	if run == nil {
@@ -268,18 +273,20 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 	}
 	t := &Tool[In, Out]{core: c, run: run, input: input}
 	outType := reflect.TypeFor[Out]()
-	if outType != reflect.TypeFor[string]() && outType != reflect.TypeFor[json.RawMessage]() {
+	switch {
+	case outType == reflect.TypeFor[string]() || outType == reflect.TypeFor[json.RawMessage]():
+	case outType.Kind() == reflect.String && !writesItself(outType):
+		t.text = true // type Markdown string: text, as a string is
+	default:
 		t.encode = newEncoder(outType)
 	}
 	if outType.Kind() == reflect.Pointer {
 		outType = outType.Elem()
 	}
 	if outType.Kind() == reflect.Struct {
-		out, err := schema.ForType(outType, &schema.Options{Output: true})
-		if err != nil {
-			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
+		if out, err := schema.ForType(outType, &schema.Options{Output: true}); err == nil {
+			t.output = out
 		}
-		t.output = out
 	}
 	return t
 }
@@ -332,9 +339,10 @@ func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (out
 	return t.handle(ctx, in)
 }
 
-// handle runs the handler and names a cancellation as such.
+// handle runs the handler of a direct call and names a cancellation as
+// such.
 func (t *Tool[In, Out]) handle(ctx context.Context, in In) (Out, error) {
-	out, err := t.run(ctx, in)
+	out, err := t.run(direct(ctx), in)
 	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return out, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
 	}
@@ -387,6 +395,9 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any,
 		return nil, "", repairs, err
 	}
 	output := any(out)
+	if t.text {
+		return output, reflect.ValueOf(output).String(), repairs, nil
+	}
 	if t.encode != nil {
 		if text, ok := encodeOutput(t.encode, output); ok {
 			return output, text, repairs, nil

@@ -401,3 +401,89 @@ func TestConcurrentRuns(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+type markdown string
+
+type upper string
+
+func (u upper) MarshalText() ([]byte, error) { return []byte(strings.ToUpper(string(u))), nil }
+
+type selfWritten struct{ N int }
+
+func (s selfWritten) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(`"n=%d"`, s.N)), nil }
+
+type intKeyed struct {
+	Counts map[int]string `json:"counts"`
+}
+
+// TestOutputTypes checks that any output encoding/json writes is accepted by
+// New, that only describable structs have an output schema, and what the
+// model reads of each.
+func TestOutputTypes(t *testing.T) {
+	ctx := context.Background()
+	run := func(i tool.Interface) tool.Result {
+		return i.Run(ctx, tool.Call{Name: "out", Args: json.RawMessage(`{"city":"Oslo"}`)})
+	}
+	at := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		tool       tool.Interface
+		content    string
+		withSchema bool
+	}{
+		{tool.New("out", "d", func(context.Context, cityArgs) (time.Time, error) { return at, nil }), `"2026-11-26T03:00:00Z"`, false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (selfWritten, error) { return selfWritten{N: 3}, nil }), `"n=3"`, false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (intKeyed, error) {
+			return intKeyed{Counts: map[int]string{1: "a"}}, nil
+		}), `{"counts":{"1":"a"}}`, false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (markdown, error) { return "# Oslo", nil }), "# Oslo", false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (upper, error) { return "oslo", nil }), `"OSLO"`, false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (*cityArgs, error) { return &cityArgs{City: "Oslo"}, nil }), `{"city":"Oslo"}`, true},
+	} {
+		res := run(tt.tool)
+		if res.IsError || res.Content != tt.content {
+			t.Errorf("%T: Content = %q (IsError %t), want %q", res.Output, res.Content, res.IsError, tt.content)
+		}
+		if got := tt.tool.Spec().OutputSchema != nil; got != tt.withSchema {
+			t.Errorf("%T: has an output schema = %t, want %t", res.Output, got, tt.withSchema)
+		}
+	}
+}
+
+// TestDirectCallInsideHandler checks that a direct call made by a handler
+// serving a streamed call is a call of its own: the inner handler finds no
+// Call, and its progress does not reach the outer stream.
+func TestDirectCallInsideHandler(t *testing.T) {
+	var innerSaw []bool
+	inner := tool.New("inner", "d", func(ctx context.Context, a cityArgs) (string, error) {
+		_, ok := tool.CallFrom(ctx)
+		innerSaw = append(innerSaw, ok)
+		tool.Progress(ctx, "inner progress")
+		return a.City, nil
+	})
+	outer := tool.New("outer", "d", func(ctx context.Context, a cityArgs) (string, error) {
+		tool.Progress(ctx, "outer progress")
+		if _, err := inner.Call(ctx, a); err != nil {
+			return "", err
+		}
+		if _, err := inner.CallJSON(ctx, json.RawMessage(`{"city":"Bergen"}`)); err != nil {
+			return "", err
+		}
+		return "done", nil
+	})
+	var progress []any
+	for ev := range outer.Stream(context.Background(), tool.Call{Name: "outer", Args: json.RawMessage(`{"city":"Oslo"}`)}) {
+		if ev.Result == nil {
+			progress = append(progress, ev.Progress)
+		}
+	}
+	if len(progress) != 1 || progress[0] != "outer progress" {
+		t.Errorf("progress on the outer stream = %v, want only the outer's", progress)
+	}
+	if len(innerSaw) != 2 || innerSaw[0] || innerSaw[1] {
+		t.Errorf("CallFrom inside the direct calls reported a call: %v", innerSaw)
+	}
+}
+
+type cityArgs struct {
+	City string `json:"city"`
+}
