@@ -123,6 +123,12 @@ func TestDefinitionErrors(t *testing.T) {
 		{"invopop description", reflect.TypeFor[struct {
 			S string `json:"s" jsonschema:"description=the s"`
 		}](), "S", `jsonschema:"description=the s"`, "invopop"},
+		{"invopop flags first", reflect.TypeFor[struct {
+			S string `json:"s" jsonschema:"required,description=the s"`
+		}](), "S", `jsonschema:"required,description=the s"`, "invopop"},
+		{"invopop flag alone", reflect.TypeFor[struct {
+			S string `json:"s" jsonschema:"required"`
+		}](), "S", `jsonschema:"required"`, "invopop"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ForType(tt.typ, nil)
@@ -264,6 +270,21 @@ type endlessOuter struct {
 
 // TestPlainTagValues checks, through the whole compiler, values that look
 // like the start of JSON but belong to keys that do not take JSON.
+// TestDescriptionsNotInvopop checks descriptions that mention key=value or
+// a flag word and are still descriptions.
+func TestDescriptionsNotInvopop(t *testing.T) {
+	for _, desc := range []string{
+		"the output format, default=json",
+		"required for new accounts",
+		"minimum wage, in cents",
+		"a=b",
+	} {
+		if err := checkDescriptionTag(desc); err != nil {
+			t.Errorf("checkDescriptionTag(%q) = %v, want nil", desc, err)
+		}
+	}
+}
+
 func TestPlainTagValues(t *testing.T) {
 	type plain struct {
 		Code  string `json:"code" tool:"pattern=[a-z]+"`

@@ -344,7 +344,7 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 		if s, ok := d.readString(); ok {
 			if d.checkString(n, s) {
 				if err := reflect.NewAt(n.typ, p).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-					d.fail("unmarshal", err.Error())
+					d.fail("unmarshal", errorText(err))
 				}
 			}
 		}
@@ -463,7 +463,7 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 			return
 		}
 		if err := n.custom.resolved.Validate(inst); err != nil {
-			d.fail("schema", err.Error())
+			d.fail("schema", errorText(err))
 			return
 		}
 	}
@@ -475,7 +475,7 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 		err = json.Unmarshal(raw, target)
 	}
 	if err != nil {
-		d.fail("unmarshal", err.Error())
+		d.fail("unmarshal", errorText(err))
 	}
 }
 

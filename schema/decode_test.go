@@ -428,3 +428,28 @@ func TestIssueJSON(t *testing.T) {
 		t.Errorf("Append = %q", got)
 	}
 }
+
+// joinedCheck's Validate fails with two errors joined, one of them long.
+type joinedCheck struct {
+	A string `json:"a"`
+}
+
+func (j *joinedCheck) Validate() error {
+	return errors.Join(errors.New("first problem"), errors.New("second: "+strings.Repeat("x", 1000)))
+}
+
+// TestForeignMessages checks that a message taken from an error of the
+// user's code is one line and short, whatever the error says.
+func TestForeignMessages(t *testing.T) {
+	v := mustFor[joinedCheck](t)
+	var got joinedCheck
+	err := v.Decode([]byte(`{"a":"`+strings.Repeat("y", 10000)+`"}`), &got)
+	serr, ok := errors.AsType[*Error](err)
+	if !ok || len(serr.Issues) != 1 {
+		t.Fatalf("Decode = %v, want one issue", err)
+	}
+	msg := serr.Issues[0].Message
+	if strings.ContainsAny(msg, "\r\n") || len(msg) > maxMessage || !strings.HasPrefix(msg, "first problem; second: xxx") || !strings.HasSuffix(msg, "…") {
+		t.Errorf("message = %q (%d bytes), want one line of at most %d bytes, joined with \"; \" and cut with …", msg, len(msg), maxMessage)
+	}
+}

@@ -128,11 +128,37 @@ func issuesOf(err error, path, keyword string) []Issue {
 		out := make([]Issue, len(e.Issues))
 		for i, is := range e.Issues {
 			is.Path = path + is.Path
+			is.Message = oneLine(is.Message)
 			out[i] = is
 		}
 		return out
 	}
-	return []Issue{{Path: path, Keyword: keyword, Message: err.Error()}}
+	return []Issue{{Path: path, Keyword: keyword, Message: errorText(err)}}
+}
+
+// maxMessage is the longest message, in bytes, that an issue takes from an
+// error of code outside this package (UnmarshalJSON, UnmarshalText, a
+// Validate method, a type's own schema): such text may repeat a whole value.
+const maxMessage = 300
+
+// errorText is err's text as an issue's message: see oneLine.
+func errorText(err error) string { return oneLine(err.Error()) }
+
+// oneLine makes s fit one line of the list a model reads: line breaks (as
+// errors.Join writes them) become "; ", and text past maxMessage bytes is
+// cut, at a rune boundary, with "…".
+func oneLine(s string) string {
+	if strings.ContainsAny(s, "\r\n") {
+		s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+	}
+	if len(s) <= maxMessage {
+		return s
+	}
+	cut := maxMessage - len("…")
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // maxQuoted is the longest value, in runes, that a message repeats in full.

@@ -233,17 +233,38 @@ var invopopKeys = []string{
 	"writeOnly", "minProperties", "maxProperties", "deprecated", "oneof_type", "anyof_type",
 }
 
+// invopopFlags are the invopop keys that stand alone.
+var invopopFlags = []string{"required", "nullable", "deprecated", "readOnly", "writeOnly", "uniqueItems"}
+
 // checkDescriptionTag rejects a jsonschema tag written in the invopop style:
 // hands takes the whole tag as the description, so "description=…" would
-// reach the model verbatim.
+// reach the model verbatim. The style is recognised by its first entry being
+// an invopop key with a value (description=…, enum=…), or by every entry
+// being an invopop flag (required, nullable, …) or key with a value. A
+// description that only mentions key=value later on ("the output format,
+// default=json") is left alone.
 func checkDescriptionTag(tag string) error {
-	key, _, ok := strings.Cut(tag, "=")
-	if !ok {
+	entries := strings.Split(tag, ",")
+	if !invopopEntry(entries[0]) {
 		return nil
 	}
-	key = strings.TrimSpace(key)
-	if strings.ContainsAny(key, " ,") || !slices.Contains(invopopKeys, key) {
-		return nil
+	if !strings.Contains(entries[0], "=") {
+		for _, e := range entries[1:] {
+			if !invopopEntry(e) {
+				return nil
+			}
+		}
 	}
 	return fmt.Errorf(`this is the key=value style of invopop/jsonschema; here the whole jsonschema tag is the description, and constraints go in the tool tag: write jsonschema:"the description" tool:"enum=a|b,minimum=1"`)
+}
+
+// invopopEntry reports whether e is an invopop key with a value, or an
+// invopop flag.
+func invopopEntry(e string) bool {
+	key, _, hasValue := strings.Cut(strings.TrimSpace(e), "=")
+	key = strings.TrimSpace(key)
+	if hasValue {
+		return !strings.Contains(key, " ") && slices.Contains(invopopKeys, key)
+	}
+	return slices.Contains(invopopFlags, key)
 }

@@ -292,7 +292,7 @@ func (v *Validator) Check(value any) error {
 	}
 	data, err := json.Marshal(rv.Interface())
 	if err != nil {
-		return &Error{Issues: []Issue{{Keyword: "type", Message: "the value has no JSON encoding: " + err.Error()}}}
+		return &Error{Issues: []Issue{{Keyword: "type", Message: "the value has no JSON encoding: " + errorText(err)}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.document(v.plan.root, reflect.New(v.plan.typ).Elem())
