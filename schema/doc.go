@@ -143,5 +143,18 @@
 // float64 precision may differ from an exact comparison; multipleOf is exact.
 // A number the Go type cannot hold (1e400 for a float64, 2^64 for an int64)
 // is rejected with the keyword "range", although the schema alone would
-// accept it. uniqueItems compares decoded Go values.
+// accept it: the 64-bit types carry no minimum or maximum in the schema,
+// because float64 cannot write 2^63-1 or 2^64-1 exactly. uniqueItems
+// compares decoded Go values.
+//
+// A type with its own JSONSchema method is checked against that schema by
+// jsonschema-go: the first problem is reported, at the field, in
+// jsonschema-go's words (cut to one line), and format is an annotation
+// there, not an assertion.
+//
+// The schema describes what decoding accepts. A type that writes itself
+// with MarshalJSON or MarshalText but reads itself field by field is
+// described by its fields (as an input) and by what its method writes (as an
+// output, with Options.Output); only the matching pair accepts the type's
+// own encoding.
 package schema
