@@ -154,7 +154,6 @@
 //
 // The schema describes what decoding accepts. A type that writes itself
 // with MarshalJSON or MarshalText but reads itself field by field is
-// described by its fields (as an input) and by what its method writes (as an
-// output, with Options.Output); only the matching pair accepts the type's
-// own encoding.
+// described by its fields as an input, and as an output (Options.Output) as
+// any JSON value (MarshalJSON) or a string (MarshalText).
 package schema
