@@ -244,12 +244,14 @@ var invopopFlags = []string{"required", "nullable", "deprecated", "readOnly", "w
 // description that only mentions key=value later on ("the output format,
 // default=json") is left alone.
 func checkDescriptionTag(tag string) error {
-	entries := strings.Split(tag, ",")
-	if !invopopEntry(entries[0]) {
+	first, rest, _ := strings.Cut(tag, ",")
+	if !invopopEntry(first) {
 		return nil
 	}
-	if !strings.Contains(entries[0], "=") {
-		for _, e := range entries[1:] {
+	if !strings.Contains(first, "=") {
+		for rest != "" {
+			var e string
+			e, rest, _ = strings.Cut(rest, ",")
 			if !invopopEntry(e) {
 				return nil
 			}
