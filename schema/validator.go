@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -34,7 +35,8 @@ type Options struct {
 	// selects DefaultMaxDepth.
 	MaxDepth int
 	// MaxIssues is how many issues an Error lists. Zero selects
-	// DefaultMaxIssues.
+	// DefaultMaxIssues; a negative value lists every issue (MaxBytes still
+	// bounds how many there can be).
 	MaxIssues int
 	// NullAsAbsent makes a null for an optional property count as absent, so
 	// that its default applies, unless the field says tool:"nullable". It is
@@ -101,8 +103,11 @@ func ForType(t reflect.Type, opts *Options) (*Validator, error) {
 	if v.maxBytes == 0 {
 		v.maxBytes = DefaultMaxBytes
 	}
-	if v.maxIssues <= 0 {
+	switch {
+	case v.maxIssues == 0:
 		v.maxIssues = DefaultMaxIssues
+	case v.maxIssues < 0:
+		v.maxIssues = math.MaxInt
 	}
 	v.maxDepth = opts.MaxDepth
 	if v.maxDepth <= 0 {

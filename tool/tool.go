@@ -93,7 +93,8 @@ func WithAnnotations(a Annotations) Option {
 // WithLimits bounds the arguments the tool reads: their size in bytes, their
 // nesting depth, and how many issues a validation error lists. A zero field
 // keeps the default (schema.DefaultMaxBytes, schema.DefaultMaxDepth,
-// schema.DefaultMaxIssues); a negative maxBytes removes the size limit.
+// schema.DefaultMaxIssues); a negative maxBytes removes the size limit, and
+// a negative maxIssues lists every issue.
 func WithLimits(maxBytes, maxDepth, maxIssues int) Option {
 	return func(c *config) {
 		c.limits.MaxBytes, c.limits.MaxDepth, c.limits.MaxIssues = maxBytes, maxDepth, maxIssues

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -486,4 +487,28 @@ func TestDirectCallInsideHandler(t *testing.T) {
 
 type cityArgs struct {
 	City string `json:"city"`
+}
+
+type manyNumbers struct {
+	N []int `json:"n" tool:"minimum=0"`
+}
+
+// TestManyIssues checks the issue limit in the model's text: by default 100
+// issues and a line saying how many more, and every issue with a negative
+// limit.
+func TestManyIssues(t *testing.T) {
+	args := json.RawMessage(`{"n":[` + strings.Repeat("-1,", 499) + `-1]}`)
+	handler := func(context.Context, manyNumbers) (string, error) { return "ok", nil }
+	res := tool.New("nums", "d", handler).Run(context.Background(), tool.Call{Name: "nums", Args: args})
+	lines := strings.Split(res.Content, "\n")
+	if got := strings.Count(res.Content, ": must be at least 0"); got != 100 {
+		t.Errorf("default limit: %d issues listed, want 100", got)
+	}
+	if !slices.Contains(lines, "- 400 more issues not listed; fix these first") {
+		t.Errorf("default limit: no line for the 400 more issues in\n%s", strings.Join(lines[len(lines)-3:], "\n"))
+	}
+	res = tool.New("nums", "d", handler, tool.WithLimits(0, 0, -1)).Run(context.Background(), tool.Call{Name: "nums", Args: args})
+	if got := strings.Count(res.Content, ": must be at least 0"); got != 500 || strings.Contains(res.Content, "more issues") {
+		t.Errorf("no limit: %d issues listed, want all 500 and no note", got)
+	}
 }
