@@ -427,6 +427,18 @@ func TestIssueJSON(t *testing.T) {
 	if got := string(is.Append([]byte("- "))); got != "- /a: missing" {
 		t.Errorf("Append = %q", got)
 	}
+	for _, tt := range []struct {
+		is   Issue
+		want string
+	}{
+		{Issue{Keyword: "limit", Message: "2 more issues not listed; fix these first"}, "2 more issues not listed; fix these first"},
+		{Issue{Keyword: "required", Message: "missing"}, "(root): missing"},
+		{Issue{Path: "/n", Keyword: "limit", Message: "too deep"}, "/n: too deep"},
+	} {
+		if got := tt.is.String(); got != tt.want {
+			t.Errorf("%+v.String() = %q, want %q", tt.is, got, tt.want)
+		}
+	}
 }
 
 // joinedCheck's Validate fails with two errors joined, one of them long.
@@ -451,5 +463,21 @@ func TestForeignMessages(t *testing.T) {
 	msg := serr.Issues[0].Message
 	if strings.ContainsAny(msg, "\r\n") || len(msg) > maxMessage || !strings.HasPrefix(msg, "first problem; second: xxx") || !strings.HasSuffix(msg, "…") {
 		t.Errorf("message = %q (%d bytes), want one line of at most %d bytes, joined with \"; \" and cut with …", msg, len(msg), maxMessage)
+	}
+}
+
+// TestOneLine checks the shaping of foreign messages at its edges.
+func TestOneLine(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"a\nb\r\nc", "a; b; c"},
+		{"a\u2028b\u0085c\vd\fe", "a; b; c; d; e"},
+		{strings.Repeat("a", 300), strings.Repeat("a", 300)},
+		{strings.Repeat("a", 296) + "€€", strings.Repeat("a", 296) + "…"},
+		{"bad bytes: " + strings.Repeat("\x80", 400), "bad bytes: " + strings.Repeat("\x80", 283) + "…"},
+	} {
+		got := oneLine(tt.in)
+		if got != tt.want || len(got) > maxMessage {
+			t.Errorf("oneLine(%.20q…) = %.40q… (%d bytes), want %.40q… (%d bytes)", tt.in, got, len(got), tt.want, len(tt.want))
+		}
 	}
 }

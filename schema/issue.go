@@ -28,7 +28,8 @@ type Issue struct {
 const maxPathText = 120
 
 // String returns the issue as "path: message", with "(root)" for the empty
-// path. A very long path is shortened in the middle.
+// path. A very long path is shortened in the middle. A limit on the whole
+// document (its size, or how many issues are listed) is the message alone.
 func (i Issue) String() string {
 	return string(i.Append(make([]byte, 0, min(len(i.Path), maxPathText+4)+2+len(i.Message))))
 }
@@ -40,6 +41,8 @@ func (i Issue) String() string {
 func (i Issue) Append(b []byte) []byte {
 	path := i.Path
 	switch {
+	case path == "" && i.Keyword == "limit":
+		return append(b, i.Message...)
 	case path == "":
 		b = append(b, "(root)"...)
 	case len(path) > maxPathText:
@@ -148,17 +151,26 @@ func errorText(err error) string { return oneLine(err.Error()) }
 // errors.Join writes them) become "; ", and text past maxMessage bytes is
 // cut, at a rune boundary, with "…".
 func oneLine(s string) string {
-	if strings.ContainsAny(s, "\r\n") {
-		s = strings.Join(strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' }), "; ")
+	if strings.ContainsAny(s, "\n\r\v\f\u0085\u2028\u2029") {
+		s = strings.Join(strings.FieldsFunc(s, isLineBreak), "; ")
 	}
 	if len(s) <= maxMessage {
 		return s
 	}
 	cut := maxMessage - len("…")
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
+		cut-- // into the rune it would split, not past stray bytes
 	}
 	return s[:cut] + "…"
+}
+
+// isLineBreak reports whether r ends a line.
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
 }
 
 // maxQuoted is the longest value, in runes, that a message repeats in full.

@@ -51,6 +51,8 @@ type tagEntry struct {
 // and examples), and only when the value is a whole JSON array, object or
 // string followed by a comma or the end; anything else is plain, so
 // pattern=[a-z]+ is the pattern [a-z]+ and default={x is the string "{x".
+// A plain value ends at a comma outside brackets, braces and double quotes
+// (see plainEnd).
 // The values of enum and examples are further split on '|' (inside a quoted
 // value, '|' splits too; a JSON value is never split).
 //
@@ -81,7 +83,9 @@ func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 		}
 		k := slices.Index(tagKeys, key)
 		if k < 0 {
-			return nil, unknownKeyError(key)
+			// A word with no value after another entry is most likely the
+			// tail of that entry's value.
+			return nil, unknownKeyError(key, len(entries) > 0 && !strings.HasPrefix(rest, "="))
 		}
 		if seen&(1<<k) != 0 {
 			return nil, fmt.Errorf("key %q appears twice", key)
@@ -89,13 +93,13 @@ func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 		seen |= 1 << k
 		e := tagEntry{key: key}
 		if strings.HasPrefix(rest, "=") {
-			value, tail, quoted, err := cutValue(rest[1:], jsonKeys[key])
+			value, tail, form, err := cutValue(rest[1:], jsonKeys[key])
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", key, err)
 			}
 			e.value, rest = value, tail
 			if listKeys[key] {
-				if !quoted && isJSONComposite(value) {
+				if form == jsonValue {
 					e.list = []string{value}
 				} else {
 					e.list = strings.Split(value, "|")
@@ -122,12 +126,20 @@ func parseToolTag(tag string, entries []tagEntry) ([]tagEntry, error) {
 	}
 }
 
+// A valueForm is how a tag value was written.
+type valueForm uint8
+
+const (
+	plainValue  valueForm = iota // text
+	quotedValue                  // 'text', which may hold commas
+	jsonValue                    // a whole JSON array, object or string
+)
+
 // cutValue reads one value from the start of s and returns it with the rest
 // of s, which is empty or starts with a comma. json says that the key takes
 // JSON values.
-func cutValue(s string, json bool) (value, rest string, quoted bool, err error) {
-	switch {
-	case strings.HasPrefix(s, "'"):
+func cutValue(s string, json bool) (value, rest string, form valueForm, err error) {
+	if strings.HasPrefix(s, "'") {
 		var b strings.Builder
 		for i := 1; i < len(s); i++ {
 			if s[i] != '\'' {
@@ -139,28 +151,56 @@ func cutValue(s string, json bool) (value, rest string, quoted bool, err error) 
 				i++
 				continue
 			}
-			return b.String(), s[i+1:], true, nil
+			return b.String(), s[i+1:], quotedValue, nil
 		}
-		return "", "", false, errors.New("unterminated single quote")
-	case json && isJSONComposite(s):
+		return "", "", plainValue, errors.New("unterminated single quote")
+	}
+	if json && isJSONComposite(s) {
 		n, err := scanJSONComposite(s)
 		if err == nil {
 			if tail := strings.TrimLeft(s[n:], " "); tail == "" || tail[0] == ',' {
-				return s[:n], s[n:], false, nil
+				return s[:n], s[n:], jsonValue, nil
 			}
 		} else if strings.IndexByte(s, ',') >= 0 {
 			// An unclosed JSON value that runs past a comma was meant as
 			// JSON: say so, rather than read the rest as more entries.
-			return "", "", false, err
+			return "", "", plainValue, err
 		}
-		fallthrough // not a whole JSON value: plain text
-	default:
-		end := strings.IndexByte(s, ',')
-		if end < 0 {
-			end = len(s)
-		}
-		return strings.TrimRight(s[:end], " "), s[end:], false, nil
 	}
+	end := plainEnd(s)
+	return strings.TrimRight(s[:end], " "), s[end:], plainValue, nil
+}
+
+// plainEnd returns where a plain value at the start of s ends: at the first
+// comma that is outside brackets and braces (so pattern=[^,]+ and
+// pattern=^[0-9]{1,3}$ need no quotes) and outside double quotes that open
+// outside brackets; a backslash escapes the next byte. When the
+// brackets or quotes do not balance, the value ends at the first comma.
+func plainEnd(s string) int {
+	depth, inString := 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\':
+			i++
+		case inString:
+			inString = c != '"'
+		case c == '"' && depth == 0:
+			inString = true
+		case c == '[' || c == '{':
+			depth++
+		case (c == ']' || c == '}') && depth > 0:
+			depth--
+		case c == ',' && depth == 0:
+			return i
+		}
+	}
+	if depth == 0 && !inString {
+		return len(s)
+	}
+	if i := strings.IndexByte(s, ','); i >= 0 {
+		return i
+	}
+	return len(s)
 }
 
 // scanJSONComposite returns the length of the JSON array, object or string at
@@ -206,8 +246,13 @@ func isJSONComposite(s string) bool {
 }
 
 // unknownKeyError names the closest known key, which catches the common
-// misspellings (minlength, min, max_length).
-func unknownKeyError(key string) error {
+// misspellings (minlength, min, max_length). A "key" that is the tail of a
+// value cut at a comma says how to quote it.
+func unknownKeyError(key string, bare bool) error {
+	fragment := fmt.Errorf("unknown key %q: it looks like the rest of a value cut at a comma; a value that holds a comma is quoted, as in title='Hello, world'", key)
+	if strings.ContainsAny(key, " []{}()\"'\\|^$*+?.:;/") {
+		return fragment
+	}
 	best, bestDist := "", len(key)
 	for _, k := range tagKeys {
 		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
@@ -216,6 +261,9 @@ func unknownKeyError(key string) error {
 	}
 	if best != "" && bestDist <= 3 {
 		return fmt.Errorf("unknown key %q (did you mean %q?)", key, best)
+	}
+	if bare {
+		return fragment
 	}
 	return fmt.Errorf("unknown key %q; the keys are %s", key, strings.Join(tagKeys, ", "))
 }

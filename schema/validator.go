@@ -297,7 +297,7 @@ func (v *Validator) Check(value any) error {
 	}
 	data, err := json.Marshal(rv.Interface())
 	if err != nil {
-		return &Error{Issues: []Issue{{Keyword: "type", Message: "the value has no JSON encoding: " + errorText(err)}}}
+		return &Error{Issues: []Issue{{Keyword: "type", Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.document(v.plan.root, reflect.New(v.plan.typ).Elem())

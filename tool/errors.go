@@ -122,12 +122,7 @@ func validationText(tool string, issues []Issue) string {
 	}
 	b := make([]byte, 0, size)
 	b = append(append(append(b, "The arguments for "...), tool...), " are invalid:\n"...)
-	for i, is := range issues {
-		if i > 0 && i == len(issues)-1 && is.Keyword == "limit" && is.Path == "" {
-			// The note of how many more there are, which has no place.
-			b = append(append(append(b, "- "...), is.Message...), '\n')
-			continue
-		}
+	for _, is := range issues {
 		b = is.Append(append(b, "- "...))
 		b = append(b, '\n')
 	}

@@ -44,12 +44,12 @@ func newEncoder(t reflect.Type) encoder {
 	return newEncoderIn(t, map[reflect.Type]bool{})
 }
 
-// writesItself reports whether encoding/json writes values of t through a
-// method of t's (MarshalJSON or MarshalText).
-func writesItself(t reflect.Type) bool {
-	pt := reflect.PointerTo(t)
-	return t.Implements(marshalerType) || t.Implements(textMarshalerType) ||
-		pt.Implements(marshalerType) || pt.Implements(textMarshalerType)
+// isText reports whether values of t are given to the model as plain text:
+// t is a string type that encoding/json would write as a plain JSON string.
+// (A method with a pointer receiver does not count: encoding/json does not
+// call it on an output value, which is not addressable.)
+func isText(t reflect.Type) bool {
+	return t.Kind() == reflect.String && !t.Implements(marshalerType) && !t.Implements(textMarshalerType)
 }
 
 // newEncoderIn is newEncoder for a type reached from the types in open,

@@ -232,6 +232,9 @@ func content(name string, output any) (string, error) {
 	case json.RawMessage:
 		return string(v), nil
 	}
+	if v := reflect.ValueOf(output); v.IsValid() && isText(v.Type()) {
+		return v.String(), nil // type Markdown string, from a RawTool
+	}
 	data, err := json.Marshal(output)
 	if err != nil {
 		return "", fmt.Errorf("tool %s: encode output: %w", name, err)
@@ -276,7 +279,7 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 	outType := reflect.TypeFor[Out]()
 	switch {
 	case outType == reflect.TypeFor[string]() || outType == reflect.TypeFor[json.RawMessage]():
-	case outType.Kind() == reflect.String && !writesItself(outType):
+	case isText(outType):
 		t.text = true // type Markdown string: text, as a string is
 	default:
 		t.encode = newEncoder(outType)
@@ -285,11 +288,20 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 		outType = outType.Elem()
 	}
 	if outType.Kind() == reflect.Struct {
-		if out, err := schema.ForType(outType, &schema.Options{Output: true}); err == nil {
-			t.output = out
+		out, err := schema.ForType(outType, &schema.Options{Output: true})
+		if derr, ok := errors.AsType[*schema.DefinitionError](err); ok && isTagMistake(derr) {
+			panic(fmt.Sprintf("tool.New(%q): output: %v", name, err))
 		}
+		t.output = out // nil when Out cannot be described
 	}
 	return t
+}
+
+// isTagMistake reports whether a definition error is a mistake in a tool or
+// jsonschema tag, which is a mistake whatever the type is for, rather than a
+// type that a schema cannot describe, which is fine for an output.
+func isTagMistake(err *schema.DefinitionError) bool {
+	return strings.HasPrefix(err.Tag, `tool:"`) || strings.HasPrefix(err.Tag, `jsonschema:"`)
 }
 
 // Spec returns what a model is shown of the tool. The schemas are new copies

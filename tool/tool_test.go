@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -409,6 +410,12 @@ type upper string
 
 func (u upper) MarshalText() ([]byte, error) { return []byte(strings.ToUpper(string(u))), nil }
 
+// pointerUpper's MarshalText has a pointer receiver, which encoding/json does
+// not call on an output value: it is plain text.
+type pointerUpper string
+
+func (u *pointerUpper) MarshalText() ([]byte, error) { return []byte(strings.ToUpper(string(*u))), nil }
+
 type selfWritten struct{ N int }
 
 func (s selfWritten) MarshalJSON() ([]byte, error) { return []byte(fmt.Sprintf(`"n=%d"`, s.N)), nil }
@@ -438,6 +445,9 @@ func TestOutputTypes(t *testing.T) {
 		}), `{"counts":{"1":"a"}}`, false},
 		{tool.New("out", "d", func(context.Context, cityArgs) (markdown, error) { return "# Oslo", nil }), "# Oslo", false},
 		{tool.New("out", "d", func(context.Context, cityArgs) (upper, error) { return "oslo", nil }), `"OSLO"`, false},
+		{tool.New("out", "d", func(context.Context, cityArgs) (pointerUpper, error) { return "oslo", nil }), "oslo", false},
+		{tool.NewRaw(tool.Spec{Name: "out", Description: "d", InputSchema: &jsonschema.Schema{Type: "object"}}, nil,
+			func(context.Context, json.RawMessage) (any, error) { return markdown("# Oslo"), nil }), "# Oslo", false},
 		{tool.New("out", "d", func(context.Context, cityArgs) (*cityArgs, error) { return &cityArgs{City: "Oslo"}, nil }), `{"city":"Oslo"}`, true},
 	} {
 		res := run(tt.tool)
@@ -511,4 +521,20 @@ func TestManyIssues(t *testing.T) {
 	if got := strings.Count(res.Content, ": must be at least 0"); got != 500 || strings.Contains(res.Content, "more issues") {
 		t.Errorf("no limit: %d issues listed, want all 500 and no note", got)
 	}
+}
+
+type mistakenOut struct {
+	S string `json:"s" tool:"minLenght=1"`
+}
+
+// TestOutputTagMistake checks that a tag mistake in the output type panics
+// in New, as one in the input type does: it is a mistake whatever the type
+// is for.
+func TestOutputTagMistake(t *testing.T) {
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), `did you mean "minLength"`) {
+			t.Errorf("New recovered %v, want a panic naming the tag mistake", r)
+		}
+	}()
+	tool.New("out", "d", func(context.Context, cityArgs) (mistakenOut, error) { return mistakenOut{}, nil })
 }
