@@ -46,12 +46,14 @@
 //	entry  = key [ "=" value ]
 //	value  = "'" text "'"             a quoted value may hold commas; '' is a quote
 //	       / JSON array, object or string, which may hold commas
-//	       / text up to the next comma
+//	       / text up to the next comma outside brackets, braces and double quotes
 //
 // The JSON form is read only for default, const, enum and examples, and only
 // when the value is one whole JSON array, object or string: pattern=[a-z]+ is
-// the pattern [a-z]+, and default={x is the string "{x". A pattern or title
-// that holds a comma is quoted: pattern='^[0-9]{1,3}$'.
+// the pattern [a-z]+, and default={x is the string "{x". A comma inside
+// brackets or braces belongs to the value (pattern=^[0-9]{1,3}$,
+// pattern=[^,]+); any other value that holds a comma is quoted:
+// title='Hello, world'.
 //
 // The flags uniqueItems, deprecated, required, optional and nullable stand
 // alone or take true or false. The values of enum and examples are lists
