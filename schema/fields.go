@@ -230,6 +230,7 @@ func validJSONName(name string) bool {
 	}
 	for _, c := range name {
 		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
 		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
 		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
 			return false
