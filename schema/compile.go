@@ -80,14 +80,11 @@ func (c *compiler) fail(tag string, format string, args ...any) error {
 
 // newNode returns a node of kind k for type t, with no constraints set.
 func (c *compiler) newNode(k kind, t reflect.Type) *node {
-	if len(c.nodes) == cap(c.nodes) {
-		size := 16
-		if c.count == 0 && t.Kind() == reflect.Struct {
-			size = 2*t.NumField() + 2 // a field usually needs one node, sometimes two
-		}
-		c.nodes = make([]node, 0, size)
+	size := 16
+	if c.count == 0 && t.Kind() == reflect.Struct {
+		size = 2*t.NumField() + 2 // the root: a field usually needs one node, sometimes two
 	}
-	c.nodes = c.nodes[:len(c.nodes)+1]
+	n := nextIn(&c.nodes, size)
 	c.count++
 	switch k {
 	case kindPointer:
@@ -95,7 +92,6 @@ func (c *compiler) newNode(k kind, t reflect.Type) *node {
 	case kindText, kindCustom:
 		c.methods = true
 	}
-	n := &c.nodes[len(c.nodes)-1]
 	n.kind, n.typ, n.size = k, t, t.Size()
 	n.minLength, n.maxLength, n.minItems, n.maxItems, n.minProps, n.maxProps = -1, -1, -1, -1, -1, -1
 	return n
@@ -474,7 +470,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			if issues := c.check(value, raw); len(issues) > 0 {
 				return fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message)
 			}
-			if seen != nil && seen[string(raw)] || seen == nil && slices.Contains(enumText, string(raw)) {
+			if seen[string(raw)] || seen == nil && slices.Contains(enumText, string(raw)) {
 				return fmt.Errorf("enum value %s appears twice", raw)
 			}
 			if seen != nil {
@@ -725,9 +721,10 @@ func checkRanges(n *node) error {
 // JSON and fits, or else a JSON string when n reads strings.
 func literal(n *node, text string) (json.RawMessage, error) {
 	trimmed := strings.TrimSpace(text)
-	// JSON is what encoding/json calls JSON: the decoder's stricter rules
-	// (UTF-8, surrogates, duplicate names, depth) are for the check that
-	// follows, which reports them.
+	// JSON is what json.Valid calls JSON; isJSON is a faster yes for most of
+	// it (json.Valid takes a copy of the bytes), and the decoder's stricter
+	// rules (UTF-8, surrogates, duplicate names, depth) are for the check
+	// that follows, which reports them.
 	if trimmed != "" && strings.IndexByte(`"[{-0123456789tfn`, trimmed[0]) >= 0 &&
 		(isJSON(trimmed) || json.Valid([]byte(trimmed))) {
 		isString := trimmed[0] == '"'

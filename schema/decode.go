@@ -112,8 +112,15 @@ func (d *decoder) takeIssues() []Issue {
 // addressable, with no limits beyond the defaults; it serves values found at
 // definition (defaults, enum values, examples).
 func decodeInto(n *node, data []byte, v reflect.Value) []Issue {
+	return decodeDefaultsDeep(n, data, v, 0)
+}
+
+// decodeDefaultsDeep is decodeInto for a document that is itself a default,
+// defaults levels deep (see setDefault).
+func decodeDefaultsDeep(n *node, data []byte, v reflect.Value, defaults int) []Issue {
 	d := getDecoder(data, DefaultMaxDepth, DefaultMaxIssues)
 	defer putDecoder(d)
+	d.defaults = defaults
 	d.document(n, v)
 	return d.takeIssues()
 }
@@ -654,12 +661,7 @@ func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 	case d.defaults >= maxDefaults:
 		d.fail("default", "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
 	default:
-		dd := getDecoder(f.dflt, DefaultMaxDepth, DefaultMaxIssues)
-		dd.defaults = d.defaults + 1
-		dd.document(f.node, v)
-		issues := dd.takeIssues()
-		putDecoder(dd)
-		if len(issues) > 0 {
+		if issues := decodeDefaultsDeep(f.node, f.dflt, v, d.defaults+1); len(issues) > 0 {
 			d.fail("default", "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
 		}
 	}
@@ -673,14 +675,9 @@ func checkDefaults(structs map[reflect.Type]*node) (*node, *field, []Issue) {
 	for _, n := range structs {
 		for _, f := range n.fields {
 			if f.dflt == nil || f.dfltShared || f.dfltItems || f.nullable && string(f.dflt) == "null" {
-				continue
+				continue // no default, or one setDefault copies in
 			}
-			d := getDecoder(f.dflt, DefaultMaxDepth, DefaultMaxIssues)
-			d.defaults = 1
-			d.document(f.node, reflect.New(f.node.typ).Elem())
-			issues := d.takeIssues()
-			putDecoder(d)
-			if len(issues) > 0 {
+			if issues := decodeDefaultsDeep(f.node, f.dflt, reflect.New(f.node.typ).Elem(), 1); len(issues) > 0 {
 				return n, f, issues
 			}
 		}

@@ -47,13 +47,7 @@ func emit(root *node, size int) *jsonschema.Schema {
 }
 
 // new returns a zero schema from the current block.
-func (e *emitter) new() *jsonschema.Schema {
-	if len(e.schemas) == cap(e.schemas) {
-		e.schemas = make([]jsonschema.Schema, 0, 4)
-	}
-	e.schemas = e.schemas[:len(e.schemas)+1]
-	return &e.schemas[len(e.schemas)-1]
-}
+func (e *emitter) new() *jsonschema.Schema { return nextIn(&e.schemas, 4) }
 
 // typed returns a new schema of JSON type t.
 func (e *emitter) typed(t string) *jsonschema.Schema {
@@ -64,11 +58,9 @@ func (e *emitter) typed(t string) *jsonschema.Schema {
 
 // int returns a pointer to v from the current block of integers.
 func (e *emitter) int(v int) *int {
-	if len(e.ints) == cap(e.ints) {
-		e.ints = make([]int, 0, 8)
-	}
-	e.ints = append(e.ints, v)
-	return &e.ints[len(e.ints)-1]
+	p := nextIn(&e.ints, 8)
+	*p = v
+	return p
 }
 
 // float returns a new pointer to *v, or nil for nil: the tree shares no
@@ -77,11 +69,21 @@ func (e *emitter) float(v *float64) *float64 {
 	if v == nil {
 		return nil
 	}
-	if len(e.floats) == cap(e.floats) {
-		e.floats = make([]float64, 0, 8)
+	p := nextIn(&e.floats, 8)
+	*p = *v
+	return p
+}
+
+// nextIn returns a pointer to a new zero element at the end of *block. A
+// full block is left to its elements and replaced by a new one of size
+// elements, so elements never move: the values of one schema tree, or of
+// one plan, are allocated together rather than one by one.
+func nextIn[T any](block *[]T, size int) *T {
+	if len(*block) == cap(*block) {
+		*block = make([]T, 0, size)
 	}
-	e.floats = append(e.floats, *v)
-	return &e.floats[len(e.floats)-1]
+	*block = (*block)[:len(*block)+1]
+	return &(*block)[len(*block)-1]
 }
 
 // falseSchema returns a new schema that accepts nothing, {"not": {}}. It is

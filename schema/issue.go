@@ -31,7 +31,7 @@ const maxPathText = 120
 // path. A very long path is shortened in the middle. A limit on the whole
 // document (its size, or how many issues are listed) is the message alone.
 func (i Issue) String() string {
-	return string(i.Append(make([]byte, 0, min(len(i.Path), maxPathText+4)+2+len(i.Message))))
+	return string(i.Append(make([]byte, 0, max(min(len(i.Path), maxPathText+4), len("(root)"))+len(": ")+len(i.Message))))
 }
 
 // Append appends the text String returns to b and returns the extended
@@ -151,7 +151,7 @@ func errorText(err error) string { return oneLine(err.Error()) }
 // errors.Join writes them) become "; ", and text past maxMessage bytes is
 // cut, at a rune boundary, with "…".
 func oneLine(s string) string {
-	if strings.ContainsAny(s, "\n\r\v\f\u0085\u2028\u2029") {
+	if strings.IndexFunc(s, isLineBreak) >= 0 {
 		s = strings.Join(strings.FieldsFunc(s, isLineBreak), "; ")
 	}
 	if len(s) <= maxMessage {

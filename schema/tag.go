@@ -249,21 +249,20 @@ func isJSONComposite(s string) bool {
 // misspellings (minlength, min, max_length). A "key" that is the tail of a
 // value cut at a comma says how to quote it.
 func unknownKeyError(key string, bare bool) error {
-	fragment := fmt.Errorf("unknown key %q: it looks like the rest of a value cut at a comma; a value that holds a comma is quoted, as in title='Hello, world'", key)
-	if strings.ContainsAny(key, " []{}()\"'\\|^$*+?.:;/") {
-		return fragment
-	}
-	best, bestDist := "", len(key)
-	for _, k := range tagKeys {
-		if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
-			best, bestDist = k, d
+	valueLike := strings.ContainsAny(key, " []{}()\"'\\|^$*+?.:;/")
+	if !valueLike {
+		best, bestDist := "", len(key)
+		for _, k := range tagKeys {
+			if d := editDistance(strings.ToLower(key), strings.ToLower(k)); d < bestDist {
+				best, bestDist = k, d
+			}
+		}
+		if best != "" && bestDist <= 3 {
+			return fmt.Errorf("unknown key %q (did you mean %q?)", key, best)
 		}
 	}
-	if best != "" && bestDist <= 3 {
-		return fmt.Errorf("unknown key %q (did you mean %q?)", key, best)
-	}
-	if bare {
-		return fragment
+	if valueLike || bare {
+		return fmt.Errorf("unknown key %q: it looks like the rest of a value cut at a comma; a value that holds a comma is quoted, as in title='Hello, world'", key)
 	}
 	return fmt.Errorf("unknown key %q; the keys are %s", key, strings.Join(tagKeys, ", "))
 }

@@ -233,7 +233,7 @@ func content(name string, output any) (string, error) {
 		return string(v), nil
 	}
 	if v := reflect.ValueOf(output); v.IsValid() && isText(v.Type()) {
-		return v.String(), nil // type Markdown string, from a RawTool
+		return v.String(), nil // type Markdown string
 	}
 	data, err := json.Marshal(output)
 	if err != nil {
@@ -250,8 +250,7 @@ type Tool[In, Out any] struct {
 	run    func(context.Context, In) (Out, error)
 	input  *schema.Validator
 	output *schema.Validator // describes Out; nil unless Out is a struct
-	encode encoder           // writes an Out as JSON; nil leaves it to encoding/json
-	text   bool              // Out is a string type of its own, given to the model as plain text
+	encode encoder           // writes an Out as JSON; nil leaves it to content
 }
 
 // New returns a tool named name that runs run. The description tells the
@@ -277,12 +276,8 @@ func New[In, Out any](name, description string, run func(context.Context, In) (O
 	}
 	t := &Tool[In, Out]{core: c, run: run, input: input}
 	outType := reflect.TypeFor[Out]()
-	switch {
-	case outType == reflect.TypeFor[string]() || outType == reflect.TypeFor[json.RawMessage]():
-	case isText(outType):
-		t.text = true // type Markdown string: text, as a string is
-	default:
-		t.encode = newEncoder(outType)
+	if outType != reflect.TypeFor[json.RawMessage]() && !isText(outType) {
+		t.encode = newEncoder(outType) // content gives strings and raw JSON as they are
 	}
 	if outType.Kind() == reflect.Pointer {
 		outType = outType.Elem()
@@ -408,9 +403,6 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, args json.RawMessage) (any,
 		return nil, "", repairs, err
 	}
 	output := any(out)
-	if t.text {
-		return output, reflect.ValueOf(output).String(), repairs, nil
-	}
 	if t.encode != nil {
 		if text, ok := encodeOutput(t.encode, output); ok {
 			return output, text, repairs, nil
