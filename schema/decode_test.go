@@ -401,7 +401,7 @@ func TestIssueLimit(t *testing.T) {
 	type many struct {
 		N []int `json:"n" tool:"maximum=0"`
 	}
-	v, err := For[many](&Options{MaxIssues: 5})
+	v, err := For[many](&Options{Limits: Limits{MaxIssues: 5}})
 	if err != nil {
 		t.Fatal(err)
 	}

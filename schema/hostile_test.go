@@ -118,7 +118,7 @@ func TestHostileMemoryIsBounded(t *testing.T) {
 
 func TestSizeLimitIsConfigurable(t *testing.T) {
 	doc := []byte(`{"name":"` + strings.Repeat("a", 10<<20) + `"}`)
-	v, err := For[hostileArgs](&Options{MaxBytes: -1})
+	v, err := For[hostileArgs](&Options{Limits: Limits{MaxBytes: -1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestSizeLimitIsConfigurable(t *testing.T) {
 	if err := v.Decode(doc, &got); err != nil || len(got.Name) != 10<<20 {
 		t.Errorf("with no size limit, Decode = %v (name %d bytes)", err, len(got.Name))
 	}
-	small, _ := For[hostileArgs](&Options{MaxBytes: 16, MaxDepth: 2})
+	small, _ := For[hostileArgs](&Options{Limits: Limits{MaxBytes: 16, MaxDepth: 2}})
 	if err := small.Validate(bytes.Repeat([]byte(" "), 17)); err == nil {
 		t.Error("MaxBytes 16 accepted 17 bytes")
 	}

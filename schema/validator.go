@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -28,16 +27,9 @@ const (
 // Options configure a Validator. A nil *Options, like the zero value, selects
 // every default.
 type Options struct {
-	// MaxBytes is the largest document accepted, in bytes. Zero selects
-	// DefaultMaxBytes; a negative value removes the limit.
-	MaxBytes int
-	// MaxDepth is the deepest nesting of arrays and objects accepted. Zero
-	// selects DefaultMaxDepth.
-	MaxDepth int
-	// MaxIssues is how many issues an Error lists. Zero selects
-	// DefaultMaxIssues; a negative value lists every issue (MaxBytes still
-	// bounds how many there can be).
-	MaxIssues int
+	// Limits bound what a document may cost: its size, its nesting and how
+	// many issues are listed. The zero value selects the defaults.
+	Limits
 	// NullAsAbsent makes a null for an optional property count as absent, so
 	// that its default applies, unless the field says tool:"nullable". It is
 	// the convention of providers that send every property and mark the
@@ -99,20 +91,8 @@ func ForType(t reflect.Type, opts *Options) (*Validator, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := &Validator{plan: p, maxBytes: opts.MaxBytes, maxIssues: opts.MaxIssues, nullAbsent: opts.NullAsAbsent}
-	if v.maxBytes == 0 {
-		v.maxBytes = DefaultMaxBytes
-	}
-	switch {
-	case v.maxIssues == 0:
-		v.maxIssues = DefaultMaxIssues
-	case v.maxIssues < 0:
-		v.maxIssues = math.MaxInt
-	}
-	v.maxDepth = opts.MaxDepth
-	if v.maxDepth <= 0 {
-		v.maxDepth = DefaultMaxDepth
-	}
+	l := opts.Limits.resolved()
+	v := &Validator{plan: p, maxBytes: l.MaxBytes, maxIssues: l.MaxIssues, maxDepth: l.MaxDepth, nullAbsent: opts.NullAsAbsent}
 	return v, nil
 }
 
@@ -266,7 +246,7 @@ func (v *Validator) Validate(data []byte) error {
 
 func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	if v.maxBytes > 0 && len(data) > v.maxBytes {
-		return nil, &Error{Issues: []Issue{{Keyword: "limit", Message: "the arguments are " + strconv.Itoa(len(data)) + " bytes; the limit is " + strconv.Itoa(v.maxBytes)}}}
+		return nil, &Error{Issues: []Issue{sizeIssue(len(data), v.maxBytes)}}
 	}
 	out.SetZero()
 	d := getDecoder(data, v.maxDepth, v.maxIssues)

@@ -1,0 +1,58 @@
+package schema
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestCheckJSON(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 5) + `1` + strings.Repeat(`}`, 5)
+	for _, tt := range []struct {
+		name    string
+		limits  Limits
+		data    string
+		keyword string // "" when valid
+	}{
+		{name: "object", data: `{"a":[1,{"b":null}]}`},
+		{name: "spaces", data: " {} \n"},
+		{name: "empty", data: "", keyword: "syntax"},
+		{name: "array", data: `[1]`, keyword: "type"},
+		{name: "string", data: `"{}"`, keyword: "type"},
+		{name: "trailing", data: `{} {}`, keyword: "syntax"},
+		{name: "truncated", data: `{"a":`, keyword: "syntax"},
+		{name: "invalid UTF-8", data: "{\"a\":\"\xff\"}", keyword: "syntax"},
+		{name: "lone surrogate", data: `{"a":"\ud800"}`, keyword: "syntax"},
+		{name: "duplicate name", data: `{"a":1,"a":2}`, keyword: "syntax"},
+		{name: "too large", limits: Limits{MaxBytes: 4}, data: `{"a":1}`, keyword: "limit"},
+		{name: "no size limit", limits: Limits{MaxBytes: -1}, data: `{"a":1}`},
+		{name: "too deep", limits: Limits{MaxDepth: 4}, data: deep, keyword: "limit"},
+		{name: "deep enough", limits: Limits{MaxDepth: 5}, data: deep},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.limits.CheckJSON([]byte(tt.data))
+			if tt.keyword == "" {
+				if err != nil {
+					t.Fatalf("CheckJSON(%q) = %v, want nil", tt.data, err)
+				}
+				return
+			}
+			serr, ok := errors.AsType[*Error](err)
+			if !ok || len(serr.Issues) != 1 {
+				t.Fatalf("CheckJSON(%q) = %v, want a *Error with one issue", tt.data, err)
+			}
+			if got := serr.Issues[0].Keyword; got != tt.keyword {
+				t.Errorf("CheckJSON(%q) failed with %q, want %q", tt.data, got, tt.keyword)
+			}
+		})
+	}
+}
+
+func TestLimitsTooLarge(t *testing.T) {
+	if (Limits{}).TooLarge(DefaultMaxBytes) || !(Limits{}).TooLarge(DefaultMaxBytes+1) {
+		t.Error("the zero Limits does not apply DefaultMaxBytes")
+	}
+	if (Limits{MaxBytes: -1}).TooLarge(1 << 30) {
+		t.Error("a negative MaxBytes still limits the size")
+	}
+}
