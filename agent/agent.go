@@ -147,12 +147,7 @@ func Run(ctx context.Context, model Model, reg *tool.Registry, history History, 
 		for i, c := range calls {
 			toolCalls[i] = tool.Call{ID: c.ID, Name: c.Name, Args: c.Args, State: opts.State}
 		}
-		var results []tool.Result
-		if opts.Parallel > 1 {
-			results = reg.RunAllParallel(ctx, toolCalls, opts.Parallel)
-		} else {
-			results = reg.RunAll(ctx, toolCalls)
-		}
+		results := tool.RunAll(ctx, reg, toolCalls, opts.Parallel)
 		for i, res := range results {
 			history = append(history, Message{Role: RoleTool, CallID: calls[i].ID, Name: calls[i].Name, Text: res.Content, IsError: res.IsError})
 		}

@@ -104,7 +104,7 @@ func TestPathsAgree(t *testing.T) {
 
 // TestHandsIssues checks that hands reports each of invalid's bad fields.
 func TestHandsIssues(t *testing.T) {
-	res := handsTool(createUser).Run(t.Context(), tool.Call{Name: "create_user", Args: []byte(invalid)})
+	res := tool.Run(t.Context(), handsTool(createUser), tool.Call{Name: "create_user", Args: []byte(invalid)})
 	verr, ok := errors.AsType[*tool.ValidationError](res.Err)
 	if !ok {
 		t.Fatalf("Run(invalid).Err = %v, want a *tool.ValidationError", res.Err)

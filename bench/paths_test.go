@@ -130,7 +130,7 @@ func handsTool(h handler) *tool.Tool[CreateUser, Created] {
 func handsPath(h handler) func(context.Context, []byte) (int, error) {
 	t := handsTool(h)
 	return func(ctx context.Context, args []byte) (int, error) {
-		res := t.Run(ctx, tool.Call{Name: "create_user", Args: args})
+		res := tool.Run(ctx, t, tool.Call{Name: "create_user", Args: args})
 		if res.IsError {
 			return 0, res.Err
 		}

@@ -48,9 +48,9 @@ func TestNewValidatesAtTheBoundary(t *testing.T) {
 		{args: `{"order":"12345678","items":[{"qty":0}],"contact":"nope"}`, paths: []string{"/contact format", "/items/0 required", "/items/0/qty minimum"}},
 		{args: `{"order":"12345678","mode":"fast"}`, paths: []string{" required"}},
 		{args: `{"order":"12345678","mode":"slow"}`, paths: []string{"/mode const", "/mode const"}},
-		{args: `{"order":`, paths: []string{" syntax"}},
+		{args: `{"order":`, paths: []string{"/order syntax"}},
 	} {
-		res := lookup.Run(t.Context(), tool.Call{ID: "1", Name: "lookup_order", Args: json.RawMessage(tt.args)})
+		res := tool.Run(t.Context(), lookup, tool.Call{ID: "1", Name: "lookup_order", Args: json.RawMessage(tt.args)})
 		if tt.paths == nil {
 			if res.IsError || res.Content != tt.args {
 				t.Errorf("Run(%s) = %+v, want the arguments echoed", tt.args, res)
@@ -108,7 +108,7 @@ func TestDynamicToolInARegistry(t *testing.T) {
 		seen = append(seen, c.Name)
 		return nil
 	}))
-	res := reg.Run(t.Context(), tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
+	res := tool.Run(t.Context(), reg, tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
 	if res.IsError || len(seen) != 1 {
 		t.Errorf("Run = %+v (middleware saw %v)", res, seen)
 	}
@@ -116,7 +116,7 @@ func TestDynamicToolInARegistry(t *testing.T) {
 	if len(reg.Specs(t.Context())) != 0 {
 		t.Error("a disabled dynamic tool is listed")
 	}
-	res = reg.Run(t.Context(), tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
+	res = tool.Run(t.Context(), reg, tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
 	if _, ok := errors.AsType[*tool.DisabledToolError](res.Err); !ok {
 		t.Errorf("Run while disabled = %+v", res)
 	}

@@ -25,7 +25,7 @@ type Options struct {
 	// Instructions are sent to clients when they connect.
 	Instructions string
 	// Logger receives the SDK's and the server's diagnostics. Nil discards
-	// them.
+	// them. A registry logs through its own logger (Registry.SetLogger).
 	Logger *slog.Logger
 }
 
@@ -70,11 +70,15 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	return s
 }
 
-// NewTools returns a server for a plain list of tools, in one scope.
+// NewTools returns a server for a plain list of tools, in one scope. The
+// registry it makes logs through opts.Logger.
 func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 	reg, err := tool.NewRegistry(&tool.Scope{Name: "tools", Tools: tools})
 	if err != nil {
 		return nil, err
+	}
+	if opts != nil && opts.Logger != nil {
+		reg.SetLogger(opts.Logger)
 	}
 	return New(reg, opts), nil
 }
@@ -148,14 +152,24 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	return t
 }
 
+// requestKey is the context key of the MCP request a call serves.
+type requestKey struct{}
+
+// RequestFrom returns the MCP request that a tool's handler (or a
+// middleware, or an enabled predicate evaluated for a call) is serving, when
+// the call came through a Server: its session, and its Extra — the HTTP
+// headers of a streamable HTTP request, the verified token of an
+// authenticated one. It reports false for a call that did not come over MCP.
+func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
+	req, ok := ctx.Value(requestKey{}).(*mcp.CallToolRequest)
+	return req, ok
+}
+
 // handler runs one tools/call through the registry.
 func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
-	structured := spec.OutputSchema != nil
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		ctx = context.WithValue(ctx, requestKey{}, req)
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
-		if req.Extra != nil && req.Extra.Header != nil {
-			call.State = map[string]any{"mcp.header": req.Extra.Header}
-		}
 		token := req.Params.GetProgressToken()
 		var res tool.Result
 		count := 0
@@ -185,8 +199,8 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			}
 		}
 		result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}, IsError: res.IsError}
-		if structured && !res.IsError {
-			result.StructuredContent = json.RawMessage(res.Content)
+		if res.Structured != nil && !res.IsError {
+			result.StructuredContent = res.Structured
 		}
 		s.Sync(ctx)
 		return result, nil

@@ -349,3 +349,48 @@ func TestLoad(t *testing.T) {
 		t.Fatalf("%d calls ok, %d failed (first error: %v); want all %d ok", ok.Load(), failed.Load(), firstErr.Load(), clients*calls)
 	}
 }
+
+// TestRewrittenContentKeepsStructuredOutput checks that middleware that
+// rewrites what the model reads of a struct-output tool leaves the
+// structured content valid, and that a handler can read the MCP request it
+// serves.
+func TestRewrittenContentKeepsStructuredOutput(t *testing.T) {
+	f := newFixture(t)
+	f.reg.Use(tool.OnResult(func(_ context.Context, _ tool.Call, res *tool.Result) {
+		res.Content = "Here is the greeting: " + res.Content
+	}))
+	session := connect(t, mcpserver.New(f.reg, nil), nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "greeting", Arguments: map[string]any{"name": "Ada"}})
+	if err != nil || res.IsError {
+		t.Fatalf("CallTool(greeting) = %+v, %v", res, err)
+	}
+	structured, _ := json.Marshal(res.StructuredContent)
+	var got greeting
+	if err := json.Unmarshal(structured, &got); err != nil || got != (greeting{Text: "hi Ada", Count: 1}) || !strings.HasPrefix(text(res), "Here is the greeting: ") {
+		t.Errorf("structured = %s, text = %q", structured, text(res))
+	}
+}
+
+func TestRequestFrom(t *testing.T) {
+	if _, ok := mcpserver.RequestFrom(t.Context()); ok {
+		t.Error("RequestFrom found a request in a plain context")
+	}
+	whoami := tool.New("whoami", "Say which session calls.", func(ctx context.Context, _ struct{}) (string, error) {
+		req, ok := mcpserver.RequestFrom(ctx)
+		if !ok || req.Session == nil {
+			return "", errors.New("no MCP request in the context")
+		}
+		return "session " + req.Params.Name, nil
+	})
+	srv, err := mcpserver.NewTools(nil, whoami)
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := connect(t, srv, nil)
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil || res.IsError || text(res) != "session whoami" {
+		t.Errorf("CallTool(whoami) = %+v, %v", res, err)
+	}
+}

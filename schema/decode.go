@@ -103,7 +103,7 @@ func (d *decoder) takeIssues() []Issue {
 	out := make([]Issue, len(d.issues), len(d.issues)+1)
 	copy(out, d.issues)
 	if d.dropped > 0 {
-		out = append(out, Issue{Keyword: "limit", Message: fmt.Sprintf("%d more issues not listed; fix these first", d.dropped)})
+		out = append(out, moreIssues(d.dropped))
 	}
 	return out
 }

@@ -85,3 +85,19 @@ func (l Limits) CheckJSON(data []byte) error {
 	}
 	return nil
 }
+
+// CutIssues returns issues cut to l's issue limit, closed by an issue that
+// says how many more there are, as a validator's Error lists them. It serves
+// issues found by other code (a raw tool's validator).
+func (l Limits) CutIssues(issues []Issue) []Issue {
+	limit := l.resolved().MaxIssues
+	if len(issues) <= limit {
+		return issues
+	}
+	return append(issues[:limit:limit], moreIssues(len(issues)-limit))
+}
+
+// moreIssues is the issue that closes a list cut n issues short.
+func moreIssues(n int) Issue {
+	return Issue{Keyword: "limit", Message: strconv.Itoa(n) + " more issues not listed; fix these first"}
+}

@@ -89,13 +89,13 @@ func BenchmarkRun(b *testing.B) {
 	ctx := context.Background()
 	for _, p := range benchPayloads {
 		b.Run("payload="+p.name, func(b *testing.B) {
-			if res := t.Run(ctx, tool.Call{Name: "create_user", Args: p.data}); res.IsError == p.valid {
+			if res := tool.Run(ctx, t, tool.Call{Name: "create_user", Args: p.data}); res.IsError == p.valid {
 				b.Fatalf("Run(%s): IsError = %t: %s", p.name, res.IsError, res.Content)
 			}
 			b.ReportAllocs()
 			b.SetBytes(int64(len(p.data)))
 			for b.Loop() {
-				if res := t.Run(ctx, tool.Call{Name: "create_user", Args: p.data}); res.IsError == p.valid {
+				if res := tool.Run(ctx, t, tool.Call{Name: "create_user", Args: p.data}); res.IsError == p.valid {
 					b.Fatal(res.Content)
 				}
 			}

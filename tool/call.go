@@ -3,7 +3,6 @@ package tool
 import (
 	"context"
 	"encoding/json"
-	"sync"
 )
 
 // A Call is one request from a model to run a tool.
@@ -16,7 +15,10 @@ type Call struct {
 	// Args are the arguments exactly as the model sent them.
 	Args json.RawMessage `json:"args"`
 	// State is the caller's invocation state (a session, a user, a tenant),
-	// passed through to the handler untouched. It never reaches the model.
+	// passed through to the handler untouched. It never reaches the model,
+	// and hands itself keeps nothing in it: what a transport knows of a
+	// request (an MCP request's headers, say) has a typed accessor of its
+	// own in that transport's package.
 	State map[string]any `json:"-"`
 }
 
@@ -29,17 +31,23 @@ type Result struct {
 	// Content is what the model is told: a string output as it is (also of
 	// a named string type without MarshalJSON or MarshalText), a
 	// json.RawMessage as its bytes, any other output as JSON, and for an
-	// error result the text of ModelText.
+	// error result the text of ModelText. Middleware may rewrite it freely.
 	Content string `json:"content"`
+	// Structured is the output encoded as JSON, when the tool has an output
+	// schema (Spec.OutputSchema) and the call succeeded; nil otherwise. It
+	// is kept apart from Content, so rewriting what the model reads never
+	// changes the structured output a client checks against the schema.
+	Structured json.RawMessage `json:"structured,omitempty"`
 	// Output is the handler's value, for structured use; nil on an error.
 	Output any `json:"-"`
 	// IsError reports a failed call.
 	IsError bool `json:"isError,omitempty"`
-	// Err is the Go error behind an error result: a *ValidationError, a
-	// *PanicError, a *CanceledError or the handler's own error.
+	// Err is the Go error behind an error result: it matches one of the
+	// Err* sentinels with errors.Is (a *ValidationError, *PanicError,
+	// *TimeoutError, *CanceledError, ...), or it is the handler's own error.
 	Err error `json:"-"`
 	// Repairs are the repairs made to the arguments before validation (see
-	// RepairKind), in order; each is also logged through log/slog.
+	// RepairKind), in order.
 	Repairs []Repair `json:"repairs,omitempty"`
 }
 
@@ -56,13 +64,14 @@ type Event struct {
 // callKey is the context key of the running call.
 type callKey struct{}
 
-// A callContext is the context a handler runs in during Run and Stream: the
-// caller's context plus the call and where its progress goes. Being a
-// context itself saves a separate context.WithValue on every call.
+// A callContext is the context a handler runs in: the caller's context plus
+// the call and where its progress goes. Being a context itself saves a
+// separate context.WithValue on every call.
 type callContext struct {
 	context.Context
-	call Call
-	sink *sink // nil in Run
+	call   Call
+	sink   *sink // nil where progress goes nowhere
+	direct bool  // made by WithCall for a direct call
 }
 
 // Value returns the callContext for callKey and defers to the parent
@@ -74,20 +83,39 @@ func (c *callContext) Value(key any) any {
 	return c.Context.Value(key)
 }
 
-// direct returns ctx for a direct call (Call, CallJSON). Made from inside
-// another tool's handler, the direct call is still a call of its own: its
-// handler finds no Call in the context, and its progress goes nowhere.
-func direct(ctx context.Context) context.Context {
-	if _, ok := ctx.Value(callKey{}).(*callContext); !ok {
-		return ctx
-	}
-	return directContext{ctx}
+// WithCall returns a context that gives a direct call (Tool.Call,
+// Tool.CallJSON, RawTool.CallJSON) a call context: its handler finds call —
+// the ID and the invocation state — with CallFrom, as a handler run by a
+// Registry does, and a *ValidationError or *TimeoutError it returns carries
+// the ID. The call's Name is set to the tool's own; its Args are not used.
+func WithCall(ctx context.Context, call Call) context.Context {
+	return &callContext{Context: ctx, call: call, direct: true}
 }
 
-// A directContext hides the call of the handler it was made in.
-type directContext struct{ context.Context }
+// directContext returns the context the handler of a direct call to tool
+// name runs in, and the call's ID. A call given by WithCall is kept, named
+// for the tool. Made from inside another tool's handler, the direct call is
+// still a call of its own: its handler finds no Call in the context, and its
+// progress goes nowhere.
+func directContext(ctx context.Context, name string) (context.Context, string) {
+	cc, ok := ctx.Value(callKey{}).(*callContext)
+	switch {
+	case !ok:
+		return ctx, ""
+	case !cc.direct:
+		return hiddenCall{ctx}, ""
+	case cc.call.Name == name:
+		return ctx, cc.call.ID
+	}
+	call := cc.call
+	call.Name = name
+	return &callContext{Context: ctx, call: call, direct: true}, call.ID
+}
 
-func (c directContext) Value(key any) any {
+// A hiddenCall hides the call of the handler it was made in.
+type hiddenCall struct{ context.Context }
+
+func (c hiddenCall) Value(key any) any {
 	if key == (callKey{}) {
 		return nil
 	}
@@ -95,7 +123,7 @@ func (c directContext) Value(key any) any {
 }
 
 // CallFrom returns the call a handler is serving. It reports false in a
-// direct call (Call, CallJSON), where there is none.
+// direct call not given one by WithCall.
 func CallFrom(ctx context.Context) (Call, bool) {
 	c, ok := ctx.Value(callKey{}).(*callContext)
 	if !ok {
@@ -104,42 +132,33 @@ func CallFrom(ctx context.Context) (Call, bool) {
 	return c.call, true
 }
 
-// Progress reports progress from inside a handler: in Stream the value
-// becomes a progress event; elsewhere Progress does nothing. It is safe to
-// call from several goroutines; values reported after the handler returns
-// are dropped.
+// Progress reports progress from inside a handler: in a streamed call the
+// value becomes a progress event; elsewhere Progress does nothing. It is
+// safe to call from any goroutine: the event is handed to the goroutine
+// that ranges over the stream and delivered there, so Progress waits until
+// the consumer takes it (or the call ends, or the consumer stops). Values
+// reported after the call ended are dropped.
 func Progress(ctx context.Context, v any) {
 	if c, ok := ctx.Value(callKey{}).(*callContext); ok && c.sink != nil {
 		c.sink.send(v)
 	}
 }
 
-// A sink passes progress events to a Stream's consumer, one at a time.
+// A sink hands progress events from a handler's goroutines to the goroutine
+// that ranges over its stream.
 type sink struct {
-	mu      sync.Mutex
-	yield   func(Event) bool
-	cancel  context.CancelFunc
-	stopped bool // the consumer stopped iterating
-	closed  bool // the handler returned
+	events chan any      // unbuffered: a report waits for the consumer
+	done   chan struct{} // closed when the stream stops taking events
 }
 
+func newSink() *sink {
+	return &sink{events: make(chan any), done: make(chan struct{})}
+}
+
+// send hands v to the consumer, or drops it once the stream is done.
 func (s *sink) send(v any) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.stopped || s.closed {
-		return
+	select {
+	case s.events <- v:
+	case <-s.done:
 	}
-	if !s.yield(Event{Progress: v}) {
-		s.stopped = true
-		s.cancel()
-	}
-}
-
-// close ends progress and reports whether the consumer still wants the
-// result.
-func (s *sink) close() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.closed = true
-	return !s.stopped
 }

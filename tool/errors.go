@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hands-go/hands/internal/editdist"
 	"github.com/hands-go/hands/schema"
@@ -14,10 +15,37 @@ import (
 // type as schema.Issue.
 type Issue = schema.Issue
 
+// The kinds of call failure. Every error that Run, Stream, Call and CallJSON
+// produce themselves matches one of them with errors.Is, and carries its
+// detail in a type that errors.AsType reaches: each detail type names the
+// tool and the call in fields called Tool and CallID. A handler's own error
+// is passed on as it is.
+var (
+	// ErrUnknownTool is matched by an *UnknownToolError.
+	ErrUnknownTool = errors.New("tool: unknown tool")
+	// ErrDisabled is matched by a *DisabledToolError.
+	ErrDisabled = errors.New("tool: tool not enabled")
+	// ErrInvalidArguments is matched by a *ValidationError.
+	ErrInvalidArguments = errors.New("tool: invalid arguments")
+	// ErrDenied is matched by a *DeniedError.
+	ErrDenied = errors.New("tool: call denied")
+	// ErrPanicked is matched by a *PanicError.
+	ErrPanicked = errors.New("tool: handler panicked")
+	// ErrTimedOut is matched by a *TimeoutError.
+	ErrTimedOut = errors.New("tool: call timed out")
+	// ErrCanceled is matched by a *CanceledError.
+	ErrCanceled = errors.New("tool: call cancelled")
+	// ErrNoResult is the error of the result a Registry gives a call whose
+	// middleware ended without one.
+	ErrNoResult = errors.New("tool: the middleware ended the call without a result")
+)
+
 // A ValidationError reports every way a call's arguments fail the tool's
-// input schema, or the Validate methods of its input.
+// input schema, or the Validate methods of its input. It matches
+// ErrInvalidArguments.
 type ValidationError struct {
 	Tool   string  // the tool whose arguments were rejected
+	CallID string  // the call's ID; empty in a direct call without one
 	Issues []Issue // all of them, in document order, never just the first
 }
 
@@ -32,16 +60,21 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
+// Is reports whether target is ErrInvalidArguments.
+func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArguments }
+
 // Unwrap returns the issues as a *schema.Error, so that a Validate method may
 // return a *ValidationError and keep its paths.
 func (e *ValidationError) Unwrap() error { return &schema.Error{Issues: e.Issues} }
 
-// A PanicError is a panic in a handler (or in a Validate method), recovered.
-// Its Stack is for logs; it never reaches the model.
+// A PanicError is a panic in a handler (or in a Validate method, or in
+// middleware), recovered. Its Stack is for logs; it never reaches the model.
+// It matches ErrPanicked.
 type PanicError struct {
-	Tool  string // the tool that panicked
-	Value any    // the value passed to panic
-	Stack []byte // the goroutine's stack where it panicked
+	Tool   string // the tool that panicked
+	CallID string // the call's ID
+	Value  any    // the value passed to panic
+	Stack  []byte // the goroutine's stack where it panicked
 }
 
 // Error names the tool and the panic value, without the stack.
@@ -49,30 +82,56 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("tool %s panicked: %v", e.Tool, e.Value)
 }
 
+// Is reports whether target is ErrPanicked.
+func (e *PanicError) Is(target error) bool { return target == ErrPanicked }
+
 // Unwrap returns the panic value when it is an error.
 func (e *PanicError) Unwrap() error {
 	err, _ := e.Value.(error)
 	return err
 }
 
-// A CanceledError reports a call that its context ended: cancelled, or past
-// its deadline. errors.Is matches it with context.Canceled or
-// context.DeadlineExceeded.
+// A CanceledError reports a call whose caller's context ended before it
+// finished: cancelled, or past the caller's own deadline. It matches
+// ErrCanceled, and through its Cause context.Canceled or
+// context.DeadlineExceeded. A call that ran past the tool's own timeout is a
+// *TimeoutError instead.
 type CanceledError struct {
-	Tool  string // the tool called
-	Cause error  // context.Cause of the call's context
+	Tool   string // the tool called
+	CallID string // the call's ID
+	Cause  error  // context.Cause of the caller's context
 }
 
-// Error says whether the call was cancelled or timed out.
+// Error says the call was cancelled, and why.
 func (e *CanceledError) Error() string {
-	if errors.Is(e.Cause, context.DeadlineExceeded) {
-		return "tool " + e.Tool + ": timed out: " + e.Cause.Error()
-	}
 	return "tool " + e.Tool + ": cancelled: " + e.Cause.Error()
 }
 
+// Is reports whether target is ErrCanceled.
+func (e *CanceledError) Is(target error) bool { return target == ErrCanceled }
+
 // Unwrap returns the cause.
 func (e *CanceledError) Unwrap() error { return e.Cause }
+
+// A TimeoutError reports a call that ran past the tool's timeout (see
+// WithTimeout). The call ended at the deadline whatever its handler did. It
+// matches ErrTimedOut and context.DeadlineExceeded.
+type TimeoutError struct {
+	Tool    string        // the tool called
+	CallID  string        // the call's ID
+	Timeout time.Duration // the tool's timeout
+}
+
+// Error names the tool and the timeout.
+func (e *TimeoutError) Error() string {
+	return "tool " + e.Tool + ": timed out after " + e.Timeout.String()
+}
+
+// Is reports whether target is ErrTimedOut.
+func (e *TimeoutError) Is(target error) bool { return target == ErrTimedOut }
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
 
 // ModelText returns what a model is told about a failed call: the issues of a
 // validation error with a request to fix them, a plain notice for a panic or
@@ -84,6 +143,9 @@ func ModelText(tool string, err error) string {
 	if _, ok := errors.AsType[*PanicError](err); ok {
 		return "The tool " + tool + " failed with an internal error. Do not retry the same call."
 	}
+	if _, ok := errors.AsType[*TimeoutError](err); ok {
+		return "The call to " + tool + " timed out before it finished."
+	}
 	if cerr, ok := errors.AsType[*CanceledError](err); ok {
 		if errors.Is(cerr.Cause, context.DeadlineExceeded) {
 			return "The call to " + tool + " timed out before it finished."
@@ -92,7 +154,7 @@ func ModelText(tool string, err error) string {
 	}
 	if uerr, ok := errors.AsType[*UnknownToolError](err); ok {
 		var b strings.Builder
-		fmt.Fprintf(&b, "There is no tool named %q.", uerr.Name)
+		fmt.Fprintf(&b, "There is no tool named %q.", uerr.Tool)
 		if best := uerr.closest(); best != "" {
 			fmt.Fprintf(&b, " Did you mean %q?", best)
 		}
@@ -104,7 +166,7 @@ func ModelText(tool string, err error) string {
 		return b.String()
 	}
 	if derr, ok := errors.AsType[*DisabledToolError](err); ok {
-		return fmt.Sprintf("The tool %q is not available now; do not call it again on this turn.", derr.Name)
+		return fmt.Sprintf("The tool %q is not available now; do not call it again on this turn.", derr.Tool)
 	}
 	if derr, ok := errors.AsType[*DeniedError](err); ok {
 		return fmt.Sprintf("The call to %s was not run: %s", derr.Tool, derr.Reason.Error())
@@ -137,23 +199,28 @@ func ErrorResult(call Call, err error) Result {
 	return Result{CallID: call.ID, Tool: call.Name, Content: ModelText(call.Name, err), IsError: true, Err: err}
 }
 
-// An UnknownToolError reports a call to a name no scope provides.
+// An UnknownToolError reports a call to a name no scope provides. It
+// matches ErrUnknownTool.
 type UnknownToolError struct {
-	Name      string   // the name called
+	Tool      string   // the name called
+	CallID    string   // the call's ID
 	Available []string // the tools enabled when the call arrived, in order
 }
 
 // Error names the unknown tool.
 func (e *UnknownToolError) Error() string {
-	return fmt.Sprintf("tool: no tool named %q", e.Name)
+	return fmt.Sprintf("tool: no tool named %q", e.Tool)
 }
+
+// Is reports whether target is ErrUnknownTool.
+func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTool }
 
 // closest returns the available name nearest to the one called, if any is
 // near enough to be a likely typo.
 func (e *UnknownToolError) closest() string {
-	best, bestDist := "", len(e.Name)/2+2
+	best, bestDist := "", len(e.Tool)/2+2
 	for _, name := range e.Available {
-		if d := editdist.Distance(strings.ToLower(e.Name), strings.ToLower(name)); d < bestDist {
+		if d := editdist.Distance(strings.ToLower(e.Tool), strings.ToLower(name)); d < bestDist {
 			best, bestDist = name, d
 		}
 	}
@@ -161,20 +228,27 @@ func (e *UnknownToolError) closest() string {
 }
 
 // A DisabledToolError reports a call to a tool that exists but is not
-// enabled now, such as a stale call from an earlier turn.
+// enabled now, such as a stale call from an earlier turn. It matches
+// ErrDisabled.
 type DisabledToolError struct {
-	Name string // the tool called
+	Tool   string // the tool called
+	CallID string // the call's ID
 }
 
 // Error names the disabled tool.
 func (e *DisabledToolError) Error() string {
-	return fmt.Sprintf("tool: %s is not enabled now", e.Name)
+	return fmt.Sprintf("tool: %s is not enabled now", e.Tool)
 }
 
+// Is reports whether target is ErrDisabled.
+func (e *DisabledToolError) Is(target error) bool { return target == ErrDisabled }
+
 // A DeniedError reports a call that middleware refused to run, such as an
-// approval hook whose policy or human said no.
+// approval hook whose policy or human said no. It matches ErrDenied, and
+// through Unwrap its Reason.
 type DeniedError struct {
 	Tool   string // the tool called
+	CallID string // the call's ID
 	Reason error  // why; its text reaches the model
 }
 
@@ -183,8 +257,29 @@ func (e *DeniedError) Error() string {
 	return "tool " + e.Tool + ": denied: " + e.Reason.Error()
 }
 
+// Is reports whether target is ErrDenied.
+func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
+
 // Unwrap returns the reason.
 func (e *DeniedError) Unwrap() error { return e.Reason }
+
+// A DefinitionError reports a mistake in a tool's definition: an invalid
+// name, an empty description, a nil handler, an input type that cannot
+// describe JSON arguments (Err is then a *schema.DefinitionError naming the
+// type, the field and the tag), or an option that does not apply. New and
+// NewRaw panic with it; Define and DefineRaw return it.
+type DefinitionError struct {
+	Tool string // the name the tool was given
+	Err  error  // what is wrong
+}
+
+// Error names the tool and the mistake.
+func (e *DefinitionError) Error() string {
+	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *DefinitionError) Unwrap() error { return e.Err }
 
 // quoteList quotes names and joins them with commas.
 func quoteList(names []string) string {

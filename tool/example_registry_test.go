@@ -44,7 +44,7 @@ func ExampleRegistry() {
 	for _, spec := range reg.Specs(ctx) {
 		fmt.Println("shown:", spec.Name)
 	}
-	res := reg.Run(ctx, tool.Call{ID: "1", Name: "ban_user", Args: json.RawMessage(`{"user":"mallory"}`)})
+	res := tool.Run(ctx, reg, tool.Call{ID: "1", Name: "ban_user", Args: json.RawMessage(`{"user":"mallory"}`)})
 	fmt.Println(res.Content)
 
 	isAdmin = true
@@ -52,10 +52,10 @@ func ExampleRegistry() {
 		fmt.Println("shown:", spec.Name)
 	}
 	fmt.Println(reg.Instructions(ctx)[0].Text)
-	results := reg.RunAll(ctx, []tool.Call{
+	results := tool.RunAll(ctx, reg, []tool.Call{
 		{ID: "2", Name: "ban_user", Args: json.RawMessage(`{"user":"mallory"}`)},
 		{ID: "3", Name: "create_notes", Args: json.RawMessage(`{"title":"x"}`)},
-	})
+	}, 1)
 	for _, res := range results {
 		fmt.Println(res.CallID, res.Content)
 	}
@@ -88,8 +88,8 @@ func ExampleOnResult_logging() {
 		logger.InfoContext(ctx, "tool call", "id", call.ID, "tool", call.Name, "error", res.IsError)
 	}))
 
-	reg.Run(context.Background(), tool.Call{ID: "a", Name: "square", Args: json.RawMessage(`{"n":7}`)})
-	reg.Run(context.Background(), tool.Call{ID: "b", Name: "square", Args: json.RawMessage(`{"n":-1}`)})
+	tool.Run(context.Background(), reg, tool.Call{ID: "a", Name: "square", Args: json.RawMessage(`{"n":7}`)})
+	tool.Run(context.Background(), reg, tool.Call{ID: "b", Name: "square", Args: json.RawMessage(`{"n":-1}`)})
 	// Output:
 	// level=INFO msg="tool call" id=a tool=square error=false
 	// level=INFO msg="tool call" id=b tool=square error=true
@@ -124,7 +124,7 @@ func ExampleBeforeCall_approval() {
 	}))
 
 	for _, args := range []string{`{"to":"alice","amount":20}`, `{"to":"mallory","amount":5000}`} {
-		res := reg.Run(context.Background(), tool.Call{Name: "transfer", Args: json.RawMessage(args)})
+		res := tool.Run(context.Background(), reg, tool.Call{Name: "transfer", Args: json.RawMessage(args)})
 		var denied *tool.DeniedError
 		fmt.Println(errors.As(res.Err, &denied), strings.TrimSpace(res.Content))
 	}

@@ -44,7 +44,7 @@ func Example_calculator() {
 		`{"operation":"divide","a":1,"b":0}`,
 		`{"operation":"power","a":2,"b":"8"}`,
 	} {
-		res := calculator.Run(ctx, tool.Call{ID: "c1", Name: "calculator", Args: json.RawMessage(args)})
+		res := tool.Run(ctx, calculator, tool.Call{ID: "c1", Name: "calculator", Args: json.RawMessage(args)})
 		fmt.Printf("error=%v %s\n", res.IsError, res.Content)
 	}
 	// Output:
@@ -131,7 +131,7 @@ func Example_createUser() {
 		`{"username":"al","email":"alice","age":0,"roles":["root"]}`,
 		`{"username":"bob","email":"bob@example.com","age":12,"roles":["admin"]}`,
 	} {
-		fmt.Println(createUser.Run(ctx, tool.Call{Name: "create_user", Args: json.RawMessage(args)}).Content)
+		fmt.Println(tool.Run(ctx, createUser, tool.Call{Name: "create_user", Args: json.RawMessage(args)}).Content)
 	}
 	// Output:
 	// created alice <alice@example.com> roles=[user]
@@ -169,7 +169,7 @@ func Example_createNote() {
 		})
 
 	fmt.Println(createNote.Spec().OutputSchema.Properties["id"].Type)
-	res := createNote.Run(context.Background(), tool.Call{Name: "createNote", Args: json.RawMessage(`{"title":"Groceries","body":"- milk","tags":["home"]}`)})
+	res := tool.Run(context.Background(), createNote, tool.Call{Name: "createNote", Args: json.RawMessage(`{"title":"Groceries","body":"- milk","tags":["home"]}`)})
 	fmt.Println(res.Content)
 	fmt.Println(res.Output.(Note).ID)
 
@@ -230,7 +230,7 @@ func Example_hostFile() {
 			return strings.TrimSuffix(env.PublicURL, "/") + "/" + (&url.URL{Path: in.Key}).EscapedPath(), nil
 		})
 
-	res := hostFile.Run(context.Background(), tool.Call{Name: "r2_host_file", Args: json.RawMessage(`{"key":"reports/q1 summary.txt","content":"hello"}`)})
+	res := tool.Run(context.Background(), hostFile, tool.Call{Name: "r2_host_file", Args: json.RawMessage(`{"key":"reports/q1 summary.txt","content":"hello"}`)})
 	fmt.Println(res.Content)
 	fmt.Println(env.Bucket.objects["reports/q1 summary.txt"].contentType)
 	// Output:

@@ -19,9 +19,9 @@ func Example() {
 		})
 
 	ctx := context.Background()
-	ok := weather.Run(ctx, tool.Call{Name: "weather", Args: json.RawMessage(`{"city":"Oslo"}`)})
+	ok := tool.Run(ctx, weather, tool.Call{Name: "weather", Args: json.RawMessage(`{"city":"Oslo"}`)})
 	fmt.Println(ok.Content)
-	bad := weather.Run(ctx, tool.Call{Name: "weather", Args: json.RawMessage(`{"city":"","days":9}`)})
+	bad := tool.Run(ctx, weather, tool.Call{Name: "weather", Args: json.RawMessage(`{"city":"","days":9}`)})
 	fmt.Println(bad.Content)
 	// Output:
 	// Oslo: sunny for 1 day(s)

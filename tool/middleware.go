@@ -5,18 +5,6 @@ import (
 	"iter"
 )
 
-// A Handler runs one call: it yields zero or more progress events and then
-// one result. A Registry's innermost Handler finds the tool and streams it.
-type Handler interface {
-	Stream(ctx context.Context, call Call) iter.Seq[Event]
-}
-
-// HandlerFunc lets an ordinary function serve as a Handler.
-type HandlerFunc func(ctx context.Context, call Call) iter.Seq[Event]
-
-// Stream calls f.
-func (f HandlerFunc) Stream(ctx context.Context, call Call) iter.Seq[Event] { return f(ctx, call) }
-
 // Middleware wraps a Handler, in the style of net/http middleware. It sees
 // every call the registry runs, unknown and disabled ones included, and can
 // inspect or rewrite the call (its arguments), answer it without calling
@@ -33,7 +21,7 @@ func BeforeCall(f func(ctx context.Context, call *Call) error) Middleware {
 	return func(next Handler) Handler {
 		return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
 			if err := f(ctx, &call); err != nil {
-				return single(ErrorResult(call, &DeniedError{Tool: call.Name, Reason: err}))
+				return single(ErrorResult(call, &DeniedError{Tool: call.Name, CallID: call.ID, Reason: err}))
 			}
 			return next.Stream(ctx, call)
 		})

@@ -193,7 +193,7 @@ func checkTyped[Out any](t *testing.T, out Out) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := tl.Run(context.Background(), Call{Name: "out", Args: json.RawMessage(`{}`)})
+	res := Run(context.Background(), tl, Call{Name: "out", Args: json.RawMessage(`{}`)})
 	if res.IsError || res.Content != string(want) {
 		t.Errorf("Run returning %T: content %s (IsError %t), want %s", out, res.Content, res.IsError, want)
 	}
@@ -213,7 +213,7 @@ func checkOutput(t *testing.T, out any) {
 	if (gerr != nil) != (werr != nil) || gerr == nil && got != string(want) {
 		t.Errorf("output %#v:\ngot  %s (%v)\nwant %s (%v)", out, got, gerr, want, werr)
 	}
-	res := tl.Run(context.Background(), Call{Name: "out", Args: json.RawMessage(`{}`)})
+	res := Run(context.Background(), tl, Call{Name: "out", Args: json.RawMessage(`{}`)})
 	if res.IsError != (werr != nil) || !res.IsError && res.Content != string(want) {
 		t.Errorf("Run returning %#v: content %s, IsError %t; want %s (%v)", out, res.Content, res.IsError, want, werr)
 	}
@@ -245,7 +245,7 @@ func TestOutputEncodingFailures(t *testing.T) {
 	} {
 		checkOutput(t, out)
 		tl := New("out", "Return a value.", func(context.Context, struct{}) (any, error) { return out, nil })
-		res := tl.Run(context.Background(), Call{Name: "out", Args: json.RawMessage(`{}`)})
+		res := Run(context.Background(), tl, Call{Name: "out", Args: json.RawMessage(`{}`)})
 		if _, err := json.Marshal(out); !res.IsError || res.Err == nil || !strings.Contains(res.Err.Error(), err.Error()) {
 			t.Errorf("Run returning %v: Err = %v, want it to hold %v", out, res.Err, err)
 		}

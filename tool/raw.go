@@ -1,12 +1,11 @@
 package tool
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"iter"
-	"runtime/debug"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -14,30 +13,48 @@ import (
 // A RawTool is a tool over raw JSON: its schema is given rather than derived
 // from a Go type (loaded from configuration, or proxied from another
 // system), and its handler takes the arguments as they came, once they pass
-// the tool's validator. It behaves like a Tool everywhere else: in a
-// Registry, under middleware, and in its results. A RawTool is safe for
-// concurrent use.
+// the tool's limits, JSON's syntax and the tool's validator. It behaves like
+// a Tool everywhere else: in a Registry, under middleware, and in its
+// results. A RawTool is safe for concurrent use.
 type RawTool struct {
 	core
 	input    *jsonschema.Schema
 	output   *jsonschema.Schema
 	validate func(args json.RawMessage) error
-	run      func(ctx context.Context, args json.RawMessage) (any, error)
+	handler  func(ctx context.Context, args json.RawMessage) (any, error)
 }
 
 // NewRaw returns a tool with the name, description and schemas of spec, that
-// checks each call's arguments with validate and then runs run. validate
-// reports problems as a *schema.Error (which becomes a *ValidationError) or
-// any other error; when validate is nil, the arguments need only be a JSON
-// object. run's output reaches the model as text when it is a string, as it
-// is when it is a json.RawMessage, and as JSON otherwise.
+// checks each call's arguments and then runs handler. The arguments are
+// first held to the tool's Limits (WithLimits) and to JSON's syntax, as
+// strictly as a Tool's, and must be an object; then validate, if not nil,
+// checks them against the schema and reports problems as a *schema.Error
+// (which becomes a *ValidationError, cut to the issue limit) or any other
+// error. handler's output reaches the model as text when it is a string, as
+// it is when it is a json.RawMessage, and as JSON otherwise; when spec has
+// an output schema, an output that is not a string is also the result's
+// Structured output.
 //
-// NewRaw panics on a mistake in the definition: an invalid name, an empty
-// description, a nil run, or an input schema that is not an object schema.
-// Package dynamic builds RawTools from JSON Schema documents with a complete
-// validator.
-func NewRaw(spec Spec, validate func(args json.RawMessage) error, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...Option) *RawTool {
-	c, _ := newCore("tool.NewRaw", spec.Name, spec.Description, opts)
+// NewRaw panics with a *DefinitionError on a mistake in the definition: an
+// invalid name, an empty description, a nil handler, an input schema that
+// is not an object schema, or an option that does not apply to a raw tool.
+// DefineRaw returns the error instead. Package dynamic builds RawTools from
+// JSON Schema documents with a complete validator.
+func NewRaw(spec Spec, validate func(args json.RawMessage) error, handler func(ctx context.Context, args json.RawMessage) (any, error), opts ...Option) *RawTool {
+	t, err := DefineRaw(spec, validate, handler, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// DefineRaw is NewRaw that returns the *DefinitionError rather than
+// panicking.
+func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler func(ctx context.Context, args json.RawMessage) (any, error), opts ...Option) (*RawTool, error) {
+	c, _, err := newCore(spec.Name, spec.Description, true, opts)
+	if err != nil {
+		return nil, err
+	}
 	if c.title == "" {
 		c.title = spec.Title
 	}
@@ -45,17 +62,17 @@ func NewRaw(spec Spec, validate func(args json.RawMessage) error, run func(ctx c
 		a := *spec.Annotations
 		c.annotations = &a
 	}
-	if run == nil {
-		panic(fmt.Sprintf("tool.NewRaw(%q): run is nil", spec.Name))
+	if handler == nil {
+		return nil, &DefinitionError{Tool: spec.Name, Err: errors.New("the handler is nil")}
 	}
 	if spec.InputSchema == nil || (spec.InputSchema.Type != "object" && spec.InputSchema.Ref == "") {
-		panic(fmt.Sprintf("tool.NewRaw(%q): the input schema must be an object schema (type: object)", spec.Name))
+		return nil, &DefinitionError{Tool: spec.Name, Err: errors.New("the input schema must be an object schema (type: object)")}
 	}
-	t := &RawTool{core: c, input: spec.InputSchema.CloneSchemas(), validate: validate, run: run}
+	t := &RawTool{core: c, input: spec.InputSchema.CloneSchemas(), validate: validate, handler: handler}
 	if spec.OutputSchema != nil {
 		t.output = spec.OutputSchema.CloneSchemas()
 	}
-	return t
+	return t, nil
 }
 
 // Spec returns what a model is shown of the tool. The schemas are new copies
@@ -68,61 +85,74 @@ func (t *RawTool) Spec() Spec {
 	return s
 }
 
-// Run runs a call and returns its one result; progress events are dropped.
-func (t *RawTool) Run(ctx context.Context, call Call) Result {
-	return t.execute(ctx, call, nil, t)
-}
-
 // Stream runs a call and returns a single-use iterator over its progress
 // events and then its one result, as Tool.Stream does.
 func (t *RawTool) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 	return t.stream(ctx, call, t)
 }
 
-// CallJSON validates the arguments and runs the handler, returning errors
-// rather than results.
-func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (out any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &PanicError{Tool: t.name, Value: r, Stack: debug.Stack()}
-		}
-	}()
-	if err := ctx.Err(); err != nil {
-		return nil, &CanceledError{Tool: t.name, Cause: context.Cause(ctx)}
-	}
-	args, repairs := t.repairWhole(args)
-	t.logRepairs(ctx, repairs)
-	if err := t.check(args); err != nil {
-		return nil, err
-	}
-	return t.run(direct(ctx), args)
+// run is Run for the tool.
+func (t *RawTool) run(ctx context.Context, call Call) Result {
+	return t.core.run(ctx, call, t)
 }
 
-func (t *RawTool) check(args json.RawMessage) error {
-	if t.validate != nil {
-		if err := t.validate(args); err != nil {
-			return invalid(t.name, err)
+// CallJSON checks the arguments as a call from a model would be checked
+// and runs the handler, returning errors rather than results. The tool's
+// timeout applies.
+func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (any, error) {
+	ctx, callID := directContext(ctx, t.name)
+	return callDirect(&t.core, ctx, callID, func(ctx context.Context) (out any, err error) {
+		defer t.recoverInto(&err, callID)
+		if ctx.Err() != nil {
+			return nil, t.ended(ctx, callID)
 		}
+		args, repairs := t.repairWhole(args)
+		if len(repairs) > 0 {
+			t.logRepairs(ctx, repairs)
+		}
+		if err := t.check(args, callID); err != nil {
+			return nil, err
+		}
+		return t.handler(ctx, args)
+	})
+}
+
+// check holds args to the limits and the syntax, then to the validator.
+func (t *RawTool) check(args json.RawMessage, callID string) error {
+	if err := t.limits.CheckJSON(args); err != nil {
+		return invalid(t.name, callID, err)
+	}
+	if t.validate == nil {
 		return nil
 	}
-	if trimmed := bytes.TrimSpace(args); !json.Valid(trimmed) || len(trimmed) == 0 || trimmed[0] != '{' {
-		return &ValidationError{Tool: t.name, Issues: []Issue{{Keyword: "type", Message: "the arguments must be a JSON object"}}}
+	err := t.validate(args)
+	if err == nil {
+		return nil
 	}
-	return nil
+	verr, ok := invalid(t.name, callID, err).(*ValidationError)
+	if !ok {
+		return err
+	}
+	verr.Issues = t.limits.CutIssues(verr.Issues)
+	return verr
 }
 
-func (t *RawTool) runArgs(ctx context.Context, args json.RawMessage) (any, string, []Repair, error) {
-	args, repairs := t.repairWhole(args)
-	if err := t.check(args); err != nil {
-		return nil, "", repairs, err
+func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
+	args, repairs := t.repairWhole(call.Args)
+	if err := t.check(args, call.ID); err != nil {
+		return Result{Repairs: repairs}, err
 	}
-	out, err := t.run(ctx, args)
+	out, err := t.handler(ctx, args)
 	if err != nil {
-		return nil, "", repairs, err
+		return Result{Repairs: repairs}, err
 	}
 	text, err := content(t.name, out)
 	if err != nil {
-		return nil, "", repairs, err
+		return Result{Repairs: repairs}, err
 	}
-	return out, text, repairs, nil
+	res := Result{Content: text, Output: out, Repairs: repairs}
+	if _, isString := out.(string); t.output != nil && !isString && strings.HasPrefix(text, "{") {
+		res.Structured = json.RawMessage(text)
+	}
+	return res, nil
 }

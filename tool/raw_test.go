@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/schema"
@@ -49,14 +50,14 @@ func TestRawTool(t *testing.T) {
 	if len(evs) != 2 || evs[0].Progress != "searching" || evs[1].Result.Content != `{"args":{"q":"go"},"id":"r1"}` {
 		t.Errorf("Stream = %+v", evs)
 	}
-	res := search.Run(t.Context(), tool.Call{Name: "search", Args: json.RawMessage(`{}`)})
+	res := tool.Run(t.Context(), search, tool.Call{Name: "search", Args: json.RawMessage(`{}`)})
 	if verr, ok := errors.AsType[*tool.ValidationError](res.Err); !ok || verr.Issues[0].Keyword != "required" {
 		t.Errorf("Run without q = %+v", res)
 	}
 	if _, err := search.CallJSON(t.Context(), json.RawMessage(`{"q":1}`)); err != nil {
 		t.Errorf("CallJSON = %v", err)
 	}
-	res = search.Run(t.Context(), tool.Call{Name: "search", Args: json.RawMessage(`"{\"q\":\"x\"}"`)})
+	res = tool.Run(t.Context(), search, tool.Call{Name: "search", Args: json.RawMessage(`"{\"q\":\"x\"}"`)})
 	if res.IsError || len(res.Repairs) != 1 || res.Repairs[0].Kind != tool.RepairStringArguments {
 		t.Errorf("string-wrapped arguments = %+v", res)
 	}
@@ -78,7 +79,7 @@ func TestRawTool(t *testing.T) {
 		out := tt.out
 		echo := tool.NewRaw(tool.Spec{Name: "echo", Description: "Echo.", InputSchema: objectSchema}, nil,
 			func(context.Context, json.RawMessage) (any, error) { return out, nil })
-		res := echo.Run(t.Context(), tool.Call{Name: "echo", Args: json.RawMessage(tt.args)})
+		res := tool.Run(t.Context(), echo, tool.Call{Name: "echo", Args: json.RawMessage(tt.args)})
 		if res.IsError != tt.isError || (!tt.isError && res.Content != tt.content) {
 			t.Errorf("echo %T on %s = %+v", tt.out, tt.args, res)
 		}
@@ -119,11 +120,11 @@ func TestRawTool(t *testing.T) {
 
 func TestOptionsAndLookup(t *testing.T) {
 	small := tool.New("small", "Take small arguments.", func(ctx context.Context, a noteArgs) (string, error) { return a.Title, nil },
-		tool.WithLimits(32, 2, 1), tool.WithAnnotations(tool.Annotations{Idempotent: true}))
+		tool.WithLimits(tool.Limits{MaxBytes: 32, MaxDepth: 2, MaxIssues: 1}), tool.WithAnnotations(tool.Annotations{Idempotent: true}))
 	if small.Name() != "small" || !small.Spec().Annotations.Idempotent {
 		t.Errorf("Name/Annotations = %q %+v", small.Name(), small.Spec().Annotations)
 	}
-	res := small.Run(t.Context(), tool.Call{Name: "small", Args: json.RawMessage(`{"title":"` + strings.Repeat("x", 40) + `"}`)})
+	res := tool.Run(t.Context(), small, tool.Call{Name: "small", Args: json.RawMessage(`{"title":"` + strings.Repeat("x", 40) + `"}`)})
 	if verr, ok := errors.AsType[*tool.ValidationError](res.Err); !ok || verr.Issues[0].Keyword != "limit" {
 		t.Errorf("a 50-byte call under a 32-byte limit = %+v", res)
 	}
@@ -150,9 +151,11 @@ func TestErrorTexts(t *testing.T) {
 		{&tool.ValidationError{Tool: "t", Issues: []tool.Issue{{Path: "/a", Message: "bad"}}}, "tool t: invalid arguments\n/a: bad"},
 		{&tool.PanicError{Tool: "t", Value: "oops"}, "tool t panicked: oops"},
 		{&tool.CanceledError{Tool: "t", Cause: context.Canceled}, "tool t: cancelled: context canceled"},
-		{&tool.CanceledError{Tool: "t", Cause: context.DeadlineExceeded}, "tool t: timed out: context deadline exceeded"},
-		{&tool.UnknownToolError{Name: "x"}, `tool: no tool named "x"`},
-		{&tool.DisabledToolError{Name: "x"}, "tool: x is not enabled now"},
+		{&tool.CanceledError{Tool: "t", Cause: context.DeadlineExceeded}, "tool t: cancelled: context deadline exceeded"},
+		{&tool.TimeoutError{Tool: "t", Timeout: time.Second}, "tool t: timed out after 1s"},
+		{&tool.DefinitionError{Tool: "t", Err: errors.New("bad")}, `tool "t": bad`},
+		{&tool.UnknownToolError{Tool: "x"}, `tool: no tool named "x"`},
+		{&tool.DisabledToolError{Tool: "x"}, "tool: x is not enabled now"},
 		{&tool.DeniedError{Tool: "t", Reason: errors.New("no")}, "tool t: denied: no"},
 		{&tool.NameError{Name: "a b", Scopes: []string{"s"}, Err: tool.ErrInvalidName}, `tool: name "a b" in scope "s" is invalid`},
 		{&tool.NameError{Name: "a", Other: "a", Scopes: []string{"s", "t"}, Err: tool.ErrDuplicateName}, `tool: name "a" is used twice (scopes "s", "t")`},

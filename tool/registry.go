@@ -91,6 +91,8 @@ type Registry struct {
 	entries []entry
 	byName  map[string]int // index into entries
 
+	scopeState map[*Scope]*predicateState
+
 	mu         sync.Mutex // guards middleware and logger changes
 	middleware []Middleware
 	chain      atomic.Pointer[Handler]
@@ -98,21 +100,29 @@ type Registry struct {
 }
 
 type entry struct {
-	tool  Interface
-	scope *Scope
-	name  string
+	tool    Interface
+	enabler Enabler // the tool's own predicate; nil when it has none
+	scope   *Scope
+	name    string
+	state   *predicateState // of the tool's predicate
 }
 
-// NewRegistry returns a registry of the given scopes. It reports every
-// invalid or duplicated tool name, in one scope or across scopes, as a
-// *NameError (joined with errors.Join when there are several).
+// predicateState remembers whether a predicate is panicking, so that a
+// panic is logged once, when it starts, rather than on every call.
+type predicateState struct{ panicking atomic.Bool }
+
+// NewRegistry returns a registry of the given scopes. It reads each tool's
+// Name and nothing else. It reports every invalid or duplicated tool name,
+// in one scope or across scopes, as a *NameError (joined with errors.Join
+// when there are several).
 func NewRegistry(scopes ...*Scope) (*Registry, error) {
-	r := &Registry{scopes: scopes, byName: map[string]int{}}
+	r := &Registry{scopes: scopes, byName: map[string]int{}, scopeState: map[*Scope]*predicateState{}}
 	var errs []error
 	keys := map[string]int{} // collision key → index into entries
 	for _, s := range scopes {
+		r.scopeState[s] = &predicateState{}
 		for _, t := range s.Tools {
-			name := t.Spec().Name
+			name := t.Name()
 			if err := CheckName(name); err != nil {
 				errs = append(errs, &NameError{Name: name, Scopes: []string{s.Name}, Err: ErrInvalidName})
 				continue
@@ -125,7 +135,8 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 			}
 			keys[key] = len(r.entries)
 			r.byName[name] = len(r.entries)
-			r.entries = append(r.entries, entry{tool: t, scope: s, name: name})
+			enabler, _ := t.(Enabler)
+			r.entries = append(r.entries, entry{tool: t, enabler: enabler, scope: s, name: name, state: &predicateState{}})
 		}
 	}
 	if len(errs) > 0 {
@@ -138,8 +149,9 @@ func collisionKey(name string) string {
 	return strings.ReplaceAll(strings.ToLower(name), "-", "_")
 }
 
-// SetLogger sets where the registry logs predicate panics; nil restores
-// slog.Default.
+// SetLogger sets where the registry logs: a predicate that starts to panic
+// is logged once, with its stack, and not again until it has returned
+// normally. Nil restores slog.Default.
 func (r *Registry) SetLogger(l *slog.Logger) { r.logger.Store(l) }
 
 func (r *Registry) log() *slog.Logger {
@@ -204,23 +216,34 @@ func (r *Registry) scopeEnabled(ctx context.Context, s *Scope) bool {
 	if s.Enabled == nil {
 		return true
 	}
-	return r.safely(ctx, "scope", s.Name, s.Enabled)
+	return r.safely(ctx, r.scopeState[s], "scope", s.Name, s.Enabled)
 }
 
 func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
-	return r.safely(ctx, "tool", e.name, e.tool.Enabled)
+	if e.enabler == nil {
+		return true
+	}
+	return r.safely(ctx, e.state, "tool", e.name, e.enabler.Enabled)
 }
 
-// safely evaluates a predicate, counting a panic as false and logging it.
-func (r *Registry) safely(ctx context.Context, kind, name string, pred func(context.Context) bool) (ok bool) {
+// safely evaluates a predicate, counting a panic as false. The first panic
+// of a run of them is logged; st, nil for a scope the registry was not
+// built with, remembers the run.
+func (r *Registry) safely(ctx context.Context, st *predicateState, kind, name string, pred func(context.Context) bool) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
-			r.log().ErrorContext(ctx, "tool: enabled predicate panicked; treating it as false",
-				kind, name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if st == nil || !st.panicking.Swap(true) {
+				r.log().ErrorContext(ctx, "tool: enabled predicate panicked; treating it as false until it returns normally",
+					kind, name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			}
 			ok = false
 		}
 	}()
-	return pred(ctx)
+	ok = pred(ctx)
+	if st != nil && st.panicking.Load() {
+		st.panicking.Store(false)
+	}
+	return ok
 }
 
 // EnabledNames returns the names of the tools enabled now, in the order of
@@ -259,13 +282,23 @@ func (r *Registry) handler() Handler {
 func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
 	i, ok := r.byName[call.Name]
 	if !ok {
-		return single(ErrorResult(call, &UnknownToolError{Name: call.Name, Available: r.EnabledNames(ctx)}))
+		return single(r.unknown(ctx, call))
 	}
 	e := r.entries[i]
 	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {
-		return single(ErrorResult(call, &DisabledToolError{Name: call.Name}))
+		return single(disabled(call))
 	}
 	return e.tool.Stream(ctx, call)
+}
+
+// unknown is the result of a call to a name no scope provides.
+func (r *Registry) unknown(ctx context.Context, call Call) Result {
+	return ErrorResult(call, &UnknownToolError{Tool: call.Name, CallID: call.ID, Available: r.EnabledNames(ctx)})
+}
+
+// disabled is the result of a call to a tool not enabled now.
+func disabled(call Call) Result {
+	return ErrorResult(call, &DisabledToolError{Tool: call.Name, CallID: call.ID})
 }
 
 // single yields one result.
@@ -273,15 +306,13 @@ func single(res Result) iter.Seq[Event] {
 	return func(yield func(Event) bool) { yield(Event{Result: &res}) }
 }
 
-// errNoResult is the cause of the result a Registry gives a call whose
-// middleware yielded none.
-var errNoResult = errors.New("tool: the middleware ended the call without a result")
-
 // Stream runs one call through the middleware and returns a single-use
 // iterator over its progress events and then exactly one result: an unknown
 // name gets an *UnknownToolError result, a disabled tool a
-// *DisabledToolError result, a panic in middleware a *PanicError result.
-// Events that middleware yields after the result are dropped.
+// *DisabledToolError result, a panic in middleware a *PanicError result,
+// middleware that ends without a result an ErrNoResult result. Events that
+// middleware yields after the result are dropped. A panic in the caller's
+// own loop body is not the registry's to catch: it propagates unchanged.
 func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		done := false    // the result has been yielded
@@ -293,11 +324,11 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 			return ok
 		}
 		defer func() {
+			if inYield || done {
+				return // not ours: recover is not called, so the panic goes on as it was
+			}
 			if v := recover(); v != nil {
-				if inYield || done {
-					panic(v) // not ours to turn into a result
-				}
-				res := ErrorResult(call, &PanicError{Tool: call.Name, Value: v, Stack: debug.Stack()})
+				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
 				done = true
 				emit(Event{Result: &res})
 			}
@@ -327,51 +358,28 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 		}
 		if !done {
 			done = true
-			res := ErrorResult(call, errNoResult)
+			res := ErrorResult(call, ErrNoResult)
 			emit(Event{Result: &res})
 		}
 	}
 }
 
-// Run runs one call through the middleware and returns its one result.
-func (r *Registry) Run(ctx context.Context, call Call) Result {
-	var res Result
-	for ev := range r.Stream(ctx, call) {
-		if ev.Result != nil {
-			res = *ev.Result
-		}
+// run is Run for the registry: without middleware, it runs the tool
+// without streaming it.
+func (r *Registry) run(ctx context.Context, call Call) Result {
+	if r.chain.Load() != nil {
+		return drain(r.Stream(ctx, call), call)
 	}
-	return res
-}
-
-// RunAll runs the calls of one turn sequentially, in the order given, and
-// returns one result per call in the same order. When ctx ends half-way,
-// the remaining calls still get a result each, which says they were
-// cancelled.
-func (r *Registry) RunAll(ctx context.Context, calls []Call) []Result {
-	results := make([]Result, len(calls))
-	for i, call := range calls {
-		results[i] = r.Run(ctx, call)
+	i, ok := r.byName[call.Name]
+	if !ok {
+		return r.unknown(ctx, call)
 	}
-	return results
-}
-
-// RunAllParallel runs the calls of one turn with at most limit running at
-// once (limit < 1 means one), and returns one result per call in the order
-// given, whatever the order they finish in. Use it only for tools that are
-// safe to run in any order.
-func (r *Registry) RunAllParallel(ctx context.Context, calls []Call, limit int) []Result {
-	limit = max(limit, 1)
-	results := make([]Result, len(calls))
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			results[i] = r.Run(ctx, call)
-		})
+	e := r.entries[i]
+	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {
+		return disabled(call)
 	}
-	wg.Wait()
-	return results
+	if t, ok := e.tool.(runner); ok {
+		return t.run(ctx, call)
+	}
+	return drain(r.Stream(ctx, call), call)
 }

@@ -44,6 +44,7 @@ func call(id, name, args string) tool.Call {
 // badName is an Interface whose spec has a name tool.New would refuse.
 type badName struct{ tool.Interface }
 
+func (badName) Name() string    { return "bad name" }
 func (badName) Spec() tool.Spec { return tool.Spec{Name: "bad name"} }
 
 func TestNewRegistryNames(t *testing.T) {
@@ -105,7 +106,7 @@ func TestZeroRegistry(t *testing.T) {
 	if specs := reg.Specs(t.Context()); len(specs) != 0 {
 		t.Errorf("Specs = %v", specs)
 	}
-	res := reg.Run(t.Context(), call("1", "anything", `{}`))
+	res := tool.Run(t.Context(), &reg, call("1", "anything", `{}`))
 	if _, ok := errors.AsType[*tool.UnknownToolError](res.Err); !ok || !strings.Contains(res.Content, "No tools are available") {
 		t.Errorf("Run on a zero Registry = %+v", res)
 	}
@@ -143,9 +144,9 @@ func TestEnabledAtListingAndAtCall(t *testing.T) {
 		t.Errorf("Specs after disabling = %v", got)
 	}
 	for _, name := range []string{"delete_note", "ban_user"} {
-		res := reg.Run(t.Context(), call("c", name, `{"title":"x"}`))
+		res := tool.Run(t.Context(), reg, call("c", name, `{"title":"x"}`))
 		derr, ok := errors.AsType[*tool.DisabledToolError](res.Err)
-		if !ok || derr.Name != name || !res.IsError || !strings.Contains(res.Content, "not available") {
+		if !ok || derr.Tool != name || !res.IsError || !strings.Contains(res.Content, "not available") {
 			t.Errorf("stale call to %s = %+v, want a *DisabledToolError result", name, res)
 		}
 	}
@@ -167,7 +168,7 @@ func TestPanickingPredicateHidesTool(t *testing.T) {
 	if len(specs) != 1 || specs[0].Name != "fine" {
 		t.Errorf("Specs = %v, want only fine", specs)
 	}
-	res := reg.Run(t.Context(), call("c", "broken", `{"title":"x"}`))
+	res := tool.Run(t.Context(), reg, call("c", "broken", `{"title":"x"}`))
 	if _, ok := errors.AsType[*tool.DisabledToolError](res.Err); !ok {
 		t.Errorf("call to broken = %+v, want a *DisabledToolError result", res)
 	}
@@ -182,9 +183,9 @@ func TestUnknownTool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := reg.Run(t.Context(), call("c9", "createNote", `{}`))
+	res := tool.Run(t.Context(), reg, call("c9", "createNote", `{}`))
 	uerr, ok := errors.AsType[*tool.UnknownToolError](res.Err)
-	if !ok || uerr.Name != "createNote" || !slices.Equal(uerr.Available, []string{"create_note", "list_notes"}) {
+	if !ok || uerr.Tool != "createNote" || !slices.Equal(uerr.Available, []string{"create_note", "list_notes"}) {
 		t.Fatalf("Run(createNote) = %+v, want an *UnknownToolError listing the tools", res)
 	}
 	for _, want := range []string{`no tool named "createNote"`, `Did you mean "create_note"?`, `"create_note", "list_notes"`} {
@@ -214,7 +215,7 @@ func TestRunAllKeepsOrderAndGivesEveryCallAResult(t *testing.T) {
 		call("6", "nope", `{}`),
 		call("7", "b", `{"title":"last"}`),
 	}
-	results := reg.RunAll(t.Context(), calls)
+	results := tool.RunAll(t.Context(), reg, calls, 1)
 	if !slices.Equal(rec.log, []string{"b:first", "a:second", "b:last"}) {
 		t.Errorf("tools ran in order %v", rec.log)
 	}
@@ -253,7 +254,7 @@ func TestCancelMidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := []tool.Call{call("1", "one", `{"title":"x"}`), call("2", "stop", `{"title":"x"}`), call("3", "three", `{"title":"x"}`), call("4", "missing", `{}`)}
-	results := reg.RunAll(ctx, calls)
+	results := tool.RunAll(ctx, reg, calls, 1)
 	if len(results) != 4 {
 		t.Fatalf("%d results for 4 calls", len(results))
 	}
@@ -297,7 +298,7 @@ func TestRunAllParallel(t *testing.T) {
 	for i, ms := range []int{40, 30, 20, 10, 1, 25} {
 		calls = append(calls, call(fmt.Sprint(i), "sleep", fmt.Sprintf(`{"ms":%d}`, ms)))
 	}
-	results := reg.RunAllParallel(t.Context(), calls, 3)
+	results := tool.RunAll(t.Context(), reg, calls, 3)
 	for i, res := range results {
 		if res.CallID != calls[i].ID || res.IsError {
 			t.Errorf("result %d = %+v, want call %s", i, res, calls[i].ID)
@@ -358,7 +359,7 @@ func TestMiddleware(t *testing.T) {
 		}),
 	)
 
-	res := reg.Run(t.Context(), call("1", "note", `{"title":"original"}`))
+	res := tool.Run(t.Context(), reg, call("1", "note", `{"title":"original"}`))
 	if res.Content != "NOTE REWRITTEN" || !slices.Equal(rec.log, []string{"note:rewritten"}) {
 		t.Errorf("Run = %q, log %v; want the rewritten call and the replaced result", res.Content, rec.log)
 	}
@@ -366,7 +367,7 @@ func TestMiddleware(t *testing.T) {
 		t.Errorf("middleware order = %v, want a outermost", order)
 	}
 
-	res = reg.Run(t.Context(), call("2", "progress", `{"title":"forbidden"}`))
+	res = tool.Run(t.Context(), reg, call("2", "progress", `{"title":"forbidden"}`))
 	derr, ok := errors.AsType[*tool.DeniedError](res.Err)
 	if !ok || !strings.HasPrefix(res.Content, "[handled] ") || !strings.Contains(res.Content, "the policy forbids this title") || derr.Tool != "progress" {
 		t.Errorf("denied call = %+v", res)
@@ -455,7 +456,7 @@ func TestToolTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	res := reg.Run(t.Context(), call("1", "slow", `{"title":"x"}`))
+	res := tool.Run(t.Context(), reg, call("1", "slow", `{"title":"x"}`))
 	if !errors.Is(res.Err, context.DeadlineExceeded) || !strings.Contains(res.Content, "timed out") {
 		t.Errorf("Run = %+v, want a timeout result", res)
 	}
@@ -475,7 +476,7 @@ func TestConcurrentRegistryUse(t *testing.T) {
 		wg.Go(func() {
 			for j := range 25 {
 				calls := []tool.Call{call("1", "a", fmt.Sprintf(`{"title":"%d-%d"}`, i, j)), call("2", "b", `{"title":"x"}`), call("3", "zzz", `{}`)}
-				results := reg.RunAll(t.Context(), calls)
+				results := tool.RunAll(t.Context(), reg, calls, 1)
 				if len(results) != 3 || results[0].IsError || results[1].IsError || !results[2].IsError {
 					t.Errorf("RunAll = %+v", results)
 					return

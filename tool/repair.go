@@ -2,9 +2,9 @@ package tool
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"log/slog"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // A RepairKind names one of the repairs made to a model's arguments before
@@ -13,7 +13,8 @@ import (
 // fix.
 type RepairKind string
 
-// The repairs, all on by default; WithoutRepairs turns them off.
+// The repairs, all on by default; WithoutRepairs turns them off. Each is
+// recorded on the result and logged at debug level.
 const (
 	// RepairEmptyArguments reads an empty string or null, as the whole
 	// arguments, as {}.
@@ -36,45 +37,29 @@ type Repair struct {
 	Path string `json:"path"`
 }
 
-// WithoutRepairs turns off the named repairs, or every repair when none is
-// named.
-func WithoutRepairs(kinds ...RepairKind) Option {
-	return func(c *config) {
-		if len(kinds) == 0 {
-			kinds = []RepairKind{RepairEmptyArguments, RepairStringArguments, RepairNullOptional}
-		}
-		if c.noRepair == nil {
-			c.noRepair = map[RepairKind]bool{}
-		}
-		for _, k := range kinds {
-			c.noRepair[k] = true
-		}
-	}
-}
-
-// repairWhole applies the repairs that concern the whole arguments.
+// repairWhole applies the repairs that concern the whole arguments. They
+// run only on arguments within the size limit, and a string is unwrapped
+// only when it is a valid JSON string holding a valid JSON object within the
+// depth limit, read as strictly as any arguments: a repair never lets
+// through what the main path would refuse.
 func (c *core) repairWhole(args json.RawMessage) (json.RawMessage, []Repair) {
-	trimmed := bytes.TrimSpace(args)
+	if c.noRepair&(repairEmpty|repairString) == repairEmpty|repairString || c.limits.TooLarge(len(args)) {
+		return args, nil
+	}
+	trimmed := bytes.Trim(args, " \t\r\n") // JSON's white space only
 	switch {
-	case !c.noRepair[RepairEmptyArguments] && (len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == `""`):
+	case c.noRepair&repairEmpty == 0 && (len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == `""`):
 		return json.RawMessage("{}"), []Repair{{Kind: RepairEmptyArguments}}
-	case !c.noRepair[RepairStringArguments] && len(trimmed) > 0 && trimmed[0] == '"':
-		var inner string
-		if json.Unmarshal(trimmed, &inner) != nil {
-			return args, nil
+	case c.noRepair&repairString == 0 && len(trimmed) > 0 && trimmed[0] == '"':
+		inner, err := jsontext.AppendUnquote(nil, trimmed)
+		if err != nil {
+			return args, nil // not one valid JSON string: the decoder says why
 		}
-		if obj := bytes.TrimSpace([]byte(inner)); len(obj) > 0 && obj[0] == '{' && json.Valid(obj) {
+		if obj := bytes.Trim(inner, " \t\r\n"); len(obj) > 0 && obj[0] == '{' && c.limits.CheckJSON(obj) == nil {
 			return obj, []Repair{{Kind: RepairStringArguments}}
 		}
 	}
 	return args, nil
-}
-
-// logRepairs writes one log line per repair.
-func (c *core) logRepairs(ctx context.Context, repairs []Repair) {
-	for _, r := range repairs {
-		slog.InfoContext(ctx, "tool: repaired arguments", "tool", c.name, "repair", string(r.Kind), "path", r.Path)
-	}
 }
 
 // nullRepairs records the nulls the decoder counted as absent.

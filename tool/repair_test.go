@@ -53,7 +53,7 @@ func TestRepairs(t *testing.T) {
 			repairs: []tool.Repair{{Kind: tool.RepairEmptyArguments}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := echoRepairs(tt.opts...).Run(t.Context(), tool.Call{Name: "echo", Args: json.RawMessage(tt.args)})
+			res := tool.Run(t.Context(), echoRepairs(tt.opts...), tool.Call{Name: "echo", Args: json.RawMessage(tt.args)})
 			if tt.issue == "" {
 				if res.IsError || res.Content != tt.content {
 					t.Fatalf("Run(%s) = %+v, want %q", tt.args, res, tt.content)
@@ -74,11 +74,20 @@ func TestRepairs(t *testing.T) {
 	}
 }
 
-func TestRepairsAreLogged(t *testing.T) {
+func TestRepairsAreLoggedAtDebug(t *testing.T) {
 	var buf bytes.Buffer
 	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
 	defer slog.SetDefault(old)
+
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, nil)))
+	if _, err := echoRepairs().CallJSON(t.Context(), json.RawMessage(`{"need":"x","count":null}`)); err != nil {
+		t.Fatal(err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("a repair was logged at INFO: %q", buf.String())
+	}
+
+	slog.SetDefault(slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 
 	out, err := echoRepairs().CallJSON(t.Context(), json.RawMessage(`{"need":"x","count":null}`))
 	if err != nil || out != "anon/1/false/false/x" {

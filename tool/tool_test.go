@@ -76,7 +76,7 @@ func TestNewPanicsOnDefinitionMistakes(t *testing.T) {
 		{"space in name", func() { tool.New("a b", "d", run) }, []string{`"a b"`, "^[a-zA-Z0-9_-]{1,64}$"}},
 		{"long name", func() { tool.New(strings.Repeat("x", 65), "d", run) }, []string{"1 to 64"}},
 		{"empty description", func() { tool.New("t", "  ", run) }, []string{"description is empty"}},
-		{"nil run", func() { tool.New[greetArgs, string]("t", "d", nil) }, []string{"run is nil"}},
+		{"nil handler", func() { tool.New[greetArgs, string]("t", "d", nil) }, []string{"handler is nil"}},
 		{"not a struct", func() {
 			tool.New("t", "d", func(context.Context, int) (string, error) { return "", nil })
 		}, []string{"must be a struct"}},
@@ -230,7 +230,7 @@ func TestStreamEndsWithExactlyOneResult(t *testing.T) {
 			tt.check(t, res.Err)
 
 			// Run is the same, drained.
-			run := tt.tool.Run(tt.ctx, call)
+			run := tool.Run(tt.ctx, tt.tool, call)
 			if run.IsError != res.IsError || run.Content != res.Content {
 				t.Errorf("Run = %v %q, Stream's result = %v %q", run.IsError, run.Content, res.IsError, res.Content)
 			}
@@ -289,7 +289,7 @@ func TestCallFrom(t *testing.T) {
 		return "", nil
 	})
 	call := tool.Call{ID: "c7", Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`), State: map[string]any{"user": "u1"}}
-	probe.Run(t.Context(), call)
+	tool.Run(t.Context(), probe, call)
 	events(probe.Stream(t.Context(), call))
 	if _, err := probe.Call(t.Context(), greetArgs{Name: "Ann"}); err != nil {
 		t.Fatal(err)
@@ -346,7 +346,7 @@ func TestTimeoutBecomesCanceledError(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
 	defer cancel()
-	res := slow.Run(ctx, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
+	res := tool.Run(ctx, slow, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
 	if !res.IsError || !errors.Is(res.Err, context.DeadlineExceeded) {
 		t.Fatalf("Run = %+v, want a timeout error result", res)
 	}
@@ -360,7 +360,7 @@ func TestResultContent(t *testing.T) {
 		A int `json:"a"`
 	}
 	structured := tool.New("pair", "Return a pair.", func(context.Context, struct{}) (pair, error) { return pair{A: 1}, nil })
-	res := structured.Run(t.Context(), tool.Call{Name: "pair", Args: json.RawMessage(`{}`)})
+	res := tool.Run(t.Context(), structured, tool.Call{Name: "pair", Args: json.RawMessage(`{}`)})
 	if res.Content != `{"a":1}` || res.Output != (pair{A: 1}) {
 		t.Errorf("Run = %q %v, want JSON content and the typed output", res.Content, res.Output)
 	}
@@ -368,7 +368,7 @@ func TestResultContent(t *testing.T) {
 		t.Error("a struct output has no OutputSchema")
 	}
 	unencodable := tool.New("bad", "Return a func.", func(context.Context, struct{}) (func(), error) { return func() {}, nil })
-	res = unencodable.Run(t.Context(), tool.Call{Name: "bad", Args: json.RawMessage(`{}`)})
+	res = tool.Run(t.Context(), unencodable, tool.Call{Name: "bad", Args: json.RawMessage(`{}`)})
 	if !res.IsError || res.Err == nil {
 		t.Errorf("an output with no JSON form gave %+v, want an error result", res)
 	}
@@ -377,7 +377,7 @@ func TestResultContent(t *testing.T) {
 func TestModelTextNeverEchoesLargeValues(t *testing.T) {
 	greet := newGreet(nil)
 	huge := strings.Repeat("x", 100_000)
-	res := greet.Run(t.Context(), tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann","mood":"` + huge + `"}`)})
+	res := tool.Run(t.Context(), greet, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann","mood":"` + huge + `"}`)})
 	if !res.IsError {
 		t.Fatal("a 100 kB mood was accepted")
 	}
@@ -393,7 +393,7 @@ func TestConcurrentRuns(t *testing.T) {
 		wg.Go(func() {
 			for j := range 50 {
 				args := fmt.Sprintf(`{"name":"n%d","times":%d}`, i, j%3+1)
-				res := greet.Run(t.Context(), tool.Call{Name: "greet", Args: json.RawMessage(args)})
+				res := tool.Run(t.Context(), greet, tool.Call{Name: "greet", Args: json.RawMessage(args)})
 				if want := strings.Repeat(fmt.Sprintf("hi n%d! ", i), j%3+1); res.Content != want {
 					t.Errorf("Run(%s) = %q, want %q", args, res.Content, want)
 					return
@@ -430,7 +430,7 @@ type intKeyed struct {
 func TestOutputTypes(t *testing.T) {
 	ctx := context.Background()
 	run := func(i tool.Interface) tool.Result {
-		return i.Run(ctx, tool.Call{Name: "out", Args: json.RawMessage(`{"city":"Oslo"}`)})
+		return tool.Run(ctx, i, tool.Call{Name: "out", Args: json.RawMessage(`{"city":"Oslo"}`)})
 	}
 	at := time.Date(2026, 11, 26, 3, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
@@ -509,7 +509,7 @@ type manyNumbers struct {
 func TestManyIssues(t *testing.T) {
 	args := json.RawMessage(`{"n":[` + strings.Repeat("-1,", 499) + `-1]}`)
 	handler := func(context.Context, manyNumbers) (string, error) { return "ok", nil }
-	res := tool.New("nums", "d", handler).Run(context.Background(), tool.Call{Name: "nums", Args: args})
+	res := tool.Run(context.Background(), tool.New("nums", "d", handler), tool.Call{Name: "nums", Args: args})
 	lines := strings.Split(res.Content, "\n")
 	if got := strings.Count(res.Content, ": must be at least 0"); got != 100 {
 		t.Errorf("default limit: %d issues listed, want 100", got)
@@ -517,7 +517,7 @@ func TestManyIssues(t *testing.T) {
 	if !slices.Contains(lines, "- 400 more issues not listed; fix these first") {
 		t.Errorf("default limit: no line for the 400 more issues in\n%s", strings.Join(lines[len(lines)-3:], "\n"))
 	}
-	res = tool.New("nums", "d", handler, tool.WithLimits(0, 0, -1)).Run(context.Background(), tool.Call{Name: "nums", Args: args})
+	res = tool.Run(context.Background(), tool.New("nums", "d", handler, tool.WithLimits(tool.Limits{MaxIssues: -1})), tool.Call{Name: "nums", Args: args})
 	if got := strings.Count(res.Content, ": must be at least 0"); got != 500 || strings.Contains(res.Content, "more issues") {
 		t.Errorf("no limit: %d issues listed, want all 500 and no note", got)
 	}

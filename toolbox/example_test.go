@@ -29,7 +29,7 @@ func ExampleHostFile() {
 		`{"key":"reports/q1 summary.txt","content":"hello"}`,
 		`{"key":"../secrets.txt","content":"x"}`,
 	} {
-		res := hostFile.Run(ctx, tool.Call{Name: "host_file", Args: json.RawMessage(args)})
+		res := tool.Run(ctx, hostFile, tool.Call{Name: "host_file", Args: json.RawMessage(args)})
 		fmt.Println(res.Content)
 	}
 	attrs, err := bucket.Attributes(ctx, "reports/q1 summary.txt")
@@ -57,11 +57,11 @@ func ExampleFetchMarkdown() {
 	ctx := context.Background()
 
 	guarded := toolbox.FetchMarkdown(nil)
-	res := guarded.Run(ctx, tool.Call{Name: "fetch_markdown", Args: args})
+	res := tool.Run(ctx, guarded, tool.Call{Name: "fetch_markdown", Args: args})
 	fmt.Println(res.IsError)
 
 	trusted := toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: true})
-	res = trusted.Run(ctx, tool.Call{Name: "fetch_markdown", Args: args})
+	res = tool.Run(ctx, trusted, tool.Call{Name: "fetch_markdown", Args: args})
 	fmt.Println(res.Content)
 	// Output:
 	// true

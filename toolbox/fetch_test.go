@@ -269,7 +269,7 @@ func TestFetchGuardDefault(t *testing.T) {
 	if n := srv.hits.Load(); n != 0 {
 		t.Errorf("the guarded tool reached the loopback server %d times", n)
 	}
-	res := toolbox.FetchMarkdown(nil).Run(t.Context(), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
+	res := tool.Run(t.Context(), toolbox.FetchMarkdown(nil), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
 	if !res.IsError || !strings.Contains(res.Content, "127.0.0.1 is a loopback address; only public internet addresses may be fetched") {
 		t.Errorf("Run = %+v, want an error result that names the loopback address", res)
 	}

@@ -156,7 +156,7 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 			}
 			return base + "/" + escapeKey(a.Key), nil
 		},
-		tool.WithLimits(2*maxBytes+64<<10, 0, 0))
+		tool.WithLimits(tool.Limits{MaxBytes: 2*maxBytes + 64<<10}))
 }
 
 // escapeKey escapes each segment of a key for a URL path and keeps the

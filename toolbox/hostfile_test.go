@@ -144,7 +144,7 @@ func TestHostFileModelText(t *testing.T) {
 		{`{"key":"a/../b","content":"x"}`, "/key: must not contain a '..' segment"},
 		{`{"key":"a.txt","content":"hello"}`, "the content is 5 bytes and the limit is 4"},
 	} {
-		res := host.Run(t.Context(), tool.Call{Name: "host_file", Args: json.RawMessage(tt.args)})
+		res := tool.Run(t.Context(), host, tool.Call{Name: "host_file", Args: json.RawMessage(tt.args)})
 		if !res.IsError || !strings.Contains(res.Content, tt.want) {
 			t.Errorf("Run(%s) = %+v, want an error result saying %q", tt.args, res, tt.want)
 		}

@@ -1,0 +1,197 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/hands-go/hands/schema"
+)
+
+// Limits bound what one call's arguments may cost to read: their size in
+// bytes, their nesting, and how many issues a validation error lists. The
+// zero value selects schema.DefaultMaxBytes, schema.DefaultMaxDepth and
+// schema.DefaultMaxIssues; a negative MaxBytes removes the size limit, and a
+// negative MaxIssues lists every issue.
+type Limits = schema.Limits
+
+// An Option configures a tool made by New, Define, NewRaw or DefineRaw. An
+// option that does not apply to the constructor it is given to is a
+// definition error, not a no-op.
+type Option func(*config)
+
+// config is what the options set.
+type config struct {
+	title       string
+	annotations *Annotations
+	limits      Limits
+	enabled     func(context.Context) bool
+	timeout     time.Duration
+	noRepair    repairSet
+	nullNamed   bool    // WithoutRepairs named RepairNullOptional
+	errs        []error // mistakes in the options themselves
+}
+
+// WithTitle sets the tool's human-readable title.
+func WithTitle(title string) Option {
+	return func(c *config) { c.title = title }
+}
+
+// WithAnnotations describes how the tool behaves (read-only, destructive,
+// idempotent, open-world); they reach clients in the tool's spec.
+func WithAnnotations(a Annotations) Option {
+	return func(c *config) { c.annotations = &a }
+}
+
+// WithLimits bounds the arguments the tool reads (see Limits). They hold for
+// every kind of tool: a RawTool's arguments are checked against them, and
+// against JSON's syntax, before its own validator sees them.
+func WithLimits(l Limits) Option {
+	return func(c *config) { c.limits = l }
+}
+
+// WithEnabled gates the tool with a predicate. A Registry evaluates it when
+// it lists the tools for a request, and again when a call arrives: a
+// disabled tool is not shown, and a call to it gets a *DisabledToolError
+// result. A predicate that panics counts as false.
+func WithEnabled(enabled func(ctx context.Context) bool) Option {
+	return func(c *config) { c.enabled = enabled }
+}
+
+// WithTimeout bounds each call, direct calls included: the handler's context
+// ends after d, and the call ends with a *TimeoutError at that moment,
+// whatever the handler does. To make that hold for a handler that ignores its
+// context, a call with a timeout runs its handler on a goroutine of its own;
+// a handler still running at the deadline is abandoned: it keeps its
+// goroutine until it returns, and its result and progress are dropped. d must
+// be positive.
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) {
+		if d <= 0 {
+			c.errs = append(c.errs, fmt.Errorf("WithTimeout(%v): the timeout must be positive", d))
+			return
+		}
+		c.timeout = d
+	}
+}
+
+// A repairSet is a set of RepairKinds, as bits.
+type repairSet uint8
+
+const (
+	repairEmpty repairSet = 1 << iota
+	repairString
+	repairNull
+	repairAll = repairEmpty | repairString | repairNull
+)
+
+// repairBit returns the bit of kind k, or 0 for an unknown kind.
+func repairBit(k RepairKind) repairSet {
+	switch k {
+	case RepairEmptyArguments:
+		return repairEmpty
+	case RepairStringArguments:
+		return repairString
+	case RepairNullOptional:
+		return repairNull
+	}
+	return 0
+}
+
+// WithoutRepairs turns off the named repairs, or every repair when none is
+// named. A RawTool has no null-optional repair to turn off: its validator
+// decides what null means.
+func WithoutRepairs(kinds ...RepairKind) Option {
+	return func(c *config) {
+		if len(kinds) == 0 {
+			c.noRepair = repairAll
+			return
+		}
+		for _, k := range kinds {
+			bit := repairBit(k)
+			if bit == 0 {
+				c.errs = append(c.errs, fmt.Errorf("WithoutRepairs(%q): no such repair", k))
+				continue
+			}
+			c.noRepair |= bit
+			c.nullNamed = c.nullNamed || bit == repairNull
+		}
+	}
+}
+
+// core is what every kind of tool shares: what the model is shown, the
+// options, and the boundary path around a call.
+type core struct {
+	name        string
+	title       string
+	annotations *Annotations
+	description string
+	enabled     func(context.Context) bool
+	timeout     time.Duration
+	limits      Limits
+	noRepair    repairSet
+}
+
+// newCore checks what every kind of tool must have and applies the options.
+// raw says the tool is a RawTool, to which the null-optional repair does not
+// apply.
+func newCore(name, description string, raw bool, opts []Option) (core, config, error) {
+	var c config
+	for _, opt := range opts {
+		if opt == nil {
+			c.errs = append(c.errs, errors.New("an option is nil"))
+			continue
+		}
+		opt(&c)
+	}
+	if raw && c.nullNamed {
+		c.errs = append(c.errs, errors.New("WithoutRepairs(RepairNullOptional) does not apply to a raw tool: its validator decides what null means"))
+	}
+	if err := CheckName(name); err != nil {
+		c.errs = append([]error{err}, c.errs...)
+	}
+	if strings.TrimSpace(description) == "" {
+		c.errs = append(c.errs, errors.New("the description is empty; the model needs it to choose the tool"))
+	}
+	if len(c.errs) > 0 {
+		return core{}, c, &DefinitionError{Tool: name, Err: errors.Join(c.errs...)}
+	}
+	return core{
+		name: name, title: c.title, annotations: c.annotations, description: description,
+		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
+	}, c, nil
+}
+
+// CheckName reports whether name is a valid tool name: 1 to 64 ASCII letters,
+// digits, underscores and hyphens, the rule every provider accepts.
+func CheckName(name string) error {
+	if name == "" || len(name) > 64 {
+		return fmt.Errorf("tool name %q must be 1 to 64 characters long", name)
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-') {
+			return fmt.Errorf("tool name %q may only hold letters, digits, '_' and '-' (^[a-zA-Z0-9_-]{1,64}$)", name)
+		}
+	}
+	return nil
+}
+
+// Name returns the tool's name.
+func (c *core) Name() string { return c.name }
+
+// Enabled reports whether the tool's predicate allows it now; a tool without
+// one is always enabled.
+func (c *core) Enabled(ctx context.Context) bool {
+	return c.enabled == nil || c.enabled(ctx)
+}
+
+func (c *core) copyAnnotations() *Annotations {
+	if c.annotations == nil {
+		return nil
+	}
+	a := *c.annotations
+	return &a
+}

@@ -1,0 +1,257 @@
+package tool
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+)
+
+// A Handler runs one call: it yields zero or more progress events and then
+// one result. Every tool is a Handler, and so is a Registry; middleware wraps
+// one.
+type Handler interface {
+	// Stream runs call and returns a single-use iterator over its events.
+	Stream(ctx context.Context, call Call) iter.Seq[Event]
+}
+
+// HandlerFunc lets an ordinary function serve as a Handler.
+type HandlerFunc func(ctx context.Context, call Call) iter.Seq[Event]
+
+// Stream calls f.
+func (f HandlerFunc) Stream(ctx context.Context, call Call) iter.Seq[Event] { return f(ctx, call) }
+
+// A runner is a Handler that can also run a call without streaming it,
+// dropping progress, which needs no goroutine (tools, and a Registry without
+// middleware).
+type runner interface {
+	run(ctx context.Context, call Call) Result
+}
+
+// Run runs call through h — a tool, a Registry, or middleware around either —
+// and returns its one result; progress events are dropped. Every failure is
+// an error result (IsError set, Err the Go error). If h's stream ends
+// without a result, the result is an error matching ErrNoResult.
+//
+// Run is Stream drained: for a tool, or a Registry without middleware, it
+// takes a shorter path that runs the handler on the calling goroutine
+// (unless the tool has a timeout) and starts no goroutine.
+func Run(ctx context.Context, h Handler, call Call) Result {
+	if r, ok := h.(runner); ok {
+		return r.run(ctx, call)
+	}
+	return drain(h.Stream(ctx, call), call)
+}
+
+// drain returns the first result of a stream, or an ErrNoResult result.
+func drain(events iter.Seq[Event], call Call) Result {
+	for ev := range events {
+		if ev.Result != nil {
+			return *ev.Result
+		}
+	}
+	return ErrorResult(call, ErrNoResult)
+}
+
+// RunAll runs the calls of one turn through h and returns one result per
+// call, in the order given. With parallel at most 1 the calls run one after
+// another in that order, each after the previous one has finished; with
+// parallel above 1, up to that many run at once, so use it only for tools
+// that are safe to run in any order. When ctx ends half-way, the calls not
+// yet run still get a result each, which says they were cancelled.
+func RunAll(ctx context.Context, h Handler, calls []Call, parallel int) []Result {
+	results := make([]Result, len(calls))
+	if parallel <= 1 {
+		for i, call := range calls {
+			results[i] = Run(ctx, h, call)
+		}
+		return results
+	}
+	sem := make(chan struct{}, parallel)
+	var wg sync.WaitGroup
+	for i, call := range calls {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			results[i] = Run(ctx, h, call)
+		})
+	}
+	wg.Wait()
+	return results
+}
+
+// A callRunner is the part of a call that differs between kinds of tool:
+// from raw arguments to the result (Content, Structured, Output and Repairs
+// set), or an error and the repairs made before it.
+type callRunner interface {
+	runArgs(ctx context.Context, call Call) (Result, error)
+}
+
+// execute is the boundary path of every call of every kind of tool, on the
+// goroutine that calls it: the handler's context, the arguments, the
+// handler, and every failure turned into an error result. Progress goes to
+// s; a nil s drops it.
+func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (res Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = c.errorResult(call, &PanicError{Tool: c.name, CallID: call.ID, Value: v, Stack: debug.Stack()}, nil)
+		}
+	}()
+	if ctx.Err() != nil {
+		return c.errorResult(call, c.ended(ctx, call.ID), nil)
+	}
+	res, err := r.runArgs(&callContext{Context: ctx, call: call, sink: s}, call)
+	if len(res.Repairs) > 0 {
+		c.logRepairs(ctx, res.Repairs)
+	}
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			err = c.ended(ctx, call.ID)
+		}
+		return c.errorResult(call, err, res.Repairs)
+	}
+	res.CallID, res.Tool = call.ID, c.name
+	return res
+}
+
+// errorResult is ErrorResult under the tool's own name, with the repairs
+// made before the failure.
+func (c *core) errorResult(call Call, err error, repairs []Repair) Result {
+	call.Name = c.name
+	res := ErrorResult(call, err)
+	res.Repairs = repairs
+	return res
+}
+
+// withTimeout returns ctx bounded by the tool's timeout, whose cause is a
+// *TimeoutError of this call, so that ended can tell the tool's deadline
+// from the caller's.
+func (c *core) withTimeout(ctx context.Context, callID string) (context.Context, context.CancelFunc) {
+	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Tool: c.name, CallID: callID, Timeout: c.timeout})
+}
+
+// ended returns the error of a call whose context has ended: a
+// *TimeoutError when the tool's timeout ended it, else a *CanceledError.
+func (c *core) ended(ctx context.Context, callID string) error {
+	cause := context.Cause(ctx)
+	if terr, ok := cause.(*TimeoutError); ok && terr.Tool == c.name && terr.CallID == callID && terr.Timeout == c.timeout {
+		return terr
+	}
+	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause}
+}
+
+// run is Run for one tool. Without a timeout, the handler runs on the
+// calling goroutine; with one, on its own, and the call ends at the
+// deadline.
+func (c *core) run(ctx context.Context, call Call, r callRunner) Result {
+	if c.timeout <= 0 {
+		return c.execute(ctx, call, nil, r)
+	}
+	ctx, cancel := c.withTimeout(ctx, call.ID)
+	defer cancel()
+	done := make(chan Result, 1) // the handler never waits to hand its result over
+	go func() { done <- c.execute(ctx, call, nil, r) }()
+	select {
+	case res := <-done:
+		return res
+	case <-ctx.Done():
+		select {
+		case res := <-done:
+			return res
+		default:
+			return c.errorResult(call, c.ended(ctx, call.ID), nil)
+		}
+	}
+}
+
+// stream is Stream for one tool. The handler runs on a goroutine of its
+// own, and every event — progress reported from any goroutine, then the
+// result — is delivered on the goroutine that ranges over the stream, so the
+// consumer's loop body never runs elsewhere and a panic in it propagates
+// unchanged. The call ends when the handler returns, when the tool's timeout
+// passes or when ctx ends, whichever comes first; if the consumer stops
+// early, the handler's context is cancelled and no result is yielded.
+func (c *core) stream(ctx context.Context, call Call, r callRunner) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		var cancel context.CancelFunc
+		if c.timeout > 0 {
+			ctx, cancel = c.withTimeout(ctx, call.ID)
+		} else {
+			ctx, cancel = context.WithCancel(ctx)
+		}
+		s := newSink()
+		defer func() {
+			close(s.done) // progress reported from now on is dropped
+			cancel()
+		}()
+		done := make(chan Result, 1)
+		go func() { done <- c.execute(ctx, call, s, r) }()
+		var res Result
+	wait:
+		for {
+			select {
+			case v := <-s.events:
+				if !yield(Event{Progress: v}) {
+					return
+				}
+			case res = <-done:
+				break wait
+			case <-ctx.Done():
+				select {
+				case res = <-done:
+				default:
+					res = c.errorResult(call, c.ended(ctx, call.ID), nil)
+				}
+				break wait
+			}
+		}
+		yield(Event{Result: &res})
+	}
+}
+
+// logRepairs logs the repairs made to a call's arguments, at debug level:
+// they are recorded on the result, and a program that wants to count them
+// reads them there.
+func (c *core) logRepairs(ctx context.Context, repairs []Repair) {
+	l := slog.Default()
+	if !l.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
+	for _, r := range repairs {
+		l.DebugContext(ctx, "tool: repaired arguments", "tool", c.name, "repair", string(r.Kind), "path", r.Path)
+	}
+}
+
+// callDirect runs f, the body of a direct call, under the tool's timeout:
+// without one, on the calling goroutine; with one, on its own, returning a
+// *TimeoutError at the deadline whatever f does. f recovers its own panics.
+func callDirect[T any](c *core, ctx context.Context, callID string, f func(context.Context) (T, error)) (T, error) {
+	if c.timeout <= 0 {
+		return f(ctx)
+	}
+	ctx, cancel := c.withTimeout(ctx, callID)
+	defer cancel()
+	type outcome struct {
+		v   T
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		v, err := f(ctx)
+		done <- outcome{v, err}
+	}()
+	select {
+	case o := <-done:
+		return o.v, o.err
+	case <-ctx.Done():
+		select {
+		case o := <-done:
+			return o.v, o.err
+		default:
+			var zero T
+			return zero, c.ended(ctx, callID)
+		}
+	}
+}
