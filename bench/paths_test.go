@@ -125,7 +125,7 @@ func handsTool(h handler) *tool.Tool[CreateUser, Created] {
 	return tool.New("create_user", "Create a user account.", h)
 }
 
-// handsPath is (*tool.Tool).Run: one pass that validates, applies defaults
+// handsPath is tool.Run of a *tool.Tool: one pass that validates, applies defaults
 // and decodes, then the handler, then encoding/json for the output.
 func handsPath(h handler) func(context.Context, []byte) (int, error) {
 	t := handsTool(h)

@@ -19,32 +19,55 @@
 //
 // There are two ways in. Direct calls are for Go code and tests:
 // [Tool.Call] takes a typed value, and [Tool.CallJSON] takes raw JSON; both
-// return the handler's output and an error. Calls from a model go through
-// [Tool.Run], which returns one [Result], or [Tool.Stream], which yields the
-// handler's [Progress] reports and then exactly one result. Run and Stream
-// never return a Go error: malformed JSON, invalid arguments, a handler
-// error, a handler panic and a cancelled context each become a Result with
-// IsError set, whose Content tells the model what went wrong and how to fix
-// its call, and whose Err keeps the Go error for the program.
+// return the handler's output and an error. Calls from a model go through a
+// [Handler] — a tool, a [Registry], or middleware around either: its
+// Stream method yields the handler's [Progress] reports and then exactly one
+// [Result]; [Run] is Stream drained, and [RunAll] runs the calls of one turn,
+// in order or with bounded parallelism. Run and Stream never return a Go
+// error: malformed JSON, invalid arguments, a handler error, a handler panic,
+// a timeout and a cancelled context each become a Result with IsError set,
+// whose Content tells the model what went wrong and how to fix its call, and
+// whose Err keeps the Go error for the program.
+//
+// A streamed call runs its handler on a goroutine of its own, and every event
+// is delivered on the goroutine that ranges over the stream, whichever
+// goroutine reported it; a panic in the consumer's loop body propagates
+// unchanged. Run without a timeout runs the handler on the caller's
+// goroutine.
+//
+// # Timeouts and limits
+//
+// [WithTimeout] bounds every call of a tool, direct calls included: at the
+// deadline the call ends with a [*TimeoutError], whatever the handler does.
+// A handler still running then is abandoned: it keeps its goroutine until it
+// returns, its context is done, and its result and progress are dropped.
+// [WithLimits] bounds the size and nesting of the arguments and how many
+// issues are listed, for every kind of tool.
 //
 // # One pass over the arguments
 //
 // Arguments are validated and decoded together, in one pass over the bytes,
-// with a plan compiled once per input type. Validation costs about what plain
-// decoding costs, and a failure lists every issue at once, each with its JSON
+// with a plan compiled once per input type. Validation costs less than plain
+// decoding, and a failure lists every issue at once, each with its JSON
 // Pointer path, so the model can fix all of them in one more call. See
 // docs/PERFORMANCE.md in the repository for the figures.
 //
 // # Errors
 //
-// The errors are values: [*ValidationError] (every [Issue]), [*PanicError]
-// (with the stack, for logs only), [*CanceledError], or the handler's own
-// error. Match them with errors.AsType or errors.Is, never on their text.
-// [ModelText] is the text a model is shown for each.
+// Every failure a call produces itself matches one sentinel with errors.Is —
+// [ErrUnknownTool], [ErrDisabled], [ErrInvalidArguments], [ErrDenied],
+// [ErrPanicked], [ErrTimedOut], [ErrCanceled] — and its detail type, reached
+// with errors.AsType, names the tool and the call in fields called Tool and
+// CallID: [*ValidationError] (every [Issue]), [*PanicError] (with the stack,
+// for logs only), [*TimeoutError], [*CanceledError], [*UnknownToolError],
+// [*DisabledToolError], [*DeniedError]. A handler's own error is passed on
+// as it is. [ModelText] is the text a model is shown for each. A mistake in
+// a tool's definition is a [*DefinitionError]: [New] panics with it, and
+// [Define] returns it.
 //
 // # The call in the context
 //
-// A handler run by Run or Stream can read its [Call] — the call ID and the
-// caller's invocation state — with [CallFrom]. In a direct call there is no
-// Call, and CallFrom reports false.
+// A handler run through a Handler can read its [Call] — the call ID and the
+// caller's invocation state — with [CallFrom]. A direct call has none, unless
+// its context was given one with [WithCall].
 package tool
