@@ -12,12 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,11 +129,7 @@ func version(args []string, stdout, stderr io.Writer) error {
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
-	v := "devel"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
-	}
-	fmt.Fprintf(stdout, "hands %s\n", v)
+	fmt.Fprintf(stdout, "hands %s\n", buildinfo.Read())
 	return nil
 }
 
