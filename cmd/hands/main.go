@@ -165,7 +165,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeEnv()
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	reg, err := tools.registry()
 	if err != nil {
 		return err
 	}
@@ -291,7 +291,7 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeEnv()
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	reg, err := tools.registry()
 	if err != nil {
 		return err
 	}
