@@ -15,8 +15,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
+	"github.com/hands-go/hands/internal/msgtext"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob" // file:// buckets
 	_ "gocloud.dev/blob/memblob"  // mem:// buckets
@@ -252,7 +252,7 @@ func (w *walker) walk(t reflect.Type, index []int, prefix string, viaPointer boo
 		b := binding{tag: tg, field: field, index: idx, typ: sf.Type, kind: k}
 		if b.hasDef {
 			if err := b.checkDefault(); err != nil {
-				fail(fmt.Errorf("the default %s: %w", quoteValue(b.def), err))
+				fail(fmt.Errorf("the default %s: %w", msgtext.Quote(b.def, maxShown), err))
 				continue
 			}
 		}
@@ -345,7 +345,7 @@ func (b *binding) invalid(value, source string, err error) Problem {
 				value = u.Redacted()
 			}
 		}
-		shown = " " + quoteValue(value) + " "
+		shown = " " + msgtext.Quote(value, maxShown) + " "
 	}
 	return Problem{Name: b.name, Field: b.field, Source: source,
 		Err: fmt.Errorf("%w%sfrom %s: %w", ErrInvalid, shown, source, err)}
@@ -515,18 +515,3 @@ func readConfig(path string, bindings []binding) (config, error) {
 
 // maxShown is the longest value, in runes, that a problem repeats in full.
 const maxShown = 60
-
-// quoteValue returns s quoted for a message, cut to maxShown runes.
-func quoteValue(s string) string {
-	if utf8.RuneCountInString(s) <= maxShown {
-		return strconv.Quote(s)
-	}
-	n := 0
-	for i := range s {
-		if n == maxShown-1 {
-			return strconv.Quote(s[:i]) + "…"
-		}
-		n++
-	}
-	return strconv.Quote(s)
-}

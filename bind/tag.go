@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/hands-go/hands/internal/tagvalue"
 )
 
 // A tag is a parsed bind tag: NAME[,default=VALUE][,optional].
@@ -72,28 +74,19 @@ func parseTag(s string) (tag, error) {
 	return t, nil
 }
 
-// unquote reads a single-quoted value from the start of s, where a doubled
-// quote stands for one quote, and returns the value and what follows its
-// closing quote and comma.
+// unquote reads a single-quoted value from the start of s (see
+// [tagvalue.CutQuoted]) and returns the value and what follows its closing
+// quote and comma. Unlike the tool tag of package schema, the bind tag
+// allows no space between the closing quote and the comma.
 func unquote(s string) (value, rest string, err error) {
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		if s[i] != '\'' {
-			b.WriteByte(s[i])
-			continue
-		}
-		if i+1 < len(s) && s[i+1] == '\'' {
-			b.WriteByte('\'')
-			i++
-			continue
-		}
-		rest = s[i+1:]
-		if rest != "" && rest[0] != ',' {
-			return "", "", errors.New("a closing quote must end the value")
-		}
-		return b.String(), strings.TrimPrefix(rest, ","), nil
+	value, rest, ok := tagvalue.CutQuoted(s)
+	if !ok {
+		return "", "", errors.New("the quoted value has no closing quote")
 	}
-	return "", "", errors.New("the quoted value has no closing quote")
+	if rest != "" && rest[0] != ',' {
+		return "", "", errors.New("a closing quote must end the value")
+	}
+	return value, strings.TrimPrefix(rest, ","), nil
 }
 
 // validName reports whether name can be an environment variable's name:

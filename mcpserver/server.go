@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"sync"
 
+	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -54,7 +54,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		impl.Name = "hands"
 	}
 	if impl.Version == "" {
-		impl.Version = buildVersion()
+		impl.Version = buildinfo.Read().Version
 	}
 	logger := opts.Logger
 	if logger == nil {
@@ -81,14 +81,6 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 		reg.SetLogger(opts.Logger)
 	}
 	return New(reg, opts), nil
-}
-
-// buildVersion returns the main module's version, or "devel".
-func buildVersion() string {
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		return info.Main.Version
-	}
-	return "devel"
 }
 
 // MCP returns the underlying SDK server, for what this package does not

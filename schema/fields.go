@@ -6,8 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/hands-go/hands/internal/jsonname"
 )
 
 // A jsonField is one struct field as encoding/json sees it: embedded structs
@@ -132,7 +133,7 @@ func jsonFields(dst []jsonField, t reflect.Type) []jsonField {
 					continue
 				}
 				name, opts, _ := strings.Cut(tag, ",")
-				if !validJSONName(name) {
+				if !jsonname.Valid(name) {
 					name = ""
 				}
 				index := append(slices.Clip(f.index), i)
@@ -222,23 +223,6 @@ func hasOption(opts, name string) bool {
 	return false
 }
 
-// validJSONName reports whether encoding/json accepts name as a field name
-// from a tag.
-func validJSONName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
-}
-
 // flatFields is jsonFields for the common struct that embeds nothing: the
 // fields in order, less those whose names clash (encoding/json drops every
 // field of a name that two fields at the same depth, tagged alike, share).
@@ -260,7 +244,7 @@ func flatFields(dst []jsonField, t reflect.Type) ([]jsonField, bool) {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		tagged := validJSONName(name)
+		tagged := jsonname.Valid(name)
 		if !tagged {
 			name = sf.Name
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/hands-go/hands/internal/editdist"
+	"github.com/hands-go/hands/internal/tagvalue"
 )
 
 // tagKeys lists every key the tool tag accepts, in the order the package doc
@@ -140,20 +141,11 @@ const (
 // JSON values.
 func cutValue(s string, json bool) (value, rest string, form valueForm, err error) {
 	if strings.HasPrefix(s, "'") {
-		var b strings.Builder
-		for i := 1; i < len(s); i++ {
-			if s[i] != '\'' {
-				b.WriteByte(s[i])
-				continue
-			}
-			if i+1 < len(s) && s[i+1] == '\'' {
-				b.WriteByte('\'')
-				i++
-				continue
-			}
-			return b.String(), s[i+1:], quotedValue, nil
+		value, rest, ok := tagvalue.CutQuoted(s)
+		if !ok {
+			return "", "", plainValue, errors.New("unterminated single quote")
 		}
-		return "", "", plainValue, errors.New("unterminated single quote")
+		return value, rest, quotedValue, nil
 	}
 	if json && isJSONComposite(s) {
 		n, err := scanJSONComposite(s)

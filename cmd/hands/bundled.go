@@ -35,6 +35,11 @@ type bundle struct {
 
 func (b *bundle) list() []tool.Interface { return []tool.Interface{b.hostFile, b.fetch} }
 
+// registry returns a registry of the bundled tools, in one scope.
+func (b *bundle) registry() (*tool.Registry, error) {
+	return tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: b.list()})
+}
+
 func (b *bundle) names() []string {
 	var names []string
 	for _, t := range b.list() {

@@ -22,5 +22,8 @@
 // schema prints the tools' specs as JSON, in the dialect of a provider
 // (--dialect list names them). call validates the JSON arguments, runs the
 // tool, prints its result on stdout and its progress on stderr, and exits
-// non-zero on any error, printing a validation error's issues.
+// non-zero on any error, printing a validation error's issues. version
+// prints the module version and, for a build from a checkout, the revision
+// it was built from, as in "hands v1.2.3" or "hands devel (rev 1a6bc8d,
+// modified)".
 package main

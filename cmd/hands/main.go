@@ -12,12 +12,12 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime/debug"
 	"slices"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,11 +129,7 @@ func version(args []string, stdout, stderr io.Writer) error {
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
-	v := "devel"
-	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
-		v = info.Main.Version
-	}
-	fmt.Fprintf(stdout, "hands %s\n", v)
+	fmt.Fprintf(stdout, "hands %s\n", buildinfo.Read())
 	return nil
 }
 
@@ -169,7 +165,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeEnv()
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	reg, err := tools.registry()
 	if err != nil {
 		return err
 	}
@@ -295,7 +291,7 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer closeEnv()
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "bundled", Tools: tools.list()})
+	reg, err := tools.registry()
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package gemini_test
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"reflect"
@@ -102,7 +101,7 @@ func TestSecondTurn(t *testing.T) {
 				t.Fatalf("Generate, first turn: %v", err)
 			}
 			if len(first.Calls) != 2 {
-				t.Fatalf("Generate, first turn = %s; want two calls", show(first))
+				t.Fatalf("Generate, first turn = %s; want two calls", providertest.Show(first))
 			}
 			second := providertest.SecondTurn(first.Text, first.Calls[0].ID, first.Calls[1].ID)
 			got, err := m.Generate(t.Context(), second)
@@ -110,7 +109,7 @@ func TestSecondTurn(t *testing.T) {
 				t.Fatalf("Generate, second turn: %v", err)
 			}
 			if !reflect.DeepEqual(got, answer) {
-				t.Errorf("Generate, second turn = %s, want %s", show(got), show(answer))
+				t.Errorf("Generate, second turn = %s, want %s", providertest.Show(got), providertest.Show(answer))
 			}
 			golden.Check(t, "testdata/"+recorded+"_second_turn.request.json", srv.Requests()[1].Golden())
 		})
@@ -133,24 +132,15 @@ func TestGenerateErrors(t *testing.T) {
 			m := newModel(t, srv, gemini.Options{})
 			resp, err := m.Generate(t.Context(), providertest.FirstTurn())
 			if err == nil {
-				t.Fatalf("Generate = %s, nil; want an error", show(resp))
+				t.Fatalf("Generate = %s, nil; want an error", providertest.Show(resp))
 			}
-			perr, ok := errors.AsType[*provider.Error](err)
 			if tt.status == 0 {
-				if ok {
+				if _, ok := errors.AsType[*provider.Error](err); ok {
 					t.Errorf("Generate: %v; want an error that is not a *provider.Error", err)
 				}
 				return
 			}
-			if !errors.Is(err, tt.kind) {
-				t.Errorf("Generate: %v; want an error that matches %v", err, tt.kind)
-			}
-			if !ok {
-				t.Fatalf("Generate: %v; want a *provider.Error", err)
-			}
-			if perr.Provider != "gemini" || perr.StatusCode != tt.status || perr.Code != tt.code || perr.Message == "" {
-				t.Errorf("Generate: %#v; want gemini, status %d, code %q and a message", perr, tt.status, tt.code)
-			}
+			providertest.APIError(t, err, "gemini", tt.status, tt.kind, tt.code)
 			if n := len(srv.Requests()); n != 1 {
 				t.Errorf("the server got %d requests, want 1 (MaxRetries < 0 disables retries)", n)
 			}
@@ -209,9 +199,4 @@ func TestNew(t *testing.T) {
 			}
 		})
 	}
-}
-
-func show(r *agent.Response) string {
-	data, _ := json.Marshal(r)
-	return string(data)
 }

@@ -1,8 +1,6 @@
 package openai_test
 
 import (
-	"encoding/json"
-	"errors"
 	"net/http"
 	"testing"
 
@@ -107,18 +105,9 @@ func TestGenerateErrors(t *testing.T) {
 				m := newModel(t, srv, openai.Options{API: api.api})
 				resp, err := m.Generate(t.Context(), providertest.FirstTurn())
 				if err == nil {
-					t.Fatalf("Generate = %s, nil; want an error", show(resp))
+					t.Fatalf("Generate = %s, nil; want an error", providertest.Show(resp))
 				}
-				if !errors.Is(err, tt.kind) {
-					t.Errorf("Generate: %v; want an error that matches %v", err, tt.kind)
-				}
-				perr, ok := errors.AsType[*provider.Error](err)
-				if !ok {
-					t.Fatalf("Generate: %v; want a *provider.Error", err)
-				}
-				if perr.Provider != "openai" || perr.StatusCode != tt.status || perr.Code != tt.code || perr.Message == "" {
-					t.Errorf("Generate: %#v; want openai, status %d, code %q and a message", perr, tt.status, tt.code)
-				}
+				providertest.APIError(t, err, "openai", tt.status, tt.kind, tt.code)
 				if n := len(srv.Requests()); n != 1 {
 					t.Errorf("the server got %d requests, want 1 (MaxRetries < 0 disables retries)", n)
 				}
@@ -176,9 +165,4 @@ func TestNew(t *testing.T) {
 			}
 		})
 	}
-}
-
-func show(r *agent.Response) string {
-	data, _ := json.Marshal(r)
-	return string(data)
 }

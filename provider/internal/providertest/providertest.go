@@ -6,11 +6,13 @@ package providertest
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -81,12 +83,29 @@ func Generate(t testing.TB, m agent.Model, req *agent.Request, want *agent.Respo
 		t.Fatalf("Generate: %v", err)
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Generate = %s, want %s", show(got), show(want))
+		t.Errorf("Generate = %s, want %s", Show(got), Show(want))
 	}
 }
 
-// show renders a response for a failure message.
-func show(r *agent.Response) string {
+// APIError fails the test unless err, from Generate, matches kind and holds
+// a *provider.Error from the provider named name, with the given status and
+// code and a message.
+func APIError(t testing.TB, err error, name string, status int, kind error, code string) {
+	t.Helper()
+	if !errors.Is(err, kind) {
+		t.Errorf("Generate: %v; want an error that matches %v", err, kind)
+	}
+	perr, ok := errors.AsType[*provider.Error](err)
+	if !ok {
+		t.Fatalf("Generate: %v; want a *provider.Error", err)
+	}
+	if perr.Provider != name || perr.StatusCode != status || perr.Code != code || perr.Message == "" {
+		t.Errorf("Generate: %#v; want %s, status %d, code %q and a message", perr, name, status, code)
+	}
+}
+
+// Show renders a response for a failure message.
+func Show(r *agent.Response) string {
 	data, _ := json.Marshal(r)
 	return string(data)
 }
