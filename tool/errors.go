@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -285,7 +286,7 @@ func (e *DefinitionError) Unwrap() error { return e.Err }
 func quoteList(names []string) string {
 	quoted := make([]string, len(names))
 	for i, n := range names {
-		quoted[i] = fmt.Sprintf("%q", n)
+		quoted[i] = strconv.Quote(n)
 	}
 	return strings.Join(quoted, ", ")
 }

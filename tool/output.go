@@ -11,8 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/hands-go/hands/internal/jsonname"
 )
 
 // An encoder writes a value of one Go type as JSON, byte for byte as
@@ -213,7 +214,7 @@ func newStructEncoder(t reflect.Type, open map[reflect.Type]bool) encoder {
 			continue
 		}
 		name, opts, _ := strings.Cut(tag, ",")
-		if !validName(name) {
+		if !jsonname.Valid(name) {
 			name = sf.Name
 		}
 		f := encodedField{index: i}
@@ -279,22 +280,6 @@ func isEmptyValue(v reflect.Value) bool {
 		return v.IsZero()
 	}
 	return false
-}
-
-// validName reports whether encoding/json takes name, from a json tag, as a
-// field's name.
-func validName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, c := range name {
-		switch {
-		case strings.ContainsRune("!#$%&()*+-./:;<=>?@[]^_{|}~ ", c):
-		case !unicode.IsLetter(c) && !unicode.IsDigit(c):
-			return false
-		}
-	}
-	return true
 }
 
 // appendFloat writes a float as encoding/json does: like ES6, plain
