@@ -30,7 +30,10 @@
 // jsonschema holds the field's description, the whole tag value, as in the
 // MCP Go SDK and jsonschema-go, so existing structs keep working. A tag in the
 // key=value style of invopop/jsonschema (jsonschema:"description=…,enum=…")
-// is rejected with a message saying how to write it here.
+// is rejected with a message saying how to write it here. When the field's
+// type describes itself too (the description of the schema its JSONSchema
+// method returns), the property says both: the field's description, a line
+// break, then the type's. A title in the tool tag replaces the type's.
 //
 // tool holds the constraints, with JSON Schema's own keyword names:
 //

@@ -262,9 +262,13 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 		if f.nullable {
 			p = e.nullable(p)
 		}
-		p.Description = f.description
-		p.Title = f.title
-		p.Deprecated = f.deprecated
+		// A type that says its own schema may describe itself; the field's
+		// words come first, then the type's.
+		p.Description = joinDescriptions(f.description, p.Description)
+		if f.title != "" {
+			p.Title = f.title
+		}
+		p.Deprecated = p.Deprecated || f.deprecated
 		p.Default = nil // only a tag's default is applied, so only it is shown
 		if f.dflt != nil {
 			p.Default = append(json.RawMessage(nil), f.dflt...)
@@ -281,4 +285,17 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 		}
 	}
 	return s
+}
+
+// joinDescriptions returns the description of a property whose field says
+// field and whose type says own: each alone when the other is empty, and
+// otherwise both, the field's first, on lines of their own.
+func joinDescriptions(field, own string) string {
+	switch {
+	case own == "" || own == field:
+		return field
+	case field == "":
+		return own
+	}
+	return field + "\n" + own
 }
