@@ -177,7 +177,7 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 	case reflect.Slice:
 		if t.Elem() == byteType {
 			n := c.newNode(kindBytes, t)
-			n.nullable = true
+			n.nullable = c.output // see containerNode
 			return n, nil
 		}
 		return c.containerNode(kindSlice, t)
@@ -211,7 +211,10 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 	if k == kindSlice {
 		n.items = new(sync.Pool)
 	}
-	n.nullable = k != kindArray
+	// A nil slice or map is written as null, so an output may hold one;
+	// an input holds null only where the field says so (a pointer, or
+	// tool:"nullable").
+	n.nullable = k != kindArray && c.output
 	n.stringItems = k != kindArray && t.Elem() == stringType && (k != kindMap || t.Key() == stringType)
 	return n, nil
 }

@@ -38,6 +38,7 @@ type decoder struct {
 	nulls      []string // the paths of the nulls counted so
 	fatal      bool     // the bytes are not JSON, or too deep: stop reading
 	fatalIssue Issue    // why
+	goValue    bool     // the document is encoding/json's encoding of a Go value (Validator.Check)
 	scratch    []byte
 	strs       []byte   // the chunk that kept strings are carved from; see keep
 	strItems   []string // the items of the []string arrays being read
@@ -73,6 +74,7 @@ func putDecoder(d *decoder) {
 	d.fatal = false
 	d.fatalIssue = Issue{}
 	d.nullAbsent = false
+	d.goValue = false
 	d.nulls = d.nulls[:0]
 	d.defaults = 0
 	if cap(d.scratch) > 1<<16 {
@@ -316,6 +318,9 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 				reflect.NewAt(n.typ, p).Elem().SetZero()
 			}
 		}
+		return
+	}
+	if c == 'n' && d.goValue && d.nilContainer(n, p) {
 		return
 	}
 	switch n.kind {
@@ -651,10 +656,10 @@ func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 		*(*[]string)(p) = slices.Clone(*(*[]string)(f.dfltValue.Addr().UnsafePointer()))
 	case f.dfltItems:
 		// A new slice, so that a handler that changes it changes no other
-		// call's value; its items are plain values, copied.
+		// call's value (and not nil when the default is []); its items are
+		// plain values, copied.
 		n := f.dfltValue.Len()
-		v.Grow(n)
-		v.SetLen(n)
+		v.Set(reflect.MakeSlice(f.node.typ, n, n))
 		reflect.Copy(v, f.dfltValue)
 	case f.nullable && string(f.dflt) == "null":
 		v.SetZero()

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -479,5 +480,152 @@ func TestOneLine(t *testing.T) {
 		if got != tt.want || len(got) > maxMessage {
 			t.Errorf("oneLine(%.20q…) = %.40q… (%d bytes), want %.40q… (%d bytes)", tt.in, got, len(got), tt.want, len(tt.want))
 		}
+	}
+}
+
+// nullArgs has a field of every kind that null concerns.
+type nullArgs struct {
+	IDs      []string          `json:"ids" tool:"minItems=1"`
+	Labels   map[string]string `json:"labels"`
+	Blob     []byte            `json:"blob"`
+	Ptr      *[]string         `json:"ptr"`
+	Nullable []int             `json:"nullable" tool:"nullable"`
+	Optional []string          `json:"optional,omitempty"`
+	Dflt     []string          `json:"dflt,omitempty" tool:"default=[\"x\"]"`
+	Empty    []string          `json:"empty,omitempty" tool:"default=[]"`
+	NoInts   []int             `json:"noInts,omitempty" tool:"default=[]"`
+	Grid     [][]int           `json:"grid,omitempty"`
+	Groups   map[string][]int  `json:"groups,omitempty"`
+	Ptrs     []*int            `json:"ptrs,omitempty"`
+	Anys     []any             `json:"anys,omitempty"`
+	Raws     []json.RawMessage `json:"raws,omitempty"`
+	Any      any               `json:"any,omitempty"`
+}
+
+const nullBase = `"ids":["a"],"labels":{},"blob":"","ptr":null,"nullable":null`
+
+// TestNull checks where null is accepted: by pointers, any and raw JSON, and
+// fields that say tool:"nullable"; and nowhere else, not even by a slice or
+// a map, unless Options.NullAsAbsent makes it an absent optional field.
+func TestNull(t *testing.T) {
+	strict := mustFor[nullArgs](t)
+	repair, err := For[nullArgs](&Options{NullAsAbsent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		doc    string
+		want   []string // "path keyword" of every issue without NullAsAbsent; nil when valid
+		nulls  []string // the nulls counted as absent with NullAsAbsent, which finds no issue
+		repair []string // the issues with NullAsAbsent, when it does not repair them all
+	}{
+		{name: "pointer and nullable", doc: `{` + nullBase + `}`},
+		{name: "required slice", doc: `{"ids":null,"labels":{},"blob":"","ptr":null,"nullable":null}`, want: []string{"/ids type"}, repair: []string{"/ids type"}},
+		{name: "required map and bytes", doc: `{"ids":["a"],"labels":null,"blob":null,"ptr":null,"nullable":null}`, want: []string{"/labels type", "/blob type"}, repair: []string{"/labels type", "/blob type"}},
+		{name: "optional slice", doc: `{` + nullBase + `,"optional":null}`, want: []string{"/optional type"}, nulls: []string{"/optional"}},
+		{name: "optional with a default", doc: `{` + nullBase + `,"dflt":null}`, want: []string{"/dflt type"}, nulls: []string{"/dflt"}},
+		{name: "items and map values of slice type", doc: `{` + nullBase + `,"grid":[null,[1]],"groups":{"a":null}}`, want: []string{"/grid/0 type", "/groups/a type"}, repair: []string{"/grid/0 type", "/groups/a type"}},
+		{name: "items that take null", doc: `{` + nullBase + `,"ptrs":[null,1],"anys":[null],"raws":[null],"any":null}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got nullArgs
+			checkIssues(t, "Decode", tt.doc, strict.Decode([]byte(tt.doc), &got), tt.want)
+			nulls, err := repair.DecodeRepaired([]byte(tt.doc), &got)
+			checkIssues(t, "DecodeRepaired", tt.doc, err, tt.repair)
+			if err == nil && !reflect.DeepEqual(nulls, tt.nulls) {
+				t.Errorf("DecodeRepaired(%s) nulls = %q, want %q", tt.doc, nulls, tt.nulls)
+			}
+		})
+	}
+
+	t.Run("message", func(t *testing.T) {
+		err := strict.Validate([]byte(`{"ids":null,"labels":{},"blob":"","ptr":null,"nullable":null}`))
+		serr, _ := errors.AsType[*Error](err)
+		if serr == nil || serr.Issues[0].Message != "must be an array, got null" {
+			t.Errorf("Validate = %v, want the message %q", err, "must be an array, got null")
+		}
+	})
+
+	t.Run("values", func(t *testing.T) {
+		var got nullArgs
+		if _, err := repair.DecodeRepaired([]byte(`{`+nullBase+`,"dflt":null,"ptrs":[null,1]}`), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Ptr != nil || got.Nullable != nil || got.Ptrs[0] != nil || !reflect.DeepEqual(got.Dflt, []string{"x"}) {
+			t.Errorf("DecodeRepaired = %+v, want nil pointer, nullable and item, and the default", got)
+		}
+		// A default of [] is an empty slice, as decoding [] gives, not nil.
+		if got.Empty == nil || got.NoInts == nil || got.Optional != nil {
+			t.Errorf("DecodeRepaired: empty = %#v, noInts = %#v, optional = %#v; want [], [] and nil", got.Empty, got.NoInts, got.Optional)
+		}
+	})
+
+	t.Run("schema", func(t *testing.T) {
+		s := strict.Schema()
+		for name, want := range map[string][]string{
+			"ids": {"array"}, "labels": {"object"}, "blob": {"string"}, "optional": {"array"}, "dflt": {"array"},
+			"ptr": {"array", "null"}, "nullable": {"array", "null"},
+		} {
+			p := s.Properties[name]
+			got := slices.DeleteFunc(append([]string{p.Type}, p.Types...), func(s string) bool { return s == "" })
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("schema of %s has types %q, want %q", name, got, want)
+			}
+		}
+		if items := s.Properties["grid"].Items; items.Type != "array" || items.Types != nil {
+			t.Errorf("schema of grid's items = %+v, want an array, without null", items)
+		}
+		if values := s.Properties["groups"].AdditionalProperties; values.Type != "array" || values.Types != nil {
+			t.Errorf("schema of groups' values = %+v, want an array, without null", values)
+		}
+	})
+
+	t.Run("output", func(t *testing.T) {
+		// encoding/json writes a nil slice or map as null, so an output's
+		// schema says so.
+		out, err := For[nullArgs](&Options{Output: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := out.Schema()
+		for _, name := range []string{"ids", "labels", "blob", "optional"} {
+			if p := s.Properties[name]; !slices.Contains(p.Types, "null") {
+				t.Errorf("output schema of %s = %v %v, want null among its types", name, p.Type, p.Types)
+			}
+		}
+	})
+
+	t.Run("Check", func(t *testing.T) {
+		// A Go value says "empty" with a nil slice or map; Check judges it so.
+		err := strict.Check(nullArgs{Labels: nil, Grid: [][]int{nil}})
+		checkIssues(t, "Check", "nullArgs{}", err, []string{"/ids minItems"})
+		if err := strict.Check(nullArgs{IDs: []string{"a"}}); err != nil {
+			t.Errorf("Check(nil map and bytes) = %v, want nil", err)
+		}
+	})
+}
+
+// checkIssues compares the issues of err, as "path keyword", with want; a
+// nil want expects no error.
+func checkIssues(t *testing.T, call, doc string, err error, want []string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("%s(%s) = %v, want nil", call, doc, err)
+		}
+		return
+	}
+	serr, ok := errors.AsType[*Error](err)
+	if !ok {
+		t.Errorf("%s(%s) = %v, want a *Error", call, doc, err)
+		return
+	}
+	var got []string
+	for _, is := range serr.Issues {
+		got = append(got, is.Path+" "+is.Keyword)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s(%s) issues = %q, want %q", call, doc, got, want)
 	}
 }

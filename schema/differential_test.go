@@ -384,8 +384,8 @@ var diffCases = []diffCase{
 		typ:  reflect.TypeFor[diffContainers](),
 		valid: []string{
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"aGVsbG8=","any":null}`,
-			`{"fixed":[0,0,0],"grid":[[1,2],[3,4]],"labels":{"a":"","b/c":"wxyz","~":"q"},"counts":{"x":0},"unique":[1,2,3],"uniqueAny":[1,"1",[1],{"a":1},null,true],"matrix":[["a"],[]],"data":"","blob":null,"any":{"deep":[1,{"x":null}]},"raw":[1,2],"items":[{"id":1},{"id":2,"name":"six666"}],"byName":{"k":{"id":3}},"ptrs":[null,{"id":1}],"pairs":["x","z"],"flags":[true,false,true],"nums":{"a":[1.5],"b":null},"sized":[0,255],"nullItems":["a",null,"b"],"nullPairs":[null,0],"ptrMap":{"a":null,"b":9}}`,
-			`{"fixed":[-1,1e3,2.0],"labels":{"k1":"a","k2":"b","k3":"c"},"counts":{},"unique":[],"uniqueAny":[{"a":1},{"a":2},[1,2],[2,1]],"matrix":null,"data":"AAEC","blob":"/w==","any":"s","raw":{"x":[{}]},"items":null,"byName":{},"ptrs":[],"pairs":["y","y"],"flags":null,"nums":{},"sized":[1,2]}`,
+			`{"fixed":[0,0,0],"grid":[[1,2],[3,4]],"labels":{"a":"","b/c":"wxyz","~":"q"},"counts":{"x":0},"unique":[1,2,3],"uniqueAny":[1,"1",[1],{"a":1},null,true],"matrix":[["a"],[]],"data":"","any":{"deep":[1,{"x":null}]},"raw":[1,2],"items":[{"id":1},{"id":2,"name":"six666"}],"byName":{"k":{"id":3}},"ptrs":[null,{"id":1}],"pairs":["x","z"],"flags":[true,false,true],"nums":{"a":[1.5],"b":[]},"sized":[0,255],"nullItems":["a",null,"b"],"nullPairs":[null,0],"ptrMap":{"a":null,"b":9}}`,
+			`{"fixed":[-1,1e3,2.0],"labels":{"k1":"a","k2":"b","k3":"c"},"counts":{},"unique":[],"uniqueAny":[{"a":1},{"a":2},[1,2],[2,1]],"matrix":[],"data":"AAEC","blob":"/w==","any":"s","raw":{"x":[{}]},"items":[],"byName":{},"ptrs":[],"pairs":["y","y"],"flags":[],"nums":{},"sized":[1,2]}`,
 		},
 		invalid: []string{
 			`{"fixed":[1,2],"labels":{"a":"x"},"data":"","any":null}`,
@@ -412,6 +412,10 @@ var diffCases = []diffCase{
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"uraw":["\u0041","A"]}`,
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"ufloats":[0.1,0.100000001]}`,
 			`{"fixed":null,"labels":null,"data":null,"any":null}`,
+			// Only pointers, any and raw JSON take null; an optional slice
+			// or map is left out instead.
+			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"matrix":null,"items":null,"flags":null,"blob":null,"counts":null}`,
+			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"matrix":[null],"nums":{"b":null},"grid":[null,[1,2]]}`,
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"nullItems":["c",null,"a","b"],"nullPairs":[-1,null],"ptrMap":{"a":10,"b":1,"c":null}}`,
 		},
 	},
@@ -421,13 +425,14 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","created":"2024-01-01T00:00:00Z","version":3,"metaTags":{"a":"b"},"home":{"street":"Main","zip":"12345","country":"CA","geo":{"lat":-90,"lon":180}},"work":{"street":"x","zip":"00000","geo":{"lat":1.5,"lon":-1.5,"precision":12}},"prev":{"street":"p","zip":"99999"},"others":[{"street":"o","zip":"11111"}],"coords":{"lat":5,"lon":6,"precision":1}}`,
-			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","geo":null},"prev":{"street":"p","zip":"99999","country":"MX","geo":{"lat":0,"lon":0,"precision":0}},"others":null}`,
+			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","geo":null},"prev":{"street":"p","zip":"99999","country":"MX","geo":{"lat":0,"lon":0,"precision":0}},"others":[]}`,
 		},
 		invalid: []string{
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","version":0,"home":{"street":"Main","zip":"1234"},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","country":"UK","geo":{"lat":91,"lon":0,"precision":13}},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"","zip":"12345"},"work":{"zip":"12345"},"prev":null,"others":[{"street":"o","zip":"1"},{},{},{}]}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":null,"work":null}`,
+			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"others":null,"metaTags":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"coords":{"lat":100}}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"coords":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"others":[{"street":"o","zip":"11111"},{"street":"o","zip":"11111","country":"US"}]}`,
@@ -442,7 +447,7 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"name":"root"}`,
 			`{"name":"a","children":[{"name":"b","children":[{"name":"c"}]},{"name":"d","next":{"name":"e"}}],"next":null}`,
-			`{"name":"x","children":null,"next":{"name":"y","next":{"name":"z","children":[]}}}`,
+			`{"name":"x","next":{"name":"y","next":{"name":"z","children":[]}}}`,
 		},
 		invalid: []string{
 			`{"name":""}`,
@@ -453,6 +458,7 @@ var diffCases = []diffCase{
 			`{"name":"a","children":[{"name":"b","extra":1}]}`,
 			`{"name":"a","next":5}`,
 			`{"name":"a","next":{"name":"b","children":[null]}}`,
+			`{"name":"x","children":null}`,
 		},
 	},
 	{
@@ -461,7 +467,7 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"root":null,"top":null}`,
 			`{"root":{"value":1,"left":{"value":2},"meta":{"m":{"value":3}}},"trees":[{"value":0}],"top":{"value":9,"right":{"value":0,"right":{"value":5}}}}`,
-			`{"root":{"value":0,"left":null,"right":null,"meta":null},"trees":[{"value":1,"meta":{}},{"value":2}],"top":{"value":4}}`,
+			`{"root":{"value":0,"left":null,"right":null,"meta":{}},"trees":[{"value":1,"meta":{}},{"value":2}],"top":{"value":4}}`,
 		},
 		invalid: []string{
 			`{"root":{"value":10},"top":null}`,
@@ -471,6 +477,7 @@ var diffCases = []diffCase{
 			`{"root":{"value":1,"meta":{"m":{"value":"x"}}},"top":null}`,
 			`{"root":null,"top":{"value":1,"right":{"value":1,"right":{"value":10}}}}`,
 			`{"root":[],"top":"x"}`,
+			`{"root":{"value":0,"meta":null},"trees":null,"top":{"value":4,"meta":{"m":null}}}`,
 		},
 	},
 	{
@@ -479,7 +486,7 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"level":"low","flex":{"any":"thing"},"check":{"lo":1,"hi":2}}`,
 			`{"level":"high","flex":null,"color":"cyan","check":{"lo":0,"hi":0},"checks":[{"lo":1,"hi":1}],"addr":"::1"}`,
-			`{"level":"low","flex":[1,"x"],"color":"yellow","check":{"lo":-5,"hi":5},"checks":null,"addr":"192.168.1.1"}`,
+			`{"level":"low","flex":[1,"x"],"color":"yellow","check":{"lo":-5,"hi":5},"checks":[],"addr":"192.168.1.1"}`,
 		},
 		invalid: []string{
 			`{"level":"mid","flex":1,"check":{"lo":1,"hi":2}}`,
@@ -491,6 +498,7 @@ var diffCases = []diffCase{
 			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"addr":"x"}`,
 			`{"level":"low","flex":1}`,
 			`{"level":5,"flex":1,"color":5,"check":{"lo":"1","hi":2}}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"checks":null}`,
 		},
 	},
 }
@@ -1431,8 +1439,13 @@ func (g *docGen) mangle(data []byte) []byte {
 	return append([]byte(" \t"), data...)
 }
 
-// The types of FuzzOwnEncoding have no constraints beyond their Go types:
-// every value of them is valid, so the schema must accept every encoding.
+// The types of FuzzOwnEncoding have no constraints beyond their Go types,
+// and every optional field has omitempty or omitzero or is a pointer: every
+// value Decode can return for them is valid, so the schema must accept the
+// encoding of every such value (see "A type's own encoding" in doc.go).
+// ownValues builds values in Go, which may hold a nil slice or map where
+// Decode never leaves one; asDecoded turns them into values Decode can
+// return.
 
 type ownScalars struct {
 	S        string     `json:"s"`
@@ -1578,6 +1591,60 @@ func ownValues(s string, i int64, u uint64, x float64, b bool, shape uint8) []an
 	return []any{sc, c, tree}
 }
 
+// asDecoded rewrites v, an addressable value of node n, into a value that
+// Decode can return: a nil slice, map or []byte where null is refused (a
+// required field, an item, a map value) becomes an empty one, which is what
+// decoding [] or {} gives. An optional field keeps its nil, which Decode
+// leaves when the field is absent. Values reached through pointers are
+// rewritten in place.
+func asDecoded(n *node, v reflect.Value) {
+	switch n.kind {
+	case kindPointer:
+		if !v.IsNil() {
+			asDecoded(n.elem, v.Elem())
+		}
+	case kindSlice, kindBytes, kindMap:
+		if v.IsNil() {
+			if !n.nullable {
+				if n.kind == kindMap {
+					v.Set(reflect.MakeMap(n.typ))
+				} else {
+					v.Set(reflect.MakeSlice(n.typ, 0, 0))
+				}
+			}
+			return
+		}
+		switch n.kind {
+		case kindSlice:
+			for i := range v.Len() {
+				asDecoded(n.elem, v.Index(i))
+			}
+		case kindMap:
+			for _, k := range v.MapKeys() {
+				elem := reflect.New(n.elem.typ).Elem()
+				elem.Set(v.MapIndex(k))
+				asDecoded(n.elem, elem)
+				v.SetMapIndex(k, elem)
+			}
+		}
+	case kindArray:
+		for i := range v.Len() {
+			asDecoded(n.elem, v.Index(i))
+		}
+	case kindStruct:
+		for _, f := range n.fields {
+			fv, ok := fieldValueNoAlloc(v, f)
+			if !ok {
+				continue
+			}
+			if k := f.node.kind; !f.required && (k == kindSlice || k == kindBytes || k == kindMap) && fv.IsNil() {
+				continue
+			}
+			asDecoded(f.node, fv)
+		}
+	}
+}
+
 var ownTargets = sync.OnceValues(func() ([]*diffTarget, error) {
 	var out []*diffTarget
 	for _, v := range ownValues("", 0, 0, 0, false, 0) {
@@ -1611,6 +1678,10 @@ func FuzzOwnEncoding(f *testing.F) {
 		}
 		for k, v := range ownValues(s, i, u, x, b, shape) {
 			d := targets[k]
+			rv := reflect.New(reflect.TypeOf(v)).Elem()
+			rv.Set(reflect.ValueOf(v))
+			asDecoded(d.v.plan.root, rv)
+			v = rv.Interface()
 			data, err := json.Marshal(v)
 			if err != nil {
 				t.Fatalf("json.Marshal(%#v): %v", v, err)

@@ -87,9 +87,40 @@
 //
 // A field is required unless its json tag has omitempty or omitzero, it has a
 // default, it is a pointer, or its tool tag says optional; tool:"required"
-// makes any field required. Pointers, slices, maps and any accept null (which
-// is how encoding/json writes their nil values); other fields accept null
-// only with tool:"nullable", and null leaves the zero value.
+// makes any field required.
+//
+// null is a value only where the Go type has one: a pointer (null is nil),
+// any and json.RawMessage (which hold any JSON value, null included), and a
+// field tagged tool:"nullable" (null leaves the zero value). Everywhere else
+// null is refused with the keyword "type" ("must be an array, got null"):
+// slices, maps and []byte too, as fields, items and map values. Decoding []
+// or {} gives an empty slice or map, not nil, so a handler never receives a
+// nil one where null is refused, and a required slice with minItems=1 cannot
+// be emptied with null. The schema says exactly this: only what accepts null
+// has "null" among its types.
+//
+// A null for an optional field is refused too, unless Options.NullAsAbsent
+// is set: then it counts as absent, so the field keeps its zero value or
+// takes its default, and DecodeRepaired reports where. That reads back what
+// OpenAI's strict mode sends, whose dialect makes every optional property
+// required and nullable. A field tagged tool:"nullable" keeps its null.
+//
+// # A type's own encoding
+//
+// For a value that Decode returned from valid JSON, json.Marshal writes JSON
+// the schema accepts, except where
+//
+//   - an optional field that the document left out and that has neither
+//     omitempty nor omitzero holds a zero value its schema refuses: null for
+//     a nil slice or map, or a zero that breaks the field's constraints
+//     (tool:"optional,minLength=1" on a string); or
+//   - a type with its own methods (UnmarshalJSON, UnmarshalText, MarshalJSON,
+//     MarshalText) writes what it would not read.
+//
+// A value built in Go may hold what Decode never returns, such as a nil
+// slice in a required field, which encoding/json writes as null.
+// Validator.Check, which judges Go values by their encoding, reads a null
+// slice, map or []byte as an empty one.
 //
 // # Types
 //

@@ -287,6 +287,8 @@ func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 // Check validates a Go value of the validator's type against the same
 // constraints, as its encoding/json encoding, and runs its Validate methods.
 // Defaults are not applied: a Go value has no absent fields, only zero ones.
+// A nil slice or map, which encoding/json writes as null, is judged as an
+// empty one.
 func (v *Validator) Check(value any) error {
 	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Pointer && rv.Type().Elem() == v.plan.typ && !rv.IsNil() {
@@ -300,6 +302,7 @@ func (v *Validator) Check(value any) error {
 		return &Error{Issues: []Issue{{Keyword: "type", Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
+	d.goValue = true
 	d.document(v.plan.root, reflect.New(v.plan.typ).Elem())
 	issues := d.takeIssues()
 	putDecoder(d)
