@@ -122,14 +122,50 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 			}
 		} else {
 			if pt.Implements(jsonUnmarshalerType) {
-				return c.newNode(kindCustom, t), nil
+				return c.selfReadNode(t, pt)
 			}
 			if pt.Implements(textUnmarshalerType) {
 				return c.newNode(kindText, t), nil
 			}
 		}
 	}
+	return c.kindNode(t)
+}
 
+// selfReadNode is the node of a type that reads itself with UnmarshalJSON
+// and has no JSONSchema method. Unless it writes itself too, encoding/json
+// writes it by its kind, and that is what it is taken to read: its JSON is
+// checked as a value of its kind (a named string as a string with the
+// field's constraints, a struct by its fields), and then UnmarshalJSON reads
+// the same bytes. A type that writes itself as well (MarshalJSON, or
+// MarshalText, a string) could read anything: it takes any JSON value, and
+// Dialect.Lint warns that the model is told nothing about it.
+func (c *compiler) selfReadNode(t, pt reflect.Type) (*node, error) {
+	if t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) ||
+		t.Implements(textMarshalerType) || pt.Implements(textMarshalerType) {
+		n := c.newNode(kindCustom, t)
+		n.opaque = true
+		return n, nil
+	}
+	n, err := c.kindNode(t)
+	if err != nil {
+		if derr, ok := errors.AsType[*DefinitionError](err); ok && !errors.Is(derr.Err, errSelfRead) {
+			derr.Err = fmt.Errorf("%w (%s reads itself with UnmarshalJSON, and its JSON is taken to be that of its underlying type; %w)", derr.Err, t, errSelfRead)
+		}
+		return nil, err
+	}
+	n.selfRead = true
+	c.methods = true
+	return n, nil
+}
+
+// errSelfRead ends the message of a definition error met in a type that
+// reads itself.
+var errSelfRead = errors.New("a JSONSchema method would say what it reads")
+
+// kindNode returns the node that reads values of type t by its kind, with
+// no regard to its methods.
+func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return c.newNode(kindBool, t), nil
@@ -510,7 +546,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		}
 		f.dflt = raw
 		switch s := n.deref(); {
-		case n.kind != kindPointer && s.scalar() && s.kind != kindText || n.kind == kindSlice && n.elem.plain():
+		case n.kind != kindPointer && s.scalar() && s.kind != kindText && !s.selfRead || n.kind == kindSlice && !n.selfRead && n.elem.plain():
 			// One decode both checks the default and gives the value that
 			// is copied in.
 			v := reflect.New(n.typ).Elem()
@@ -570,6 +606,9 @@ func (c *compiler) checkField(f *field, raw json.RawMessage) []Issue {
 // plain reports whether values of n are plain data, safe to copy: booleans,
 // numbers and strings (whose bytes never change).
 func (n *node) plain() bool {
+	if n.selfRead {
+		return false
+	}
 	switch n.kind {
 	case kindBool, kindInt, kindUint, kindFloat, kindString:
 		return true

@@ -323,6 +323,16 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 	if c == 'n' && d.goValue && d.nilContainer(n, p) {
 		return
 	}
+	if n.selfRead {
+		d.readSelf(n, c, p)
+		return
+	}
+	d.valueOfKind(n, c, p)
+}
+
+// valueOfKind is value for a value that is not null, read as its node's
+// kind says, whose first byte is c.
+func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 	switch n.kind {
 	case kindBool:
 		if c != 't' && c != 'f' {

@@ -629,3 +629,154 @@ func checkIssues(t *testing.T, call, doc string, err error, want []string) {
 		t.Errorf("%s(%s) issues = %q, want %q", call, doc, got, want)
 	}
 }
+
+// trimLower reads itself, trimmed and lower-cased, and has no schema of its
+// own: it is described as the string it is.
+type trimLower string
+
+func (s *trimLower) UnmarshalJSON(b []byte) error {
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "nobody" {
+		return errors.New("nobody is not a name")
+	}
+	*s = trimLower(strings.ToLower(strings.TrimSpace(text)))
+	return nil
+}
+
+// orderedPair reads itself by its fields and puts them in order.
+type orderedPair struct {
+	Lo int `json:"lo" tool:"minimum=0"`
+	Hi int `json:"hi"`
+}
+
+func (p *orderedPair) UnmarshalJSON(b []byte) error {
+	type plain orderedPair
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	if p.Hi < p.Lo {
+		p.Lo, p.Hi = p.Hi, p.Lo
+	}
+	return nil
+}
+
+// sortedWords reads itself as an array of strings, sorted.
+type sortedWords []string
+
+func (w *sortedWords) UnmarshalJSON(b []byte) error {
+	var words []string
+	if err := json.Unmarshal(b, &words); err != nil {
+		return err
+	}
+	slices.Sort(words)
+	*w = words
+	return nil
+}
+
+// anyNote reads and writes itself: it could be any JSON value.
+type anyNote struct{ raw []byte }
+
+func (n *anyNote) UnmarshalJSON(b []byte) error { n.raw = b; return nil }
+func (n anyNote) MarshalJSON() ([]byte, error)  { return n.raw, nil }
+
+type selfReaders struct {
+	Name  trimLower   `json:"name" tool:"minLength=2,maxLength=6"`
+	Pair  orderedPair `json:"pair,omitzero"`
+	Words sortedWords `json:"words,omitempty" tool:"maxItems=2,minLength=1"`
+	Note  anyNote     `json:"note,omitzero"`
+	Alias *trimLower  `json:"alias,omitempty" tool:"default=\" X \""`
+}
+
+// TestUnmarshalJSONWithoutSchema checks a type that reads itself with
+// UnmarshalJSON and has no JSONSchema method: its JSON is checked as that of
+// its kind, with the field's constraints, before UnmarshalJSON reads it; a
+// type that writes itself too takes any JSON value, and Lint warns of it.
+func TestUnmarshalJSONWithoutSchema(t *testing.T) {
+	v := mustFor[selfReaders](t)
+	for _, tt := range []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{name: "valid", doc: `{"name":" Ada ","pair":{"lo":5,"hi":2},"words":["b","a"],"note":{"any":[1]}}`},
+		{name: "null", doc: `{"name":null,"pair":null,"words":null}`, want: []string{"/name type", "/pair type", "/words type"}},
+		{name: "wrong types", doc: `{"name":5,"pair":[1,2],"words":"a"}`, want: []string{"/name type", "/pair type", "/words type"}},
+		{name: "constraints", doc: `{"name":"A","pair":{"lo":-1,"hi":2,"mid":1},"words":["a","b",""]}`, want: []string{"/name minLength", "/pair/lo minimum", "/pair additionalProperties", "/words/2 minLength", "/words maxItems"}},
+		{name: "missing property", doc: `{"name":"abcdefg","pair":{"lo":1}}`, want: []string{"/name maxLength", "/pair required"}},
+		{name: "UnmarshalJSON refuses", doc: `{"name":"nobody"}`, want: []string{"/name unmarshal"}},
+		{name: "any note", doc: `{"name":"ab","note":null}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got selfReaders
+			checkIssues(t, "Decode", tt.doc, v.Decode([]byte(tt.doc), &got), tt.want)
+		})
+	}
+
+	var got selfReaders
+	if err := v.Decode([]byte(`{"name":" Ada ","pair":{"lo":5,"hi":2},"words":["b","a"],"note":{"any":[1]}}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := selfReaders{Name: "ada", Pair: orderedPair{2, 5}, Words: sortedWords{"a", "b"}, Note: anyNote{[]byte(`{"any":[1]}`)}, Alias: ptr(trimLower("x"))}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Decode = %+v, want %+v", got, want)
+	}
+
+	s := v.Schema()
+	if p := s.Properties["name"]; p.Type != "string" || *p.MinLength != 2 || *p.MaxLength != 6 {
+		t.Errorf("schema of name = %+v, want a string of 2 to 6 characters", p)
+	}
+	if p := s.Properties["pair"]; p.Type != "object" || !slices.Equal(p.Required, []string{"lo", "hi"}) {
+		t.Errorf("schema of pair = %+v, want an object by its fields", p)
+	}
+	if p := s.Properties["words"]; p.Type != "array" || p.Items.Type != "string" {
+		t.Errorf("schema of words = %+v, want an array of strings", p)
+	}
+	if p := s.Properties["note"]; p.Type != "" || p.Types != nil || !strings.Contains(p.Comment, "anyNote") {
+		t.Errorf("schema of note = %+v, want any value, with a $comment naming anyNote", p)
+	}
+
+	problems := MCP.Lint("self_readers", s)
+	if len(problems) != 1 || problems[0].Severity != SeverityWarning || problems[0].Path != "/properties/note" ||
+		!strings.Contains(problems[0].Message, "JSONSchema") || problems[0].Tool != "self_readers" {
+		t.Errorf("MCP.Lint = %v, want one warning at /properties/note that suggests a JSONSchema method", problems)
+	}
+	if _, problems := MCP.Convert(s); len(problems) != 0 {
+		t.Errorf("MCP.Convert problems = %v, want none: warnings are Lint's", problems)
+	}
+
+	if _, err := For[orderedPair](nil); err == nil {
+		t.Error("For[orderedPair] succeeded; a top-level type that reads itself cannot be described")
+	}
+}
+
+// intKeyed reads itself, but its kind has no JSON Schema form.
+type intKeyed map[int]string
+
+func (m *intKeyed) UnmarshalJSON([]byte) error { return nil }
+
+func TestUnmarshalJSONWithoutForm(t *testing.T) {
+	_, err := For[struct {
+		M intKeyed `json:"m"`
+	}](nil)
+	derr, ok := errors.AsType[*DefinitionError](err)
+	if !ok || derr.Field != "M" || !strings.Contains(err.Error(), "JSONSchema method") {
+		t.Errorf("For = %v, want a *DefinitionError at M that suggests a JSONSchema method", err)
+	}
+}
+
+// TestNullableCustom checks that the schema of a type with a JSONSchema
+// method says null when the field takes it.
+func TestNullableCustom(t *testing.T) {
+	v := mustFor[struct {
+		Point point `json:"point" tool:"nullable"`
+	}](t)
+	if err := v.Validate([]byte(`{"point":null}`)); err != nil {
+		t.Errorf("Validate(null) = %v", err)
+	}
+	if p := v.Schema().Properties["point"]; !slices.Equal(p.Types, []string{"array", "null"}) {
+		t.Errorf("schema of point = %v %v, want types array and null", p.Type, p.Types)
+	}
+}

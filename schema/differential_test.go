@@ -252,8 +252,17 @@ type diffForest struct {
 	Top   diffNode   `json:"top" tool:"nullable"`
 }
 
-// diffFlex reads any JSON but the string "bad".
+// diffFlex reads any JSON but the string "bad", and writes what it read:
+// it takes any JSON value.
 type diffFlex struct{ raw json.RawMessage }
+
+// MarshalJSON writes the value read.
+func (f diffFlex) MarshalJSON() ([]byte, error) {
+	if f.raw == nil {
+		return []byte("null"), nil
+	}
+	return f.raw, nil
+}
 
 // UnmarshalJSON rejects the string "bad".
 func (f *diffFlex) UnmarshalJSON(b []byte) error {
@@ -261,6 +270,39 @@ func (f *diffFlex) UnmarshalJSON(b []byte) error {
 		return errors.New("flex: bad value")
 	}
 	f.raw = append(f.raw[:0], b...)
+	return nil
+}
+
+// diffName reads itself, trimmed and lower-cased, and is described as the
+// string it is.
+type diffName string
+
+// UnmarshalJSON trims and lower-cases a string.
+func (n *diffName) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*n = diffName(strings.ToLower(strings.TrimSpace(s)))
+	return nil
+}
+
+// diffSpan reads itself, swapping its ends when they are the wrong way
+// round, and is described by its fields.
+type diffSpan struct {
+	From int `json:"from" tool:"minimum=0"`
+	To   int `json:"to,omitempty"`
+}
+
+// UnmarshalJSON reads the fields and orders them.
+func (s *diffSpan) UnmarshalJSON(b []byte) error {
+	type plain diffSpan
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.To < s.From {
+		s.From, s.To = s.To, s.From
+	}
 	return nil
 }
 
@@ -292,6 +334,9 @@ type diffCustom struct {
 	Check  diffChecked   `json:"check"`
 	Checks []diffChecked `json:"checks,omitempty"`
 	Addr   netip.Addr    `json:"addr,omitempty"`
+	Name   diffName      `json:"name,omitempty" tool:"minLength=2,maxLength=8"`
+	Span   *diffSpan     `json:"span,omitempty"`
+	Spans  []diffSpan    `json:"spans,omitempty" tool:"maxItems=2"`
 }
 
 // A diffCase is one type with hand-written documents. The valid ones are the
@@ -487,6 +532,8 @@ var diffCases = []diffCase{
 			`{"level":"low","flex":{"any":"thing"},"check":{"lo":1,"hi":2}}`,
 			`{"level":"high","flex":null,"color":"cyan","check":{"lo":0,"hi":0},"checks":[{"lo":1,"hi":1}],"addr":"::1"}`,
 			`{"level":"low","flex":[1,"x"],"color":"yellow","check":{"lo":-5,"hi":5},"checks":[],"addr":"192.168.1.1"}`,
+			`{"level":"low","flex":null,"check":{"lo":1,"hi":2},"name":" Ada ","span":{"from":3,"to":1},"spans":[{"from":0},{"from":1,"to":2}]}`,
+			`{"level":"low","flex":null,"check":{"lo":1,"hi":2},"name":"ab","span":null}`,
 		},
 		invalid: []string{
 			`{"level":"mid","flex":1,"check":{"lo":1,"hi":2}}`,
@@ -499,6 +546,9 @@ var diffCases = []diffCase{
 			`{"level":"low","flex":1}`,
 			`{"level":5,"flex":1,"color":5,"check":{"lo":"1","hi":2}}`,
 			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"checks":null}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":null}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":5,"span":"1-2"}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":"a","span":{"from":-1,"extra":1},"spans":[null,{}]}`,
 		},
 	},
 }

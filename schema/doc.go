@@ -129,12 +129,24 @@
 // encoding/json writes it); slices and fixed-length arrays; map[string]T;
 // structs, nested and embedded; pointers; time.Time (a date-time string);
 // json.RawMessage and any (any JSON value); types with UnmarshalText (a string
-// the type parses); types with UnmarshalJSON (any JSON value the type
-// accepts, or the schema returned by a JSONSchema() *jsonschema.Schema method
-// when the type has one). Recursive types are written once under $defs and
+// the type parses). Recursive types are written once under $defs and
 // referenced with $ref; a recursive top-level type is referenced as "#".
 // Channels, functions, complex numbers, interfaces with methods and maps with
 // non-string keys are rejected.
+//
+// A type with a JSONSchema() *jsonschema.Schema method is described by the
+// schema it returns, and its JSON is checked against that schema before the
+// type reads it (with UnmarshalJSON, or as encoding/json would). A type with
+// UnmarshalJSON and no JSONSchema method is described as encoding/json writes
+// it, by its kind: a named string is a string with the field's constraints, a
+// named struct its fields, a named slice an array. Its JSON is checked as such
+// (null included: a non-pointer field refuses it), and only then does
+// UnmarshalJSON read the same bytes, so such a type can trim or lower-case a
+// value without losing its checks. A type that also writes itself
+// (MarshalJSON, or MarshalText) could read anything: it takes any JSON value,
+// its schema is {} with a $comment that names it, and Dialect.Lint reports a
+// SeverityWarning for it, because the model is told nothing; give such a type
+// a JSONSchema method.
 //
 // # Validation
 //

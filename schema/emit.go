@@ -157,9 +157,17 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 		return e.new()
 	case kindCustom:
 		if n.custom != nil {
-			return n.custom.schema.CloneSchemas()
+			s = n.custom.schema.CloneSchemas()
+		} else {
+			s = e.new()
+			if n.opaque {
+				s.Comment = opaquePrefix + n.typ.String() + opaqueSuffix
+			}
 		}
-		return e.new()
+		if n.nullable {
+			s = e.nullable(s)
+		}
+		return s
 	}
 	e.keywords(s, n)
 	if n.nullable {
@@ -167,6 +175,14 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 	}
 	return s
 }
+
+// The $comment of the schema of a type that reads and writes its own JSON
+// and has no JSONSchema method is opaquePrefix, the type, opaqueSuffix.
+// Dialect.Lint looks for it.
+const (
+	opaquePrefix = "hands: "
+	opaqueSuffix = " reads and writes its own JSON and has no JSONSchema method, so any JSON value is accepted here"
+)
 
 // keywords copies a node's constraints into its schema.
 func (e *emitter) keywords(s *jsonschema.Schema, n *node) {

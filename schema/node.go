@@ -30,7 +30,7 @@ const (
 	kindRaw          // json.RawMessage: any JSON value, kept as bytes
 	kindTime         // time.Time: an RFC 3339 date-time string
 	kindText         // an encoding.TextUnmarshaler: a string it parses
-	kindCustom       // a json.Unmarshaler, or a type with a JSONSchema method
+	kindCustom       // a type with a JSONSchema method, or one that reads and writes its own JSON
 )
 
 // A node is the compiled plan for one value: its Go type, how to read it and
@@ -69,6 +69,8 @@ type node struct {
 
 	kind        kind
 	nullable    bool // a JSON null is accepted and leaves the zero value
+	selfRead    bool // UnmarshalJSON reads the value once it passed the checks of its kind
+	opaque      bool // a kindCustom that reads and writes itself with no schema: any JSON value
 	uniqueItems bool
 	stringItems bool // a slice of, or map[string] to, plain strings (type string exactly)
 	refine      bool // *T has Validate() error

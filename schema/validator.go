@@ -140,7 +140,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if root.kind != kindStruct {
+	if root.kind != kindStruct || root.selfRead {
 		// A struct with UnmarshalJSON or JSONSchema reads itself.
 		return nil, &DefinitionError{Type: t, Err: errors.New("the type reads its own JSON (UnmarshalJSON, UnmarshalText or JSONSchema); the top level must be a plain struct whose fields hands can describe")}
 	}
