@@ -107,6 +107,12 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		return n, nil
 	case t == rawMessageType:
 		return c.newNode(kindRaw, t), nil
+	case t == durationType && !c.output:
+		// encoding/json writes a time.Duration as nanoseconds, which is
+		// what an output says; an input says its unit (see duration.go).
+		n := c.newNode(kindDuration, t)
+		n.pattern = durationPattern
+		return n, nil
 	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(schemaProviderType) || reflect.PointerTo(t).Implements(schemaProviderType)):
 		return c.customNode(t)
@@ -618,7 +624,7 @@ func (n *node) plain() bool {
 
 func (n *node) scalar() bool {
 	switch n.deref().kind {
-	case kindBool, kindInt, kindUint, kindFloat, kindString, kindText:
+	case kindBool, kindInt, kindUint, kindFloat, kindString, kindText, kindDuration:
 		return true
 	}
 	return false
@@ -638,6 +644,8 @@ func describeKind(n *node) string {
 		return "a type that reads its own JSON"
 	case kindTime:
 		return "a time.Time"
+	case kindDuration:
+		return "a time.Duration"
 	case kindBytes:
 		return "a []byte"
 	}
@@ -763,6 +771,9 @@ func checkRanges(n *node) error {
 // JSON and fits, or else a JSON string when n reads strings.
 func literal(n *node, text string) (json.RawMessage, error) {
 	trimmed := strings.TrimSpace(text)
+	if nanos, ok := durationNanos(n, trimmed); ok {
+		return nanos, nil
+	}
 	// JSON is what json.Valid calls JSON; isJSON is a faster yes for most of
 	// it (json.Valid takes a copy of the bytes), and the decoder's stricter
 	// rules (UTF-8, surrogates, duplicate names, depth) are for the check

@@ -370,6 +370,8 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 				}
 			}
 		}
+	case kindDuration:
+		d.duration(n, c, p)
 	case kindTime:
 		if c != '"' {
 			d.mismatch(n, c)
@@ -707,6 +709,8 @@ func describeNode(n *node) string {
 	switch {
 	case n.kind == kindAny || n.kind == kindRaw || n.kind == kindCustom:
 		return "any JSON value"
+	case n.kind == kindDuration:
+		return durationNoun
 	case n.enum != nil && !n.enum.isConst:
 		return "one of " + strings.Join(n.enum.text, ", ")
 	case t == "integer" || t == "array" || t == "object":

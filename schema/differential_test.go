@@ -164,6 +164,9 @@ type diffFormats struct {
 	Since        *time.Time        `json:"since"`
 	Emails       []string          `json:"emails,omitempty" tool:"format=email,maxItems=3"`
 	Hosts        map[string]string `json:"hosts,omitempty" tool:"format=hostname"`
+	Wait         time.Duration     `json:"wait,omitempty" tool:"default=30s"`
+	Waits        []time.Duration   `json:"waits,omitempty" tool:"maxItems=3"`
+	Pick         *time.Duration    `json:"pick,omitempty" tool:"enum=1s|1m"`
 }
 
 type diffItem struct {
@@ -414,7 +417,8 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00.123456789+05:30","since":null}`,
 			`{"dateTime":"1963-06-19t08:30:06.283185z","date":"2000-01-01","time":"23:59:59.5-08:00","duration":"P1W","email":"first.last@sub.example.org","hostname":"a-b.c","ipv4":"0.0.0.0","ipv6":"2001:db8::8a2e:370:7334","uri":"mailto:a@b.co","uriReference":"#frag","uuid":"123E4567-E89B-12D3-A456-426614174000","when":"0001-01-01T00:00:00Z","since":"2024-01-01T00:00:00-00:00","emails":["x@y.z"],"hosts":{"a":"localhost","b/c":"example.com"}}`,
-			`{"dateTime":"2024-05-01T12:00:00+23:59","date":"1900-12-31","time":"00:00:00Z","duration":"PT36H","email":"\"q\"@example.com","hostname":"xn--nxasmq6b.com","ipv4":"255.255.255.255","ipv6":"::ffff:1.2.3.4","uri":"urn:isbn:0451450523","uriReference":"","uuid":"00000000-0000-0000-0000-000000000000","when":"9999-12-31T23:59:59.999999999-23:59","since":"2024-02-29T12:00:00.5Z","emails":[],"hosts":{}}`,
+			`{"dateTime":"2024-05-01T12:00:00+23:59","date":"1900-12-31","time":"00:00:00Z","duration":"PT36H","email":"\"q\"@example.com","hostname":"xn--nxasmq6b.com","ipv4":"255.255.255.255","ipv6":"::ffff:1.2.3.4","uri":"urn:isbn:0451450523","uriReference":"","uuid":"00000000-0000-0000-0000-000000000000","when":"9999-12-31T23:59:59.999999999-23:59","since":"2024-02-29T12:00:00.5Z","emails":[],"hosts":{},"wait":"1m30s","waits":["0","-1.5h",".5µs"],"pick":"1m"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":"2562047h47m16.854775807s","waits":["1h1m1s1ms1us1ns","3μs"],"pick":null}`,
 		},
 		invalid: []string{
 			`{"dateTime":"2024-05-01T12:00:00","date":"2023-02-29","time":"12:00:00","duration":"PT","email":"a@@b","hostname":"-bad.com","ipv4":"256.0.0.1","ipv6":"1::2::3","uri":"/relative","uriReference":"http://x/%zz","uuid":"123e4567e89b12d3a456426614174000","when":"yesterday","since":"2024-13-01T00:00:00Z"}`,
@@ -422,6 +426,8 @@ var diffCases = []diffCase{
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"1998-12-31T23:59:60Z","since":null,"emails":["a","b@c.d"],"hosts":{"x":"-y"}}`,
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"emails":["a@b.c","a@b.c","a@b.c","a@b.c"]}`,
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":30,"waits":["+1s","1d","30",null],"pick":"60s"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":"2562048h"}`,
 		},
 	},
 	{
@@ -1183,6 +1189,7 @@ var formatSamples = []string{
 	"2024-05-01", "2024-5-1", "2023-02-29", "2024-02-29", "20240501", "0000-01-01",
 	"12:00:00Z", "12:00:00", "23:59:60Z", "12:00:00+01:00", "25:00:00Z", "12:00:00.123-23:59",
 	"P3DT4H", "PT", "P1Y2M", "P1W", "P1W2D", "PT1.5S", "P", "P1DT", "PT36H",
+	"1m30s", "0", "-0", "+1s", "30", "1.5h", ".5s", "2.s", ".s", "1µs", "1μs", "1d", "1e3s", "1h1h", "1hm", "2562048h", "9223372036854775807ns",
 	"a@b.co", "a@@b", "a.@b.co", `"q"@b.co`, "a@[127.0.0.1]", "@b.co", "a@b", "a..b@c.d",
 	"example.com", "-bad.com", "a..b", "xn--nxasmq6b.com", strings.Repeat("a", 64) + ".com", "localhost", "a_b.com", "é.com",
 	"192.168.0.1", "256.0.0.1", "01.2.3.4", "1.2.3", "0.0.0.0", "1.2.3.4.5",

@@ -115,7 +115,9 @@
 //     a nil slice or map, or a zero that breaks the field's constraints
 //     (tool:"optional,minLength=1" on a string); or
 //   - a type with its own methods (UnmarshalJSON, UnmarshalText, MarshalJSON,
-//     MarshalText) writes what it would not read.
+//     MarshalText) writes what it would not read; or
+//   - a time.Duration, which encoding/json writes as an integer of
+//     nanoseconds and the schema asks for as a string such as "1m30s".
 //
 // A value built in Go may hold what Decode never returns, such as a nil
 // slice in a required field, which encoding/json writes as null.
@@ -128,8 +130,8 @@
 // maximum); float32 and float64; string; []byte (a base64 string, as
 // encoding/json writes it); slices and fixed-length arrays; map[string]T;
 // structs, nested and embedded; pointers; time.Time (a date-time string);
-// json.RawMessage and any (any JSON value); types with UnmarshalText (a string
-// the type parses). Recursive types are written once under $defs and
+// time.Duration (a duration string, below); json.RawMessage and any (any JSON
+// value); types with UnmarshalText (a string the type parses). Recursive types are written once under $defs and
 // referenced with $ref; a recursive top-level type is referenced as "#".
 // Channels, functions, complex numbers, interfaces with methods and maps with
 // non-string keys are rejected.
@@ -147,6 +149,27 @@
 // its schema is {} with a $comment that names it, and Dialect.Lint reports a
 // SeverityWarning for it, because the model is told nothing; give such a type
 // a JSONSchema method.
+//
+// # Durations
+//
+// encoding/json writes a time.Duration as an integer of nanoseconds, but a
+// model that sends 30 for a timeout means seconds. So an input duration is a
+// string that says its unit, in the form time.ParseDuration reads: "1m30s",
+// "250ms", "-1.5h", "0". Its schema is a string with a pattern that matches
+// exactly those strings (without a leading '+'), described as
+//
+//	a duration such as "1m30s" or "250ms" (units h, m, s, ms, us, ns)
+//
+// after the field's own description. A number is refused with a message
+// that asks for a string such as "30s"; a duration too long for a
+// time.Duration (about 292 years) is refused with the keyword "range". The
+// values of default, const, enum and examples are duration strings
+// (tool:"default=30s"), and enum and const compare the strings as written:
+// enum=1m does not accept "60s". Bounds (minimum, maximum) do not apply; use
+// a Validate method. An output duration (Options.Output) is described as
+// what encoding/json writes: an integer, "a duration in nanoseconds", with
+// its tag values in nanoseconds too. Validator.Check, which reads
+// encoding/json's encoding of a Go value, reads the integer.
 //
 // # Validation
 //

@@ -137,10 +137,16 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 		s = e.typed("boolean")
 	case kindInt, kindUint:
 		s = e.typed("integer")
+		if n.typ == durationType {
+			s.Description = durationOutputNote // an output: see compiler.typeNode
+		}
 	case kindFloat:
 		s = e.typed("number")
 	case kindString, kindText, kindTime:
 		s = e.typed("string")
+	case kindDuration:
+		s = e.typed("string")
+		s.Description = durationNote
 	case kindBytes:
 		s = e.typed("string")
 		s.ContentEncoding = "base64"
