@@ -288,7 +288,8 @@ func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 // constraints, as its encoding/json encoding, and runs its Validate methods.
 // Defaults are not applied: a Go value has no absent fields, only zero ones.
 // A nil slice or map, which encoding/json writes as null, is judged as an
-// empty one.
+// empty one, and a time.Duration, which it writes as nanoseconds, is read
+// as that number.
 func (v *Validator) Check(value any) error {
 	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Pointer && rv.Type().Elem() == v.plan.typ && !rv.IsNil() {
