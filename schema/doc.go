@@ -113,7 +113,7 @@
 //   - an optional field that the document left out and that has neither
 //     omitempty nor omitzero holds a zero value its schema refuses: null for
 //     a nil slice or map, or a zero that breaks the field's constraints
-//     (tool:"optional,minLength=1" on a string); or
+//     (tool:"optional,minLength=1" on a string);
 //   - a type with its own methods (UnmarshalJSON, UnmarshalText, MarshalJSON,
 //     MarshalText) writes what it would not read; or
 //   - a time.Duration, which encoding/json writes as an integer of
@@ -131,10 +131,10 @@
 // encoding/json writes it); slices and fixed-length arrays; map[string]T;
 // structs, nested and embedded; pointers; time.Time (a date-time string);
 // time.Duration (a duration string, below); json.RawMessage and any (any JSON
-// value); types with UnmarshalText (a string the type parses). Recursive types are written once under $defs and
-// referenced with $ref; a recursive top-level type is referenced as "#".
-// Channels, functions, complex numbers, interfaces with methods and maps with
-// non-string keys are rejected.
+// value); types with UnmarshalText (a string the type parses). Recursive
+// types are written once under $defs and referenced with $ref; a recursive
+// top-level type is referenced as "#". Channels, functions, complex numbers,
+// interfaces with methods and maps with non-string keys are rejected.
 //
 // A type with a JSONSchema() *jsonschema.Schema method is described by the
 // schema it returns, and its JSON is checked against that schema before the
