@@ -107,6 +107,12 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 		return n, nil
 	case t == rawMessageType:
 		return c.newNode(kindRaw, t), nil
+	case t == durationType && !c.output:
+		// encoding/json writes a time.Duration as nanoseconds, which is
+		// what an output says; an input says its unit (see duration.go).
+		n := c.newNode(kindDuration, t)
+		n.pattern = durationPattern
+		return n, nil
 	case t.Kind() != reflect.Pointer && t.Kind() != reflect.Interface &&
 		(t.Implements(schemaProviderType) || reflect.PointerTo(t).Implements(schemaProviderType)):
 		return c.customNode(t)
@@ -122,14 +128,50 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 			}
 		} else {
 			if pt.Implements(jsonUnmarshalerType) {
-				return c.newNode(kindCustom, t), nil
+				return c.selfReadNode(t, pt)
 			}
 			if pt.Implements(textUnmarshalerType) {
 				return c.newNode(kindText, t), nil
 			}
 		}
 	}
+	return c.kindNode(t)
+}
 
+// selfReadNode is the node of a type that reads itself with UnmarshalJSON
+// and has no JSONSchema method. Unless it writes itself too, encoding/json
+// writes it by its kind, and that is what it is taken to read: its JSON is
+// checked as a value of its kind (a named string as a string with the
+// field's constraints, a struct by its fields), and then UnmarshalJSON reads
+// the same bytes. A type that writes itself as well (MarshalJSON, or
+// MarshalText, a string) could read anything: it takes any JSON value, and
+// Dialect.Lint warns that the model is told nothing about it.
+func (c *compiler) selfReadNode(t, pt reflect.Type) (*node, error) {
+	if t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) ||
+		t.Implements(textMarshalerType) || pt.Implements(textMarshalerType) {
+		n := c.newNode(kindCustom, t)
+		n.opaque = true
+		return n, nil
+	}
+	n, err := c.kindNode(t)
+	if err != nil {
+		if derr, ok := errors.AsType[*DefinitionError](err); ok && !errors.Is(derr.Err, errSelfRead) {
+			derr.Err = fmt.Errorf("%w (%s reads itself with UnmarshalJSON, and its JSON is taken to be that of its underlying type; %w)", derr.Err, t, errSelfRead)
+		}
+		return nil, err
+	}
+	n.selfRead = true
+	c.methods = true
+	return n, nil
+}
+
+// errSelfRead ends the message of a definition error met in a type that
+// reads itself.
+var errSelfRead = errors.New("a JSONSchema method would say what it reads")
+
+// kindNode returns the node that reads values of type t by its kind, with
+// no regard to its methods.
+func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 	switch t.Kind() {
 	case reflect.Bool:
 		return c.newNode(kindBool, t), nil
@@ -177,7 +219,7 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 	case reflect.Slice:
 		if t.Elem() == byteType {
 			n := c.newNode(kindBytes, t)
-			n.nullable = true
+			n.nullable = c.output // see containerNode
 			return n, nil
 		}
 		return c.containerNode(kindSlice, t)
@@ -211,7 +253,10 @@ func (c *compiler) containerNode(k kind, t reflect.Type) (*node, error) {
 	if k == kindSlice {
 		n.items = new(sync.Pool)
 	}
-	n.nullable = k != kindArray
+	// A nil slice or map is written as null, so an output may hold one;
+	// an input holds null only where the field says so (a pointer, or
+	// tool:"nullable").
+	n.nullable = k != kindArray && c.output
 	n.stringItems = k != kindArray && t.Elem() == stringType && (k != kindMap || t.Key() == stringType)
 	return n, nil
 }
@@ -507,7 +552,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		}
 		f.dflt = raw
 		switch s := n.deref(); {
-		case n.kind != kindPointer && s.scalar() && s.kind != kindText || n.kind == kindSlice && n.elem.plain():
+		case n.kind != kindPointer && s.scalar() && s.kind != kindText && !s.selfRead || n.kind == kindSlice && !n.selfRead && n.elem.plain():
 			// One decode both checks the default and gives the value that
 			// is copied in.
 			v := reflect.New(n.typ).Elem()
@@ -567,6 +612,9 @@ func (c *compiler) checkField(f *field, raw json.RawMessage) []Issue {
 // plain reports whether values of n are plain data, safe to copy: booleans,
 // numbers and strings (whose bytes never change).
 func (n *node) plain() bool {
+	if n.selfRead {
+		return false
+	}
 	switch n.kind {
 	case kindBool, kindInt, kindUint, kindFloat, kindString:
 		return true
@@ -576,7 +624,7 @@ func (n *node) plain() bool {
 
 func (n *node) scalar() bool {
 	switch n.deref().kind {
-	case kindBool, kindInt, kindUint, kindFloat, kindString, kindText:
+	case kindBool, kindInt, kindUint, kindFloat, kindString, kindText, kindDuration:
 		return true
 	}
 	return false
@@ -596,6 +644,8 @@ func describeKind(n *node) string {
 		return "a type that reads its own JSON"
 	case kindTime:
 		return "a time.Time"
+	case kindDuration:
+		return "a time.Duration"
 	case kindBytes:
 		return "a []byte"
 	}
@@ -721,6 +771,9 @@ func checkRanges(n *node) error {
 // JSON and fits, or else a JSON string when n reads strings.
 func literal(n *node, text string) (json.RawMessage, error) {
 	trimmed := strings.TrimSpace(text)
+	if nanos, ok := durationNanos(n, trimmed); ok {
+		return nanos, nil
+	}
 	// JSON is what json.Valid calls JSON; isJSON is a faster yes for most of
 	// it (json.Valid takes a copy of the bytes), and the decoder's stricter
 	// rules (UTF-8, surrogates, duplicate names, depth) are for the check

@@ -38,6 +38,7 @@ type decoder struct {
 	nulls      []string // the paths of the nulls counted so
 	fatal      bool     // the bytes are not JSON, or too deep: stop reading
 	fatalIssue Issue    // why
+	goValue    bool     // the document is encoding/json's encoding of a Go value (Validator.Check)
 	scratch    []byte
 	strs       []byte   // the chunk that kept strings are carved from; see keep
 	strItems   []string // the items of the []string arrays being read
@@ -73,6 +74,7 @@ func putDecoder(d *decoder) {
 	d.fatal = false
 	d.fatalIssue = Issue{}
 	d.nullAbsent = false
+	d.goValue = false
 	d.nulls = d.nulls[:0]
 	d.defaults = 0
 	if cap(d.scratch) > 1<<16 {
@@ -318,6 +320,19 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 		}
 		return
 	}
+	if c == 'n' && d.goValue && d.nilContainer(n, p) {
+		return
+	}
+	if n.selfRead {
+		d.readSelf(n, c, p)
+		return
+	}
+	d.valueOfKind(n, c, p)
+}
+
+// valueOfKind is value for a value that is not null, read as its node's
+// kind says, whose first byte is c.
+func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 	switch n.kind {
 	case kindBool:
 		if c != 't' && c != 'f' {
@@ -355,6 +370,8 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 				}
 			}
 		}
+	case kindDuration:
+		d.duration(n, c, p)
 	case kindTime:
 		if c != '"' {
 			d.mismatch(n, c)
@@ -651,10 +668,10 @@ func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 		*(*[]string)(p) = slices.Clone(*(*[]string)(f.dfltValue.Addr().UnsafePointer()))
 	case f.dfltItems:
 		// A new slice, so that a handler that changes it changes no other
-		// call's value; its items are plain values, copied.
+		// call's value (and not nil when the default is []); its items are
+		// plain values, copied.
 		n := f.dfltValue.Len()
-		v.Grow(n)
-		v.SetLen(n)
+		v.Set(reflect.MakeSlice(f.node.typ, n, n))
 		reflect.Copy(v, f.dfltValue)
 	case f.nullable && string(f.dflt) == "null":
 		v.SetZero()
@@ -692,6 +709,8 @@ func describeNode(n *node) string {
 	switch {
 	case n.kind == kindAny || n.kind == kindRaw || n.kind == kindCustom:
 		return "any JSON value"
+	case n.kind == kindDuration:
+		return durationNoun
 	case n.enum != nil && !n.enum.isConst:
 		return "one of " + strings.Join(n.enum.text, ", ")
 	case t == "integer" || t == "array" || t == "object":

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -479,5 +480,303 @@ func TestOneLine(t *testing.T) {
 		if got != tt.want || len(got) > maxMessage {
 			t.Errorf("oneLine(%.20q…) = %.40q… (%d bytes), want %.40q… (%d bytes)", tt.in, got, len(got), tt.want, len(tt.want))
 		}
+	}
+}
+
+// nullArgs has a field of every kind that null concerns.
+type nullArgs struct {
+	IDs      []string          `json:"ids" tool:"minItems=1"`
+	Labels   map[string]string `json:"labels"`
+	Blob     []byte            `json:"blob"`
+	Ptr      *[]string         `json:"ptr"`
+	Nullable []int             `json:"nullable" tool:"nullable"`
+	Optional []string          `json:"optional,omitempty"`
+	Dflt     []string          `json:"dflt,omitempty" tool:"default=[\"x\"]"`
+	Empty    []string          `json:"empty,omitempty" tool:"default=[]"`
+	NoInts   []int             `json:"noInts,omitempty" tool:"default=[]"`
+	Grid     [][]int           `json:"grid,omitempty"`
+	Groups   map[string][]int  `json:"groups,omitempty"`
+	Ptrs     []*int            `json:"ptrs,omitempty"`
+	Anys     []any             `json:"anys,omitempty"`
+	Raws     []json.RawMessage `json:"raws,omitempty"`
+	Any      any               `json:"any,omitempty"`
+}
+
+const nullBase = `"ids":["a"],"labels":{},"blob":"","ptr":null,"nullable":null`
+
+// TestNull checks where null is accepted: by pointers, any and raw JSON, and
+// fields that say tool:"nullable"; and nowhere else, not even by a slice or
+// a map, unless Options.NullAsAbsent makes it an absent optional field.
+func TestNull(t *testing.T) {
+	strict := mustFor[nullArgs](t)
+	repair, err := For[nullArgs](&Options{NullAsAbsent: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		doc    string
+		want   []string // "path keyword" of every issue without NullAsAbsent; nil when valid
+		nulls  []string // the nulls counted as absent with NullAsAbsent, which finds no issue
+		repair []string // the issues with NullAsAbsent, when it does not repair them all
+	}{
+		{name: "pointer and nullable", doc: `{` + nullBase + `}`},
+		{name: "required slice", doc: `{"ids":null,"labels":{},"blob":"","ptr":null,"nullable":null}`, want: []string{"/ids type"}, repair: []string{"/ids type"}},
+		{name: "required map and bytes", doc: `{"ids":["a"],"labels":null,"blob":null,"ptr":null,"nullable":null}`, want: []string{"/labels type", "/blob type"}, repair: []string{"/labels type", "/blob type"}},
+		{name: "optional slice", doc: `{` + nullBase + `,"optional":null}`, want: []string{"/optional type"}, nulls: []string{"/optional"}},
+		{name: "optional with a default", doc: `{` + nullBase + `,"dflt":null}`, want: []string{"/dflt type"}, nulls: []string{"/dflt"}},
+		{name: "items and map values of slice type", doc: `{` + nullBase + `,"grid":[null,[1]],"groups":{"a":null}}`, want: []string{"/grid/0 type", "/groups/a type"}, repair: []string{"/grid/0 type", "/groups/a type"}},
+		{name: "items that take null", doc: `{` + nullBase + `,"ptrs":[null,1],"anys":[null],"raws":[null],"any":null}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got nullArgs
+			checkIssues(t, "Decode", tt.doc, strict.Decode([]byte(tt.doc), &got), tt.want)
+			nulls, err := repair.DecodeRepaired([]byte(tt.doc), &got)
+			checkIssues(t, "DecodeRepaired", tt.doc, err, tt.repair)
+			if err == nil && !reflect.DeepEqual(nulls, tt.nulls) {
+				t.Errorf("DecodeRepaired(%s) nulls = %q, want %q", tt.doc, nulls, tt.nulls)
+			}
+		})
+	}
+
+	t.Run("message", func(t *testing.T) {
+		err := strict.Validate([]byte(`{"ids":null,"labels":{},"blob":"","ptr":null,"nullable":null}`))
+		serr, _ := errors.AsType[*Error](err)
+		if serr == nil || serr.Issues[0].Message != "must be an array, got null" {
+			t.Errorf("Validate = %v, want the message %q", err, "must be an array, got null")
+		}
+	})
+
+	t.Run("values", func(t *testing.T) {
+		var got nullArgs
+		if _, err := repair.DecodeRepaired([]byte(`{`+nullBase+`,"dflt":null,"ptrs":[null,1]}`), &got); err != nil {
+			t.Fatal(err)
+		}
+		if got.Ptr != nil || got.Nullable != nil || got.Ptrs[0] != nil || !reflect.DeepEqual(got.Dflt, []string{"x"}) {
+			t.Errorf("DecodeRepaired = %+v, want nil pointer, nullable and item, and the default", got)
+		}
+		// A default of [] is an empty slice, as decoding [] gives, not nil.
+		if got.Empty == nil || got.NoInts == nil || got.Optional != nil {
+			t.Errorf("DecodeRepaired: empty = %#v, noInts = %#v, optional = %#v; want [], [] and nil", got.Empty, got.NoInts, got.Optional)
+		}
+	})
+
+	t.Run("schema", func(t *testing.T) {
+		s := strict.Schema()
+		for name, want := range map[string][]string{
+			"ids": {"array"}, "labels": {"object"}, "blob": {"string"}, "optional": {"array"}, "dflt": {"array"},
+			"ptr": {"array", "null"}, "nullable": {"array", "null"},
+		} {
+			p := s.Properties[name]
+			got := slices.DeleteFunc(append([]string{p.Type}, p.Types...), func(s string) bool { return s == "" })
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("schema of %s has types %q, want %q", name, got, want)
+			}
+		}
+		if items := s.Properties["grid"].Items; items.Type != "array" || items.Types != nil {
+			t.Errorf("schema of grid's items = %+v, want an array, without null", items)
+		}
+		if values := s.Properties["groups"].AdditionalProperties; values.Type != "array" || values.Types != nil {
+			t.Errorf("schema of groups' values = %+v, want an array, without null", values)
+		}
+	})
+
+	t.Run("output", func(t *testing.T) {
+		// encoding/json writes a nil slice or map as null, so an output's
+		// schema says so.
+		out, err := For[nullArgs](&Options{Output: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := out.Schema()
+		for _, name := range []string{"ids", "labels", "blob", "optional"} {
+			if p := s.Properties[name]; !slices.Contains(p.Types, "null") {
+				t.Errorf("output schema of %s = %v %v, want null among its types", name, p.Type, p.Types)
+			}
+		}
+	})
+
+	t.Run("Check", func(t *testing.T) {
+		// A Go value says "empty" with a nil slice or map; Check judges it so.
+		err := strict.Check(nullArgs{Labels: nil, Grid: [][]int{nil}})
+		checkIssues(t, "Check", "nullArgs{}", err, []string{"/ids minItems"})
+		if err := strict.Check(nullArgs{IDs: []string{"a"}}); err != nil {
+			t.Errorf("Check(nil map and bytes) = %v, want nil", err)
+		}
+	})
+}
+
+// checkIssues compares the issues of err, as "path keyword", with want; a
+// nil want expects no error.
+func checkIssues(t *testing.T, call, doc string, err error, want []string) {
+	t.Helper()
+	if want == nil {
+		if err != nil {
+			t.Errorf("%s(%s) = %v, want nil", call, doc, err)
+		}
+		return
+	}
+	serr, ok := errors.AsType[*Error](err)
+	if !ok {
+		t.Errorf("%s(%s) = %v, want a *Error", call, doc, err)
+		return
+	}
+	var got []string
+	for _, is := range serr.Issues {
+		got = append(got, is.Path+" "+is.Keyword)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("%s(%s) issues = %q, want %q", call, doc, got, want)
+	}
+}
+
+// trimLower reads itself, trimmed and lower-cased, and has no schema of its
+// own: it is described as the string it is.
+type trimLower string
+
+func (s *trimLower) UnmarshalJSON(b []byte) error {
+	var text string
+	if err := json.Unmarshal(b, &text); err != nil {
+		return err
+	}
+	if strings.TrimSpace(text) == "nobody" {
+		return errors.New("nobody is not a name")
+	}
+	*s = trimLower(strings.ToLower(strings.TrimSpace(text)))
+	return nil
+}
+
+// orderedPair reads itself by its fields and puts them in order.
+type orderedPair struct {
+	Lo int `json:"lo" tool:"minimum=0"`
+	Hi int `json:"hi"`
+}
+
+func (p *orderedPair) UnmarshalJSON(b []byte) error {
+	type plain orderedPair
+	if err := json.Unmarshal(b, (*plain)(p)); err != nil {
+		return err
+	}
+	if p.Hi < p.Lo {
+		p.Lo, p.Hi = p.Hi, p.Lo
+	}
+	return nil
+}
+
+// sortedWords reads itself as an array of strings, sorted.
+type sortedWords []string
+
+func (w *sortedWords) UnmarshalJSON(b []byte) error {
+	var words []string
+	if err := json.Unmarshal(b, &words); err != nil {
+		return err
+	}
+	slices.Sort(words)
+	*w = words
+	return nil
+}
+
+// anyNote reads and writes itself: it could be any JSON value.
+type anyNote struct{ raw []byte }
+
+func (n *anyNote) UnmarshalJSON(b []byte) error { n.raw = b; return nil }
+func (n anyNote) MarshalJSON() ([]byte, error)  { return n.raw, nil }
+
+type selfReaders struct {
+	Name  trimLower   `json:"name" tool:"minLength=2,maxLength=6"`
+	Pair  orderedPair `json:"pair,omitzero"`
+	Words sortedWords `json:"words,omitempty" tool:"maxItems=2,minLength=1"`
+	Note  anyNote     `json:"note,omitzero"`
+	Alias *trimLower  `json:"alias,omitempty" tool:"default=\" X \""`
+}
+
+// TestUnmarshalJSONWithoutSchema checks a type that reads itself with
+// UnmarshalJSON and has no JSONSchema method: its JSON is checked as that of
+// its kind, with the field's constraints, before UnmarshalJSON reads it; a
+// type that writes itself too takes any JSON value, and Lint warns of it.
+func TestUnmarshalJSONWithoutSchema(t *testing.T) {
+	v := mustFor[selfReaders](t)
+	for _, tt := range []struct {
+		name string
+		doc  string
+		want []string
+	}{
+		{name: "valid", doc: `{"name":" Ada ","pair":{"lo":5,"hi":2},"words":["b","a"],"note":{"any":[1]}}`},
+		{name: "null", doc: `{"name":null,"pair":null,"words":null}`, want: []string{"/name type", "/pair type", "/words type"}},
+		{name: "wrong types", doc: `{"name":5,"pair":[1,2],"words":"a"}`, want: []string{"/name type", "/pair type", "/words type"}},
+		{name: "constraints", doc: `{"name":"A","pair":{"lo":-1,"hi":2,"mid":1},"words":["a","b",""]}`, want: []string{"/name minLength", "/pair/lo minimum", "/pair additionalProperties", "/words/2 minLength", "/words maxItems"}},
+		{name: "missing property", doc: `{"name":"abcdefg","pair":{"lo":1}}`, want: []string{"/name maxLength", "/pair required"}},
+		{name: "UnmarshalJSON refuses", doc: `{"name":"nobody"}`, want: []string{"/name unmarshal"}},
+		{name: "any note", doc: `{"name":"ab","note":null}`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got selfReaders
+			checkIssues(t, "Decode", tt.doc, v.Decode([]byte(tt.doc), &got), tt.want)
+		})
+	}
+
+	var got selfReaders
+	if err := v.Decode([]byte(`{"name":" Ada ","pair":{"lo":5,"hi":2},"words":["b","a"],"note":{"any":[1]}}`), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := selfReaders{Name: "ada", Pair: orderedPair{2, 5}, Words: sortedWords{"a", "b"}, Note: anyNote{[]byte(`{"any":[1]}`)}, Alias: ptr(trimLower("x"))}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Decode = %+v, want %+v", got, want)
+	}
+
+	s := v.Schema()
+	if p := s.Properties["name"]; p.Type != "string" || *p.MinLength != 2 || *p.MaxLength != 6 {
+		t.Errorf("schema of name = %+v, want a string of 2 to 6 characters", p)
+	}
+	if p := s.Properties["pair"]; p.Type != "object" || !slices.Equal(p.Required, []string{"lo", "hi"}) {
+		t.Errorf("schema of pair = %+v, want an object by its fields", p)
+	}
+	if p := s.Properties["words"]; p.Type != "array" || p.Items.Type != "string" {
+		t.Errorf("schema of words = %+v, want an array of strings", p)
+	}
+	if p := s.Properties["note"]; p.Type != "" || p.Types != nil || !strings.Contains(p.Comment, "anyNote") {
+		t.Errorf("schema of note = %+v, want any value, with a $comment naming anyNote", p)
+	}
+
+	problems := MCP.Lint("self_readers", s)
+	if len(problems) != 1 || problems[0].Severity != SeverityWarning || problems[0].Path != "/properties/note" ||
+		!strings.Contains(problems[0].Message, "JSONSchema") || problems[0].Tool != "self_readers" {
+		t.Errorf("MCP.Lint = %v, want one warning at /properties/note that suggests a JSONSchema method", problems)
+	}
+	if _, problems := MCP.Convert(s); len(problems) != 0 {
+		t.Errorf("MCP.Convert problems = %v, want none: warnings are Lint's", problems)
+	}
+
+	if _, err := For[orderedPair](nil); err == nil {
+		t.Error("For[orderedPair] succeeded; a top-level type that reads itself cannot be described")
+	}
+}
+
+// intKeyed reads itself, but its kind has no JSON Schema form.
+type intKeyed map[int]string
+
+func (m *intKeyed) UnmarshalJSON([]byte) error { return nil }
+
+func TestUnmarshalJSONWithoutForm(t *testing.T) {
+	_, err := For[struct {
+		M intKeyed `json:"m"`
+	}](nil)
+	derr, ok := errors.AsType[*DefinitionError](err)
+	if !ok || derr.Field != "M" || !strings.Contains(err.Error(), "JSONSchema method") {
+		t.Errorf("For = %v, want a *DefinitionError at M that suggests a JSONSchema method", err)
+	}
+}
+
+// TestNullableCustom checks that the schema of a type with a JSONSchema
+// method says null when the field takes it.
+func TestNullableCustom(t *testing.T) {
+	v := mustFor[struct {
+		Point point `json:"point" tool:"nullable"`
+	}](t)
+	if err := v.Validate([]byte(`{"point":null}`)); err != nil {
+		t.Errorf("Validate(null) = %v", err)
+	}
+	if p := v.Schema().Properties["point"]; !slices.Equal(p.Types, []string{"array", "null"}) {
+		t.Errorf("schema of point = %v %v, want types array and null", p.Type, p.Types)
 	}
 }

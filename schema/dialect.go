@@ -194,15 +194,22 @@ const (
 	// SeverityError reports what the provider would reject, or what the
 	// dialect cannot express at all: the converted schema leaves it out.
 	SeverityError
+	// SeverityWarning reports a schema that every provider takes as it is
+	// but that tells the model too little, such as a property of a type that
+	// reads and writes its own JSON with no JSONSchema method, which accepts
+	// any JSON value. Lint reports warnings; Convert never does.
+	SeverityWarning
 )
 
-// String returns "folded" or "error".
+// String returns "folded", "error" or "warning".
 func (s Severity) String() string {
 	switch s {
 	case SeverityFolded:
 		return "folded"
 	case SeverityError:
 		return "error"
+	case SeverityWarning:
+		return "warning"
 	}
 	return "Severity(" + strconv.Itoa(int(s)) + ")"
 }
@@ -214,7 +221,7 @@ type Problem struct {
 	Tool     string   // the tool's name, when the problem came from Lint
 	Path     string   // JSON Pointer into the schema given, such as "/properties/tags"; "" is the root
 	Keyword  string   // the keyword concerned, such as "minLength"; "name" for a tool name, "tools" for a whole request
-	Severity Severity // SeverityError or SeverityFolded
+	Severity Severity // SeverityError, SeverityFolded or SeverityWarning
 	Message  string   // for people; never match on it
 }
 
@@ -326,7 +333,9 @@ func (d *Dialect) ConvertJSON(s *jsonschema.Schema) (json.RawMessage, []Problem)
 }
 
 // Lint returns the problems of a tool under the dialect: its name's, then
-// its schema's, each with Tool set.
+// its schema's (those Convert reports), then a SeverityWarning for each
+// property whose type reads and writes its own JSON with no JSONSchema
+// method, all with Tool set.
 func (d *Dialect) Lint(toolName string, s *jsonschema.Schema) []Problem {
 	var problems []Problem
 	if err := d.CheckName(toolName); err != nil {
@@ -336,6 +345,20 @@ func (d *Dialect) Lint(toolName string, s *jsonschema.Schema) []Problem {
 	for _, p := range schemaProblems {
 		p.Tool = toolName
 		problems = append(problems, p)
+	}
+	if root, err := parseSchemaValue(s); err == nil {
+		if o, ok := root.(*ordObject); ok {
+			walkSchemas(o, "", func(o *ordObject, path string) {
+				comment, _ := o.vals["$comment"].(string)
+				rest, prefixed := strings.CutPrefix(comment, opaquePrefix)
+				typ, suffixed := strings.CutSuffix(rest, opaqueSuffix)
+				if !prefixed || !suffixed {
+					return
+				}
+				problems = append(problems, Problem{Dialect: d.Name, Tool: toolName, Path: path, Keyword: "type", Severity: SeverityWarning,
+					Message: "the model is told nothing about this value, and any JSON value is accepted: " + typ + " reads and writes its own JSON (UnmarshalJSON with MarshalJSON or MarshalText); give " + typ + " a JSONSchema() *jsonschema.Schema method that says what it reads"})
+			})
+		}
 	}
 	return problems
 }

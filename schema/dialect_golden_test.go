@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/golden"
@@ -38,6 +39,30 @@ type dialectTree struct {
 	Children []dialectTree `json:"children,omitempty" jsonschema:"the subtrees" tool:"maxItems=10"`
 }
 
+// dialectSchedule has what the dialects must carry about null, durations
+// and types that describe or read themselves.
+type dialectSchedule struct {
+	Jobs    []string          `json:"jobs" jsonschema:"the jobs to run" tool:"minItems=1"`
+	Tags    []string          `json:"tags,omitempty"`
+	Env     map[string]string `json:"env" tool:"nullable"`
+	Every   time.Duration     `json:"every" jsonschema:"how often to run"`
+	Timeout *time.Duration    `json:"timeout,omitempty" tool:"default=30s"`
+	Ink     inkColor          `json:"ink,omitempty" jsonschema:"the color of the report"`
+	Owner   dialectLogin      `json:"owner" tool:"minLength=3"`
+}
+
+// dialectLogin reads itself, trimmed; it is described as a string.
+type dialectLogin string
+
+func (l *dialectLogin) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*l = dialectLogin(strings.TrimSpace(s))
+	return nil
+}
+
 func mustSchema[T any](t testing.TB) *jsonschema.Schema {
 	t.Helper()
 	v, err := schema.For[T](nil)
@@ -57,6 +82,7 @@ func TestDialectsGolden(t *testing.T) {
 	}{
 		{"create_user", mustSchema[dialectUser](t)},
 		{"tree", mustSchema[dialectTree](t)},
+		{"schedule", mustSchema[dialectSchedule](t)},
 	} {
 		for _, d := range schema.Dialects() {
 			t.Run(tt.name+"/"+d.Name, func(t *testing.T) {

@@ -718,3 +718,51 @@ func FuzzConvert(f *testing.F) {
 		}
 	})
 }
+
+// inkColor describes itself in its own schema.
+type inkColor string
+
+// JSONSchema returns the inks of a printer, described.
+func (inkColor) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Title: "Ink", Description: "one of the printer's inks", Enum: []any{"cyan", "magenta"}}
+}
+
+type inkOrder struct {
+	Ink   inkColor  `json:"ink" jsonschema:"the ink to refill"`
+	Spare inkColor  `json:"spare"`
+	Extra *inkColor `json:"extra" jsonschema:"a second ink" tool:"title=Second"`
+}
+
+// TestOwnDescriptionKept checks that a type's own description survives a
+// field's: the field's comes first, then the type's on a line of its own,
+// in the canonical schema and in every dialect.
+func TestOwnDescriptionKept(t *testing.T) {
+	s := mustSchema[inkOrder](t)
+	want := map[string]string{
+		"ink":   "the ink to refill\none of the printer's inks",
+		"spare": "one of the printer's inks",
+		"extra": "a second ink\none of the printer's inks",
+	}
+	for name, desc := range want {
+		if got := s.Properties[name].Description; got != desc {
+			t.Errorf("Schema: %s description = %q, want %q", name, got, desc)
+		}
+	}
+	if got := s.Properties["ink"].Title; got != "Ink" {
+		t.Errorf("Schema: ink title = %q, want the type's, Ink", got)
+	}
+	if got := s.Properties["extra"].Title; got != "Second" {
+		t.Errorf("Schema: extra title = %q, want the field's, Second", got)
+	}
+	for _, d := range []*schema.Dialect{schema.OpenAIStrict, schema.Gemini, schema.AnthropicStrict, schema.MCP} {
+		out, _ := d.Convert(s)
+		props, _ := out["properties"].(map[string]any)
+		for name, desc := range want {
+			prop, _ := props[name].(map[string]any)
+			got, _ := prop["description"].(string)
+			if !strings.HasPrefix(got, desc) {
+				t.Errorf("%s: %s description = %q, want it to start with %q", d.Name, name, got, desc)
+			}
+		}
+	}
+}

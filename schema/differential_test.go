@@ -164,6 +164,9 @@ type diffFormats struct {
 	Since        *time.Time        `json:"since"`
 	Emails       []string          `json:"emails,omitempty" tool:"format=email,maxItems=3"`
 	Hosts        map[string]string `json:"hosts,omitempty" tool:"format=hostname"`
+	Wait         time.Duration     `json:"wait,omitempty" tool:"default=30s"`
+	Waits        []time.Duration   `json:"waits,omitempty" tool:"maxItems=3"`
+	Pick         *time.Duration    `json:"pick,omitempty" tool:"enum=1s|1m"`
 }
 
 type diffItem struct {
@@ -252,8 +255,17 @@ type diffForest struct {
 	Top   diffNode   `json:"top" tool:"nullable"`
 }
 
-// diffFlex reads any JSON but the string "bad".
+// diffFlex reads any JSON but the string "bad", and writes what it read:
+// it takes any JSON value.
 type diffFlex struct{ raw json.RawMessage }
+
+// MarshalJSON writes the value read.
+func (f diffFlex) MarshalJSON() ([]byte, error) {
+	if f.raw == nil {
+		return []byte("null"), nil
+	}
+	return f.raw, nil
+}
 
 // UnmarshalJSON rejects the string "bad".
 func (f *diffFlex) UnmarshalJSON(b []byte) error {
@@ -261,6 +273,39 @@ func (f *diffFlex) UnmarshalJSON(b []byte) error {
 		return errors.New("flex: bad value")
 	}
 	f.raw = append(f.raw[:0], b...)
+	return nil
+}
+
+// diffName reads itself, trimmed and lower-cased, and is described as the
+// string it is.
+type diffName string
+
+// UnmarshalJSON trims and lower-cases a string.
+func (n *diffName) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	*n = diffName(strings.ToLower(strings.TrimSpace(s)))
+	return nil
+}
+
+// diffSpan reads itself, swapping its ends when they are the wrong way
+// round, and is described by its fields.
+type diffSpan struct {
+	From int `json:"from" tool:"minimum=0"`
+	To   int `json:"to,omitempty"`
+}
+
+// UnmarshalJSON reads the fields and orders them.
+func (s *diffSpan) UnmarshalJSON(b []byte) error {
+	type plain diffSpan
+	if err := json.Unmarshal(b, (*plain)(s)); err != nil {
+		return err
+	}
+	if s.To < s.From {
+		s.From, s.To = s.To, s.From
+	}
 	return nil
 }
 
@@ -292,6 +337,9 @@ type diffCustom struct {
 	Check  diffChecked   `json:"check"`
 	Checks []diffChecked `json:"checks,omitempty"`
 	Addr   netip.Addr    `json:"addr,omitempty"`
+	Name   diffName      `json:"name,omitempty" tool:"minLength=2,maxLength=8"`
+	Span   *diffSpan     `json:"span,omitempty"`
+	Spans  []diffSpan    `json:"spans,omitempty" tool:"maxItems=2"`
 }
 
 // A diffCase is one type with hand-written documents. The valid ones are the
@@ -369,7 +417,8 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00.123456789+05:30","since":null}`,
 			`{"dateTime":"1963-06-19t08:30:06.283185z","date":"2000-01-01","time":"23:59:59.5-08:00","duration":"P1W","email":"first.last@sub.example.org","hostname":"a-b.c","ipv4":"0.0.0.0","ipv6":"2001:db8::8a2e:370:7334","uri":"mailto:a@b.co","uriReference":"#frag","uuid":"123E4567-E89B-12D3-A456-426614174000","when":"0001-01-01T00:00:00Z","since":"2024-01-01T00:00:00-00:00","emails":["x@y.z"],"hosts":{"a":"localhost","b/c":"example.com"}}`,
-			`{"dateTime":"2024-05-01T12:00:00+23:59","date":"1900-12-31","time":"00:00:00Z","duration":"PT36H","email":"\"q\"@example.com","hostname":"xn--nxasmq6b.com","ipv4":"255.255.255.255","ipv6":"::ffff:1.2.3.4","uri":"urn:isbn:0451450523","uriReference":"","uuid":"00000000-0000-0000-0000-000000000000","when":"9999-12-31T23:59:59.999999999-23:59","since":"2024-02-29T12:00:00.5Z","emails":[],"hosts":{}}`,
+			`{"dateTime":"2024-05-01T12:00:00+23:59","date":"1900-12-31","time":"00:00:00Z","duration":"PT36H","email":"\"q\"@example.com","hostname":"xn--nxasmq6b.com","ipv4":"255.255.255.255","ipv6":"::ffff:1.2.3.4","uri":"urn:isbn:0451450523","uriReference":"","uuid":"00000000-0000-0000-0000-000000000000","when":"9999-12-31T23:59:59.999999999-23:59","since":"2024-02-29T12:00:00.5Z","emails":[],"hosts":{},"wait":"1m30s","waits":["0","-1.5h",".5µs"],"pick":"1m"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":"2562047h47m16.854775807s","waits":["1h1m1s1ms1us1ns","3μs"],"pick":null}`,
 		},
 		invalid: []string{
 			`{"dateTime":"2024-05-01T12:00:00","date":"2023-02-29","time":"12:00:00","duration":"PT","email":"a@@b","hostname":"-bad.com","ipv4":"256.0.0.1","ipv6":"1::2::3","uri":"/relative","uriReference":"http://x/%zz","uuid":"123e4567e89b12d3a456426614174000","when":"yesterday","since":"2024-13-01T00:00:00Z"}`,
@@ -377,6 +426,8 @@ var diffCases = []diffCase{
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"1998-12-31T23:59:60Z","since":null,"emails":["a","b@c.d"],"hosts":{"x":"-y"}}`,
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"emails":["a@b.c","a@b.c","a@b.c","a@b.c"]}`,
 			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":30,"waits":["+1s","1d","30",null],"pick":"60s"}`,
+			`{"dateTime":"2024-05-01T12:00:00Z","date":"2024-02-29","time":"12:00:00+01:00","duration":"P3DT4H","email":"a@example.com","hostname":"example.com","ipv4":"192.168.0.1","ipv6":"::1","uri":"https://example.com/a?b=c#d","uriReference":"../a/b","uuid":"123e4567-e89b-12d3-a456-426614174000","when":"2024-05-01T12:00:00Z","since":null,"wait":"2562048h"}`,
 		},
 	},
 	{
@@ -384,8 +435,8 @@ var diffCases = []diffCase{
 		typ:  reflect.TypeFor[diffContainers](),
 		valid: []string{
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"aGVsbG8=","any":null}`,
-			`{"fixed":[0,0,0],"grid":[[1,2],[3,4]],"labels":{"a":"","b/c":"wxyz","~":"q"},"counts":{"x":0},"unique":[1,2,3],"uniqueAny":[1,"1",[1],{"a":1},null,true],"matrix":[["a"],[]],"data":"","blob":null,"any":{"deep":[1,{"x":null}]},"raw":[1,2],"items":[{"id":1},{"id":2,"name":"six666"}],"byName":{"k":{"id":3}},"ptrs":[null,{"id":1}],"pairs":["x","z"],"flags":[true,false,true],"nums":{"a":[1.5],"b":null},"sized":[0,255],"nullItems":["a",null,"b"],"nullPairs":[null,0],"ptrMap":{"a":null,"b":9}}`,
-			`{"fixed":[-1,1e3,2.0],"labels":{"k1":"a","k2":"b","k3":"c"},"counts":{},"unique":[],"uniqueAny":[{"a":1},{"a":2},[1,2],[2,1]],"matrix":null,"data":"AAEC","blob":"/w==","any":"s","raw":{"x":[{}]},"items":null,"byName":{},"ptrs":[],"pairs":["y","y"],"flags":null,"nums":{},"sized":[1,2]}`,
+			`{"fixed":[0,0,0],"grid":[[1,2],[3,4]],"labels":{"a":"","b/c":"wxyz","~":"q"},"counts":{"x":0},"unique":[1,2,3],"uniqueAny":[1,"1",[1],{"a":1},null,true],"matrix":[["a"],[]],"data":"","any":{"deep":[1,{"x":null}]},"raw":[1,2],"items":[{"id":1},{"id":2,"name":"six666"}],"byName":{"k":{"id":3}},"ptrs":[null,{"id":1}],"pairs":["x","z"],"flags":[true,false,true],"nums":{"a":[1.5],"b":[]},"sized":[0,255],"nullItems":["a",null,"b"],"nullPairs":[null,0],"ptrMap":{"a":null,"b":9}}`,
+			`{"fixed":[-1,1e3,2.0],"labels":{"k1":"a","k2":"b","k3":"c"},"counts":{},"unique":[],"uniqueAny":[{"a":1},{"a":2},[1,2],[2,1]],"matrix":[],"data":"AAEC","blob":"/w==","any":"s","raw":{"x":[{}]},"items":[],"byName":{},"ptrs":[],"pairs":["y","y"],"flags":[],"nums":{},"sized":[1,2]}`,
 		},
 		invalid: []string{
 			`{"fixed":[1,2],"labels":{"a":"x"},"data":"","any":null}`,
@@ -412,6 +463,10 @@ var diffCases = []diffCase{
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"uraw":["\u0041","A"]}`,
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"ufloats":[0.1,0.100000001]}`,
 			`{"fixed":null,"labels":null,"data":null,"any":null}`,
+			// Only pointers, any and raw JSON take null; an optional slice
+			// or map is left out instead.
+			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"matrix":null,"items":null,"flags":null,"blob":null,"counts":null}`,
+			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"matrix":[null],"nums":{"b":null},"grid":[null,[1,2]]}`,
 			`{"fixed":[1,2,3],"labels":{"a":"x"},"data":"","any":null,"nullItems":["c",null,"a","b"],"nullPairs":[-1,null],"ptrMap":{"a":10,"b":1,"c":null}}`,
 		},
 	},
@@ -421,13 +476,14 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","created":"2024-01-01T00:00:00Z","version":3,"metaTags":{"a":"b"},"home":{"street":"Main","zip":"12345","country":"CA","geo":{"lat":-90,"lon":180}},"work":{"street":"x","zip":"00000","geo":{"lat":1.5,"lon":-1.5,"precision":12}},"prev":{"street":"p","zip":"99999"},"others":[{"street":"o","zip":"11111"}],"coords":{"lat":5,"lon":6,"precision":1}}`,
-			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","geo":null},"prev":{"street":"p","zip":"99999","country":"MX","geo":{"lat":0,"lon":0,"precision":0}},"others":null}`,
+			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","geo":null},"prev":{"street":"p","zip":"99999","country":"MX","geo":{"lat":0,"lon":0,"precision":0}},"others":[]}`,
 		},
 		invalid: []string{
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","version":0,"home":{"street":"Main","zip":"1234"},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345","country":"UK","geo":{"lat":91,"lon":0,"precision":13}},"work":null,"prev":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"","zip":"12345"},"work":{"zip":"12345"},"prev":null,"others":[{"street":"o","zip":"1"},{},{},{}]}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":null,"work":null}`,
+			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"others":null,"metaTags":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"coords":{"lat":100}}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"coords":null}`,
 			`{"id":"123e4567-e89b-12d3-a456-426614174000","home":{"street":"Main","zip":"12345"},"work":null,"prev":null,"others":[{"street":"o","zip":"11111"},{"street":"o","zip":"11111","country":"US"}]}`,
@@ -442,7 +498,7 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"name":"root"}`,
 			`{"name":"a","children":[{"name":"b","children":[{"name":"c"}]},{"name":"d","next":{"name":"e"}}],"next":null}`,
-			`{"name":"x","children":null,"next":{"name":"y","next":{"name":"z","children":[]}}}`,
+			`{"name":"x","next":{"name":"y","next":{"name":"z","children":[]}}}`,
 		},
 		invalid: []string{
 			`{"name":""}`,
@@ -453,6 +509,7 @@ var diffCases = []diffCase{
 			`{"name":"a","children":[{"name":"b","extra":1}]}`,
 			`{"name":"a","next":5}`,
 			`{"name":"a","next":{"name":"b","children":[null]}}`,
+			`{"name":"x","children":null}`,
 		},
 	},
 	{
@@ -461,7 +518,7 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"root":null,"top":null}`,
 			`{"root":{"value":1,"left":{"value":2},"meta":{"m":{"value":3}}},"trees":[{"value":0}],"top":{"value":9,"right":{"value":0,"right":{"value":5}}}}`,
-			`{"root":{"value":0,"left":null,"right":null,"meta":null},"trees":[{"value":1,"meta":{}},{"value":2}],"top":{"value":4}}`,
+			`{"root":{"value":0,"left":null,"right":null,"meta":{}},"trees":[{"value":1,"meta":{}},{"value":2}],"top":{"value":4}}`,
 		},
 		invalid: []string{
 			`{"root":{"value":10},"top":null}`,
@@ -471,6 +528,7 @@ var diffCases = []diffCase{
 			`{"root":{"value":1,"meta":{"m":{"value":"x"}}},"top":null}`,
 			`{"root":null,"top":{"value":1,"right":{"value":1,"right":{"value":10}}}}`,
 			`{"root":[],"top":"x"}`,
+			`{"root":{"value":0,"meta":null},"trees":null,"top":{"value":4,"meta":{"m":null}}}`,
 		},
 	},
 	{
@@ -479,7 +537,9 @@ var diffCases = []diffCase{
 		valid: []string{
 			`{"level":"low","flex":{"any":"thing"},"check":{"lo":1,"hi":2}}`,
 			`{"level":"high","flex":null,"color":"cyan","check":{"lo":0,"hi":0},"checks":[{"lo":1,"hi":1}],"addr":"::1"}`,
-			`{"level":"low","flex":[1,"x"],"color":"yellow","check":{"lo":-5,"hi":5},"checks":null,"addr":"192.168.1.1"}`,
+			`{"level":"low","flex":[1,"x"],"color":"yellow","check":{"lo":-5,"hi":5},"checks":[],"addr":"192.168.1.1"}`,
+			`{"level":"low","flex":null,"check":{"lo":1,"hi":2},"name":" Ada ","span":{"from":3,"to":1},"spans":[{"from":0},{"from":1,"to":2}]}`,
+			`{"level":"low","flex":null,"check":{"lo":1,"hi":2},"name":"ab","span":null}`,
 		},
 		invalid: []string{
 			`{"level":"mid","flex":1,"check":{"lo":1,"hi":2}}`,
@@ -491,6 +551,10 @@ var diffCases = []diffCase{
 			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"addr":"x"}`,
 			`{"level":"low","flex":1}`,
 			`{"level":5,"flex":1,"color":5,"check":{"lo":"1","hi":2}}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"checks":null}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":null}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":5,"span":"1-2"}`,
+			`{"level":"low","flex":1,"check":{"lo":1,"hi":2},"name":"a","span":{"from":-1,"extra":1},"spans":[null,{}]}`,
 		},
 	},
 }
@@ -1125,6 +1189,7 @@ var formatSamples = []string{
 	"2024-05-01", "2024-5-1", "2023-02-29", "2024-02-29", "20240501", "0000-01-01",
 	"12:00:00Z", "12:00:00", "23:59:60Z", "12:00:00+01:00", "25:00:00Z", "12:00:00.123-23:59",
 	"P3DT4H", "PT", "P1Y2M", "P1W", "P1W2D", "PT1.5S", "P", "P1DT", "PT36H",
+	"1m30s", "0", "-0", "+1s", "30", "1.5h", ".5s", "2.s", ".s", "1µs", "1μs", "1d", "1e3s", "1h1h", "1hm", "2562048h", "9223372036854775807ns",
 	"a@b.co", "a@@b", "a.@b.co", `"q"@b.co`, "a@[127.0.0.1]", "@b.co", "a@b", "a..b@c.d",
 	"example.com", "-bad.com", "a..b", "xn--nxasmq6b.com", strings.Repeat("a", 64) + ".com", "localhost", "a_b.com", "é.com",
 	"192.168.0.1", "256.0.0.1", "01.2.3.4", "1.2.3", "0.0.0.0", "1.2.3.4.5",
@@ -1431,8 +1496,13 @@ func (g *docGen) mangle(data []byte) []byte {
 	return append([]byte(" \t"), data...)
 }
 
-// The types of FuzzOwnEncoding have no constraints beyond their Go types:
-// every value of them is valid, so the schema must accept every encoding.
+// The types of FuzzOwnEncoding have no constraints beyond their Go types,
+// and every optional field has omitempty or omitzero or is a pointer: every
+// value Decode can return for them is valid, so the schema must accept the
+// encoding of every such value (see "A type's own encoding" in doc.go).
+// ownValues builds values in Go, which may hold a nil slice or map where
+// Decode never leaves one; asDecoded turns them into values Decode can
+// return.
 
 type ownScalars struct {
 	S        string     `json:"s"`
@@ -1578,6 +1648,60 @@ func ownValues(s string, i int64, u uint64, x float64, b bool, shape uint8) []an
 	return []any{sc, c, tree}
 }
 
+// asDecoded rewrites v, an addressable value of node n, into a value that
+// Decode can return: a nil slice, map or []byte where null is refused (a
+// required field, an item, a map value) becomes an empty one, which is what
+// decoding [] or {} gives. An optional field keeps its nil, which Decode
+// leaves when the field is absent. Values reached through pointers are
+// rewritten in place.
+func asDecoded(n *node, v reflect.Value) {
+	switch n.kind {
+	case kindPointer:
+		if !v.IsNil() {
+			asDecoded(n.elem, v.Elem())
+		}
+	case kindSlice, kindBytes, kindMap:
+		if v.IsNil() {
+			if !n.nullable {
+				if n.kind == kindMap {
+					v.Set(reflect.MakeMap(n.typ))
+				} else {
+					v.Set(reflect.MakeSlice(n.typ, 0, 0))
+				}
+			}
+			return
+		}
+		switch n.kind {
+		case kindSlice:
+			for i := range v.Len() {
+				asDecoded(n.elem, v.Index(i))
+			}
+		case kindMap:
+			for _, k := range v.MapKeys() {
+				elem := reflect.New(n.elem.typ).Elem()
+				elem.Set(v.MapIndex(k))
+				asDecoded(n.elem, elem)
+				v.SetMapIndex(k, elem)
+			}
+		}
+	case kindArray:
+		for i := range v.Len() {
+			asDecoded(n.elem, v.Index(i))
+		}
+	case kindStruct:
+		for _, f := range n.fields {
+			fv, ok := fieldValueNoAlloc(v, f)
+			if !ok {
+				continue
+			}
+			if k := f.node.kind; !f.required && (k == kindSlice || k == kindBytes || k == kindMap) && fv.IsNil() {
+				continue
+			}
+			asDecoded(f.node, fv)
+		}
+	}
+}
+
 var ownTargets = sync.OnceValues(func() ([]*diffTarget, error) {
 	var out []*diffTarget
 	for _, v := range ownValues("", 0, 0, 0, false, 0) {
@@ -1611,6 +1735,10 @@ func FuzzOwnEncoding(f *testing.F) {
 		}
 		for k, v := range ownValues(s, i, u, x, b, shape) {
 			d := targets[k]
+			rv := reflect.New(reflect.TypeOf(v)).Elem()
+			rv.Set(reflect.ValueOf(v))
+			asDecoded(d.v.plan.root, rv)
+			v = rv.Interface()
 			data, err := json.Marshal(v)
 			if err != nil {
 				t.Fatalf("json.Marshal(%#v): %v", v, err)

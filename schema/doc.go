@@ -30,7 +30,10 @@
 // jsonschema holds the field's description, the whole tag value, as in the
 // MCP Go SDK and jsonschema-go, so existing structs keep working. A tag in the
 // key=value style of invopop/jsonschema (jsonschema:"description=…,enum=…")
-// is rejected with a message saying how to write it here.
+// is rejected with a message saying how to write it here. When the field's
+// type describes itself too (the description of the schema its JSONSchema
+// method returns), the property says both: the field's description, a line
+// break, then the type's. A title in the tool tag replaces the type's.
 //
 // tool holds the constraints, with JSON Schema's own keyword names:
 //
@@ -84,9 +87,42 @@
 //
 // A field is required unless its json tag has omitempty or omitzero, it has a
 // default, it is a pointer, or its tool tag says optional; tool:"required"
-// makes any field required. Pointers, slices, maps and any accept null (which
-// is how encoding/json writes their nil values); other fields accept null
-// only with tool:"nullable", and null leaves the zero value.
+// makes any field required.
+//
+// null is a value only where the Go type has one: a pointer (null is nil),
+// any and json.RawMessage (which hold any JSON value, null included), and a
+// field tagged tool:"nullable" (null leaves the zero value). Everywhere else
+// null is refused with the keyword "type" ("must be an array, got null"):
+// slices, maps and []byte too, as fields, items and map values. Decoding []
+// or {} gives an empty slice or map, not nil, so a handler never receives a
+// nil one where null is refused, and a required slice with minItems=1 cannot
+// be emptied with null. The schema says exactly this: only what accepts null
+// has "null" among its types.
+//
+// A null for an optional field is refused too, unless Options.NullAsAbsent
+// is set: then it counts as absent, so the field keeps its zero value or
+// takes its default, and DecodeRepaired reports where. That reads back what
+// OpenAI's strict mode sends, whose dialect makes every optional property
+// required and nullable. A field tagged tool:"nullable" keeps its null.
+//
+// # A type's own encoding
+//
+// For a value that Decode returned from valid JSON, json.Marshal writes JSON
+// the schema accepts, except where
+//
+//   - an optional field that the document left out and that has neither
+//     omitempty nor omitzero holds a zero value its schema refuses: null for
+//     a nil slice or map, or a zero that breaks the field's constraints
+//     (tool:"optional,minLength=1" on a string);
+//   - a type with its own methods (UnmarshalJSON, UnmarshalText, MarshalJSON,
+//     MarshalText) writes what it would not read; or
+//   - a time.Duration, which encoding/json writes as an integer of
+//     nanoseconds and the schema asks for as a string such as "1m30s".
+//
+// A value built in Go may hold what Decode never returns, such as a nil
+// slice in a required field, which encoding/json writes as null.
+// Validator.Check, which judges Go values by their encoding, reads a null
+// slice, map or []byte as an empty one.
 //
 // # Types
 //
@@ -94,13 +130,46 @@
 // maximum); float32 and float64; string; []byte (a base64 string, as
 // encoding/json writes it); slices and fixed-length arrays; map[string]T;
 // structs, nested and embedded; pointers; time.Time (a date-time string);
-// json.RawMessage and any (any JSON value); types with UnmarshalText (a string
-// the type parses); types with UnmarshalJSON (any JSON value the type
-// accepts, or the schema returned by a JSONSchema() *jsonschema.Schema method
-// when the type has one). Recursive types are written once under $defs and
-// referenced with $ref; a recursive top-level type is referenced as "#".
-// Channels, functions, complex numbers, interfaces with methods and maps with
-// non-string keys are rejected.
+// time.Duration (a duration string, below); json.RawMessage and any (any JSON
+// value); types with UnmarshalText (a string the type parses). Recursive
+// types are written once under $defs and referenced with $ref; a recursive
+// top-level type is referenced as "#". Channels, functions, complex numbers,
+// interfaces with methods and maps with non-string keys are rejected.
+//
+// A type with a JSONSchema() *jsonschema.Schema method is described by the
+// schema it returns, and its JSON is checked against that schema before the
+// type reads it (with UnmarshalJSON, or as encoding/json would). A type with
+// UnmarshalJSON and no JSONSchema method is described as encoding/json writes
+// it, by its kind: a named string is a string with the field's constraints, a
+// named struct its fields, a named slice an array. Its JSON is checked as such
+// (null included: a non-pointer field refuses it), and only then does
+// UnmarshalJSON read the same bytes, so such a type can trim or lower-case a
+// value without losing its checks. A type that also writes itself
+// (MarshalJSON, or MarshalText) could read anything: it takes any JSON value,
+// its schema is {} with a $comment that names it, and Dialect.Lint reports a
+// SeverityWarning for it, because the model is told nothing; give such a type
+// a JSONSchema method.
+//
+// # Durations
+//
+// encoding/json writes a time.Duration as an integer of nanoseconds, but a
+// model that sends 30 for a timeout means seconds. So an input duration is a
+// string that says its unit, in the form time.ParseDuration reads: "1m30s",
+// "250ms", "-1.5h", "0". Its schema is a string with a pattern that matches
+// exactly those strings (without a leading '+'), described as
+//
+//	a duration such as "1m30s" or "250ms" (units h, m, s, ms, us, ns)
+//
+// after the field's own description. A number is refused with a message
+// that asks for a string such as "30s"; a duration too long for a
+// time.Duration (about 292 years) is refused with the keyword "range". The
+// values of default, const, enum and examples are duration strings
+// (tool:"default=30s"), and enum and const compare the strings as written:
+// enum=1m does not accept "60s". Bounds (minimum, maximum) do not apply; use
+// a Validate method. An output duration (Options.Output) is described as
+// what encoding/json writes: an integer, "a duration in nanoseconds", with
+// its tag values in nanoseconds too. Validator.Check, which reads
+// encoding/json's encoding of a Go value, reads the integer.
 //
 // # Validation
 //

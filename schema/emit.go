@@ -137,10 +137,16 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 		s = e.typed("boolean")
 	case kindInt, kindUint:
 		s = e.typed("integer")
+		if n.typ == durationType {
+			s.Description = durationOutputNote // an output: see compiler.typeNode
+		}
 	case kindFloat:
 		s = e.typed("number")
 	case kindString, kindText, kindTime:
 		s = e.typed("string")
+	case kindDuration:
+		s = e.typed("string")
+		s.Description = durationNote
 	case kindBytes:
 		s = e.typed("string")
 		s.ContentEncoding = "base64"
@@ -157,9 +163,17 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 		return e.new()
 	case kindCustom:
 		if n.custom != nil {
-			return n.custom.schema.CloneSchemas()
+			s = n.custom.schema.CloneSchemas()
+		} else {
+			s = e.new()
+			if n.opaque {
+				s.Comment = opaquePrefix + n.typ.String() + opaqueSuffix
+			}
 		}
-		return e.new()
+		if n.nullable {
+			s = e.nullable(s)
+		}
+		return s
 	}
 	e.keywords(s, n)
 	if n.nullable {
@@ -167,6 +181,14 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 	}
 	return s
 }
+
+// The $comment of the schema of a type that reads and writes its own JSON
+// and has no JSONSchema method is opaquePrefix, the type, opaqueSuffix.
+// Dialect.Lint looks for it.
+const (
+	opaquePrefix = "hands: "
+	opaqueSuffix = " reads and writes its own JSON and has no JSONSchema method, so any JSON value is accepted here"
+)
 
 // keywords copies a node's constraints into its schema.
 func (e *emitter) keywords(s *jsonschema.Schema, n *node) {
@@ -262,9 +284,13 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 		if f.nullable {
 			p = e.nullable(p)
 		}
-		p.Description = f.description
-		p.Title = f.title
-		p.Deprecated = f.deprecated
+		// A type that says its own schema may describe itself; the field's
+		// words come first, then the type's.
+		p.Description = joinDescriptions(f.description, p.Description)
+		if f.title != "" {
+			p.Title = f.title
+		}
+		p.Deprecated = p.Deprecated || f.deprecated
 		p.Default = nil // only a tag's default is applied, so only it is shown
 		if f.dflt != nil {
 			p.Default = append(json.RawMessage(nil), f.dflt...)
@@ -281,4 +307,17 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 		}
 	}
 	return s
+}
+
+// joinDescriptions returns the description of a property whose field says
+// field and whose type says own: each alone when the other is empty, and
+// otherwise both, the field's first, on lines of their own.
+func joinDescriptions(field, own string) string {
+	switch {
+	case own == "" || own == field:
+		return field
+	case field == "":
+		return own
+	}
+	return field + "\n" + own
 }

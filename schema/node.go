@@ -15,22 +15,23 @@ import (
 type kind uint8
 
 const (
-	kindBool    kind = iota + 1
-	kindInt          // every signed integer size
-	kindUint         // every unsigned integer size
-	kindFloat        // float32 and float64
-	kindString       // a string kind
-	kindBytes        // []byte, which encoding/json writes as base64
-	kindSlice        // a slice other than []byte
-	kindArray        // a fixed-length array
-	kindMap          // a map with string keys
-	kindStruct       // a struct, read field by field
-	kindPointer      // a pointer; null is nil
-	kindAny          // an empty interface: any JSON value
-	kindRaw          // json.RawMessage: any JSON value, kept as bytes
-	kindTime         // time.Time: an RFC 3339 date-time string
-	kindText         // an encoding.TextUnmarshaler: a string it parses
-	kindCustom       // a json.Unmarshaler, or a type with a JSONSchema method
+	kindBool     kind = iota + 1
+	kindInt           // every signed integer size
+	kindUint          // every unsigned integer size
+	kindFloat         // float32 and float64
+	kindString        // a string kind
+	kindBytes         // []byte, which encoding/json writes as base64
+	kindSlice         // a slice other than []byte
+	kindArray         // a fixed-length array
+	kindMap           // a map with string keys
+	kindStruct        // a struct, read field by field
+	kindPointer       // a pointer; null is nil
+	kindAny           // an empty interface: any JSON value
+	kindRaw           // json.RawMessage: any JSON value, kept as bytes
+	kindTime          // time.Time: an RFC 3339 date-time string
+	kindDuration      // time.Duration, as an input: a duration string such as "1m30s"
+	kindText          // an encoding.TextUnmarshaler: a string it parses
+	kindCustom        // a type with a JSONSchema method, or one that reads and writes its own JSON
 )
 
 // A node is the compiled plan for one value: its Go type, how to read it and
@@ -69,6 +70,8 @@ type node struct {
 
 	kind        kind
 	nullable    bool // a JSON null is accepted and leaves the zero value
+	selfRead    bool // UnmarshalJSON reads the value once it passed the checks of its kind
+	opaque      bool // a kindCustom that reads and writes itself with no schema: any JSON value
 	uniqueItems bool
 	stringItems bool // a slice of, or map[string] to, plain strings (type string exactly)
 	refine      bool // *T has Validate() error
@@ -131,6 +134,7 @@ type field struct {
 
 var (
 	timeType            = reflect.TypeFor[time.Time]()
+	durationType        = reflect.TypeFor[time.Duration]()
 	rawMessageType      = reflect.TypeFor[json.RawMessage]()
 	jsonUnmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 	jsonMarshalerType   = reflect.TypeFor[json.Marshaler]()
@@ -153,7 +157,7 @@ func (n *node) deref() *node {
 // stringLike reports whether the node reads a JSON string.
 func (n *node) stringLike() bool {
 	switch n.deref().kind {
-	case kindString, kindText, kindTime, kindBytes:
+	case kindString, kindText, kindTime, kindBytes, kindDuration:
 		return true
 	}
 	return false
@@ -168,7 +172,7 @@ func (n *node) jsonType() string {
 		return "integer"
 	case kindFloat:
 		return "number"
-	case kindString, kindBytes, kindTime, kindText:
+	case kindString, kindBytes, kindTime, kindText, kindDuration:
 		return "string"
 	case kindSlice, kindArray:
 		return "array"

@@ -120,7 +120,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if root.kind != kindStruct {
+	if root.kind != kindStruct || root.selfRead {
 		// A struct with UnmarshalJSON or JSONSchema reads itself.
 		return nil, &DefinitionError{Type: t, Err: errors.New("the type reads its own JSON (UnmarshalJSON, UnmarshalText or JSONSchema); the top level must be a plain struct whose fields hands can describe")}
 	}
@@ -267,6 +267,9 @@ func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 // Check validates a Go value of the validator's type against the same
 // constraints, as its encoding/json encoding, and runs its Validate methods.
 // Defaults are not applied: a Go value has no absent fields, only zero ones.
+// A nil slice or map, which encoding/json writes as null, is judged as an
+// empty one, and a time.Duration, which it writes as nanoseconds, is read
+// as that number.
 func (v *Validator) Check(value any) error {
 	rv := reflect.ValueOf(value)
 	if rv.Kind() == reflect.Pointer && rv.Type().Elem() == v.plan.typ && !rv.IsNil() {
@@ -280,6 +283,7 @@ func (v *Validator) Check(value any) error {
 		return &Error{Issues: []Issue{{Keyword: "type", Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
+	d.goValue = true
 	d.document(v.plan.root, reflect.New(v.plan.typ).Elem())
 	issues := d.takeIssues()
 	putDecoder(d)

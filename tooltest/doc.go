@@ -22,5 +22,7 @@
 //
 // Each error is one t.Errorf that names the dialect, the tool and the JSON
 // Pointer of the schema concerned; each fold is logged with t.Logf, so
-// go test -v shows what reaches a model only as text.
+// go test -v shows what reaches a model only as text, and so is each
+// warning (a value the schema says nothing about, which is portable but
+// tells the model too little).
 package tooltest

@@ -38,6 +38,16 @@ type tagArgs struct {
 	Labels map[string]string `json:"labels"`
 }
 
+// rawNote reads and writes itself, and says nothing of its JSON.
+type rawNote struct{ text string }
+
+func (n *rawNote) UnmarshalJSON(b []byte) error { n.text = string(b); return nil }
+func (n rawNote) MarshalJSON() ([]byte, error)  { return []byte(n.text), nil }
+
+type noteArgs struct {
+	Note rawNote `json:"note"`
+}
+
 func TestPortable(t *testing.T) {
 	weather := tool.New("weather", "Report the weather for a city.", run[weatherArgs])
 	tag := tool.New("tag", "Tag a document.", run[tagArgs])
@@ -90,6 +100,17 @@ func TestPortable(t *testing.T) {
 		tooltest.PortableTools(&only, []*schema.Dialect{schema.MCP}, weather, tag)
 		if len(only.errors)+len(only.logs) != 0 {
 			t.Errorf("PortableTools(MCP): %q %q, want nothing", only.errors, only.logs)
+		}
+	})
+
+	t.Run("warning", func(t *testing.T) {
+		// A value of a type that reads and writes itself is any JSON value:
+		// a warning, which is logged, not an error.
+		note := tool.New("note", "Keep a note.", run[noteArgs])
+		var r recorder
+		tooltest.PortableTools(&r, []*schema.Dialect{schema.MCP}, note)
+		if len(r.errors) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], "warning [mcp] tool note at /properties/note: ") {
+			t.Errorf("PortableTools(note): errors %q, logs %q; want the warning logged", r.errors, r.logs)
 		}
 	})
 }
