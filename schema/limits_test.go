@@ -1,9 +1,12 @@
 package schema
 
 import (
+	"bytes"
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 func TestCheckJSON(t *testing.T) {
@@ -55,4 +58,22 @@ func TestLimitsTooLarge(t *testing.T) {
 	if (Limits{MaxBytes: -1}).TooLarge(1 << 30) {
 		t.Error("a negative MaxBytes still limits the size")
 	}
+}
+
+// FuzzCheckJSON checks that CheckJSON, with the limits out of the way,
+// accepts exactly the documents that jsontext finds valid and that hold an
+// object.
+func FuzzCheckJSON(f *testing.F) {
+	for _, seed := range []string{`{}`, ` {"a":[1,2,{"b":null}]} `, `{"a":1,"a":2}`, `[1]`, `"{}"`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", `{} {}`, `{"a":1e400}`, ``} {
+		f.Add([]byte(seed))
+	}
+	unlimited := Limits{MaxBytes: -1, MaxDepth: maxNesting}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := unlimited.CheckJSON(data)
+		trimmed := bytes.TrimLeft(data, " \t\r\n")
+		want := jsontext.Value(data).IsValid() && len(trimmed) > 0 && trimmed[0] == '{'
+		if (err == nil) != want {
+			t.Fatalf("CheckJSON(%.200q) = %v, jsontext says valid object = %t", data, err, want)
+		}
+	})
 }
