@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -96,6 +97,49 @@ func BenchmarkRun(b *testing.B) {
 			b.SetBytes(int64(len(p.data)))
 			for b.Loop() {
 				if res := tool.Run(ctx, t, tool.Call{Name: "create_user", Args: p.data}); res.IsError == p.valid {
+					b.Fatal(res.Content)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkPaths is one valid call through each way of running it: Run on
+// the tool (the handler on the caller's goroutine), Run on a registry with
+// middleware (drained from its stream), Stream (the handler on a goroutine
+// of its own, events handed to the consumer), and Run with a timeout (the
+// handler on a goroutine of its own, raced against the deadline).
+func BenchmarkPaths(b *testing.B) {
+	plain := tool.New("create_user", "Create a user account.", benchHandler)
+	timed := tool.New("create_user", "Create a user account.", benchHandler, tool.WithTimeout(time.Minute))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{plain}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg.Use(tool.OnResult(func(context.Context, tool.Call, *tool.Result) {}))
+	ctx := context.Background()
+	call := tool.Call{Name: "create_user", Args: []byte(benchValid)}
+	for _, path := range []struct {
+		name string
+		run  func() tool.Result
+	}{
+		{"run", func() tool.Result { return tool.Run(ctx, plain, call) }},
+		{"registry_middleware", func() tool.Result { return tool.Run(ctx, reg, call) }},
+		{"stream", func() tool.Result {
+			var res tool.Result
+			for ev := range plain.Stream(ctx, call) {
+				if ev.Result != nil {
+					res = *ev.Result
+				}
+			}
+			return res
+		}},
+		{"timeout", func() tool.Result { return tool.Run(ctx, timed, call) }},
+	} {
+		b.Run(path.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := path.run(); res.IsError {
 					b.Fatal(res.Content)
 				}
 			}

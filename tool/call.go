@@ -140,25 +140,21 @@ func CallFrom(ctx context.Context) (Call, bool) {
 // reported after the call ended are dropped.
 func Progress(ctx context.Context, v any) {
 	if c, ok := ctx.Value(callKey{}).(*callContext); ok && c.sink != nil {
-		c.sink.send(v)
+		c.sink.send(Event{Progress: v})
 	}
 }
 
-// A sink hands progress events from a handler's goroutines to the goroutine
-// that ranges over its stream.
+// A sink hands the events of a streamed call from the handler's goroutines
+// to the goroutine that ranges over the stream.
 type sink struct {
-	events chan any      // unbuffered: a report waits for the consumer
-	done   chan struct{} // closed when the stream stops taking events
+	events chan Event      // unbuffered: an event waits for the consumer
+	done   <-chan struct{} // closed when the stream stops taking events
 }
 
-func newSink() *sink {
-	return &sink{events: make(chan any), done: make(chan struct{})}
-}
-
-// send hands v to the consumer, or drops it once the stream is done.
-func (s *sink) send(v any) {
+// send hands ev to the consumer, or drops it once the stream is done.
+func (s *sink) send(ev Event) {
 	select {
-	case s.events <- v:
+	case s.events <- ev:
 	case <-s.done:
 	}
 }

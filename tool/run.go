@@ -181,33 +181,32 @@ func (c *core) stream(ctx context.Context, call Call, r callRunner) iter.Seq[Eve
 		} else {
 			ctx, cancel = context.WithCancel(ctx)
 		}
-		s := newSink()
-		defer func() {
-			close(s.done) // progress reported from now on is dropped
-			cancel()
+		defer cancel() // from now on, reports and the result are dropped
+		s := &sink{events: make(chan Event), done: ctx.Done()}
+		go func() {
+			res := c.execute(ctx, call, s, r)
+			s.send(Event{Result: &res})
 		}()
-		done := make(chan Result, 1)
-		go func() { done <- c.execute(ctx, call, s, r) }()
-		var res Result
-	wait:
 		for {
 			select {
-			case v := <-s.events:
-				if !yield(Event{Progress: v}) {
+			case ev := <-s.events:
+				if !yield(ev) || ev.Result != nil {
 					return
 				}
-			case res = <-done:
-				break wait
-			case <-ctx.Done():
+			case <-s.done:
 				select {
-				case res = <-done:
+				case ev := <-s.events: // handed over at the last moment
+					if ev.Result != nil {
+						yield(ev)
+						return
+					}
 				default:
-					res = c.errorResult(call, c.ended(ctx, call.ID), nil)
 				}
-				break wait
+				res := c.errorResult(call, c.ended(ctx, call.ID), nil)
+				yield(Event{Result: &res})
+				return
 			}
 		}
-		yield(Event{Result: &res})
 	}
 }
 
