@@ -280,16 +280,17 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 	if err != nil {
 		return Result{Repairs: repairs}, err
 	}
+	output := any(out) // boxed once, for the encoder and the result
 	text, ok := "", false
 	if t.encode != nil {
-		text, ok = encodeOutput(t.encode, out)
+		text, ok = encodeOutput(t.encode, output)
 	}
 	if !ok {
-		if text, err = content(t.name, out); err != nil {
+		if text, err = content(t.name, output); err != nil {
 			return Result{Repairs: repairs}, err
 		}
 	}
-	res := Result{Content: text, Output: out, Repairs: repairs}
+	res := Result{Content: text, Output: output, Repairs: repairs}
 	if t.output != nil && strings.HasPrefix(text, "{") { // not a nil *Out's null
 		res.Structured = json.RawMessage(text)
 	}
