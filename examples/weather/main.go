@@ -1,9 +1,12 @@
-// Command weather is a complete MCP server with one tool, on stdio.
+// Command weather is a complete MCP server with one tool, on stdio. It
+// exits 0 when the client closes its input or on an interrupt.
 package main
 
 import (
 	"context"
 	"log"
+	"os"
+	"os/signal"
 
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
@@ -17,11 +20,15 @@ type Args struct {
 }
 
 func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
 	weather := tool.New("weather", "Report the weather for a city.",
 		func(ctx context.Context, a Args) (string, error) { return "sunny in " + a.City, nil })
 	srv, err := mcpserver.NewTools(nil, weather)
 	if err != nil {
 		log.Fatal(err)
 	}
-	log.Fatal(srv.Run(context.Background(), &mcp.StdioTransport{}))
+	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		log.Fatal(err)
+	}
 }
