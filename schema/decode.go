@@ -529,8 +529,12 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 	// duplicate name is found; nulled those of them whose null counted as
 	// absent (Options.NullAsAbsent), which still get their default.
 	var present, nulled fieldSet
-	var unknown []string // names the struct does not have, to find duplicates among them
-	next := 0            // the field after the last one found, where the next is likely
+	// The names the struct does not have go on d.names, above base, and
+	// into many once there are more than a few, as in skipObject: a
+	// duplicate among them is found in constant time.
+	base := len(d.names)
+	var many *nameSet
+	next := 0 // the field after the last one found, where the next is likely
 	for first := true; ; first = false {
 		c := d.peek()
 		if first && c == '}' {
@@ -548,14 +552,12 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			f = n.field([]byte(d.unquote(name)), next)
 		}
 		if f == nil {
-			key := d.unquote(name)
-			if slices.Contains(unknown, key) {
+			if d.seenName(base, &many, name) {
 				d.pushName(name)
 				d.duplicateName(name)
 				return
 			}
-			unknown = append(unknown, key)
-			d.unknown(n, key)
+			d.unknown(n, name)
 			d.pushName(name)
 			if !d.colon() || !d.skipValue(d.peek()) {
 				return
@@ -602,6 +604,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			break
 		}
 	}
+	d.names = d.names[:base]
 	for _, f := range n.fields {
 		switch {
 		case present.has(f.bit) && !nulled.has(f.bit):
@@ -701,11 +704,28 @@ func describeNode(n *node) string {
 }
 
 // unknown records a property the struct does not have, naming the closest.
-func (d *decoder) unknown(n *node, name string) {
+//
+// A document may hold many unknown names, and some very long ones, so the
+// work is bounded: nothing is done for an issue past the limit, which would
+// be dropped, and a name is compared only with the fields whose names are
+// close to it in length, since the edit distance between two names is at
+// least the difference of their lengths. The cost of an unknown name is so
+// at most that of reading it, plus a bound that depends on the type only.
+func (d *decoder) unknown(n *node, js jsonString) {
+	if len(d.issues) >= d.maxIssues {
+		d.dropped++
+		return
+	}
+	name := d.unquote(js)
 	msg := "unknown property " + quote(name)
+	lower := strings.ToLower(name)
 	best, bestDist := "", 4
 	for _, f := range n.fields {
-		if dist := editDistance(strings.ToLower(name), strings.ToLower(f.name)); dist < bestDist {
+		field := strings.ToLower(f.name)
+		if len(field) <= len(lower)-bestDist || len(field) >= len(lower)+bestDist {
+			continue
+		}
+		if dist := editDistance(lower, field); dist < bestDist {
 			best, bestDist = f.name, dist
 		}
 	}

@@ -2,10 +2,15 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 type hostileArgs struct {
@@ -135,5 +140,136 @@ func TestSizeLimitIsConfigurable(t *testing.T) {
 	}
 	if err := small.Validate([]byte(`{"any":[1]}`)); err != nil {
 		t.Errorf("MaxDepth 2 rejected 2 levels: %v", err)
+	}
+}
+
+// hostileKeys has a place for each way an object with many members is read:
+// as a struct (whose unknown members are skipped), as maps, and whole, as an
+// any or a json.RawMessage.
+type hostileKeys struct {
+	Name  string            `json:"name,omitempty"`
+	Count int64             `json:"count,omitempty"`
+	Ratio float64           `json:"ratio,omitempty" tool:"multipleOf=0.01"`
+	Map   map[string]int    `json:"map,omitempty"`
+	Strs  map[string]string `json:"strs,omitempty"`
+	Any   any               `json:"any,omitempty"`
+	Raw   json.RawMessage   `json:"raw,omitempty"`
+	Items []hostileItem     `json:"items,omitempty" tool:"uniqueItems"`
+}
+
+type hostileItem struct {
+	Tags []string `json:"tags"`
+}
+
+// members returns n object members "k0":0, "k1":0, … separated by commas,
+// and then extra, if any, after a comma.
+func members(n int, extra string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k`)
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(`":0`)
+	}
+	if extra != "" {
+		b.WriteByte(',')
+		b.WriteString(extra)
+	}
+	return b.String()
+}
+
+// hostileDeadline is how long reading any document of TestHostileSizes may
+// take: a guard against a cost that grows faster than the document, which
+// at these sizes takes seconds to minutes. BenchmarkUnknownKeys shows the
+// cost per member.
+const hostileDeadline = 2 * time.Second
+
+// TestHostileSizes checks that documents with very many members are read in
+// time in proportion to their size, with every issue reported as for a
+// small one.
+func TestHostileSizes(t *testing.T) {
+	const n = 50_000
+	v, err := For[hostileKeys](&Options{MaxBytes: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		doc  string
+		want []string // "path keyword" of the issues, or of the first ones
+		more int      // how many issues past the listed ones
+	}{
+		{name: "distinct unknown keys", doc: `{` + members(n, "") + `}`, want: []string{" additionalProperties", " additionalProperties"}, more: n - DefaultMaxIssues},
+		{name: "unknown keys, then a duplicate", doc: `{` + members(n, `"k0":1`) + `}`, want: []string{"/k0 syntax"}},
+		{name: "unknown keys, then an escaped duplicate", doc: `{` + members(n, `"k\u0030":1`) + `}`, want: []string{"/k0 syntax"}},
+		{name: "one unknown key many times", doc: `{` + strings.Repeat(`"k":0,`, n) + `"k":0}`, want: []string{"/k syntax"}},
+		{name: "many keys in a map", doc: `{"map":{` + members(n, "") + `}}`},
+		{name: "many keys in a map, then a duplicate", doc: `{"map":{` + members(n, `"k0":1`) + `}}`, want: []string{"/map/k0 syntax"}},
+		{name: "many keys in a map of strings, then a duplicate", doc: `{"strs":{` + strings.ReplaceAll(members(n, `"k0":1`), ":0", `:"0"`) + `}}`, want: []string{"/strs/k0 syntax"}},
+		{name: "many keys in an any", doc: `{"any":{` + members(n, "") + `}}`},
+		{name: "many keys in an any, then a duplicate", doc: `{"any":{` + members(n, `"k0":1`) + `}}`, want: []string{"/any/k0 syntax"}},
+		{name: "many keys in a raw value, then a duplicate", doc: `{"raw":{` + members(n, `"k\u0030":1`) + `}}`, want: []string{"/raw/k0 syntax"}},
+		{name: "many keys in a skipped value, then a duplicate", doc: `{"x":{` + members(n, `"k0":1`) + `}}`, want: []string{"/x/k0 syntax"}},
+		{name: "a string of a million escapes", doc: `{"name":"` + strings.Repeat(`\n`, 1<<20) + `"}`},
+		{name: "an unknown key of a million escapes", doc: `{"` + strings.Repeat(`\n`, 1<<20) + `":0}`, want: []string{" additionalProperties"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got hostileKeys
+			start := time.Now()
+			err := v.Decode([]byte(tt.doc), &got)
+			if took := time.Since(start); took > hostileDeadline {
+				t.Errorf("decoding %d bytes took %v", len(tt.doc), took)
+			}
+			var issues []string
+			more := 0
+			if serr, ok := errors.AsType[*Error](err); ok {
+				for _, is := range serr.Issues {
+					if is.Path == "" && is.Keyword == "limit" {
+						fmt.Sscanf(is.Message, "%d more issues", &more)
+						continue
+					}
+					issues = append(issues, is.Path+" "+is.Keyword)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if tt.more > 0 && len(issues) > len(tt.want) {
+				issues = issues[:len(tt.want)]
+			}
+			if !slices.Equal(issues, tt.want) || more != tt.more {
+				t.Errorf("issues %q and %d more, want %q and %d more", issues, more, tt.want, tt.more)
+			}
+		})
+	}
+}
+
+// TestHostileUnknownKeysAllListed checks that with no issue limit, every one
+// of many unknown keys is reported, in order, still in time in proportion
+// to their number.
+func TestHostileUnknownKeysAllListed(t *testing.T) {
+	const n = 50_000
+	v, err := For[hostileKeys](&Options{MaxIssues: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{"nme":"x",` + members(n, "") + `}`)
+	start := time.Now()
+	err = v.Validate(doc)
+	if took := time.Since(start); took > hostileDeadline {
+		t.Errorf("validating %d bytes took %v", len(doc), took)
+	}
+	serr, ok := errors.AsType[*Error](err)
+	if !ok || len(serr.Issues) != n+1 {
+		t.Fatalf("Validate = %.200v, want %d issues", err, n+1)
+	}
+	if is := serr.Issues[0]; is.Keyword != "additionalProperties" || !strings.Contains(is.Message, `did you mean "name"?`) {
+		t.Errorf("first issue %v, want a suggestion of \"name\"", is)
+	}
+	for i, is := range serr.Issues[1:] {
+		if is.Path != "" || is.Keyword != "additionalProperties" || !strings.Contains(is.Message, `"k`+strconv.Itoa(i)+`"`) {
+			t.Fatalf("issue %d is %v, want k%d's", i+1, is, i)
+		}
 	}
 }
