@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"runtime"
 	"slices"
 	"strconv"
@@ -186,15 +187,17 @@ func members(n int, extra string) string {
 // cost per member.
 const hostileDeadline = 2 * time.Second
 
-// TestHostileSizes checks that documents with very many members are read in
-// time in proportion to their size, with every issue reported as for a
-// small one.
+// TestHostileSizes checks that documents with very many members or digits
+// are read in time in proportion to their size, with every issue reported
+// as for a small one.
 func TestHostileSizes(t *testing.T) {
 	const n = 50_000
 	v, err := For[hostileKeys](&Options{MaxBytes: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
+	zeros := strings.Repeat("0", 1<<20)
+	threes := strings.Repeat("3", 1<<20)
 	for _, tt := range []struct {
 		name string
 		doc  string
@@ -212,6 +215,10 @@ func TestHostileSizes(t *testing.T) {
 		{name: "many keys in an any, then a duplicate", doc: `{"any":{` + members(n, `"k0":1`) + `}}`, want: []string{"/any/k0 syntax"}},
 		{name: "many keys in a raw value, then a duplicate", doc: `{"raw":{` + members(n, `"k\u0030":1`) + `}}`, want: []string{"/raw/k0 syntax"}},
 		{name: "many keys in a skipped value, then a duplicate", doc: `{"x":{` + members(n, `"k0":1`) + `}}`, want: []string{"/x/k0 syntax"}},
+		{name: "an integer with a million zeros", doc: `{"count":1.` + zeros + `e5}`},
+		{name: "an integer with a million digits", doc: `{"count":1.` + threes + `e5}`, want: []string{"/count type"}},
+		{name: "a multiple with a million zeros", doc: `{"ratio":0.25` + zeros + `}`},
+		{name: "not a multiple, with a million digits", doc: `{"ratio":0.25` + zeros + `1}`, want: []string{"/ratio multipleOf"}},
 		{name: "a string of a million escapes", doc: `{"name":"` + strings.Repeat(`\n`, 1<<20) + `"}`},
 		{name: "an unknown key of a million escapes", doc: `{"` + strings.Repeat(`\n`, 1<<20) + `":0}`, want: []string{" additionalProperties"}},
 	} {
@@ -272,4 +279,55 @@ func TestHostileUnknownKeysAllListed(t *testing.T) {
 			t.Fatalf("issue %d is %v, want k%d's", i+1, is, i)
 		}
 	}
+}
+
+// FuzzNumberDigits compares multipleOf and integral, which read a number's
+// digits once, with big.Rat, which is exact but slow on long numbers.
+func FuzzNumberDigits(f *testing.F) {
+	for _, s := range []string{
+		"0", "-0", "0.0", "-0.0e5", "1", "12.50", "1.0000000000000000001", "100e-2", "0.015e1", "1e-400",
+		"1e20", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+		"9.223372036854775807e18", "0.25", "2.5e-1", "7e0", "3.3333", "1E+2", "-1.5e-7", "12345678901234567890e-5",
+	} {
+		f.Add(s)
+	}
+	var multiples []*big.Rat
+	for _, m := range []string{"0.01", "5", "0.25", "2.5", "1e-3", "7", "0.3", "1", "1e-300", "3.14159"} {
+		r, _ := new(big.Rat).SetString(m)
+		multiples = append(multiples, r)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		d := getDecoder([]byte(raw), maxNesting, DefaultMaxIssues)
+		defer putDecoder(d)
+		if len(raw) == 0 || len(raw) > 400 || !isNumberStart(raw[0]) || !d.scanNumber() || d.pos != len(raw) {
+			return
+		}
+		if i := strings.IndexAny(raw, "eE"); i >= 0 {
+			if e, err := strconv.Atoi(raw[i+1:]); err != nil || e > 1000 || e < -1000 {
+				return // big.Rat would take long
+			}
+		}
+		r, ok := new(big.Rat).SetString(raw)
+		if !ok {
+			t.Fatalf("big.Rat refused %q", raw)
+		}
+		for _, m := range multiples {
+			if got, want := multipleOf([]byte(raw), m), new(big.Rat).Quo(r, m).IsInt(); got != want {
+				t.Errorf("multipleOf(%s, %s) = %v, want %v", raw, m.RatString(), got, want)
+			}
+		}
+		if _, err := strconv.ParseFloat(raw, 64); err != nil {
+			return // integral reports the range instead
+		}
+		_, exact, isInt := d.integral([]byte(raw))
+		switch {
+		case isInt != r.IsInt():
+			t.Errorf("integral(%s) says integer %v, want %v", raw, isInt, r.IsInt())
+		case !isInt:
+		case exact == nil && (r.Num().IsInt64() || r.Num().IsUint64()):
+			t.Errorf("integral(%s) = nil, want %v", raw, r.Num())
+		case exact != nil && exact.Cmp(r.Num()) != 0:
+			t.Errorf("integral(%s) = %v, want %v", raw, exact, r.Num())
+		}
+	})
 }
