@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -187,14 +189,21 @@ func members(n int, extra string) string {
 // cost per member.
 const hostileDeadline = 2 * time.Second
 
-// TestHostileSizes checks that documents with very many members or digits
-// are read in time in proportion to their size, with every issue reported
-// as for a small one.
+// TestHostileSizes checks that documents with very many members, items or
+// digits are read in time in proportion to their size, with every issue
+// reported as for a small one.
 func TestHostileSizes(t *testing.T) {
 	const n = 50_000
 	v, err := For[hostileKeys](&Options{MaxBytes: -1})
 	if err != nil {
 		t.Fatal(err)
+	}
+	items := func(extra string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"tags":["%d"]},`, i)
+		}
+		return `{"items":[` + b.String() + extra + `]}`
 	}
 	zeros := strings.Repeat("0", 1<<20)
 	threes := strings.Repeat("3", 1<<20)
@@ -215,6 +224,8 @@ func TestHostileSizes(t *testing.T) {
 		{name: "many keys in an any, then a duplicate", doc: `{"any":{` + members(n, `"k0":1`) + `}}`, want: []string{"/any/k0 syntax"}},
 		{name: "many keys in a raw value, then a duplicate", doc: `{"raw":{` + members(n, `"k\u0030":1`) + `}}`, want: []string{"/raw/k0 syntax"}},
 		{name: "many keys in a skipped value, then a duplicate", doc: `{"x":{` + members(n, `"k0":1`) + `}}`, want: []string{"/x/k0 syntax"}},
+		{name: "distinct unique items", doc: items(`{"tags":[]}`)},
+		{name: "unique items, then a duplicate", doc: items(`{"tags":["7"]}`), want: []string{"/items uniqueItems"}},
 		{name: "an integer with a million zeros", doc: `{"count":1.` + zeros + `e5}`},
 		{name: "an integer with a million digits", doc: `{"count":1.` + threes + `e5}`, want: []string{"/count type"}},
 		{name: "a multiple with a million zeros", doc: `{"ratio":0.25` + zeros + `}`},
@@ -279,6 +290,90 @@ func TestHostileUnknownKeysAllListed(t *testing.T) {
 			t.Fatalf("issue %d is %v, want k%d's", i+1, is, i)
 		}
 	}
+}
+
+// TestDuplicateMatchesDeepEqual compares uniqueItems, which groups items by
+// a hash of their values, with comparing every pair with reflect.DeepEqual,
+// on arrays drawn from a few values, so that most hold duplicates.
+func TestDuplicateMatchesDeepEqual(t *testing.T) {
+	type item struct {
+		Tags []string        `json:"tags"`
+		M    map[string]any  `json:"m,omitempty"`
+		P    *float64        `json:"p,omitempty"`
+		When *time.Time      `json:"when,omitempty"`
+		Raw  json.RawMessage `json:"raw,omitempty"`
+	}
+	anyValues := []string{`0`, `-0`, `1`, `1.0`, `"1"`, `[1]`, `[1.0]`, `{"a":1,"b":[2]}`, `{"b":[2],"a":1}`, `{"a":1}`, `null`, `true`, `{}`, `[]`}
+	for _, tt := range []struct {
+		typ    reflect.Type
+		values []string
+	}{
+		{reflect.TypeFor[[]item](), []string{
+			`{"tags":[]}`, `{"tags":null}`, `{"tags":["a"]}`, `{"tags":["a"],"m":{"x":1,"y":[0]}}`, `{"tags":["a"],"m":{"y":[-0],"x":1.0}}`,
+			`{"tags":["a"],"p":0}`, `{"tags":["a"],"p":-0}`, `{"tags":["a"],"p":1}`, `{"tags":[],"when":"2024-05-01T12:00:00Z"}`,
+			`{"tags":[],"when":"2024-05-01T14:00:00+02:00"}`, `{"tags":[],"raw":[1]}`, `{"tags":[],"raw":[1.0]}`,
+		}},
+		{reflect.TypeFor[[]any](), anyValues},
+		{reflect.TypeFor[[]json.RawMessage](), anyValues},
+		{reflect.TypeFor[[][]any](), []string{`[]`, `[1]`, `[-0]`, `[0]`, `[{"a":null}]`, `[{"a":null,"b":1}]`}},
+		{reflect.TypeFor[[]map[string][]int](), []string{`{}`, `{"a":[]}`, `{"a":[1]}`, `{"b":[1]}`, `{"a":[1],"b":[1]}`, `null`}},
+		{reflect.TypeFor[[]time.Time](), []string{`"2024-05-01T12:00:00Z"`, `"2024-05-01T12:00:00.000z"`, `"2024-05-01T14:00:00+02:00"`, `"2024-05-02T12:00:00Z"`}},
+		{reflect.TypeFor[[]*[]string](), []string{`null`, `[]`, `["a"]`, `["a","b"]`}},
+	} {
+		typ := reflect.StructOf([]reflect.StructField{{Name: "A", Type: tt.typ, Tag: `json:"a" tool:"uniqueItems"`}})
+		v, err := ForType(typ, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, uint64(len(tt.values))))
+		for range 300 {
+			n := r.IntN(8)
+			picked := make([]string, n)
+			for i := range picked {
+				picked[i] = tt.values[r.IntN(len(tt.values))]
+			}
+			doc := []byte(`{"a":[` + strings.Join(picked, ",") + `]}`)
+			dst := reflect.New(typ)
+			err := v.Decode(doc, dst.Interface())
+			want := ""
+			if j, i, ok := allPairsDuplicate(dst.Elem().Field(0)); ok {
+				want = fmt.Sprintf("/a: items %d and %d are equal; every item must be unique", j, i)
+			}
+			got := ""
+			if serr, ok := errors.AsType[*Error](err); ok && len(serr.Issues) == 1 {
+				got = serr.Issues[0].String()
+			} else if err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			if got != want {
+				t.Errorf("%s into %v: got %q, want %q", doc, tt.typ, got, want)
+			}
+		}
+	}
+}
+
+// allPairsDuplicate finds the first item of v equal to one before it, and
+// that one, by comparing every pair with reflect.DeepEqual (a
+// json.RawMessage by the value it holds).
+func allPairsDuplicate(v reflect.Value) (int, int, bool) {
+	item := func(i int) any {
+		if raw, ok := v.Index(i).Interface().(json.RawMessage); ok {
+			var x any
+			if json.Unmarshal(raw, &x) != nil {
+				panic(string(raw))
+			}
+			return x
+		}
+		return v.Index(i).Interface()
+	}
+	for i := range v.Len() {
+		for j := range i {
+			if reflect.DeepEqual(item(j), item(i)) {
+				return j, i, true
+			}
+		}
+	}
+	return 0, 0, false
 }
 
 // FuzzNumberDigits compares multipleOf and integral, which read a number's
