@@ -144,21 +144,34 @@ func (d *decoder) document(n *node, v reflect.Value) {
 }
 
 // pointer renders the current path as a JSON Pointer.
+//
+// A path may hold a name megabytes long, and each issue under it repeats
+// it, so the pointer is written into one buffer of about its final size,
+// which becomes the string without a copy: no byte of it is written after.
 func (d *decoder) pointer() string {
 	if len(d.path) == 0 {
 		return ""
 	}
-	var b []byte
+	size := 0
+	for _, s := range d.path {
+		if s.index >= 0 {
+			size += 1 + 20
+		} else {
+			size += 1 + s.name.end - s.name.start // at least the token, unescaped, without '~' and '/' written as two bytes
+		}
+	}
+	b := make([]byte, 0, size)
 	for _, s := range d.path {
 		if s.index >= 0 {
 			b = strconv.AppendInt(append(b, '/'), int64(s.index), 10)
 		} else if !s.name.escaped {
 			b = appendPointerToken(b, s.name.raw(d.data))
 		} else {
-			b = appendPointerToken(b, appendUnquoted(nil, s.name.raw(d.data)))
+			d.scratch = appendUnquoted(d.scratch[:0], s.name.raw(d.data))
+			b = appendPointerToken(b, d.scratch)
 		}
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (d *decoder) add(path, keyword, message string) {

@@ -206,6 +206,9 @@ func shortRaw(raw []byte) string {
 // appendPointerToken appends one JSON Pointer reference token, escaped.
 func appendPointerToken[T string | []byte](b []byte, tok T) []byte {
 	b = append(b, '/')
+	if !containsPointerSpecial(tok) {
+		return append(b, tok...)
+	}
 	for i := 0; i < len(tok); i++ {
 		switch c := tok[i]; c {
 		case '~':
@@ -217,4 +220,15 @@ func appendPointerToken[T string | []byte](b []byte, tok T) []byte {
 		}
 	}
 	return b
+}
+
+// containsPointerSpecial reports whether tok holds a '~' or a '/', which a
+// JSON Pointer escapes.
+func containsPointerSpecial[T string | []byte](tok T) bool {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] == '~' || tok[i] == '/' {
+			return true
+		}
+	}
+	return false
 }
