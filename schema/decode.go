@@ -105,7 +105,7 @@ func (d *decoder) takeIssues() []Issue {
 	out := make([]Issue, len(d.issues), len(d.issues)+1)
 	copy(out, d.issues)
 	if d.dropped > 0 {
-		out = append(out, Issue{Keyword: "limit", Message: fmt.Sprintf("%d more issues not listed; fix these first", d.dropped)})
+		out = append(out, Issue{Keyword: KeywordLimit, Message: fmt.Sprintf("%d more issues not listed; fix these first", d.dropped)})
 	}
 	return out
 }
@@ -131,7 +131,7 @@ func decodeDefaultsDeep(n *node, data []byte, v reflect.Value, defaults int) []I
 // checks that nothing follows it.
 func (d *decoder) document(n *node, v reflect.Value) {
 	if d.peek(); d.pos == len(d.data) {
-		d.stop("", "syntax", "the arguments are empty; send a JSON object")
+		d.stop("", KeywordSyntax, "the arguments are empty; send a JSON object")
 		return
 	}
 	d.value(n, v.Addr().UnsafePointer())
@@ -205,7 +205,7 @@ func (d *decoder) pop()                     { d.path = d.path[:len(d.path)-1] }
 
 // tooDeep records a value nested past the limit and stops the document.
 func (d *decoder) tooDeep() {
-	d.stop(d.pointer(), "limit", "the value is nested too deeply; the limit is "+strconv.Itoa(d.maxDepth)+" levels")
+	d.stop(d.pointer(), KeywordLimit, "the value is nested too deeply; the limit is "+strconv.Itoa(d.maxDepth)+" levels")
 }
 
 // unquote returns the value of a string that scanString read.
@@ -281,7 +281,7 @@ func (d *decoder) mismatch(n *node, c byte) {
 	if n.nullable {
 		msg += " or null"
 	}
-	d.fail("type", msg+", got "+describeJSON(c, raw))
+	d.fail(KeywordType, msg+", got "+describeJSON(c, raw))
 }
 
 // describeJSON names a JSON value's type, from its first byte c, and, when
@@ -366,7 +366,7 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 		if s, ok := d.readString(); ok {
 			if d.checkString(n, s) {
 				if err := reflect.NewAt(n.typ, p).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-					d.fail("unmarshal", errorText(err))
+					d.fail(KeywordUnmarshal, errorText(err))
 				}
 			}
 		}
@@ -385,7 +385,7 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 			if err != nil {
 				// A valid date-time that time.Time cannot hold, such as a
 				// leap second (23:59:60); the schema accepts it.
-				d.fail("unmarshal", "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
+				d.fail(KeywordUnmarshal, "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
 				return
 			}
 			*(*time.Time)(p) = t
@@ -398,7 +398,7 @@ func (d *decoder) value(n *node, p unsafe.Pointer) {
 		if s, ok := d.readString(); ok {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
-				d.fail("contentEncoding", "must be base64 (standard alphabet, padded)")
+				d.fail(KeywordContentEncoding, "must be base64 (standard alphabet, padded)")
 				return
 			}
 			*(*[]byte)(p) = b
@@ -470,7 +470,7 @@ func (d *decoder) outOfRange(err error) {
 	if serr, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
 		path += string(serr.JSONPointer)
 	}
-	d.add(path, "range", "is a number too large for a 64-bit float")
+	d.add(path, KeywordRange, "is a number too large for a 64-bit float")
 }
 
 // custom checks a value against a type's own schema, then lets the type read
@@ -481,11 +481,11 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 		if err := jsonv2.Unmarshal(raw, &inst); err != nil {
 			// Valid JSON, so a number beyond a float64, which the schema
 			// check cannot read: the value as a whole is refused.
-			d.fail("range", "holds a number too large for a 64-bit float")
+			d.fail(KeywordRange, "holds a number too large for a 64-bit float")
 			return
 		}
 		if err := n.custom.resolved.Validate(inst); err != nil {
-			d.fail("schema", errorText(err))
+			d.fail(KeywordSchema, errorText(err))
 			return
 		}
 	}
@@ -497,7 +497,7 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 		err = json.Unmarshal(raw, target)
 	}
 	if err != nil {
-		d.fail("unmarshal", errorText(err))
+		d.fail(KeywordUnmarshal, errorText(err))
 	}
 }
 
@@ -624,7 +624,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 		switch {
 		case present.has(f.bit) && !nulled.has(f.bit):
 		case f.required:
-			d.fail("required", "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
+			d.fail(KeywordRequired, "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
 		case f.dflt != nil:
 			d.setDefault(f, fieldPointer(n, p, f))
 		}
@@ -677,10 +677,10 @@ func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 	case f.nullable && string(f.dflt) == "null":
 		v.SetZero()
 	case d.defaults >= maxDefaults:
-		d.fail("default", "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
+		d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
 	default:
 		if issues := decodeDefaultsDeep(f.node, f.dflt, v, d.defaults+1); len(issues) > 0 {
-			d.fail("default", "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
+			d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
 		}
 	}
 }
@@ -758,7 +758,7 @@ func (d *decoder) unknown(n *node, js jsonString) {
 			msg += ", …"
 		}
 	}
-	d.fail("additionalProperties", msg)
+	d.fail(KeywordAdditionalProperties, msg)
 }
 
 // fieldPointer returns the address of field f of the struct of node n at p,
@@ -821,22 +821,22 @@ func (d *decoder) array(n *node, p unsafe.Pointer) {
 	}
 	switch {
 	case n.kind == kindArray && count != n.length:
-		keyword := "minItems"
+		keyword := KeywordMinItems
 		if count > n.length {
-			keyword = "maxItems"
+			keyword = KeywordMaxItems
 		}
 		d.fail(keyword, fmt.Sprintf("must have exactly %d items, got %d", n.length, count))
 	case n.minItems >= 0 && count < n.minItems:
-		d.fail("minItems", fmt.Sprintf("must have at least %d %s, got %d", n.minItems, plural(n.minItems, "item"), count))
+		d.fail(KeywordMinItems, fmt.Sprintf("must have at least %d %s, got %d", n.minItems, plural(n.minItems, "item"), count))
 	case n.maxItems >= 0 && count > n.maxItems:
-		d.fail("maxItems", fmt.Sprintf("must have at most %d %s, got %d", n.maxItems, plural(n.maxItems, "item"), count))
+		d.fail(KeywordMaxItems, fmt.Sprintf("must have at most %d %s, got %d", n.maxItems, plural(n.maxItems, "item"), count))
 	}
 	// Items that failed hold zero values, which would compare equal although
 	// the JSON differs; uniqueness is judged once every item is valid.
 	if n.uniqueItems && len(d.issues)+d.dropped == itemIssues {
 		v := reflect.NewAt(n.typ, p).Elem()
 		if i, j, dup := duplicate(n.elem, v, min(count, v.Len())); dup {
-			d.fail("uniqueItems", fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
+			d.fail(KeywordUniqueItems, fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
 		}
 	}
 }
@@ -1273,9 +1273,9 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 	}
 	switch {
 	case n.minProps >= 0 && count < n.minProps:
-		d.fail("minProperties", fmt.Sprintf("must have at least %d %s, got %d", n.minProps, plural(n.minProps, "property"), count))
+		d.fail(KeywordMinProperties, fmt.Sprintf("must have at least %d %s, got %d", n.minProps, plural(n.minProps, "property"), count))
 	case n.maxProps >= 0 && count > n.maxProps:
-		d.fail("maxProperties", fmt.Sprintf("must have at most %d %s, got %d", n.maxProps, plural(n.maxProps, "property"), count))
+		d.fail(KeywordMaxProperties, fmt.Sprintf("must have at most %d %s, got %d", n.maxProps, plural(n.maxProps, "property"), count))
 	}
 }
 
@@ -1288,20 +1288,20 @@ func (d *decoder) checkString(n *node, s string) bool {
 			count = utf8.RuneCountInString(s)
 		}
 		if n.minLength >= 0 && count < n.minLength {
-			d.fail("minLength", fmt.Sprintf("must be at least %d %s, got %d", n.minLength, plural(n.minLength, "character"), count))
+			d.fail(KeywordMinLength, fmt.Sprintf("must be at least %d %s, got %d", n.minLength, plural(n.minLength, "character"), count))
 			ok = false
 		}
 		if n.maxLength >= 0 && count > n.maxLength {
-			d.fail("maxLength", fmt.Sprintf("must be at most %d %s, got %d", n.maxLength, plural(n.maxLength, "character"), count))
+			d.fail(KeywordMaxLength, fmt.Sprintf("must be at most %d %s, got %d", n.maxLength, plural(n.maxLength, "character"), count))
 			ok = false
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
-		d.fail("pattern", "must match the pattern "+n.pattern.String()+", got "+quote(s))
+		d.fail(KeywordPattern, "must match the pattern "+n.pattern.String()+", got "+quote(s))
 		ok = false
 	}
 	if n.format != nil && !n.format.check(s) {
-		d.fail("format", "must be "+formatNoun(n.format.name)+", got "+quote(s))
+		d.fail(KeywordFormat, "must be "+formatNoun(n.format.name)+", got "+quote(s))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, s) {
@@ -1356,7 +1356,7 @@ func (d *decoder) inEnum(n *node, v any) bool {
 
 func (d *decoder) failEnum(n *node, got string) {
 	if n.enum.isConst {
-		d.fail("const", "must be "+n.enum.text[0]+", got "+got)
+		d.fail(KeywordConst, "must be "+n.enum.text[0]+", got "+got)
 		return
 	}
 	list := n.enum.text
@@ -1364,7 +1364,7 @@ func (d *decoder) failEnum(n *node, got string) {
 	if len(list) > 20 {
 		list, more = list[:20], ", …"
 	}
-	d.fail("enum", "must be one of "+strings.Join(list, ", ")+more+"; got "+got)
+	d.fail(KeywordEnum, "must be one of "+strings.Join(list, ", ")+more+"; got "+got)
 }
 
 // number reads a JSON number into an integer or float field and checks it.
@@ -1380,7 +1380,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 				return
 			}
 			if exact == nil || !exact.IsInt64() {
-				d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
+				d.fail(KeywordRange, "is too large for a 64-bit integer: "+shortRaw(raw))
 				return
 			}
 			i = exact.Int64()
@@ -1388,7 +1388,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			return
 		}
 		if n.bits < 64 && (i < -1<<(n.bits-1) || i > 1<<(n.bits-1)-1) {
-			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit integer")
+			d.fail(KeywordRange, "is out of range for a "+strconv.Itoa(n.bits)+"-bit integer")
 			return
 		}
 		// n.bits is the size of the type (reflect's Bits), so these are
@@ -1411,7 +1411,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 				return
 			}
 			if exact == nil || !exact.IsUint64() {
-				d.fail("range", "is out of range for a 64-bit unsigned integer: "+shortRaw(raw))
+				d.fail(KeywordRange, "is out of range for a 64-bit unsigned integer: "+shortRaw(raw))
 				return
 			}
 			u = exact.Uint64()
@@ -1419,7 +1419,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			return
 		}
 		if n.bits < 64 && u > 1<<n.bits-1 {
-			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit unsigned integer")
+			d.fail(KeywordRange, "is out of range for a "+strconv.Itoa(n.bits)+"-bit unsigned integer")
 			return
 		}
 		switch n.bits {
@@ -1442,7 +1442,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			held, err = strconv.ParseFloat(string(raw), n.bits)
 		}
 		if err != nil {
-			d.fail("range", "is too large for a "+strconv.Itoa(n.bits)+"-bit number: "+shortRaw(raw))
+			d.fail(KeywordRange, "is too large for a "+strconv.Itoa(n.bits)+"-bit number: "+shortRaw(raw))
 			return
 		}
 		if d.checkNumber(n, f, raw) {
@@ -1464,7 +1464,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 func (d *decoder) integral(raw []byte) (float64, *big.Int, bool) {
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
-		d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
+		d.fail(KeywordRange, "is too large for a 64-bit integer: "+shortRaw(raw))
 		return 0, nil, false
 	}
 	x := readDecimal(raw)
@@ -1472,7 +1472,7 @@ func (d *decoder) integral(raw []byte) (float64, *big.Int, bool) {
 	case len(x.digits) == 0:
 		return 0, new(big.Int), true
 	case x.exp < 0:
-		d.fail("type", "must be an integer, got "+shortRaw(raw))
+		d.fail(KeywordType, "must be an integer, got "+shortRaw(raw))
 		return 0, nil, false
 	case len(x.digits)+x.exp > 20:
 		return f, nil, true // at least 10^20, beyond 64 bits
@@ -1489,23 +1489,23 @@ func (d *decoder) integral(raw []byte) (float64, *big.Int, bool) {
 func (d *decoder) checkNumber(n *node, f float64, raw []byte) bool {
 	ok := true
 	if n.minimum != nil && f < *n.minimum {
-		d.fail("minimum", "must be at least "+formatFloat(*n.minimum)+", got "+shortRaw(raw))
+		d.fail(KeywordMinimum, "must be at least "+formatFloat(*n.minimum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.maximum != nil && f > *n.maximum {
-		d.fail("maximum", "must be at most "+formatFloat(*n.maximum)+", got "+shortRaw(raw))
+		d.fail(KeywordMaximum, "must be at most "+formatFloat(*n.maximum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.exclusiveMinimum != nil && f <= *n.exclusiveMinimum {
-		d.fail("exclusiveMinimum", "must be greater than "+formatFloat(*n.exclusiveMinimum)+", got "+shortRaw(raw))
+		d.fail(KeywordExclusiveMinimum, "must be greater than "+formatFloat(*n.exclusiveMinimum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.exclusiveMaximum != nil && f >= *n.exclusiveMaximum {
-		d.fail("exclusiveMaximum", "must be less than "+formatFloat(*n.exclusiveMaximum)+", got "+shortRaw(raw))
+		d.fail(KeywordExclusiveMaximum, "must be less than "+formatFloat(*n.exclusiveMaximum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.multipleOf != nil && !multipleOf(raw, n.multipleOf.rat) {
-		d.fail("multipleOf", "must be a multiple of "+n.multipleOf.text+", got "+shortRaw(raw))
+		d.fail(KeywordMultipleOf, "must be a multiple of "+n.multipleOf.text+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, f) {

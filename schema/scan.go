@@ -89,7 +89,7 @@ func (d *decoder) peek() byte {
 // syntaxError records that the bytes are not JSON, found at byte off, and
 // stops the document.
 func (d *decoder) syntaxError(off int, cause string) {
-	d.stop(d.pointer(), "syntax", "invalid JSON at byte "+strconv.Itoa(off)+": "+cause)
+	d.stop(d.pointer(), KeywordSyntax, "invalid JSON at byte "+strconv.Itoa(off)+": "+cause)
 }
 
 // truncated records that the input ends inside a value.

@@ -266,7 +266,7 @@ func (v *Validator) Validate(data []byte) error {
 
 func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	if v.maxBytes > 0 && len(data) > v.maxBytes {
-		return nil, &Error{Issues: []Issue{{Keyword: "limit", Message: "the arguments are " + strconv.Itoa(len(data)) + " bytes; the limit is " + strconv.Itoa(v.maxBytes)}}}
+		return nil, &Error{Issues: []Issue{{Keyword: KeywordLimit, Message: "the arguments are " + strconv.Itoa(len(data)) + " bytes; the limit is " + strconv.Itoa(v.maxBytes)}}}
 	}
 	out.SetZero()
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
@@ -297,7 +297,7 @@ func (v *Validator) Check(value any) error {
 	}
 	data, err := json.Marshal(rv.Interface())
 	if err != nil {
-		return &Error{Issues: []Issue{{Keyword: "type", Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
+		return &Error{Issues: []Issue{{Keyword: KeywordType, Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.document(v.plan.root, reflect.New(v.plan.typ).Elem())
@@ -364,7 +364,7 @@ func walkRefine(n *node, v reflect.Value, path []byte, issues *[]Issue) {
 		}
 		if n.refine {
 			if err := v.Addr().Interface().(interface{ Validate() error }).Validate(); err != nil {
-				*issues = append(*issues, issuesOf(err, string(path), "validate")...)
+				*issues = append(*issues, issuesOf(err, string(path), KeywordValidate)...)
 			}
 		}
 	}
