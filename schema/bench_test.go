@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -99,4 +100,43 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkUnknownKeys measures objects with many members, at several
+// sizes, so that a cost per member that grows with their number shows in
+// the ns/key metric. "struct" sends that many unknown properties (the
+// document is rejected, and the first 100 issues listed); "map" fills a
+// map[string]int; "any" and "raw" read the object as a value kept whole
+// (an any, a json.RawMessage). The size limit is off, since 500k members
+// take more than 4 MiB.
+func BenchmarkUnknownKeys(b *testing.B) {
+	v, err := For[hostileKeys](&Options{Limits: Limits{MaxBytes: -1}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, shape := range []struct {
+		name          string
+		before, after string
+		valid         bool
+	}{
+		{"struct", `{`, `}`, false},
+		{"map", `{"map":{`, `}}`, true},
+		{"any", `{"any":{`, `}}`, true},
+		{"raw", `{"raw":{`, `}}`, true},
+	} {
+		for _, n := range []int{1_000, 10_000, 100_000, 500_000} {
+			doc := []byte(shape.before + members(n, "") + shape.after)
+			b.Run(fmt.Sprintf("%s/%dk", shape.name, n/1000), func(b *testing.B) {
+				b.ReportAllocs()
+				b.SetBytes(int64(len(doc)))
+				for b.Loop() {
+					var got hostileKeys
+					if err := v.Decode(doc, &got); (err == nil) != shape.valid {
+						b.Fatalf("Decode = %.200v", err)
+					}
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+			})
+		}
+	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"math/big"
 	"reflect"
@@ -131,7 +133,7 @@ func decodeDefaultsDeep(n *node, data []byte, v reflect.Value, defaults int) []I
 // checks that nothing follows it.
 func (d *decoder) document(n *node, v reflect.Value) {
 	if d.peek(); d.pos == len(d.data) {
-		d.stop("", "syntax", "the arguments are empty; send a JSON object")
+		d.stop("", KeywordSyntax, "the arguments are empty; send a JSON object")
 		return
 	}
 	d.value(n, v.Addr().UnsafePointer())
@@ -144,21 +146,34 @@ func (d *decoder) document(n *node, v reflect.Value) {
 }
 
 // pointer renders the current path as a JSON Pointer.
+//
+// A path may hold a name megabytes long, and each issue under it repeats
+// it, so the pointer is written into one buffer of about its final size,
+// which becomes the string without a copy: no byte of it is written after.
 func (d *decoder) pointer() string {
 	if len(d.path) == 0 {
 		return ""
 	}
-	var b []byte
+	size := 0
+	for _, s := range d.path {
+		if s.index >= 0 {
+			size += 1 + 20
+		} else {
+			size += 1 + s.name.end - s.name.start // at least the token, unescaped, without '~' and '/' written as two bytes
+		}
+	}
+	b := make([]byte, 0, size)
 	for _, s := range d.path {
 		if s.index >= 0 {
 			b = strconv.AppendInt(append(b, '/'), int64(s.index), 10)
 		} else if !s.name.escaped {
 			b = appendPointerToken(b, s.name.raw(d.data))
 		} else {
-			b = appendPointerToken(b, appendUnquoted(nil, s.name.raw(d.data)))
+			d.scratch = appendUnquoted(d.scratch[:0], s.name.raw(d.data))
+			b = appendPointerToken(b, d.scratch)
 		}
 	}
-	return string(b)
+	return unsafe.String(unsafe.SliceData(b), len(b))
 }
 
 func (d *decoder) add(path, keyword, message string) {
@@ -192,7 +207,7 @@ func (d *decoder) pop()                     { d.path = d.path[:len(d.path)-1] }
 
 // tooDeep records a value nested past the limit and stops the document.
 func (d *decoder) tooDeep() {
-	d.stop(d.pointer(), "limit", "the value is nested too deeply; the limit is "+strconv.Itoa(d.maxDepth)+" levels")
+	d.stop(d.pointer(), KeywordLimit, "the value is nested too deeply; the limit is "+strconv.Itoa(d.maxDepth)+" levels")
 }
 
 // unquote returns the value of a string that scanString read.
@@ -268,7 +283,7 @@ func (d *decoder) mismatch(n *node, c byte) {
 	if n.nullable {
 		msg += " or null"
 	}
-	d.fail("type", msg+", got "+describeJSON(c, raw))
+	d.fail(KeywordType, msg+", got "+describeJSON(c, raw))
 }
 
 // describeJSON names a JSON value's type, from its first byte c, and, when
@@ -366,7 +381,7 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 		if s, ok := d.readString(); ok {
 			if d.checkString(n, s) {
 				if err := reflect.NewAt(n.typ, p).Interface().(encoding.TextUnmarshaler).UnmarshalText([]byte(s)); err != nil {
-					d.fail("unmarshal", errorText(err))
+					d.fail(KeywordUnmarshal, errorText(err))
 				}
 			}
 		}
@@ -387,7 +402,7 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 			if err != nil {
 				// A valid date-time that time.Time cannot hold, such as a
 				// leap second (23:59:60); the schema accepts it.
-				d.fail("unmarshal", "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
+				d.fail(KeywordUnmarshal, "is a date-time that Go's time.Time cannot hold (no leap seconds, no signed fields); write it like 2024-05-01T12:00:00Z, got "+quote(s))
 				return
 			}
 			*(*time.Time)(p) = t
@@ -400,7 +415,7 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 		if s, ok := d.readString(); ok {
 			b, err := base64.StdEncoding.DecodeString(s)
 			if err != nil {
-				d.fail("contentEncoding", "must be base64 (standard alphabet, padded)")
+				d.fail(KeywordContentEncoding, "must be base64 (standard alphabet, padded)")
 				return
 			}
 			*(*[]byte)(p) = b
@@ -472,7 +487,7 @@ func (d *decoder) outOfRange(err error) {
 	if serr, ok := errors.AsType[*jsonv2.SemanticError](err); ok {
 		path += string(serr.JSONPointer)
 	}
-	d.add(path, "range", "is a number too large for a 64-bit float")
+	d.add(path, KeywordRange, "is a number too large for a 64-bit float")
 }
 
 // custom checks a value against a type's own schema, then lets the type read
@@ -483,11 +498,11 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 		if err := jsonv2.Unmarshal(raw, &inst); err != nil {
 			// Valid JSON, so a number beyond a float64, which the schema
 			// check cannot read: the value as a whole is refused.
-			d.fail("range", "holds a number too large for a 64-bit float")
+			d.fail(KeywordRange, "holds a number too large for a 64-bit float")
 			return
 		}
 		if err := n.custom.resolved.Validate(inst); err != nil {
-			d.fail("schema", errorText(err))
+			d.fail(KeywordSchema, errorText(err))
 			return
 		}
 	}
@@ -499,7 +514,7 @@ func (d *decoder) custom(n *node, raw []byte, v reflect.Value) {
 		err = json.Unmarshal(raw, target)
 	}
 	if err != nil {
-		d.fail("unmarshal", errorText(err))
+		d.fail(KeywordUnmarshal, errorText(err))
 	}
 }
 
@@ -546,8 +561,12 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 	// duplicate name is found; nulled those of them whose null counted as
 	// absent (Options.NullAsAbsent), which still get their default.
 	var present, nulled fieldSet
-	var unknown []string // names the struct does not have, to find duplicates among them
-	next := 0            // the field after the last one found, where the next is likely
+	// The names the struct does not have go on d.names, above base, and
+	// into many once there are more than a few, as in skipObject: a
+	// duplicate among them is found in constant time.
+	base := len(d.names)
+	var many *nameSet
+	next := 0 // the field after the last one found, where the next is likely
 	for first := true; ; first = false {
 		c := d.peek()
 		if first && c == '}' {
@@ -565,14 +584,12 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			f = n.field([]byte(d.unquote(name)), next)
 		}
 		if f == nil {
-			key := d.unquote(name)
-			if slices.Contains(unknown, key) {
+			if d.seenName(base, &many, name) {
 				d.pushName(name)
 				d.duplicateName(name)
 				return
 			}
-			unknown = append(unknown, key)
-			d.unknown(n, key)
+			d.unknown(n, name)
 			d.pushName(name)
 			if !d.colon() || !d.skipValue(d.peek()) {
 				return
@@ -619,11 +636,12 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			break
 		}
 	}
+	d.names = d.names[:base]
 	for _, f := range n.fields {
 		switch {
 		case present.has(f.bit) && !nulled.has(f.bit):
 		case f.required:
-			d.fail("required", "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
+			d.fail(KeywordRequired, "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
 		case f.dflt != nil:
 			d.setDefault(f, fieldPointer(n, p, f))
 		}
@@ -676,10 +694,10 @@ func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
 	case f.nullable && string(f.dflt) == "null":
 		v.SetZero()
 	case d.defaults >= maxDefaults:
-		d.fail("default", "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
+		d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
 	default:
 		if issues := decodeDefaultsDeep(f.node, f.dflt, v, d.defaults+1); len(issues) > 0 {
-			d.fail("default", "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
+			d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
 		}
 	}
 }
@@ -720,11 +738,28 @@ func describeNode(n *node) string {
 }
 
 // unknown records a property the struct does not have, naming the closest.
-func (d *decoder) unknown(n *node, name string) {
+//
+// A document may hold many unknown names, and some very long ones, so the
+// work is bounded: nothing is done for an issue past the limit, which would
+// be dropped, and a name is compared only with the fields whose names are
+// close to it in length, since the edit distance between two names is at
+// least the difference of their lengths. The cost of an unknown name is so
+// at most that of reading it, plus a bound that depends on the type only.
+func (d *decoder) unknown(n *node, js jsonString) {
+	if len(d.issues) >= d.maxIssues {
+		d.dropped++
+		return
+	}
+	name := d.unquote(js)
 	msg := "unknown property " + quote(name)
+	lower := strings.ToLower(name)
 	best, bestDist := "", 4
 	for _, f := range n.fields {
-		if dist := editDistance(strings.ToLower(name), strings.ToLower(f.name)); dist < bestDist {
+		field := strings.ToLower(f.name)
+		if len(field) <= len(lower)-bestDist || len(field) >= len(lower)+bestDist {
+			continue
+		}
+		if dist := editDistance(lower, field); dist < bestDist {
 			best, bestDist = f.name, dist
 		}
 	}
@@ -742,7 +777,7 @@ func (d *decoder) unknown(n *node, name string) {
 			msg += ", …"
 		}
 	}
-	d.fail("additionalProperties", msg)
+	d.fail(KeywordAdditionalProperties, msg)
 }
 
 // fieldPointer returns the address of field f of the struct of node n at p,
@@ -805,22 +840,22 @@ func (d *decoder) array(n *node, p unsafe.Pointer) {
 	}
 	switch {
 	case n.kind == kindArray && count != n.length:
-		keyword := "minItems"
+		keyword := KeywordMinItems
 		if count > n.length {
-			keyword = "maxItems"
+			keyword = KeywordMaxItems
 		}
 		d.fail(keyword, fmt.Sprintf("must have exactly %d items, got %d", n.length, count))
 	case n.minItems >= 0 && count < n.minItems:
-		d.fail("minItems", fmt.Sprintf("must have at least %d %s, got %d", n.minItems, plural(n.minItems, "item"), count))
+		d.fail(KeywordMinItems, fmt.Sprintf("must have at least %d %s, got %d", n.minItems, plural(n.minItems, "item"), count))
 	case n.maxItems >= 0 && count > n.maxItems:
-		d.fail("maxItems", fmt.Sprintf("must have at most %d %s, got %d", n.maxItems, plural(n.maxItems, "item"), count))
+		d.fail(KeywordMaxItems, fmt.Sprintf("must have at most %d %s, got %d", n.maxItems, plural(n.maxItems, "item"), count))
 	}
 	// Items that failed hold zero values, which would compare equal although
 	// the JSON differs; uniqueness is judged once every item is valid.
 	if n.uniqueItems && len(d.issues)+d.dropped == itemIssues {
 		v := reflect.NewAt(n.typ, p).Elem()
-		if i, j, dup := duplicate(v, min(count, v.Len())); dup {
-			d.fail("uniqueItems", fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
+		if i, j, dup := duplicate(n.elem, v, min(count, v.Len())); dup {
+			d.fail(KeywordUniqueItems, fmt.Sprintf("items %d and %d are equal; every item must be unique", i, j))
 		}
 	}
 }
@@ -932,11 +967,12 @@ func plural(n int, word string) string {
 	return word + "s"
 }
 
-// duplicate finds two equal items among the first n of v. Items compare by
-// the values they hold: pointers are followed, and a json.RawMessage
-// compares the JSON value it holds, not its bytes (1 and 1.0, or the same
-// object with its keys in another order, are equal).
-func duplicate(v reflect.Value, n int) (int, int, bool) {
+// duplicate finds two equal items among the first n of v, whose items
+// node elem reads. Items compare by the values they hold: pointers are
+// followed, and a json.RawMessage compares the JSON value it holds, not its
+// bytes (1 and 1.0, or the same object with its keys in another order, are
+// equal). Of several pairs, it reports the one whose later item comes first.
+func duplicate(elem *node, v reflect.Value, n int) (int, int, bool) {
 	if v.Type().Elem() == rawMessageType {
 		items := make([]any, n)
 		for i := range n {
@@ -944,7 +980,7 @@ func duplicate(v reflect.Value, n int) (int, int, bool) {
 				items[i] = string(v.Index(i).Bytes())
 			}
 		}
-		v, n = reflect.ValueOf(items), len(items)
+		v, n, elem = reflect.ValueOf(items), len(items), nil
 	}
 	if et := v.Type().Elem(); plainComparable(et) || et.Kind() == reflect.Pointer && plainComparable(et.Elem()) {
 		seen := make(map[any]int, n)
@@ -963,14 +999,200 @@ func duplicate(v reflect.Value, n int) (int, int, bool) {
 		}
 		return 0, 0, false
 	}
+	// Items that == cannot compare are grouped by a hash of the values they
+	// hold, which equal items share (hashValue), and compared with
+	// reflect.DeepEqual only within their group: n different items cost n
+	// hashes rather than n²/2 comparisons. An item that cannot be hashed
+	// (see maxHashSteps) is compared with every other.
+	equal := func(i, j int) bool {
+		return reflect.DeepEqual(v.Index(i).Interface(), v.Index(j).Interface())
+	}
+	groups := make(map[uint64][]int)
+	var unhashed []int
+	var h maphash.Hash
 	for i := range n {
-		for j := i + 1; j < n; j++ {
-			if reflect.DeepEqual(v.Index(i).Interface(), v.Index(j).Interface()) {
-				return i, j, true
+		h.Reset()
+		if !hashValue(&h, elem, v.Index(i), nil) {
+			for j := range i {
+				if equal(j, i) {
+					return j, i, true
+				}
+			}
+			unhashed = append(unhashed, i)
+			continue
+		}
+		sum := h.Sum64()
+		first := i
+		for _, j := range groups[sum] {
+			if equal(j, i) {
+				first = j
+				break
+			}
+		}
+		for _, j := range unhashed {
+			if j < first && equal(j, i) {
+				first = j
+				break
+			}
+		}
+		if first < i {
+			return first, i, true
+		}
+		groups[sum] = append(groups[sum], i)
+	}
+	return 0, 0, false
+}
+
+// maxHashSteps bounds the values hashValue walks inside a value of a type
+// that reads itself (UnmarshalJSON, UnmarshalText): such a value may be
+// cyclic, or share parts, and its walk never end. The decoder's own values
+// are trees no larger than the JSON they were read from.
+const maxHashSteps = 1 << 12
+
+// hashValue writes to h a hash of v, which node n read (nil for a value
+// decoded into an any), such that values that reflect.DeepEqual finds equal
+// have equal hashes: it hashes part of what DeepEqual compares (the JSON
+// fields of a struct, not the others), or all of it, and nothing else. It
+// reports false when v cannot be hashed within budget steps; a nil budget
+// means maxHashSteps for each value of a type that reads itself and no
+// limit elsewhere.
+func hashValue(h *maphash.Hash, n *node, v reflect.Value, budget *int) bool {
+	if budget != nil {
+		if *budget <= 0 {
+			return false
+		}
+		*budget--
+	}
+	if n != nil {
+		switch n.kind {
+		case kindStruct:
+			for _, f := range n.fields {
+				fv, ok := fieldValueNoAlloc(v, f)
+				if !ok {
+					h.WriteByte(0)
+					continue
+				}
+				h.WriteByte(1)
+				if !hashValue(h, f.node, fv, budget) {
+					return false
+				}
+			}
+			return true
+		case kindPointer:
+			if v.IsNil() {
+				h.WriteByte(0)
+				return true
+			}
+			h.WriteByte(1)
+			return hashValue(h, n.elem, v.Elem(), budget)
+		case kindSlice, kindArray:
+			hashInt(h, uint64(v.Len()))
+			for i := range v.Len() {
+				if !hashValue(h, n.elem, v.Index(i), budget) {
+					return false
+				}
+			}
+			return true
+		case kindMap:
+			return hashMap(h, n.elem, v, budget)
+		case kindTime:
+			// DeepEqual compares the fields of a time.Time, and equal
+			// fields make the same instant. (Its *Location may be Local,
+			// which is large to walk.)
+			if v.CanInterface() {
+				t := v.Interface().(time.Time)
+				hashInt(h, uint64(t.Unix()))
+				hashInt(h, uint64(t.Nanosecond()))
+				return true
+			}
+		case kindText, kindCustom:
+			if budget == nil {
+				steps := maxHashSteps
+				budget = &steps
 			}
 		}
 	}
-	return 0, 0, false
+	switch v.Kind() {
+	case reflect.Bool:
+		if v.Bool() {
+			h.WriteByte(1)
+		} else {
+			h.WriteByte(0)
+		}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		hashInt(h, uint64(v.Int()))
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		hashInt(h, v.Uint())
+	case reflect.Float32, reflect.Float64:
+		hashFloat(h, v.Float())
+	case reflect.Complex64, reflect.Complex128:
+		hashFloat(h, real(v.Complex()))
+		hashFloat(h, imag(v.Complex()))
+	case reflect.String:
+		hashInt(h, uint64(v.Len()))
+		h.WriteString(v.String())
+	case reflect.Slice, reflect.Array:
+		hashInt(h, uint64(v.Len()))
+		if v.Kind() == reflect.Slice && v.Type().Elem().Kind() == reflect.Uint8 {
+			h.Write(v.Bytes())
+			break
+		}
+		for i := range v.Len() {
+			if !hashValue(h, nil, v.Index(i), budget) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		for i := range v.NumField() {
+			if !hashValue(h, nil, v.Field(i), budget) {
+				return false
+			}
+		}
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			h.WriteByte(0)
+			break
+		}
+		h.WriteByte(1)
+		return hashValue(h, nil, v.Elem(), budget)
+	case reflect.Map:
+		return hashMap(h, nil, v, budget)
+	}
+	// Channels, functions and unsafe pointers: DeepEqual compares them by
+	// identity, which the hash may leave out.
+	return true
+}
+
+// hashMap hashes a map for hashValue, whose elements node elem reads: the
+// sum of the hashes of its entries, which does not depend on their order.
+func hashMap(h *maphash.Hash, elem *node, v reflect.Value, budget *int) bool {
+	var entry maphash.Hash
+	entry.SetSeed(h.Seed())
+	var sum uint64
+	for it := v.MapRange(); it.Next(); {
+		entry.Reset()
+		if !hashValue(&entry, nil, it.Key(), budget) || !hashValue(&entry, elem, it.Value(), budget) {
+			return false
+		}
+		sum += entry.Sum64()
+	}
+	hashInt(h, uint64(v.Len()))
+	hashInt(h, sum)
+	return true
+}
+
+func hashInt(h *maphash.Hash, x uint64) {
+	var b [8]byte
+	binary.LittleEndian.PutUint64(b[:], x)
+	h.Write(b[:])
+}
+
+// hashFloat hashes a float as == compares it: -0 is 0.
+func hashFloat(h *maphash.Hash, f float64) {
+	if f == 0 {
+		f = 0
+	}
+	hashInt(h, math.Float64bits(f))
 }
 
 // nilItem is the key of a nil pointer item in duplicate.
@@ -1070,9 +1292,9 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 	}
 	switch {
 	case n.minProps >= 0 && count < n.minProps:
-		d.fail("minProperties", fmt.Sprintf("must have at least %d %s, got %d", n.minProps, plural(n.minProps, "property"), count))
+		d.fail(KeywordMinProperties, fmt.Sprintf("must have at least %d %s, got %d", n.minProps, plural(n.minProps, "property"), count))
 	case n.maxProps >= 0 && count > n.maxProps:
-		d.fail("maxProperties", fmt.Sprintf("must have at most %d %s, got %d", n.maxProps, plural(n.maxProps, "property"), count))
+		d.fail(KeywordMaxProperties, fmt.Sprintf("must have at most %d %s, got %d", n.maxProps, plural(n.maxProps, "property"), count))
 	}
 }
 
@@ -1085,20 +1307,20 @@ func (d *decoder) checkString(n *node, s string) bool {
 			count = utf8.RuneCountInString(s)
 		}
 		if n.minLength >= 0 && count < n.minLength {
-			d.fail("minLength", fmt.Sprintf("must be at least %d %s, got %d", n.minLength, plural(n.minLength, "character"), count))
+			d.fail(KeywordMinLength, fmt.Sprintf("must be at least %d %s, got %d", n.minLength, plural(n.minLength, "character"), count))
 			ok = false
 		}
 		if n.maxLength >= 0 && count > n.maxLength {
-			d.fail("maxLength", fmt.Sprintf("must be at most %d %s, got %d", n.maxLength, plural(n.maxLength, "character"), count))
+			d.fail(KeywordMaxLength, fmt.Sprintf("must be at most %d %s, got %d", n.maxLength, plural(n.maxLength, "character"), count))
 			ok = false
 		}
 	}
 	if n.pattern != nil && !n.pattern.MatchString(s) {
-		d.fail("pattern", "must match the pattern "+n.pattern.String()+", got "+quote(s))
+		d.fail(KeywordPattern, "must match the pattern "+n.pattern.String()+", got "+quote(s))
 		ok = false
 	}
 	if n.format != nil && !n.format.check(s) {
-		d.fail("format", "must be "+formatNoun(n.format.name)+", got "+quote(s))
+		d.fail(KeywordFormat, "must be "+formatNoun(n.format.name)+", got "+quote(s))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, s) {
@@ -1153,7 +1375,7 @@ func (d *decoder) inEnum(n *node, v any) bool {
 
 func (d *decoder) failEnum(n *node, got string) {
 	if n.enum.isConst {
-		d.fail("const", "must be "+n.enum.text[0]+", got "+got)
+		d.fail(KeywordConst, "must be "+n.enum.text[0]+", got "+got)
 		return
 	}
 	list := n.enum.text
@@ -1161,7 +1383,7 @@ func (d *decoder) failEnum(n *node, got string) {
 	if len(list) > 20 {
 		list, more = list[:20], ", …"
 	}
-	d.fail("enum", "must be one of "+strings.Join(list, ", ")+more+"; got "+got)
+	d.fail(KeywordEnum, "must be one of "+strings.Join(list, ", ")+more+"; got "+got)
 }
 
 // number reads a JSON number into an integer or float field and checks it.
@@ -1176,8 +1398,8 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			if !ok || !d.checkNumber(n, f, raw) {
 				return
 			}
-			if !exact.IsInt64() {
-				d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
+			if exact == nil || !exact.IsInt64() {
+				d.fail(KeywordRange, "is too large for a 64-bit integer: "+shortRaw(raw))
 				return
 			}
 			i = exact.Int64()
@@ -1185,7 +1407,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			return
 		}
 		if n.bits < 64 && (i < -1<<(n.bits-1) || i > 1<<(n.bits-1)-1) {
-			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit integer")
+			d.fail(KeywordRange, "is out of range for a "+strconv.Itoa(n.bits)+"-bit integer")
 			return
 		}
 		// n.bits is the size of the type (reflect's Bits), so these are
@@ -1207,8 +1429,8 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			if !ok || !d.checkNumber(n, f, raw) {
 				return
 			}
-			if !exact.IsUint64() {
-				d.fail("range", "is out of range for a 64-bit unsigned integer: "+shortRaw(raw))
+			if exact == nil || !exact.IsUint64() {
+				d.fail(KeywordRange, "is out of range for a 64-bit unsigned integer: "+shortRaw(raw))
 				return
 			}
 			u = exact.Uint64()
@@ -1216,7 +1438,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			return
 		}
 		if n.bits < 64 && u > 1<<n.bits-1 {
-			d.fail("range", "is out of range for a "+strconv.Itoa(n.bits)+"-bit unsigned integer")
+			d.fail(KeywordRange, "is out of range for a "+strconv.Itoa(n.bits)+"-bit unsigned integer")
 			return
 		}
 		switch n.bits {
@@ -1239,7 +1461,7 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			held, err = strconv.ParseFloat(string(raw), n.bits)
 		}
 		if err != nil {
-			d.fail("range", "is too large for a "+strconv.Itoa(n.bits)+"-bit number: "+shortRaw(raw))
+			d.fail(KeywordRange, "is too large for a "+strconv.Itoa(n.bits)+"-bit number: "+shortRaw(raw))
 			return
 		}
 		if d.checkNumber(n, f, raw) {
@@ -1255,54 +1477,54 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 // integral reads a number that strconv refused as an integer: one written
 // with a fraction or an exponent (1.0, 1e3), or one beyond 64 bits. It
 // returns the number as a float64, for the keywords, and exactly, for the
-// value. Whether it is an integer is decided exactly, as JSON Schema does:
-// 1.0000000000000000001 and 1e-400 are not integers, although their
-// float64 values are.
+// value, or nil for an integer beyond 64 bits. Whether it is an integer is
+// decided exactly, as JSON Schema does: 1.0000000000000000001 and 1e-400
+// are not integers, although their float64 values are.
 func (d *decoder) integral(raw []byte) (float64, *big.Int, bool) {
 	f, err := strconv.ParseFloat(string(raw), 64)
 	if err != nil {
-		d.fail("range", "is too large for a 64-bit integer: "+shortRaw(raw))
+		d.fail(KeywordRange, "is too large for a 64-bit integer: "+shortRaw(raw))
 		return 0, nil, false
 	}
+	x := readDecimal(raw)
 	switch {
-	case f == 0:
-		// Zero, or a fraction that underflowed. (Told apart without
-		// big.Rat, which 1e-999999 would make slow.)
-		if zeroLiteral(raw) {
-			return 0, new(big.Int), true
-		}
-	case f == math.Trunc(f):
-		// At least 1 in magnitude, so the exact value costs no more than
-		// the digits written.
-		if r, ok := new(big.Rat).SetString(string(raw)); ok && r.IsInt() {
-			return f, r.Num(), true
-		}
+	case len(x.digits) == 0:
+		return 0, new(big.Int), true
+	case x.exp < 0:
+		d.fail(KeywordType, "must be an integer, got "+shortRaw(raw))
+		return 0, nil, false
+	case len(x.digits)+x.exp > 20:
+		return f, nil, true // at least 10^20, beyond 64 bits
 	}
-	d.fail("type", "must be an integer, got "+shortRaw(raw))
-	return 0, nil, false
+	exact, _ := new(big.Int).SetString(string(x.digits), 10)
+	exact.Mul(exact, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.exp)), nil))
+	if x.neg {
+		exact.Neg(exact)
+	}
+	return f, exact, true
 }
 
 // checkNumber checks the number keywords and reports whether all passed.
 func (d *decoder) checkNumber(n *node, f float64, raw []byte) bool {
 	ok := true
 	if n.minimum != nil && f < *n.minimum {
-		d.fail("minimum", "must be at least "+formatFloat(*n.minimum)+", got "+shortRaw(raw))
+		d.fail(KeywordMinimum, "must be at least "+formatFloat(*n.minimum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.maximum != nil && f > *n.maximum {
-		d.fail("maximum", "must be at most "+formatFloat(*n.maximum)+", got "+shortRaw(raw))
+		d.fail(KeywordMaximum, "must be at most "+formatFloat(*n.maximum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.exclusiveMinimum != nil && f <= *n.exclusiveMinimum {
-		d.fail("exclusiveMinimum", "must be greater than "+formatFloat(*n.exclusiveMinimum)+", got "+shortRaw(raw))
+		d.fail(KeywordExclusiveMinimum, "must be greater than "+formatFloat(*n.exclusiveMinimum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.exclusiveMaximum != nil && f >= *n.exclusiveMaximum {
-		d.fail("exclusiveMaximum", "must be less than "+formatFloat(*n.exclusiveMaximum)+", got "+shortRaw(raw))
+		d.fail(KeywordExclusiveMaximum, "must be less than "+formatFloat(*n.exclusiveMaximum)+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.multipleOf != nil && !multipleOf(raw, n.multipleOf.rat) {
-		d.fail("multipleOf", "must be a multiple of "+n.multipleOf.text+", got "+shortRaw(raw))
+		d.fail(KeywordMultipleOf, "must be a multiple of "+n.multipleOf.text+", got "+shortRaw(raw))
 		ok = false
 	}
 	if n.enum != nil && !d.inEnum(n, f) {
@@ -1312,36 +1534,115 @@ func (d *decoder) checkNumber(n *node, f float64, raw []byte) bool {
 	return ok
 }
 
-// multipleOf reports whether the JSON number raw is an exact multiple of m.
+// multipleOf reports whether the JSON number raw, which a float64 holds
+// (the caller parsed it), is an exact multiple of m, which is positive. It
+// takes time linear in the length of raw: a number may be written with
+// millions of digits, which big.Rat would take quadratic time to read.
 func multipleOf(raw []byte, m *big.Rat) bool {
 	if m.IsInt() && m.Num().IsInt64() {
 		if i, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return i%m.Num().Int64() == 0
 		}
 	}
-	if f, err := strconv.ParseFloat(string(raw), 64); err == nil && f == 0 {
-		// Zero is a multiple of anything; a fraction too small for a
-		// float64 is smaller than m, so a multiple of nothing. (Decided
-		// without big.Rat, which 1e-999999 would make slow.)
-		if mf, _ := m.Float64(); mf > 1e-300 {
-			return zeroLiteral(raw)
-		}
+	x := readDecimal(raw)
+	if len(x.digits) == 0 {
+		return true // zero is a multiple of anything
 	}
-	r, ok := new(big.Rat).SetString(string(raw))
-	if !ok {
+	// With m = p/q in lowest terms, raw/m = digits × 10^exp × q / p.
+	p, q := m.Num(), m.Denom()
+	if x.exp >= 0 {
+		r := digitsMod(x.digits, p)
+		r.Mul(r, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(x.exp)), p))
+		r.Mul(r, q)
+		return r.Mod(r, p).Sign() == 0
+	}
+	// raw/m is an integer when 10^k × p divides digits × q, k = -exp.
+	// digits has no factor 10, so it lacks either every factor 2 or every
+	// factor 5, and q must supply k of them: k is at most q's bit length.
+	k := -x.exp
+	if k > q.BitLen() {
 		return false
 	}
-	return r.Quo(r, m).IsInt()
+	mod := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+	mod.Mul(mod, p)
+	r := digitsMod(x.digits, mod)
+	r.Mul(r, q)
+	return r.Mod(r, mod).Sign() == 0
 }
 
-// zeroLiteral reports whether the JSON number raw is zero: its digits before
-// any exponent are all zeros.
-func zeroLiteral(raw []byte) bool {
-	mantissa := raw
-	if i := bytes.IndexAny(raw, "eE"); i >= 0 {
-		mantissa = raw[:i]
+// A decimal is a JSON number as ±digits × 10^exp, where digits, decimal
+// digits in ASCII, has no leading or trailing zeros; it is empty for zero.
+type decimal struct {
+	neg    bool
+	digits []byte
+	exp    int
+}
+
+// maxExponent bounds the exponents readDecimal reads, so that adding the
+// count of digits to one cannot overflow an int. A number whose exponent
+// reaches it is far beyond a float64, or, negative, far below the smallest
+// fraction one holds: its sign, and whether it is an integer, are still
+// exact, but not its value.
+const maxExponent = 1 << 59
+
+// readDecimal reads a number that scanNumber accepted, in one pass.
+func readDecimal(raw []byte) decimal {
+	var x decimal
+	if raw[0] == '-' {
+		x.neg = true
+		raw = raw[1:]
 	}
-	return len(bytes.Trim(mantissa, "-0.")) == 0
+	mantissa, exponent := raw, []byte(nil)
+	if i := bytes.IndexAny(raw, "eE"); i >= 0 {
+		mantissa, exponent = raw[:i], raw[i+1:]
+	}
+	whole, fraction, _ := bytes.Cut(mantissa, []byte("."))
+	if len(fraction) == 0 {
+		x.digits = whole
+	} else {
+		x.digits = append(slices.Clip(whole), fraction...)
+	}
+	x.digits = bytes.TrimLeft(x.digits, "0")
+	trimmed := bytes.TrimRight(x.digits, "0")
+	if len(trimmed) == 0 {
+		return decimal{}
+	}
+	x.exp = len(x.digits) - len(trimmed) - len(fraction)
+	x.digits = trimmed
+	e, sign := 0, 1
+	if len(exponent) > 0 && (exponent[0] == '-' || exponent[0] == '+') {
+		if exponent[0] == '-' {
+			sign = -1
+		}
+		exponent = exponent[1:]
+	}
+	for _, c := range exponent {
+		if e < maxExponent {
+			e = e*10 + int(c-'0')
+		}
+	}
+	x.exp += sign * e
+	return x
+}
+
+// digitsMod returns the number that decimal digits spell, modulo m, in
+// time linear in their count: 18 digits at a time, each step on numbers no
+// larger than m × 10^18.
+func digitsMod(digits []byte, m *big.Int) *big.Int {
+	r, scale, part := new(big.Int), new(big.Int).SetUint64(1e18), new(big.Int)
+	for len(digits) > 0 {
+		n := min(len(digits), 18)
+		var v uint64
+		for _, c := range digits[:n] {
+			v = v*10 + uint64(c-'0')
+		}
+		if n < 18 {
+			scale.Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+		}
+		r.Mul(r, scale).Add(r, part.SetUint64(v)).Mod(r, m)
+		digits = digits[n:]
+	}
+	return r
 }
 
 func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

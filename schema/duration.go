@@ -59,7 +59,7 @@ func (d *decoder) duration(n *node, c byte, p unsafe.Pointer) {
 		if isNumberStart(c) {
 			msg += `, with its unit: 30 would be read as 30 nanoseconds; send "30s" for 30 seconds`
 		}
-		d.fail("type", msg+", got "+describeJSON(c, raw))
+		d.fail(KeywordType, msg+", got "+describeJSON(c, raw))
 		return
 	}
 	s, ok := d.readString()
@@ -67,7 +67,7 @@ func (d *decoder) duration(n *node, c byte, p unsafe.Pointer) {
 		return
 	}
 	if !n.pattern.MatchString(s) {
-		d.fail("pattern", "must be "+durationNoun+" (a number and a unit, h, m, s, ms, us or ns, as often as needed), got "+quote(s))
+		d.fail(KeywordPattern, "must be "+durationNoun+" (a number and a unit, h, m, s, ms, us or ns, as often as needed), got "+quote(s))
 		return
 	}
 	if n.enum != nil && !d.inEnum(n, s) {
@@ -76,7 +76,7 @@ func (d *decoder) duration(n *node, c byte, p unsafe.Pointer) {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		d.fail("range", "is a duration too long for a time.Duration, which holds about 292 years, got "+quote(s))
+		d.fail(KeywordRange, "is a duration too long for a time.Duration, which holds about 292 years, got "+quote(s))
 		return
 	}
 	*(*time.Duration)(p) = v
@@ -92,7 +92,7 @@ func (d *decoder) durationNanos(n *node, p unsafe.Pointer) {
 	raw := d.data[start:d.pos]
 	nanos, err := strconv.ParseInt(string(raw), 10, 64)
 	if err != nil {
-		d.fail("range", "is not a number of nanoseconds a time.Duration holds: "+shortRaw(raw))
+		d.fail(KeywordRange, "is not a number of nanoseconds a time.Duration holds: "+shortRaw(raw))
 		return
 	}
 	v := time.Duration(nanos)

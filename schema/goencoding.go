@@ -28,9 +28,9 @@ func (d *decoder) nilContainer(n *node, p unsafe.Pointer) bool {
 	reflect.NewAt(n.typ, p).Elem().SetZero()
 	switch {
 	case n.minItems > 0:
-		d.fail("minItems", fmt.Sprintf("must have at least %d %s, got 0", n.minItems, plural(n.minItems, "item")))
+		d.fail(KeywordMinItems, fmt.Sprintf("must have at least %d %s, got 0", n.minItems, plural(n.minItems, "item")))
 	case n.minProps > 0:
-		d.fail("minProperties", fmt.Sprintf("must have at least %d %s, got 0", n.minProps, plural(n.minProps, "property")))
+		d.fail(KeywordMinProperties, fmt.Sprintf("must have at least %d %s, got 0", n.minProps, plural(n.minProps, "property")))
 	}
 	return true
 }

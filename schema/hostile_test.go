@@ -2,10 +2,18 @@ package schema
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"math/big"
+	"math/rand/v2"
+	"reflect"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 type hostileArgs struct {
@@ -136,4 +144,285 @@ func TestSizeLimitIsConfigurable(t *testing.T) {
 	if err := small.Validate([]byte(`{"any":[1]}`)); err != nil {
 		t.Errorf("MaxDepth 2 rejected 2 levels: %v", err)
 	}
+}
+
+// hostileKeys has a place for each way an object with many members is read:
+// as a struct (whose unknown members are skipped), as maps, and whole, as an
+// any or a json.RawMessage.
+type hostileKeys struct {
+	Name  string            `json:"name,omitempty"`
+	Count int64             `json:"count,omitempty"`
+	Ratio float64           `json:"ratio,omitempty" tool:"multipleOf=0.01"`
+	Map   map[string]int    `json:"map,omitempty"`
+	Strs  map[string]string `json:"strs,omitempty"`
+	Any   any               `json:"any,omitempty"`
+	Raw   json.RawMessage   `json:"raw,omitempty"`
+	Items []hostileItem     `json:"items,omitempty" tool:"uniqueItems"`
+}
+
+type hostileItem struct {
+	Tags []string `json:"tags"`
+}
+
+// members returns n object members "k0":0, "k1":0, … separated by commas,
+// and then extra, if any, after a comma.
+func members(n int, extra string) string {
+	var b strings.Builder
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"k`)
+		b.WriteString(strconv.Itoa(i))
+		b.WriteString(`":0`)
+	}
+	if extra != "" {
+		b.WriteByte(',')
+		b.WriteString(extra)
+	}
+	return b.String()
+}
+
+// hostileDeadline is how long reading any document of TestHostileSizes may
+// take: a guard against a cost that grows faster than the document, which
+// at these sizes takes seconds to minutes. BenchmarkUnknownKeys shows the
+// cost per member.
+const hostileDeadline = 2 * time.Second
+
+// TestHostileSizes checks that documents with very many members, items or
+// digits are read in time in proportion to their size, with every issue
+// reported as for a small one.
+func TestHostileSizes(t *testing.T) {
+	const n = 50_000
+	v, err := For[hostileKeys](&Options{Limits: Limits{MaxBytes: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	items := func(extra string) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, `{"tags":["%d"]},`, i)
+		}
+		return `{"items":[` + b.String() + extra + `]}`
+	}
+	zeros := strings.Repeat("0", 1<<20)
+	threes := strings.Repeat("3", 1<<20)
+	for _, tt := range []struct {
+		name string
+		doc  string
+		want []string // "path keyword" of the issues, or of the first ones
+		more int      // how many issues past the listed ones
+	}{
+		{name: "distinct unknown keys", doc: `{` + members(n, "") + `}`, want: []string{" additionalProperties", " additionalProperties"}, more: n - DefaultMaxIssues},
+		{name: "unknown keys, then a duplicate", doc: `{` + members(n, `"k0":1`) + `}`, want: []string{"/k0 syntax"}},
+		{name: "unknown keys, then an escaped duplicate", doc: `{` + members(n, `"k\u0030":1`) + `}`, want: []string{"/k0 syntax"}},
+		{name: "one unknown key many times", doc: `{` + strings.Repeat(`"k":0,`, n) + `"k":0}`, want: []string{"/k syntax"}},
+		{name: "many keys in a map", doc: `{"map":{` + members(n, "") + `}}`},
+		{name: "many keys in a map, then a duplicate", doc: `{"map":{` + members(n, `"k0":1`) + `}}`, want: []string{"/map/k0 syntax"}},
+		{name: "many keys in a map of strings, then a duplicate", doc: `{"strs":{` + strings.ReplaceAll(members(n, `"k0":1`), ":0", `:"0"`) + `}}`, want: []string{"/strs/k0 syntax"}},
+		{name: "many keys in an any", doc: `{"any":{` + members(n, "") + `}}`},
+		{name: "many keys in an any, then a duplicate", doc: `{"any":{` + members(n, `"k0":1`) + `}}`, want: []string{"/any/k0 syntax"}},
+		{name: "many keys in a raw value, then a duplicate", doc: `{"raw":{` + members(n, `"k\u0030":1`) + `}}`, want: []string{"/raw/k0 syntax"}},
+		{name: "many keys in a skipped value, then a duplicate", doc: `{"x":{` + members(n, `"k0":1`) + `}}`, want: []string{"/x/k0 syntax"}},
+		{name: "distinct unique items", doc: items(`{"tags":[]}`)},
+		{name: "unique items, then a duplicate", doc: items(`{"tags":["7"]}`), want: []string{"/items uniqueItems"}},
+		{name: "an integer with a million zeros", doc: `{"count":1.` + zeros + `e5}`},
+		{name: "an integer with a million digits", doc: `{"count":1.` + threes + `e5}`, want: []string{"/count type"}},
+		{name: "a multiple with a million zeros", doc: `{"ratio":0.25` + zeros + `}`},
+		{name: "not a multiple, with a million digits", doc: `{"ratio":0.25` + zeros + `1}`, want: []string{"/ratio multipleOf"}},
+		{name: "a string of a million escapes", doc: `{"name":"` + strings.Repeat(`\n`, 1<<20) + `"}`},
+		{name: "an unknown key of a million escapes", doc: `{"` + strings.Repeat(`\n`, 1<<20) + `":0}`, want: []string{" additionalProperties"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var got hostileKeys
+			start := time.Now()
+			err := v.Decode([]byte(tt.doc), &got)
+			if took := time.Since(start); took > hostileDeadline {
+				t.Errorf("decoding %d bytes took %v", len(tt.doc), took)
+			}
+			var issues []string
+			more := 0
+			if serr, ok := errors.AsType[*Error](err); ok {
+				for _, is := range serr.Issues {
+					if is.Path == "" && is.Keyword == "limit" {
+						fmt.Sscanf(is.Message, "%d more issues", &more)
+						continue
+					}
+					issues = append(issues, is.Path+" "+is.Keyword)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if tt.more > 0 && len(issues) > len(tt.want) {
+				issues = issues[:len(tt.want)]
+			}
+			if !slices.Equal(issues, tt.want) || more != tt.more {
+				t.Errorf("issues %q and %d more, want %q and %d more", issues, more, tt.want, tt.more)
+			}
+		})
+	}
+}
+
+// TestHostileUnknownKeysAllListed checks that with no issue limit, every one
+// of many unknown keys is reported, in order, still in time in proportion
+// to their number.
+func TestHostileUnknownKeysAllListed(t *testing.T) {
+	const n = 50_000
+	v, err := For[hostileKeys](&Options{Limits: Limits{MaxIssues: -1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := []byte(`{"nme":"x",` + members(n, "") + `}`)
+	start := time.Now()
+	err = v.Validate(doc)
+	if took := time.Since(start); took > hostileDeadline {
+		t.Errorf("validating %d bytes took %v", len(doc), took)
+	}
+	serr, ok := errors.AsType[*Error](err)
+	if !ok || len(serr.Issues) != n+1 {
+		t.Fatalf("Validate = %.200v, want %d issues", err, n+1)
+	}
+	if is := serr.Issues[0]; is.Keyword != "additionalProperties" || !strings.Contains(is.Message, `did you mean "name"?`) {
+		t.Errorf("first issue %v, want a suggestion of \"name\"", is)
+	}
+	for i, is := range serr.Issues[1:] {
+		if is.Path != "" || is.Keyword != "additionalProperties" || !strings.Contains(is.Message, `"k`+strconv.Itoa(i)+`"`) {
+			t.Fatalf("issue %d is %v, want k%d's", i+1, is, i)
+		}
+	}
+}
+
+// TestDuplicateMatchesDeepEqual compares uniqueItems, which groups items by
+// a hash of their values, with comparing every pair with reflect.DeepEqual,
+// on arrays drawn from a few values, so that most hold duplicates.
+func TestDuplicateMatchesDeepEqual(t *testing.T) {
+	type item struct {
+		Tags []string        `json:"tags"`
+		M    map[string]any  `json:"m,omitempty"`
+		P    *float64        `json:"p,omitempty"`
+		When *time.Time      `json:"when,omitempty"`
+		Raw  json.RawMessage `json:"raw,omitempty"`
+	}
+	anyValues := []string{`0`, `-0`, `1`, `1.0`, `"1"`, `[1]`, `[1.0]`, `{"a":1,"b":[2]}`, `{"b":[2],"a":1}`, `{"a":1}`, `null`, `true`, `{}`, `[]`}
+	for _, tt := range []struct {
+		typ    reflect.Type
+		values []string
+	}{
+		{reflect.TypeFor[[]item](), []string{
+			`{"tags":[]}`, `{"tags":[],"p":null}`, `{"tags":["a"]}`, `{"tags":["a"],"m":{"x":1,"y":[0]}}`, `{"tags":["a"],"m":{"y":[-0],"x":1.0}}`,
+			`{"tags":["a"],"p":0}`, `{"tags":["a"],"p":-0}`, `{"tags":["a"],"p":1}`, `{"tags":[],"when":"2024-05-01T12:00:00Z"}`,
+			`{"tags":[],"when":"2024-05-01T14:00:00+02:00"}`, `{"tags":[],"raw":[1]}`, `{"tags":[],"raw":[1.0]}`,
+		}},
+		{reflect.TypeFor[[]any](), anyValues},
+		{reflect.TypeFor[[]json.RawMessage](), anyValues},
+		{reflect.TypeFor[[][]any](), []string{`[]`, `[1]`, `[-0]`, `[0]`, `[{"a":null}]`, `[{"a":null,"b":1}]`}},
+		{reflect.TypeFor[[]map[string][]int](), []string{`{}`, `{"a":[]}`, `{"a":[1]}`, `{"b":[1]}`, `{"a":[1],"b":[1]}`}},
+		{reflect.TypeFor[[]time.Time](), []string{`"2024-05-01T12:00:00Z"`, `"2024-05-01T12:00:00.000z"`, `"2024-05-01T14:00:00+02:00"`, `"2024-05-02T12:00:00Z"`}},
+		{reflect.TypeFor[[]*[]string](), []string{`null`, `[]`, `["a"]`, `["a","b"]`}},
+	} {
+		typ := reflect.StructOf([]reflect.StructField{{Name: "A", Type: tt.typ, Tag: `json:"a" tool:"uniqueItems"`}})
+		v, err := ForType(typ, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rand.New(rand.NewPCG(1, uint64(len(tt.values))))
+		for range 300 {
+			n := r.IntN(8)
+			picked := make([]string, n)
+			for i := range picked {
+				picked[i] = tt.values[r.IntN(len(tt.values))]
+			}
+			doc := []byte(`{"a":[` + strings.Join(picked, ",") + `]}`)
+			dst := reflect.New(typ)
+			err := v.Decode(doc, dst.Interface())
+			want := ""
+			if j, i, ok := allPairsDuplicate(dst.Elem().Field(0)); ok {
+				want = fmt.Sprintf("/a: items %d and %d are equal; every item must be unique", j, i)
+			}
+			got := ""
+			if serr, ok := errors.AsType[*Error](err); ok && len(serr.Issues) == 1 {
+				got = serr.Issues[0].String()
+			} else if err != nil {
+				t.Fatalf("%s: %v", doc, err)
+			}
+			if got != want {
+				t.Errorf("%s into %v: got %q, want %q", doc, tt.typ, got, want)
+			}
+		}
+	}
+}
+
+// allPairsDuplicate finds the first item of v equal to one before it, and
+// that one, by comparing every pair with reflect.DeepEqual (a
+// json.RawMessage by the value it holds).
+func allPairsDuplicate(v reflect.Value) (int, int, bool) {
+	item := func(i int) any {
+		if raw, ok := v.Index(i).Interface().(json.RawMessage); ok {
+			var x any
+			if json.Unmarshal(raw, &x) != nil {
+				panic(string(raw))
+			}
+			return x
+		}
+		return v.Index(i).Interface()
+	}
+	for i := range v.Len() {
+		for j := range i {
+			if reflect.DeepEqual(item(j), item(i)) {
+				return j, i, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// FuzzNumberDigits compares multipleOf and integral, which read a number's
+// digits once, with big.Rat, which is exact but slow on long numbers.
+func FuzzNumberDigits(f *testing.F) {
+	for _, s := range []string{
+		"0", "-0", "0.0", "-0.0e5", "1", "12.50", "1.0000000000000000001", "100e-2", "0.015e1", "1e-400",
+		"1e20", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
+		"9.223372036854775807e18", "0.25", "2.5e-1", "7e0", "3.3333", "1E+2", "-1.5e-7", "12345678901234567890e-5",
+	} {
+		f.Add(s)
+	}
+	var multiples []*big.Rat
+	for _, m := range []string{"0.01", "5", "0.25", "2.5", "1e-3", "7", "0.3", "1", "1e-300", "3.14159"} {
+		r, _ := new(big.Rat).SetString(m)
+		multiples = append(multiples, r)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		d := getDecoder([]byte(raw), maxNesting, DefaultMaxIssues)
+		defer putDecoder(d)
+		if len(raw) == 0 || len(raw) > 400 || !isNumberStart(raw[0]) || !d.scanNumber() || d.pos != len(raw) {
+			return
+		}
+		if i := strings.IndexAny(raw, "eE"); i >= 0 {
+			if e, err := strconv.Atoi(raw[i+1:]); err != nil || e > 1000 || e < -1000 {
+				return // big.Rat would take long
+			}
+		}
+		r, ok := new(big.Rat).SetString(raw)
+		if !ok {
+			t.Fatalf("big.Rat refused %q", raw)
+		}
+		for _, m := range multiples {
+			if got, want := multipleOf([]byte(raw), m), new(big.Rat).Quo(r, m).IsInt(); got != want {
+				t.Errorf("multipleOf(%s, %s) = %v, want %v", raw, m.RatString(), got, want)
+			}
+		}
+		if _, err := strconv.ParseFloat(raw, 64); err != nil {
+			return // integral reports the range instead
+		}
+		_, exact, isInt := d.integral([]byte(raw))
+		switch {
+		case isInt != r.IsInt():
+			t.Errorf("integral(%s) says integer %v, want %v", raw, isInt, r.IsInt())
+		case !isInt:
+		case exact == nil && (r.Num().IsInt64() || r.Num().IsUint64()):
+			t.Errorf("integral(%s) = nil, want %v", raw, r.Num())
+		case exact != nil && exact.Cmp(r.Num()) != 0:
+			t.Errorf("integral(%s) = %v, want %v", raw, exact, r.Num())
+		}
+	})
 }

@@ -4,9 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
-	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hands-go/hands/internal/msgtext"
 )
 
 // An Issue is one failure at one place in a JSON document.
@@ -14,15 +15,54 @@ type Issue struct {
 	// Path is a JSON Pointer (RFC 6901) into the document, such as
 	// "/items/2/name". The empty string is the document itself.
 	Path string `json:"path"`
-	// Keyword is the JSON Schema keyword that failed, such as "required" or
-	// "minLength". Failures that are not about a keyword use "syntax" (the
-	// bytes are not JSON), "limit" (a size or depth limit), "range" (a number
-	// the Go type cannot hold) and "validate" (a Validate method's error).
+	// Keyword names what failed: one of the Keyword constants, such as
+	// [KeywordRequired] ("required") or [KeywordMinLength] ("minLength").
+	// The JSON Schema keywords are spelled as in the specification. The
+	// failures that no keyword describes are [KeywordSyntax] (the bytes are
+	// not JSON), [KeywordLimit] (a size, depth or issue limit),
+	// [KeywordRange] (a number the Go type cannot hold), [KeywordUnmarshal]
+	// (a type's own UnmarshalJSON or UnmarshalText refused the value),
+	// [KeywordSchema] (a type's own JSONSchema refused it) and
+	// [KeywordValidate] (a Validate method's error). An issue that a
+	// Validate method returns in a *Error keeps the keyword it was given.
 	Keyword string `json:"keyword"`
 	// Message says what is wrong in words a person or a model can act on. It
 	// never repeats a large value. Match on Path and Keyword, never on Message.
 	Message string `json:"message"`
 }
+
+// Keywords name what an Issue failed: they are the values of Issue.Keyword
+// that this package reports. Values that are JSON Schema keywords are
+// spelled as in the specification.
+const (
+	KeywordType                 = "type"                 // the value has the wrong JSON type, or is a number that is not an integer
+	KeywordEnum                 = "enum"                 // the value is not one of those allowed
+	KeywordConst                = "const"                // the value is not the one allowed
+	KeywordRequired             = "required"             // a required property is absent
+	KeywordAdditionalProperties = "additionalProperties" // a property the type does not have
+	KeywordMinProperties        = "minProperties"        // an object has too few properties
+	KeywordMaxProperties        = "maxProperties"        // an object has too many properties
+	KeywordMinItems             = "minItems"             // an array has too few items
+	KeywordMaxItems             = "maxItems"             // an array has too many items
+	KeywordUniqueItems          = "uniqueItems"          // two items of an array are equal
+	KeywordMinLength            = "minLength"            // a string has too few characters
+	KeywordMaxLength            = "maxLength"            // a string has too many characters
+	KeywordPattern              = "pattern"              // a string does not match the pattern
+	KeywordFormat               = "format"               // a string is not of its format, such as email
+	KeywordContentEncoding      = "contentEncoding"      // a string that holds bytes is not base64
+	KeywordMinimum              = "minimum"              // a number is too small
+	KeywordMaximum              = "maximum"              // a number is too large
+	KeywordExclusiveMinimum     = "exclusiveMinimum"     // a number is too small, or equal to the bound
+	KeywordExclusiveMaximum     = "exclusiveMaximum"     // a number is too large, or equal to the bound
+	KeywordMultipleOf           = "multipleOf"           // a number is not a multiple of the one given
+	KeywordDefault              = "default"              // an absent property's default could not be given
+	KeywordSyntax               = "syntax"               // the bytes are not JSON
+	KeywordLimit                = "limit"                // a size, depth or issue limit
+	KeywordRange                = "range"                // a number the Go type cannot hold
+	KeywordUnmarshal            = "unmarshal"            // a type's UnmarshalJSON or UnmarshalText refused the value, or a time.Time cannot hold it
+	KeywordSchema               = "schema"               // a type's own schema (its JSONSchema method) refused the value
+	KeywordValidate             = "validate"             // a Validate method's error
+)
 
 // maxPathText is the longest path, in bytes, that String writes in full.
 const maxPathText = 120
@@ -41,7 +81,7 @@ func (i Issue) String() string {
 func (i Issue) Append(b []byte) []byte {
 	path := i.Path
 	switch {
-	case path == "" && i.Keyword == "limit":
+	case path == "" && i.Keyword == KeywordLimit:
 		return append(b, i.Message...)
 	case path == "":
 		b = append(b, "(root)"...)
@@ -176,20 +216,9 @@ func isLineBreak(r rune) bool {
 // maxQuoted is the longest value, in runes, that a message repeats in full.
 const maxQuoted = 40
 
-// quote returns s as a Go-quoted string for a message, cut to maxQuoted runes.
-func quote(s string) string {
-	if utf8.RuneCountInString(s) <= maxQuoted {
-		return strconv.Quote(s)
-	}
-	n := 0
-	for i := range s {
-		if n == maxQuoted-1 {
-			return strconv.Quote(s[:i]) + "…"
-		}
-		n++
-	}
-	return strconv.Quote(s)
-}
+// quote returns s as a Go-quoted string for a message, cut to maxQuoted
+// runes.
+func quote(s string) string { return msgtext.Quote(s, maxQuoted) }
 
 // shortRaw returns raw JSON for a message, cut to maxQuoted bytes.
 func shortRaw(raw []byte) string {
@@ -206,6 +235,9 @@ func shortRaw(raw []byte) string {
 // appendPointerToken appends one JSON Pointer reference token, escaped.
 func appendPointerToken[T string | []byte](b []byte, tok T) []byte {
 	b = append(b, '/')
+	if !containsPointerSpecial(tok) {
+		return append(b, tok...)
+	}
 	for i := 0; i < len(tok); i++ {
 		switch c := tok[i]; c {
 		case '~':
@@ -217,4 +249,15 @@ func appendPointerToken[T string | []byte](b []byte, tok T) []byte {
 		}
 	}
 	return b
+}
+
+// containsPointerSpecial reports whether tok holds a '~' or a '/', which a
+// JSON Pointer escapes.
+func containsPointerSpecial[T string | []byte](tok T) bool {
+	for i := 0; i < len(tok); i++ {
+		if tok[i] == '~' || tok[i] == '/' {
+			return true
+		}
+	}
+	return false
 }

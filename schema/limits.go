@@ -49,7 +49,7 @@ func (l Limits) TooLarge(n int) bool {
 
 // sizeIssue is the issue of a document over the size limit of maxBytes.
 func sizeIssue(n, maxBytes int) Issue {
-	return Issue{Keyword: "limit", Message: "the arguments are " + strconv.Itoa(n) + " bytes; the limit is " + strconv.Itoa(maxBytes)}
+	return Issue{Keyword: KeywordLimit, Message: "the arguments are " + strconv.Itoa(n) + " bytes; the limit is " + strconv.Itoa(maxBytes)}
 }
 
 // CheckJSON reports whether data is exactly one JSON object, read as
@@ -70,10 +70,10 @@ func (l Limits) CheckJSON(data []byte) error {
 	c := d.peek()
 	switch {
 	case d.pos == len(d.data):
-		d.stop("", "syntax", "the arguments are empty; send a JSON object")
+		d.stop("", KeywordSyntax, "the arguments are empty; send a JSON object")
 	case c != '{':
 		if raw, ok := d.skip(); ok {
-			d.stop("", "type", "must be an object, got "+describeJSON(c, raw))
+			d.stop("", KeywordType, "must be an object, got "+describeJSON(c, raw))
 		}
 	case d.skipObject():
 		if d.peek(); d.pos < len(d.data) {
@@ -99,5 +99,5 @@ func (l Limits) CutIssues(issues []Issue) []Issue {
 
 // moreIssues is the issue that closes a list cut n issues short.
 func moreIssues(n int) Issue {
-	return Issue{Keyword: "limit", Message: strconv.Itoa(n) + " more issues not listed; fix these first"}
+	return Issue{Keyword: KeywordLimit, Message: strconv.Itoa(n) + " more issues not listed; fix these first"}
 }

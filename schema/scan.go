@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"encoding/binary"
+	"hash/maphash"
 	"math/bits"
 	"strconv"
 	"unicode/utf16"
@@ -88,7 +89,7 @@ func (d *decoder) peek() byte {
 // syntaxError records that the bytes are not JSON, found at byte off, and
 // stops the document.
 func (d *decoder) syntaxError(off int, cause string) {
-	d.stop(d.pointer(), "syntax", "invalid JSON at byte "+strconv.Itoa(off)+": "+cause)
+	d.stop(d.pointer(), KeywordSyntax, "invalid JSON at byte "+strconv.Itoa(off)+": "+cause)
 }
 
 // truncated records that the input ends inside a value.
@@ -421,7 +422,7 @@ func (d *decoder) skipObject() bool {
 	}
 	base := len(d.names)
 	defer func() { d.names = d.names[:base] }()
-	var many map[string]struct{}
+	var many *nameSet
 	for first := true; ; first = false {
 		c := d.peek()
 		if first && c == '}' {
@@ -448,8 +449,9 @@ func (d *decoder) skipObject() bool {
 }
 
 // seenName reports whether name was seen before in the object whose names
-// start at d.names[base], and adds it.
-func (d *decoder) seenName(base int, many *map[string]struct{}, name jsonString) bool {
+// start at d.names[base], and adds it. Past a few names, they go in *many,
+// which it makes.
+func (d *decoder) seenName(base int, many **nameSet, name jsonString) bool {
 	const maxList = 16 // past this many names, a set is cheaper than the list
 	if *many == nil {
 		for _, prev := range d.names[base:] {
@@ -461,17 +463,90 @@ func (d *decoder) seenName(base int, many *map[string]struct{}, name jsonString)
 			d.names = append(d.names, name)
 			return false
 		}
-		*many = make(map[string]struct{}, 2*maxList)
+		*many = new(nameSet)
 		for _, prev := range d.names[base:] {
-			(*many)[d.unquote(prev)] = struct{}{}
+			d.addName(*many, prev)
 		}
 	}
-	key := d.unquote(name)
-	if _, dup := (*many)[key]; dup {
-		return true
+	return d.addName(*many, name)
+}
+
+// A nameSet is the set of the member names of an object with many members.
+// It is a hash table, with open addressing, of where the names are in the
+// document: it copies no name and holds no pointer, so that a set of a
+// million names is one block of memory that the garbage collector does not
+// scan.
+type nameSet struct {
+	slots []nameSlot // a power of two of them, at most half used
+	count int        // the slots used
+}
+
+type nameSlot struct {
+	hash  uint64 // of the name, unescaped
+	start int    // 1 + the offset of the name's body in the document; 0 is a free slot
+}
+
+// nameSeed seeds the hashes of names, so that a document cannot be made of
+// names whose hashes collide.
+var nameSeed = maphash.MakeSeed()
+
+// addName adds a member name to s and reports whether an equal name was
+// there already.
+func (d *decoder) addName(s *nameSet, name jsonString) bool {
+	var h uint64
+	if name.escaped {
+		d.scratch = appendUnquoted(d.scratch[:0], name.raw(d.data))
+		h = maphash.Bytes(nameSeed, d.scratch)
+	} else {
+		h = maphash.Bytes(nameSeed, name.raw(d.data))
 	}
-	(*many)[key] = struct{}{}
-	return false
+	if 2*(s.count+1) > len(s.slots) {
+		s.grow()
+	}
+	mask := len(s.slots) - 1
+	for i := int(h) & mask; ; i = (i + 1) & mask {
+		switch slot := s.slots[i]; {
+		case slot.start == 0:
+			s.slots[i] = nameSlot{hash: h, start: name.start + 1}
+			s.count++
+			return false
+		case slot.hash == h && d.sameName(d.nameAt(slot.start-1), name):
+			return true
+		}
+	}
+}
+
+// grow doubles the slots of s.
+func (s *nameSet) grow() {
+	old := s.slots
+	s.slots = make([]nameSlot, max(64, 2*len(old)))
+	mask := len(s.slots) - 1
+	for _, slot := range old {
+		if slot.start == 0 {
+			continue
+		}
+		i := int(slot.hash) & mask
+		for s.slots[i].start != 0 {
+			i = (i + 1) & mask
+		}
+		s.slots[i] = slot
+	}
+}
+
+// nameAt returns the member name whose body starts at d.data[start], one
+// that scanString accepted.
+func (d *decoder) nameAt(start int) jsonString {
+	s := jsonString{start: start}
+	i := start
+	for d.data[i] != '"' {
+		if d.data[i] == '\\' {
+			s.escaped = true
+			i++ // past the escaped byte, which may be a '"'
+		}
+		i++
+	}
+	s.end = i
+	return s
 }
 
 // sameName reports whether two member names are equal once unescaped.

@@ -21,6 +21,6 @@ func (d *decoder) readSelf(n *node, c byte, p unsafe.Pointer) {
 	}
 	raw := bytes.Clone(d.data[start:d.pos])
 	if err := reflect.NewAt(n.typ, p).Interface().(json.Unmarshaler).UnmarshalJSON(raw); err != nil {
-		d.fail("unmarshal", errorText(err))
+		d.fail(KeywordUnmarshal, errorText(err))
 	}
 }

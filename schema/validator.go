@@ -280,7 +280,7 @@ func (v *Validator) Check(value any) error {
 	}
 	data, err := json.Marshal(rv.Interface())
 	if err != nil {
-		return &Error{Issues: []Issue{{Keyword: "type", Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
+		return &Error{Issues: []Issue{{Keyword: KeywordType, Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.goValue = true
@@ -348,7 +348,7 @@ func walkRefine(n *node, v reflect.Value, path []byte, issues *[]Issue) {
 		}
 		if n.refine {
 			if err := v.Addr().Interface().(interface{ Validate() error }).Validate(); err != nil {
-				*issues = append(*issues, issuesOf(err, string(path), "validate")...)
+				*issues = append(*issues, issuesOf(err, string(path), KeywordValidate)...)
 			}
 		}
 	}
