@@ -75,7 +75,7 @@ func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 func (c *compiled) validate(args json.RawMessage) error {
 	inst, err := validator.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return &schema.Error{Issues: []schema.Issue{{Keyword: "syntax", Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsonschema: ")}}}
+		return &schema.Error{Issues: []schema.Issue{{Keyword: schema.KeywordSyntax, Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsonschema: ")}}}
 	}
 	err = c.schema.Validate(inst)
 	if err == nil {
