@@ -33,7 +33,8 @@ type decoder struct {
 	path       []segment
 	names      []jsonString // member names of the objects skip is in
 	issues     []Issue
-	dropped    int // issues past maxIssues, counted but not kept
+	dropped    int // issues past maxIssues or maxPathBytes, counted but not kept
+	pathBytes  int // the bytes of the paths of the issues kept
 	maxIssues  int
 	maxDepth   int
 	nullAbsent bool     // a null for an optional field counts as absent
@@ -73,6 +74,7 @@ func putDecoder(d *decoder) {
 	clear(d.issues)
 	d.issues = d.issues[:0]
 	d.dropped = 0
+	d.pathBytes = 0
 	d.fatal = false
 	d.fatalIssue = Issue{}
 	d.nullAbsent = false
@@ -177,11 +179,25 @@ func (d *decoder) pointer() string {
 }
 
 func (d *decoder) add(path, keyword, message string) {
-	if len(d.issues) >= d.maxIssues {
+	if d.full() {
 		d.dropped++
 		return
 	}
+	d.pathBytes += len(path)
 	d.issues = append(d.issues, Issue{Path: path, Keyword: keyword, Message: message})
+}
+
+// maxPathBytes bounds the bytes of the paths of the issues a document
+// lists, past the first issue: further issues are counted, not listed. A
+// path repeats the names it runs through, so without it a few hundred issues
+// under one long name would cost memory hundreds of times the document's
+// size; with it, what a document's issues hold is linear in its size.
+const maxPathBytes = 64 << 10
+
+// full reports whether no more issues are listed: the issue limit, or the
+// bytes of their paths, is reached.
+func (d *decoder) full() bool {
+	return len(d.issues) >= d.maxIssues || len(d.issues) > 0 && d.pathBytes >= maxPathBytes
 }
 
 // stop records the issue that ends the document.
@@ -194,7 +210,7 @@ func (d *decoder) stop(path, keyword, message string) {
 
 // fail records an issue at the current path.
 func (d *decoder) fail(keyword, message string) {
-	if len(d.issues) >= d.maxIssues {
+	if d.full() {
 		d.dropped++
 		return
 	}
@@ -746,7 +762,7 @@ func describeNode(n *node) string {
 // least the difference of their lengths. The cost of an unknown name is so
 // at most that of reading it, plus a bound that depends on the type only.
 func (d *decoder) unknown(n *node, js jsonString) {
-	if len(d.issues) >= d.maxIssues {
+	if d.full() {
 		d.dropped++
 		return
 	}

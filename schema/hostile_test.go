@@ -426,3 +426,44 @@ func FuzzNumberDigits(f *testing.F) {
 		}
 	})
 }
+
+// TestIssuePathsAreBounded checks that the paths of the issues listed for a
+// document cost memory linear in its size: many issues under one long
+// member name are counted, not listed, once their paths pass a budget, with
+// the default issue limit and with every issue listed.
+func TestIssuePathsAreBounded(t *testing.T) {
+	type inner struct {
+		N int `json:"n"`
+	}
+	type doc struct {
+		M map[string][]inner `json:"m"`
+	}
+	key := strings.Repeat("k", 1<<20)
+	items := strings.Repeat(`{"n":"x"},`, 300)
+	data := []byte(`{"m":{"` + key + `":[` + items[:len(items)-1] + `]}}`)
+	for _, limits := range []Limits{{}, {MaxIssues: -1}} {
+		v, err := For[doc](&Options{Limits: limits})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err = v.Validate(data)
+		runtime.ReadMemStats(&after)
+		serr, ok := errors.AsType[*Error](err)
+		if !ok {
+			t.Fatalf("Validate = %v, want a *Error", err)
+		}
+		last := serr.Issues[len(serr.Issues)-1]
+		if last.Keyword != KeywordLimit || !strings.Contains(last.Message, "more issues not listed") {
+			t.Errorf("MaxIssues %d: the last issue is %q, want a note of the issues not listed", limits.MaxIssues, last.Message)
+		}
+		if first := serr.Issues[0]; first.Path != "/m/"+key+"/0/n" || first.Keyword != KeywordType {
+			t.Errorf("MaxIssues %d: the first issue is at a path of %d bytes with %q", limits.MaxIssues, len(first.Path), first.Keyword)
+		}
+		if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 8*uint64(len(data)) {
+			t.Errorf("MaxIssues %d: a %d-byte document allocated %d bytes; want at most 8 times its size", limits.MaxIssues, len(data), alloc)
+		}
+	}
+}
