@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/hands-go/hands/bind"
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
@@ -131,10 +131,10 @@ func (b *bundle) files() http.Handler {
 	})
 }
 
-// dialectNames lists the dialects schema knows.
+// dialectNames lists the predefined dialects.
 func dialectNames() []string {
 	var names []string
-	for _, d := range schema.Dialects() {
+	for _, d := range dialect.Dialects() {
 		names = append(names, d.Name)
 	}
 	return names
@@ -142,10 +142,10 @@ func dialectNames() []string {
 
 // renderSpecs writes the specs in a dialect: "mcp" as they are, any other as
 // the provider's tool declarations.
-func renderSpecs(specs []tool.Spec, dialect string) (any, error) {
-	d, ok := schema.DialectNamed(dialect)
+func renderSpecs(specs []tool.Spec, name string) (any, error) {
+	d, ok := dialect.Named(name)
 	if !ok {
-		return nil, &usageError{msg: "unknown dialect " + dialect + "; the dialects are " + strings.Join(dialectNames(), ", ")}
+		return nil, &usageError{msg: "unknown dialect " + name + "; the dialects are " + strings.Join(dialectNames(), ", ")}
 	}
 	type out struct {
 		Name        string          `json:"name"`

@@ -8,12 +8,12 @@ import (
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
 // toolSchema returns the input_schema sent for a tool: its schema rewritten
-// by schema.Anthropic, or by schema.AnthropicStrict for a strict tool. What
+// by dialect.Anthropic, or by dialect.AnthropicStrict for a strict tool. What
 // the dialect cannot carry as a keyword is folded into a description or
 // left out, and the registry still validates the arguments when the call
 // arrives (tool.Lint lists those problems). The properties keep their
@@ -23,9 +23,9 @@ func (m *Model) toolSchema(spec tool.Spec) (sdk.ToolInputSchemaParam, error) {
 	if in == nil {
 		in = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 	}
-	d := schema.Anthropic
+	d := dialect.Anthropic
 	if m.strict {
-		d = schema.AnthropicStrict
+		d = dialect.AnthropicStrict
 	}
 	raw, problems := d.ConvertJSON(in)
 	if raw == nil {

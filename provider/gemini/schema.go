@@ -6,13 +6,13 @@ import (
 
 	"google.golang.org/genai"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
 // declaration returns the function declaration of a tool. Its schema is
-// rewritten by schema.Gemini into parameters or, with Options.JSONSchema,
-// by schema.GeminiJSONSchema into parametersJsonSchema. What the dialect
+// rewritten by dialect.Gemini into parameters or, with Options.JSONSchema,
+// by dialect.GeminiJSONSchema into parametersJsonSchema. What the dialect
 // cannot carry as a keyword is folded into a description or left out, and
 // the registry still validates the arguments when the call arrives
 // (tool.Lint lists those problems). A tool without arguments, or whose
@@ -24,12 +24,12 @@ func (m *Model) declaration(spec tool.Spec) (*genai.FunctionDeclaration, error) 
 		return decl, nil
 	}
 	if m.jsonSchema {
-		if raw, _ := schema.GeminiJSONSchema.ConvertJSON(in); raw != nil {
+		if raw, _ := dialect.GeminiJSONSchema.ConvertJSON(in); raw != nil {
 			decl.ParametersJsonSchema = raw
 		}
 		return decl, nil
 	}
-	converted, _ := schema.Gemini.Convert(in)
+	converted, _ := dialect.Gemini.Convert(in)
 	if converted == nil {
 		return decl, nil // an object without properties: no parameters
 	}

@@ -7,12 +7,12 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
 // toolSchema returns the parameters object sent for a tool. A strict tool's
-// schema is rewritten by schema.OpenAIStrict: what strict mode cannot carry
+// schema is rewritten by dialect.OpenAIStrict: what strict mode cannot carry
 // as a keyword is folded into a description or left out, and the registry
 // still validates the arguments when the call arrives (tool.Lint lists
 // those problems). A tool that is not strict is sent its schema as it is.
@@ -24,8 +24,8 @@ func (m *Model) toolSchema(spec tool.Spec) (map[string]any, error) {
 	}
 	var raw json.RawMessage
 	if m.strict {
-		var problems []schema.Problem
-		raw, problems = schema.OpenAIStrict.ConvertJSON(in)
+		var problems []dialect.Problem
+		raw, problems = dialect.OpenAIStrict.ConvertJSON(in)
 		if raw == nil {
 			errs := make([]error, len(problems))
 			for i, p := range problems {
