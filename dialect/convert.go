@@ -80,12 +80,22 @@ func (c *conversion) report(sev Severity, path, keyword, format string, args ...
 	c.problems = append(c.problems, p)
 }
 
+// fail records an error, with what the tool's author can do about it.
+func (c *conversion) fail(fix, path, keyword, format string, args ...any) {
+	p := Problem{Dialect: c.d.Name, Path: path, Keyword: keyword, Severity: SeverityError, Message: fmt.Sprintf(format, args...), Fix: fix}
+	if c.seen[p] {
+		return
+	}
+	c.seen[p] = true
+	c.problems = append(c.problems, p)
+}
+
 func (c *conversion) folded(path, keyword string, value any) {
 	c.report(SeverityFolded, path, keyword, "%s %s is not carried by %s; the description says it instead", keyword, shortJSON(value), c.d.provider())
 }
 
 func (c *conversion) rejected(path, keyword string) {
-	c.report(SeverityError, path, keyword, "%s is not supported by %s and is left out", keyword, c.d.provider())
+	c.fail(fixKeyword, path, keyword, "%s is not supported by %s and is left out", keyword, c.d.provider())
 }
 
 // checkRoot reports a root that is not an object schema, or that uses a
@@ -93,15 +103,15 @@ func (c *conversion) rejected(path, keyword string) {
 func (c *conversion) checkRoot(root any) {
 	o, ok := root.(*ordObject)
 	if !ok {
-		c.report(SeverityError, "", "type", "the root must be an object schema (type: object), not %v", root)
+		c.fail(fixRoot, "", "type", "the root must be an object schema (type: object), not %v", root)
 		return
 	}
 	if t, _ := o.get("type"); t != "object" {
-		c.report(SeverityError, "", "type", "the root must have type object for %s, not %s", c.d.provider(), shortJSON(t))
+		c.fail(fixRoot, "", "type", "the root must have type object for %s, not %s", c.d.provider(), shortJSON(t))
 	}
 	for _, k := range c.d.NotAtRoot {
 		if o.has(k) {
-			c.report(SeverityError, "", k, "%s does not accept %s at the top level of a tool's schema", c.d.provider(), k)
+			c.fail(fixRootComposition, "", k, "%s does not accept %s at the top level of a tool's schema", c.d.provider(), k)
 		}
 	}
 }
@@ -111,7 +121,7 @@ func (c *conversion) value(v any, path string, ctx nodeContext) any {
 	switch v := v.(type) {
 	case bool:
 		if v && c.d.has(TypedValues) {
-			c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.d.provider())
+			c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.d.provider())
 			return cutMark
 		}
 		return v
@@ -163,7 +173,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				return cutMark // reported by checkRecursion
 			}
 			if ref, _ := v.(string); !strings.HasPrefix(ref, "#") {
-				c.report(SeverityError, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, d.provider())
+				c.fail(fixRef, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, d.provider())
 				continue
 			}
 			out.set(k, v)
@@ -195,7 +205,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			for _, name := range props.keys {
 				pp := pointerJoin(kp, name)
 				if msg := d.PropertyNames.check(name, d.provider()); msg != "" {
-					c.report(SeverityError, pp, "properties", "the property name %q %s", name, msg)
+					c.fail(fixPropertyName, pp, "properties", "the property name %q %s", name, msg)
 				}
 				cv := c.value(props.vals[name], pp, nodeContext{})
 				if cv == cutMark {
@@ -208,7 +218,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			out.set(k, cloneOrd(v))
 		case "items":
 			if _, tuple := v.([]any); tuple {
-				c.report(SeverityError, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", d.provider())
+				c.fail(fixTuple, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", d.provider())
 				continue
 			}
 			cv := c.value(v, kp, nodeContext{})
@@ -244,7 +254,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				continue
 			}
 			openMap = true
-			c.report(SeverityError, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", d.provider(), shortJSON(v))
+			c.fail(fixMap, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", d.provider(), shortJSON(v))
 		case "anyOf", "oneOf":
 			branches, ok := v.([]any)
 			if !ok {
@@ -258,7 +268,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			}
 			if k == "oneOf" && d.has(OneOfAsAnyOf) {
 				if in.has("anyOf") {
-					c.report(SeverityError, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", d.provider())
+					c.fail(fixOneOf, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", d.provider())
 					continue
 				}
 				key = "anyOf"
@@ -293,7 +303,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			switch {
 			case len(nb) == 0:
 				if nullable && !cut {
-					c.report(SeverityError, path, k, "a value that can only be null cannot be expressed in %s; it is left out", d.provider())
+					c.fail(fixNull, path, k, "a value that can only be null cannot be expressed in %s; it is left out", d.provider())
 				}
 				return cutMark
 			case d.has(OpenAPITypes) && len(nb) == 1:
@@ -318,7 +328,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				}
 			}
 			if withRef && d.has(NoRefInAllOf) {
-				c.report(SeverityError, path, k, "%s does not accept $ref inside allOf; allOf is left out", d.provider())
+				c.fail(fixKeyword, path, k, "%s does not accept $ref inside allOf; allOf is left out", d.provider())
 				continue
 			}
 			out.set(k, nb)
@@ -383,12 +393,15 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 		return cutMark
 	}
 	if !ctx.root && d.has(TypedValues) && !hasTypeInfo(out) {
-		c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", d.provider())
+		c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", d.provider())
 		return cutMark
 	}
 	notes.apply(out)
 	if d.has(WrapRefSiblings) && out.has("$ref") {
 		out = wrapRef(out)
+	}
+	if d.has(StripRefSiblings) && out.has("$ref") {
+		out = c.stripRef(out, path)
 	}
 	if d.has(StringNumberEnums) {
 		out = splitNullEnum(out)
@@ -416,7 +429,7 @@ func (c *conversion) inline(in *ordObject, path string, ctx nodeContext) any {
 	ref := in.str("$ref")
 	target, tpath, ok := c.resolve(ref)
 	if !ok {
-		c.report(SeverityError, path, "$ref", "the reference %q cannot be resolved; it is left out", ref)
+		c.fail(fixRef, path, "$ref", "the reference %q cannot be resolved; it is left out", ref)
 		return cutMark
 	}
 	depth := 0
@@ -426,13 +439,13 @@ func (c *conversion) inline(in *ordObject, path string, ctx nodeContext) any {
 		}
 	}
 	if depth > 0 {
-		c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s has no $ref, so the type is written out %d more level(s) inside itself and the recursion is cut", refName(ref), c.d.provider(), c.d.RecursionDepth)
+		c.fail(fixRecursion, path, "$ref", "$ref refers back to %s, a recursive type; %s has no $ref, so the type is written out %d more level(s) inside itself and the recursion is cut", refName(ref), c.d.provider(), c.d.RecursionDepth)
 		if depth > c.d.RecursionDepth {
 			return cutMark
 		}
 	}
 	if c.inlined++; c.inlined > maxInlined {
-		c.report(SeverityError, "", "$ref", "the schema grows beyond %d references written out inline; the rest are left out", maxInlined)
+		c.fail(fixInline, "", "$ref", "the schema grows beyond %d references written out inline; the rest are left out", maxInlined)
 		return cutMark
 	}
 	c.inlining = append(c.inlining, target)
@@ -517,10 +530,10 @@ func (c *conversion) openAPIType(out *ordObject, path string, nullable bool) boo
 	}
 	switch {
 	case len(nonNull) == 0 && len(types) > 0:
-		c.report(SeverityError, path, "type", "a value that can only be null cannot be expressed in %s; it is left out", c.d.provider())
+		c.fail(fixNull, path, "type", "a value that can only be null cannot be expressed in %s; it is left out", c.d.provider())
 		return false
 	case len(nonNull) > 1:
-		c.report(SeverityError, path, "type", "%s takes one type per schema; of %s only %s is kept", c.d.provider(), strings.Join(nonNull, ", "), nonNull[0])
+		c.fail(fixTypes, path, "type", "%s takes one type per schema; of %s only %s is kept", c.d.provider(), strings.Join(nonNull, ", "), nonNull[0])
 	}
 	if len(nonNull) > 0 {
 		out.set("type", strings.ToUpper(nonNull[0]))
@@ -536,11 +549,11 @@ func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
 	if c.d.has(ScalarEnums) {
 		if e, ok := out.vals["enum"].([]any); ok && !allPrimitive(e) {
 			out.del("enum")
-			c.report(SeverityError, path, "enum", "%s accepts enum values of strings, numbers, booleans and null only; enum is left out", c.d.provider())
+			c.fail(fixEnum, path, "enum", "%s accepts enum values of strings, numbers, booleans and null only; enum is left out", c.d.provider())
 		}
 		if v, ok := out.get("const"); ok && !allPrimitive([]any{v}) {
 			out.del("const")
-			c.report(SeverityError, path, "const", "%s accepts a const of a string, number, boolean or null only; const is left out", c.d.provider())
+			c.fail(fixEnum, path, "const", "%s accepts a const of a string, number, boolean or null only; const is left out", c.d.provider())
 		}
 	}
 	if c.d.has(ConstAsEnum) {
@@ -580,8 +593,13 @@ func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
 	}
 }
 
-// stringEnums keeps an enum of strings, writes an enum of numbers as
-// strings with format "enum", and folds any other.
+// stringEnums keeps an enum of strings and folds any other into the
+// description. Gemini's Schema documents enum for Type.STRING only, and
+// answers 400 to an enum on INTEGER or NUMBER, even with its values written
+// as strings and format "enum". Writing a numeric enum as a string enum
+// would make the model send strings the tool's type refuses, and need a
+// mapping back on every call; folded, the model reads the values, sends a
+// number, and the validator still enforces the enum.
 func (c *conversion) stringEnums(out *ordObject, path string, notes *foldNotes) {
 	e, ok := out.vals["enum"].([]any)
 	if !ok {
@@ -595,7 +613,7 @@ func (c *conversion) stringEnums(out *ordObject, path string, notes *foldNotes) 
 		case string:
 			strs = append(strs, v)
 		case json.Number:
-			nums = append(nums, string(v))
+			nums = append(nums, v)
 		default:
 			others = append(others, v)
 		}
@@ -606,12 +624,9 @@ func (c *conversion) stringEnums(out *ordObject, path string, notes *foldNotes) 
 		notes.add("enum", nonNull(e))
 		c.report(SeverityFolded, path, "enum", "%s accepts enums of strings only; the description lists the values instead", c.d.provider())
 	case len(nums) > 0:
-		out.set("enum", nums)
-		if f := out.str("format"); f != "" && f != "enum" {
-			notes.add("format", f)
-			c.folded(path, "format", f)
-		}
-		out.set("format", "enum")
+		out.del("enum")
+		notes.add("enum", nums)
+		c.report(SeverityFolded, path, "enum", "%s accepts an enum only on a string; the description lists the values instead", c.d.provider())
 	case len(strs) > 0:
 		out.set("enum", strs)
 	default:
@@ -650,7 +665,7 @@ func (c *conversion) objects(out *ordObject, path string, ctx nodeContext, openM
 		out.del("additionalProperties")
 		if empty && !ctx.root {
 			if !openMap {
-				c.report(SeverityError, path, "properties", "%s cannot express an object without properties; it is left out", c.d.provider())
+				c.fail(fixEmptyObject, path, "properties", "%s cannot express an object without properties; it is left out", c.d.provider())
 			}
 			return false
 		}
@@ -712,10 +727,10 @@ func (c *conversion) checkRecursion(root any) {
 					switch {
 					case c.d.has(NoRecursion):
 						c.cycles[path] = true
-						c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s rejects recursive schemas, so the reference is left out", refName(ref), c.d.provider())
+						c.fail(fixRecursion, path, "$ref", "$ref refers back to %s, a recursive type; %s rejects recursive schemas, so the reference is left out", refName(ref), c.d.provider())
 					case optional <= stack[i].optional:
 						c.cycles[path] = true
-						c.report(SeverityError, path, "$ref", "$ref refers back to %s through required properties only; %s unrolls a recursive type only within optional properties (nullable is not enough), so the reference is left out", refName(ref), c.d.provider())
+						c.fail(fixRecursionOptional, path, "$ref", "$ref refers back to %s through required properties only; %s unrolls a recursive type only within optional properties (nullable is not enough), so the reference is left out", refName(ref), c.d.provider())
 					}
 					break
 				}
@@ -778,7 +793,7 @@ func (c *conversion) checkLimits(root any) {
 			}
 			strlen += total
 			if d.MaxEnumStringLength > 0 && allStrings && len(e) > d.LargeEnum && total > d.MaxEnumStringLength {
-				c.report(SeverityError, path, "enum", "the enum's %d values have %d characters in all; %s accepts at most %d for an enum of more than %d values", len(e), total, c.d.provider(), d.MaxEnumStringLength, d.LargeEnum)
+				c.fail(fixEnumSize, path, "enum", "the enum's %d values have %d characters in all; %s accepts at most %d for an enum of more than %d values", len(e), total, c.d.provider(), d.MaxEnumStringLength, d.LargeEnum)
 			}
 		}
 		if s, ok := o.vals["const"].(string); ok {
@@ -786,20 +801,20 @@ func (c *conversion) checkLimits(root any) {
 		}
 	})
 	if d.MaxProperties > 0 && properties > d.MaxProperties {
-		c.report(SeverityError, "", "properties", "the schema has %d object properties in all; %s accepts at most %d", properties, c.d.provider(), d.MaxProperties)
+		c.fail(fixSplit, "", "properties", "the schema has %d object properties in all; %s accepts at most %d", properties, c.d.provider(), d.MaxProperties)
 	}
 	if d.MaxEnumValues > 0 && enums > d.MaxEnumValues {
-		c.report(SeverityError, "", "enum", "the schema has %d enum values in all; %s accepts at most %d", enums, c.d.provider(), d.MaxEnumValues)
+		c.fail(fixEnumSize, "", "enum", "the schema has %d enum values in all; %s accepts at most %d", enums, c.d.provider(), d.MaxEnumValues)
 	}
 	if d.MaxStringLength > 0 && strlen > d.MaxStringLength {
-		c.report(SeverityError, "", "properties", "the property names, definition names, enum and const values have %d characters in all; %s accepts at most %d", strlen, c.d.provider(), d.MaxStringLength)
+		c.fail(fixSplit, "", "properties", "the property names, definition names, enum and const values have %d characters in all; %s accepts at most %d", strlen, c.d.provider(), d.MaxStringLength)
 	}
 	optional, unions := countOptionalAndUnions(ro)
 	if d.MaxOptionalProperties > 0 && optional > d.MaxOptionalProperties {
-		c.report(SeverityError, "", "required", "the schema has %d optional properties; %s accepts at most %d per request", optional, c.d.provider(), d.MaxOptionalProperties)
+		c.fail(fixOptional, "", "required", "the schema has %d optional properties; %s accepts at most %d per request", optional, c.d.provider(), d.MaxOptionalProperties)
 	}
 	if d.MaxUnionProperties > 0 && unions > d.MaxUnionProperties {
-		c.report(SeverityError, "", "anyOf", "the schema has %d properties with a union type (anyOf or a list of types); %s accepts at most %d per request", unions, c.d.provider(), d.MaxUnionProperties)
+		c.fail(fixUnions, "", "anyOf", "the schema has %d properties with a union type (anyOf or a list of types); %s accepts at most %d per request", unions, c.d.provider(), d.MaxUnionProperties)
 	}
 	if d.MaxDepth > 0 {
 		c.checkDepth(ro)
@@ -820,7 +835,7 @@ func (c *conversion) checkDepth(root *ordObject) {
 		if isObjectSchema(o) {
 			depth++
 			if depth > c.d.MaxDepth {
-				c.report(SeverityError, path, "properties", "objects nest %d levels deep here; %s accepts at most %d", depth, c.d.provider(), c.d.MaxDepth)
+				c.fail(fixDepth, path, "properties", "objects nest %d levels deep here; %s accepts at most %d", depth, c.d.provider(), c.d.MaxDepth)
 				return
 			}
 		}
@@ -995,6 +1010,23 @@ func nullableSchema(v any) any {
 		o.del("const")
 	}
 	return o
+}
+
+// stripRef drops the keywords beside a $ref, as anthropic-sdk-go's
+// transformSchema does ("$ref is not supported alongside other
+// properties"), with a warning for each: the model is told less.
+func (c *conversion) stripRef(o *ordObject, path string) *ordObject {
+	if len(o.keys) == 1 {
+		return o
+	}
+	for _, k := range o.keys {
+		if k != "$ref" {
+			c.report(SeverityWarning, path, k, "%s takes a $ref only on its own, so %s %s beside it is left out and the model does not see it", c.d.provider(), k, shortJSON(o.vals[k]))
+		}
+	}
+	ref := newOrdObject()
+	ref.set("$ref", o.vals["$ref"])
+	return ref
 }
 
 // wrapRef moves the keywords beside a $ref into a one-branch anyOf around

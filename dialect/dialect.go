@@ -2,6 +2,7 @@ package dialect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -220,12 +221,14 @@ const (
 	// validator still enforces it when the call arrives.
 	SeverityFolded Severity = iota + 1
 	// SeverityError reports what the provider would reject, or what the
-	// dialect cannot express at all: the converted schema leaves it out.
+	// dialect cannot express at all: the converted schema leaves it out,
+	// and Check refuses the tool.
 	SeverityError
-	// SeverityWarning reports a schema that every provider takes as it is
-	// but that tells the model too little, such as a property of a type that
-	// reads and writes its own JSON with no JSONSchema method, which accepts
-	// any JSON value. Lint reports warnings; Convert never does.
+	// SeverityWarning reports a schema the provider takes but that tells
+	// the model too little: a property of a type that reads and writes its
+	// own JSON with no JSONSchema method, which accepts any JSON value
+	// (Lint reports it), or a description a dialect drops beside a $ref
+	// (Convert reports it).
 	SeverityWarning
 )
 
@@ -251,6 +254,7 @@ type Problem struct {
 	Keyword  string   // the keyword concerned, such as "minLength"; "name" for a tool name, "tools" for a whole request
 	Severity Severity // SeverityError, SeverityFolded or SeverityWarning
 	Message  string   // for people; never match on it
+	Fix      string   // for an error, what the tool's author can do about it; for people
 }
 
 // String describes the problem on one line.
@@ -271,7 +275,61 @@ func (p Problem) String() string {
 		}
 	}
 	b.WriteString(": " + p.Message)
+	if p.Fix != "" {
+		b.WriteString("; to fix, " + p.Fix)
+	}
 	return b.String()
+}
+
+// ErrRejected matches the error of Check: a tool the provider would
+// reject, or that the dialect cannot express.
+var ErrRejected = errors.New("dialect: rejected")
+
+// A RejectError lists the errors of the tools a dialect refuses. It
+// matches ErrRejected, and each Problem with errors.As.
+type RejectError struct {
+	Dialect  string    // the dialect's Name
+	Problems []Problem // every problem of SeverityError, in the order Lint found them
+}
+
+// Error names the dialect and lists the problems, one a line.
+func (e *RejectError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the provider would reject the tools or lose part of them (%d errors):", e.Dialect, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n\t" + p.String())
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrRejected.
+func (e *RejectError) Is(target error) bool { return target == ErrRejected }
+
+// Unwrap returns the problems.
+func (e *RejectError) Unwrap() []error {
+	errs := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		errs[i] = p
+	}
+	return errs
+}
+
+// Check returns nil if the provider can be sent tools as the dialect
+// converts them, together in one request, and otherwise a *RejectError
+// with every error LintTools reports. A provider adapter calls it before
+// it sends a request, so that no tool goes out with part of it left out
+// or in a form the provider rejects.
+func (d *Dialect) Check(tools ...ToolSchema) error {
+	var errs []Problem
+	for _, p := range d.LintTools(tools...) {
+		if p.Severity == SeverityError {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &RejectError{Dialect: d.Name, Problems: errs}
 }
 
 // Error returns the same text as String.
@@ -281,7 +339,7 @@ func (p Problem) Error() string { return p.String() }
 // error is a Problem with Keyword "name".
 func (d *Dialect) CheckName(name string) error {
 	if msg := d.ToolNames.check(name, d.provider()); msg != "" {
-		return Problem{Dialect: d.Name, Tool: name, Keyword: "name", Severity: SeverityError, Message: "the tool name " + msg}
+		return Problem{Dialect: d.Name, Tool: name, Keyword: "name", Severity: SeverityError, Message: "the tool name " + msg, Fix: fixToolName}
 	}
 	return nil
 }
@@ -392,7 +450,7 @@ func (d *Dialect) LintTools(tools ...ToolSchema) []Problem {
 		}
 	}
 	request := func(format string, args ...any) {
-		problems = append(problems, Problem{Dialect: d.Name, Keyword: "tools", Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
+		problems = append(problems, Problem{Dialect: d.Name, Keyword: "tools", Severity: SeverityError, Message: fmt.Sprintf(format, args...), Fix: fixRequest})
 	}
 	if d.MaxTools > 0 && len(tools) > d.MaxTools {
 		request("%d tools in one request; %s accepts at most %d", len(tools), d.provider(), d.MaxTools)

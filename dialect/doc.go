@@ -31,13 +31,15 @@
 // reported as a [Problem] of [SeverityFolded]; the validator still
 // enforces it when the call arrives. What the provider would reject, or
 // what the dialect cannot express at all, is a Problem of [SeverityError]:
-// Convert leaves it out of the schema. A [SeverityWarning] marks a schema every provider takes but that
+// Convert leaves it out of the schema, and [Dialect.Check] refuses the
+// tool, with a Fix that says what to change. A [SeverityWarning] marks a schema every provider takes but that
 // tells the model too little. Each Problem has the JSON Pointer of the
 // schema concerned in the input, so a report points at the Go field.
 //
 //	Convert / ConvertJSON   the schema for the provider, and its problems
 //	Lint(name, schema)      CheckName + Convert's problems + warnings
 //	LintTools(tools...)     Lint of each + the limits of one request
+//	Check(tools...)         nil, or a *RejectError matching ErrRejected that lists the errors
 //
 // The package depends only on the standard library and
 // github.com/google/jsonschema-go.

@@ -1,6 +1,7 @@
 package dialect_test
 
 import (
+	"errors"
 	"fmt"
 	"log"
 
@@ -69,7 +70,7 @@ func ExampleDialect_limits() {
 		fmt.Println(p)
 	}
 	// Output:
-	// error [openai-strict] tool search at the root: the schema has 3 object properties in all; OpenAI strict mode accepts at most 2
+	// error [openai-strict] tool search at the root: the schema has 3 object properties in all; OpenAI strict mode accepts at most 2; to fix, split the tool into smaller ones
 }
 
 // A dialect for an OpenAI-compatible server that runs a local model: it
@@ -103,11 +104,13 @@ func ExampleDialect_Clone() {
 	}
 	out, _ := local.ConvertJSON(v.Schema())
 	fmt.Println(string(out))
-	for _, p := range local.Lint("search_the_whole_document_archive", v.Schema()) {
-		fmt.Println(p)
-	}
+	err = local.Check(dialect.ToolSchema{Name: "search_the_whole_document_archive", Schema: v.Schema()})
+	fmt.Println(errors.Is(err, dialect.ErrRejected))
+	fmt.Println(err)
 	// Output:
 	// {"type":"object","properties":{"query":{"type":"string","minLength":3,"maxLength":20},"page":{"type":"integer"},"city":{"type":["object","null"],"properties":{"street":{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"],"additionalProperties":false}},"required":["street"],"additionalProperties":false}},"required":["query"],"additionalProperties":false}
-	// error [local] tool search_the_whole_document_archive: the tool name is 33 characters long; the local server accepts at most 32
-	// error [local] tool search_the_whole_document_archive at /properties/city/properties/street: objects nest 3 levels deep here; the local server accepts at most 2
+	// true
+	// local: the provider would reject the tools or lose part of them (2 errors):
+	// 	error [local] tool search_the_whole_document_archive: the tool name is 33 characters long; the local server accepts at most 32; to fix, rename the tool
+	// 	error [local] tool search_the_whole_document_archive at /properties/city/properties/street: objects nest 3 levels deep here; the local server accepts at most 2; to fix, flatten the nesting of the input's types
 }

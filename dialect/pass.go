@@ -32,6 +32,10 @@ const (
 	// WrapRefSiblings moves the keywords beside a $ref into a one-branch
 	// anyOf around it, where a reference must stand alone.
 	WrapRefSiblings
+	// StripRefSiblings drops the keywords beside a $ref, where a reference
+	// must stand alone, as Anthropic's SDK does; each one dropped is a
+	// warning.
+	StripRefSiblings
 	// InlineRefs writes each reference out where it is used and drops
 	// $defs, for a provider without $ref; a recursive type is written out
 	// RecursionDepth times inside itself, then cut, and is an error.
@@ -56,9 +60,9 @@ const (
 	// ConstAsEnum writes const as a one-value enum, or folds it when the
 	// enum rules would not keep that value.
 	ConstAsEnum
-	// StringEnums keeps enums of strings, writes an enum of numbers as
-	// strings with format "enum", and folds any other enum into the
-	// description; null in an enum becomes nullable.
+	// StringEnums keeps enums of strings and folds any other enum into
+	// the description ("one of 1, 2, 3"), numbers included; null in an
+	// enum becomes nullable.
 	StringEnums
 	// StringNumberEnums keeps only enums of strings and numbers, folding
 	// the others; null in an enum becomes anyOf the enum and null.
@@ -77,7 +81,7 @@ const (
 
 var passNames = []string{
 	"TypedValues", "CloseObjects", "RequireAll", "OneOfAsAnyOf", "WrapRefSiblings",
-	"InlineRefs", "NoRecursion", "RecurseThroughOptional",
+	"StripRefSiblings", "InlineRefs", "NoRecursion", "RecurseThroughOptional",
 	"OpenAPITypes", "OmitEmptyRoot", "OrderProperties", "ConstAsEnum", "StringEnums",
 	"StringNumberEnums", "ScalarEnums", "PlainPatterns", "MinItemsZeroOrOne", "NoRefInAllOf",
 }

@@ -70,12 +70,15 @@ var (
 	// additionalProperties is false, const, default, the listed formats,
 	// patterns without backreferences, look-arounds or word boundaries,
 	// minItems of 0 or 1, larger ones written as 1), every other
-	// constraint is folded into the description, and a recursive type is
-	// rejected: the reference that closes the cycle is left out. Limits: 20 strict tools, 24 optional and 16 union-typed
+	// constraint is folded into the description, a $ref stands alone (the
+	// keywords beside it are dropped, each with a warning), and a recursive
+	// type is rejected: the reference that closes the cycle is left out. Limits: 20 strict tools, 24 optional and 16 union-typed
 	// properties per request.
 	// Source: https://platform.claude.com/docs/en/build-with-claude/structured-outputs
 	// (JSON Schema limitations; complexity limits), and
-	// anthropic-sdk-python's lib/_parse/_transform.py for the folding.
+	// anthropic-sdk-python's lib/_parse/_transform.py for the folding;
+	// anthropic-sdk-go's schemautil.go (transformSchema: "$ref is not
+	// supported alongside other properties") for a $ref standing alone.
 	AnthropicStrict = &Dialect{
 		Name:      "anthropic-strict",
 		Provider:  "Anthropic strict tool use",
@@ -90,7 +93,7 @@ var (
 			annotationsDropped,
 		),
 		Formats: []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
-		Passes: TypedValues | CloseObjects | OneOfAsAnyOf | NoRecursion |
+		Passes: TypedValues | CloseObjects | OneOfAsAnyOf | StripRefSiblings | NoRecursion |
 			ScalarEnums | PlainPatterns | MinItemsZeroOrOne | NoRefInAllOf,
 		MaxTools:              20,
 		MaxOptionalProperties: 24,
@@ -99,18 +102,20 @@ var (
 
 	// Gemini is a Gemini FunctionDeclaration's parameters: the OpenAPI 3.0
 	// subset of its Schema object. One upper-case type and nullable: true
-	// instead of type lists, enums of strings (numeric ones written as
-	// strings with format "enum"), no $ref (definitions are written out
-	// inline; a recursive type cannot be), no additionalProperties (maps
-	// cannot be expressed), const as a one-value enum, oneOf as anyOf; no
-	// allOf or not. exclusiveMinimum, exclusiveMaximum, multipleOf, uniqueItems,
+	// instead of type lists, enums of strings only (an enum of numbers is
+	// folded into the description: Gemini answers 400 to an enum on
+	// INTEGER or NUMBER), no $ref (definitions are written out inline; a
+	// recursive type cannot be), no additionalProperties (maps cannot be
+	// expressed), const as a one-value enum, oneOf as anyOf; no allOf or
+	// not. exclusiveMinimum, exclusiveMaximum, multipleOf, uniqueItems,
 	// default and examples are folded. A tool without arguments has no
 	// parameters: Convert returns nil for an object schema without
 	// properties. Names have 1 to 128 letters, digits, '_', '.', ':' and
 	// '-', starting with a letter or '_'; property names start with a
 	// letter or '_' and hold up to 64 letters, digits and '_'.
 	// Sources: https://ai.google.dev/api/caching#FunctionDeclaration and
-	// #Schema (type, format, title, description, nullable, enum, maxItems,
+	// #Schema ("enum: possible values of the element of Type.STRING with
+	// enum format"; type, format, title, description, nullable, enum, maxItems,
 	// minItems, properties, required, minProperties, maxProperties,
 	// minLength, maxLength, pattern, example, anyOf, propertyOrdering,
 	// default, items, minimum, maximum; default is accepted but ignored,

@@ -37,7 +37,11 @@
 // becomes required, an optional one accepting null instead (which a tool
 // reads as absent, by default), and the constraints strict mode cannot carry
 // are folded into descriptions. The tool still validates the arguments
-// against its own schema; tool.Lint lists what the rewriting changed.
+// against its own schema; tool.Lint lists what the rewriting changed. A
+// request whose tools strict mode cannot express (a map, a value of any
+// type, objects nested more than ten deep) is refused before it is sent,
+// with an error that matches dialect.ErrRejected and names each field;
+// [Options.Dialect] takes the rules and limits of a compatible server.
 //
 // # Errors
 //
