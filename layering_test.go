@@ -13,27 +13,47 @@ var allowedInCore = map[string]bool{
 	"github.com/go-json-experiment/json": true,
 }
 
-// TestLayering keeps heavy dependencies out of the core packages: importing
-// tool or schema must never pull in an SDK, a cloud client or x/text.
-func TestLayering(t *testing.T) {
-	const module = "github.com/hands-go/hands"
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./tool", "./schema").Output()
+const module = "github.com/hands-go/hands"
+
+// deps returns the packages outside the standard library that pkgs depend
+// on, themselves included.
+func deps(t *testing.T, pkgs ...string) []string {
+	t.Helper()
+	args := append([]string{"list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}"}, pkgs...)
+	out, err := exec.Command("go", args...).Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	deps := strings.Fields(string(out))
-	if len(deps) == 0 {
+	list := strings.Fields(string(out))
+	if len(list) == 0 {
 		t.Fatal("go list returned no packages")
 	}
-	for _, pkg := range deps {
+	return list
+}
+
+// TestLayering keeps heavy dependencies out of the core packages: importing
+// tool, schema or dialect must never pull in an SDK, a cloud client or
+// x/text.
+func TestLayering(t *testing.T) {
+	for _, pkg := range deps(t, "./tool", "./schema", "./dialect") {
 		if pkg == module || strings.HasPrefix(pkg, module+"/") {
-			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && !strings.HasPrefix(rest, "internal/") {
+			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "dialect" && !strings.HasPrefix(rest, "internal/") {
 				t.Errorf("core package depends on %s, which sits above it", pkg)
 			}
 			continue
 		}
 		if !allowedInCore[modulePath(pkg)] {
 			t.Errorf("core package depends on %s", pkg)
+		}
+	}
+}
+
+// TestDialectLayering keeps package dialect to the standard library and
+// jsonschema-go, so that it can be read, copied and extended alone.
+func TestDialectLayering(t *testing.T) {
+	for _, pkg := range deps(t, "./dialect") {
+		if pkg != module+"/dialect" && modulePath(pkg) != "github.com/google/jsonschema-go" {
+			t.Errorf("dialect depends on %s", pkg)
 		}
 	}
 }

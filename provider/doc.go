@@ -11,6 +11,15 @@
 // An adapter is built from our own configuration — an API key, a base URL,
 // an *http.Client — so a caller never imports the vendor SDK.
 //
+// # Tools
+//
+// Each adapter converts a tool's input schema with the dialect of its API
+// (package dialect), and refuses a request whose tools that dialect
+// rejects before sending anything: Generate returns an error that matches
+// dialect.ErrRejected and lists each problem with its tool, its field and
+// what to change ([CheckTools]). A tool is never sent with part of its
+// schema left out, nor in a form the provider would answer with a 400.
+//
 // # Errors
 //
 // When a provider's API answers with an error status, the adapter returns an

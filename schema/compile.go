@@ -145,7 +145,7 @@ func (c *compiler) typeNode(t reflect.Type) (*node, error) {
 // field's constraints, a struct by its fields), and then UnmarshalJSON reads
 // the same bytes. A type that writes itself as well (MarshalJSON, or
 // MarshalText, a string) could read anything: it takes any JSON value, and
-// Dialect.Lint warns that the model is told nothing about it.
+// dialect.Dialect.Lint warns that the model is told nothing about it.
 func (c *compiler) selfReadNode(t, pt reflect.Type) (*node, error) {
 	if t.Implements(jsonMarshalerType) || pt.Implements(jsonMarshalerType) ||
 		t.Implements(textMarshalerType) || pt.Implements(textMarshalerType) {

@@ -738,15 +738,6 @@ func TestUnmarshalJSONWithoutSchema(t *testing.T) {
 		t.Errorf("schema of note = %+v, want any value, with a $comment naming anyNote", p)
 	}
 
-	problems := MCP.Lint("self_readers", s)
-	if len(problems) != 1 || problems[0].Severity != SeverityWarning || problems[0].Path != "/properties/note" ||
-		!strings.Contains(problems[0].Message, "JSONSchema") || problems[0].Tool != "self_readers" {
-		t.Errorf("MCP.Lint = %v, want one warning at /properties/note that suggests a JSONSchema method", problems)
-	}
-	if _, problems := MCP.Convert(s); len(problems) != 0 {
-		t.Errorf("MCP.Convert problems = %v, want none: warnings are Lint's", problems)
-	}
-
 	if _, err := For[orderedPair](nil); err == nil {
 		t.Error("For[orderedPair] succeeded; a top-level type that reads itself cannot be described")
 	}

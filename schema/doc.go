@@ -146,8 +146,8 @@
 // UnmarshalJSON read the same bytes, so such a type can trim or lower-case a
 // value without losing its checks. A type that also writes itself
 // (MarshalJSON, or MarshalText) could read anything: it takes any JSON value,
-// its schema is {} with a $comment that names it, and Dialect.Lint reports a
-// SeverityWarning for it, because the model is told nothing; give such a type
+// its schema is {} with a $comment that names it, and dialect.Dialect.Lint
+// reports a warning for it, because the model is told nothing; give such a type
 // a JSONSchema method.
 //
 // # Durations

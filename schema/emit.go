@@ -184,7 +184,8 @@ func (e *emitter) schema(n *node) *jsonschema.Schema {
 
 // The $comment of the schema of a type that reads and writes its own JSON
 // and has no JSONSchema method is opaquePrefix, the type, opaqueSuffix.
-// Dialect.Lint looks for it.
+// dialect.Dialect.Lint looks for it, with its own copy of the two strings;
+// a test in package dialect keeps them the same.
 const (
 	opaquePrefix = "hands: "
 	opaqueSuffix = " reads and writes its own JSON and has no JSONSchema method, so any JSON value is accepted here"

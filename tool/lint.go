@@ -1,18 +1,18 @@
 package tool
 
-import "github.com/hands-go/hands/schema"
+import "github.com/hands-go/hands/dialect"
 
 // Lint returns the problems of tools under dialect d, as if they were sent
 // together in one request: each tool's name and input schema, as
-// schema.Dialect.Lint reports them, then the limits of the request as a
-// whole (schema.Dialect.LintTools). Errors are what the provider would
+// dialect.Dialect.Lint reports them, then the limits of the request as a
+// whole (dialect.Dialect.LintTools). Errors are what the provider would
 // reject or what the dialect cannot express; folds are constraints that
 // reach the model only through a description.
-func Lint(d *schema.Dialect, tools ...Interface) []schema.Problem {
-	specs := make([]schema.ToolSchema, len(tools))
+func Lint(d *dialect.Dialect, tools ...Interface) []dialect.Problem {
+	specs := make([]dialect.ToolSchema, len(tools))
 	for i, t := range tools {
 		spec := t.Spec()
-		specs[i] = schema.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}
+		specs[i] = dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}
 	}
 	return d.LintTools(specs...)
 }
@@ -20,10 +20,10 @@ func Lint(d *schema.Dialect, tools ...Interface) []schema.Problem {
 // LintRegistry lints every tool of every scope of r under each dialect,
 // enabled or not: a predicate may enable any of them on some turn. The
 // tools of the registry count as one request per dialect. With no
-// dialects, it lints under every predefined one (schema.Dialects).
-func LintRegistry(r *Registry, dialects ...*schema.Dialect) []schema.Problem {
+// dialects, it lints under every predefined one (dialect.Dialects).
+func LintRegistry(r *Registry, dialects ...*dialect.Dialect) []dialect.Problem {
 	if len(dialects) == 0 {
-		dialects = schema.Dialects()
+		dialects = dialect.Dialects()
 	}
 	var tools []Interface
 	if r != nil {
@@ -31,7 +31,7 @@ func LintRegistry(r *Registry, dialects ...*schema.Dialect) []schema.Problem {
 			tools = append(tools, s.Tools...)
 		}
 	}
-	var problems []schema.Problem
+	var problems []dialect.Problem
 	for _, d := range dialects {
 		problems = append(problems, Lint(d, tools...)...)
 	}

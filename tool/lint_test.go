@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -26,14 +26,14 @@ func TestLint(t *testing.T) {
 	search := tool.New("search", "Search the documents.", lintNoop[lintSearch])
 	tag := tool.New("tag", "Tag a document.", lintNoop[lintTag])
 	for _, tt := range []struct {
-		dialect *schema.Dialect
+		dialect *dialect.Dialect
 		want    []string // "severity tool path keyword"
 	}{
-		{schema.MCP, nil},
-		{schema.Anthropic, nil},
-		{schema.OpenAIStrict, []string{"folded search /properties/query minLength", "error tag /properties/labels additionalProperties"}},
-		{schema.Gemini, []string{"error tag /properties/labels additionalProperties"}},
-		{schema.GeminiJSONSchema, []string{"folded search /properties/query minLength"}},
+		{dialect.MCP, nil},
+		{dialect.Anthropic, nil},
+		{dialect.OpenAIStrict, []string{"folded search /properties/query minLength", "error tag /properties/labels additionalProperties"}},
+		{dialect.Gemini, []string{"error tag /properties/labels additionalProperties"}},
+		{dialect.GeminiJSONSchema, []string{"folded search /properties/query minLength"}},
 	} {
 		t.Run(tt.dialect.Name, func(t *testing.T) {
 			var got []string
@@ -64,7 +64,7 @@ func TestLintRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems := tool.LintRegistry(reg, schema.AnthropicStrict, schema.Gemini)
+	problems := tool.LintRegistry(reg, dialect.AnthropicStrict, dialect.Gemini)
 	count := map[string]int{}
 	for _, p := range problems {
 		count[p.Dialect+" "+p.Severity.String()+" "+p.Keyword]++

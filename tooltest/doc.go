@@ -2,7 +2,7 @@
 // provider.
 //
 // A tool's input schema is draft 2020-12 JSON Schema; each provider accepts
-// a subset of it (package schema calls a subset a Dialect). A constraint a
+// a subset of it (package dialect calls a subset a Dialect). A constraint a
 // dialect cannot carry is folded into the property's description, and hands
 // still enforces it when the call arrives; a schema a dialect cannot express
 // at all (a map for OpenAI's strict mode, a recursive type for Gemini) is an
@@ -18,7 +18,7 @@
 //
 // Name the dialects to check only the providers in use:
 //
-//	tooltest.Portable(t, reg, schema.OpenAIStrict, schema.AnthropicStrict)
+//	tooltest.Portable(t, reg, dialect.OpenAIStrict, dialect.AnthropicStrict)
 //
 // Each error is one t.Errorf that names the dialect, the tool and the JSON
 // Pointer of the schema concerned; each fold is logged with t.Logf, so

@@ -3,7 +3,7 @@ package tooltest
 import (
 	"testing"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -12,29 +12,29 @@ import (
 // registry counting as one request. It fails the test with one t.Errorf per
 // error and logs every fold and every warning with t.Logf; each line names
 // the dialect, the tool and the schema path.
-func Portable(t testing.TB, reg *tool.Registry, dialects ...*schema.Dialect) {
+func Portable(t testing.TB, reg *tool.Registry, dialects ...*dialect.Dialect) {
 	t.Helper()
 	report(t, tool.LintRegistry(reg, dialects...))
 }
 
 // PortableTools is Portable for tools outside a registry, sent together in
 // one request. A nil or empty dialects checks every predefined dialect.
-func PortableTools(t testing.TB, dialects []*schema.Dialect, tools ...tool.Interface) {
+func PortableTools(t testing.TB, dialects []*dialect.Dialect, tools ...tool.Interface) {
 	t.Helper()
 	if len(dialects) == 0 {
-		dialects = schema.Dialects()
+		dialects = dialect.Dialects()
 	}
-	var problems []schema.Problem
+	var problems []dialect.Problem
 	for _, d := range dialects {
 		problems = append(problems, tool.Lint(d, tools...)...)
 	}
 	report(t, problems)
 }
 
-func report(t testing.TB, problems []schema.Problem) {
+func report(t testing.TB, problems []dialect.Problem) {
 	t.Helper()
 	for _, p := range problems {
-		if p.Severity != schema.SeverityError {
+		if p.Severity != dialect.SeverityError {
 			t.Logf("%s", p)
 			continue
 		}

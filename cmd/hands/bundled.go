@@ -10,11 +10,14 @@ import (
 	"path"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/bind"
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
+	"gocloud.dev/blob/memblob"
 	"gocloud.dev/gcerrors"
 )
 
@@ -131,37 +134,78 @@ func (b *bundle) files() http.Handler {
 	})
 }
 
-// dialectNames lists the dialects schema knows.
+// dialectNames lists the predefined dialects.
 func dialectNames() []string {
 	var names []string
-	for _, d := range schema.Dialects() {
+	for _, d := range dialect.Dialects() {
 		names = append(names, d.Name)
 	}
 	return names
 }
 
-// renderSpecs writes the specs in a dialect: "mcp" as they are, any other as
-// the provider's tool declarations.
-func renderSpecs(specs []tool.Spec, dialect string) (any, error) {
-	d, ok := schema.DialectNamed(dialect)
-	if !ok {
-		return nil, &usageError{msg: "unknown dialect " + dialect + "; the dialects are " + strings.Join(dialectNames(), ", ")}
+// specTools returns the bundled tools for their specs alone: bound to a
+// bucket in memory, so that printing them opens and creates nothing. Their
+// specs do not depend on the environment.
+func specTools() []tool.Interface {
+	return []tool.Interface{
+		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
+		toolbox.FetchMarkdown(nil),
 	}
-	type out struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title,omitempty"`
-		Description string          `json:"description"`
-		Parameters  json.RawMessage `json:"parameters,omitempty"`
-		Problems    []string        `json:"problems,omitempty"`
-	}
-	var list []out
-	for _, spec := range specs {
-		params, problems := d.ConvertJSON(spec.InputSchema)
-		o := out{Name: spec.Name, Title: spec.Title, Description: spec.Description, Parameters: params}
-		for _, p := range problems {
-			o.Problems = append(o.Problems, p.String())
+}
+
+// declarations writes the specs as the provider of dialect d takes them in
+// a request, each schema converted by d, and returns the problems of the
+// tools sent together: MCP's Tool (inputSchema), an OpenAI Responses
+// function tool (type "function", parameters, strict), an Anthropic tool
+// (input_schema, strict for strict tool use), a Gemini
+// FunctionDeclaration (parameters, or parametersJsonSchema).
+func declarations(specs []tool.Spec, d *dialect.Dialect) ([]any, []dialect.Problem) {
+	type (
+		mcpTool struct {
+			Name         string             `json:"name"`
+			Title        string             `json:"title,omitempty"`
+			Description  string             `json:"description,omitempty"`
+			InputSchema  json.RawMessage    `json:"inputSchema"`
+			OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 		}
-		list = append(list, o)
+		openAITool struct {
+			Type        string          `json:"type"`
+			Name        string          `json:"name"`
+			Description string          `json:"description,omitempty"`
+			Parameters  json.RawMessage `json:"parameters"`
+			Strict      bool            `json:"strict"`
+		}
+		anthropicTool struct {
+			Name        string          `json:"name"`
+			Description string          `json:"description,omitempty"`
+			InputSchema json.RawMessage `json:"input_schema"`
+			Strict      bool            `json:"strict,omitempty"`
+		}
+		geminiDeclaration struct {
+			Name                 string          `json:"name"`
+			Description          string          `json:"description,omitempty"`
+			Parameters           json.RawMessage `json:"parameters,omitempty"`
+			ParametersJSONSchema json.RawMessage `json:"parametersJsonSchema,omitempty"`
+		}
+	)
+	var list []any
+	tools := make([]dialect.ToolSchema, len(specs))
+	for i, spec := range specs {
+		in := provider.InputSchema(spec)
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: in}
+		schema, _ := d.ConvertJSON(in)
+		switch d {
+		case dialect.OpenAIStrict:
+			list = append(list, openAITool{Type: "function", Name: spec.Name, Description: spec.Description, Parameters: schema, Strict: true})
+		case dialect.Anthropic, dialect.AnthropicStrict:
+			list = append(list, anthropicTool{Name: spec.Name, Description: spec.Description, InputSchema: schema, Strict: d == dialect.AnthropicStrict})
+		case dialect.Gemini:
+			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, Parameters: schema})
+		case dialect.GeminiJSONSchema:
+			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, ParametersJSONSchema: schema})
+		default:
+			list = append(list, mcpTool{Name: spec.Name, Title: spec.Title, Description: spec.Description, InputSchema: schema, OutputSchema: spec.OutputSchema})
+		}
 	}
-	return list, nil
+	return list, d.LintTools(tools...)
 }

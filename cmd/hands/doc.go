@@ -19,8 +19,12 @@
 //	HANDS_MAX_FILE_BYTES       the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE  let fetch_markdown reach loopback and private addresses (default false)
 //
-// schema prints the tools' specs as JSON, in the dialect of a provider
-// (--dialect list names them). call validates the JSON arguments, runs the
+// schema prints each tool as the provider of a dialect takes it in a
+// request, ready to paste (--dialect list names them): MCP's inputSchema,
+// an OpenAI Responses function tool with strict, Anthropic's input_schema,
+// Gemini's parameters or parametersJsonSchema. The problems of the tools
+// go to stderr, and it exits non-zero if the provider would refuse one. It
+// opens no bucket and creates no file. call validates the JSON arguments, runs the
 // tool, prints its result on stdout and its progress on stderr, and exits
 // non-zero on any error, printing a validation error's issues. version
 // prints the module version and, for a build from a checkout, the revision

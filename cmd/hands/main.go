@@ -17,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
@@ -61,7 +62,7 @@ const usage = `hands gives LLM agents their hands: Go tools they can call.
 
 Usage:
   hands serve [--http ADDR] [--stateless] [--config FILE]   serve the bundled tools over MCP
-  hands schema [--dialect D] [TOOL…]                        print the tools' specs as JSON
+  hands schema [--dialect D] [TOOL…]                        print the tools as a provider's request takes them
   hands call TOOL 'JSON'                                    run a tool and print its result
   hands version                                             print the version
 
@@ -228,46 +229,62 @@ func displayAddr(a net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-// printSchema prints the specs of the named tools, or of all of them.
+// printSchema prints the named tools, or all of them, as the provider of
+// the dialect takes them in a request, ready to paste; the problems of the
+// tools go to stderr. It opens no bucket and creates no file. It fails
+// when the provider would reject a tool.
 func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flags("schema", "schema [--dialect D] [TOOL…]", stdout, stderr)
-	dialect := fs.String("dialect", "mcp", "write the schemas for `D`; \"list\" names the dialects")
+	name := fs.String("dialect", "mcp", "write the tools for `D`; \"list\" names the dialects")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
-	if *dialect == "list" {
+	if *name == "list" {
 		for _, name := range dialectNames() {
 			fmt.Fprintln(stdout, name)
 		}
 		return nil
 	}
-	tools, closeEnv, err := bundledTools(ctx, "", "https://files.example.com")
-	if err != nil {
-		return err
+	d, ok := dialect.Named(*name)
+	if !ok {
+		return &usageError{msg: "unknown dialect " + *name + "; the dialects are " + strings.Join(dialectNames(), ", ")}
 	}
-	defer closeEnv()
-	var specs []tool.Spec
-	for _, t := range tools.list() {
+	var specs, all []tool.Spec
+	for _, t := range specTools() {
 		spec := t.Spec()
+		all = append(all, spec)
 		if fs.NArg() == 0 || slices.Contains(fs.Args(), spec.Name) {
 			specs = append(specs, spec)
 		}
 	}
 	for _, name := range fs.Args() {
 		if !slices.ContainsFunc(specs, func(s tool.Spec) bool { return s.Name == name }) {
-			return &usageError{msg: fmt.Sprintf("no tool named %q; the tools are %s", name, strings.Join(tools.names(), ", "))}
+			var names []string
+			for _, s := range all {
+				names = append(names, s.Name)
+			}
+			return &usageError{msg: fmt.Sprintf("no tool named %q; the tools are %s", name, strings.Join(names, ", "))}
 		}
 	}
-	out, err := renderSpecs(specs, *dialect)
+	list, problems := declarations(specs, d)
+	data, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(out, "", "  ")
-	if err != nil {
+	if _, err := fmt.Fprintf(stdout, "%s\n", data); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(stdout, "%s\n", data)
-	return err
+	errs := 0
+	for _, p := range problems {
+		fmt.Fprintln(stderr, p)
+		if p.Severity == dialect.SeverityError {
+			errs++
+		}
+	}
+	if errs > 0 {
+		return fmt.Errorf("%s would refuse the tools: %d errors", d.Name, errs)
+	}
+	return nil
 }
 
 // callTool runs one tool on JSON arguments.

@@ -108,8 +108,12 @@ func New(opts *Options) (*Model, error) {
 
 // Generate sends one turn to the model and returns its text and tool calls.
 // An error status from the API is returned as an error that wraps a
-// *provider.Error.
+// *provider.Error. Tools the dialect rejects are not sent: the error
+// matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+		return nil, m.fail(err)
+	}
 	params, err := m.params(req)
 	if err != nil {
 		return nil, m.fail(err)

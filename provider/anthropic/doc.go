@@ -22,12 +22,15 @@
 //
 // # Schemas and defaults
 //
-// Each tool's schema is rewritten by schema.Anthropic, or by
-// schema.AnthropicStrict when [Options.Strict] is set (strict tool use is
+// Each tool's schema is rewritten by dialect.Anthropic, or by
+// dialect.AnthropicStrict when [Options.Strict] is set (strict tool use is
 // off by default: it takes a smaller subset of JSON Schema and limits how
 // many strict tools a request may carry). The properties keep their order;
 // what the dialect cannot carry is folded into descriptions, and the tool
-// still validates the arguments against its own schema.
+// still validates the arguments against its own schema. A request whose
+// tools the dialect cannot express (a map or a recursive type in strict
+// mode, a name with a '.') is refused before it is sent, with an error
+// that matches dialect.ErrRejected.
 //
 // Every request needs max_tokens; [DefaultMaxTokens] (8192) is used unless
 // [Options.MaxTokens] says otherwise. It leaves room for a turn of text and

@@ -6,27 +6,29 @@ import (
 	"fmt"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
-	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 )
 
-// toolSchema returns the input_schema sent for a tool: its schema rewritten
-// by schema.Anthropic, or by schema.AnthropicStrict for a strict tool. What
-// the dialect cannot carry as a keyword is folded into a description or
-// left out, and the registry still validates the arguments when the call
-// arrives (tool.Lint lists those problems). The properties keep their
-// order.
-func (m *Model) toolSchema(spec tool.Spec) (sdk.ToolInputSchemaParam, error) {
-	in := spec.InputSchema
-	if in == nil {
-		in = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
-	}
-	d := schema.Anthropic
+// dialect returns the dialect of the tools: dialect.Anthropic, or
+// dialect.AnthropicStrict for strict tools.
+func (m *Model) dialect() *dialect.Dialect {
 	if m.strict {
-		d = schema.AnthropicStrict
+		return dialect.AnthropicStrict
 	}
+	return dialect.Anthropic
+}
+
+// toolSchema returns the input_schema sent for a tool: its schema rewritten
+// by the model's dialect. What the dialect cannot carry as a keyword is
+// folded into a description, and the registry still validates the
+// arguments when the call arrives; Generate has already refused a tool the
+// dialect cannot express. The properties keep their order.
+func (m *Model) toolSchema(spec tool.Spec) (sdk.ToolInputSchemaParam, error) {
+	in := provider.InputSchema(spec)
+	d := m.dialect()
 	raw, problems := d.ConvertJSON(in)
 	if raw == nil {
 		errs := make([]error, len(problems))

@@ -14,7 +14,9 @@
 // The system prompt is the system instruction. Each tool is a function
 // declaration: its schema goes in parameters, rewritten for the OpenAPI 3.0
 // subset Gemini takes, or with [Options.JSONSchema] in parametersJsonSchema.
-// An assistant message becomes a model turn with a functionCall part per
+// A request whose tools that dialect cannot express (a map, a recursive
+// type, a property name such as "user-id") is refused before it is sent,
+// with an error that matches dialect.ErrRejected. An assistant message becomes a model turn with a functionCall part per
 // call; each tool message becomes a functionResponse part whose response is
 // {"output": text}, or {"error": text} for a failed call. Consecutive
 // messages of one role are joined into one turn, so that the responses to

@@ -38,8 +38,8 @@ type Options struct {
 	HTTPClient *http.Client
 
 	// JSONSchema sends each tool's schema as parametersJsonSchema, JSON
-	// Schema rewritten by schema.GeminiJSONSchema, instead of parameters,
-	// the OpenAPI 3.0 subset rewritten by schema.Gemini. JSON Schema keeps
+	// Schema rewritten by dialect.GeminiJSONSchema, instead of parameters,
+	// the OpenAPI 3.0 subset rewritten by dialect.Gemini. JSON Schema keeps
 	// more (references, maps, type lists), but older models accept only
 	// parameters, which is the default.
 	JSONSchema bool
@@ -109,8 +109,12 @@ func New(opts *Options) (*Model, error) {
 
 // Generate sends one turn to the model and returns its text and tool calls.
 // An error status from the API is returned as an error that wraps a
-// *provider.Error.
+// *provider.Error. Tools the dialect rejects are not sent: the error
+// matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+		return nil, m.fail(err)
+	}
 	config := &genai.GenerateContentConfig{}
 	if req.System != "" {
 		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}

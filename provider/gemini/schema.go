@@ -2,34 +2,50 @@ package gemini
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"google.golang.org/genai"
 
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
+// dialect returns the dialect of the tools: dialect.Gemini, or
+// dialect.GeminiJSONSchema with Options.JSONSchema.
+func (m *Model) dialect() *dialect.Dialect {
+	if m.jsonSchema {
+		return dialect.GeminiJSONSchema
+	}
+	return dialect.Gemini
+}
+
 // declaration returns the function declaration of a tool. Its schema is
-// rewritten by schema.Gemini into parameters or, with Options.JSONSchema,
-// by schema.GeminiJSONSchema into parametersJsonSchema. What the dialect
-// cannot carry as a keyword is folded into a description or left out, and
-// the registry still validates the arguments when the call arrives
-// (tool.Lint lists those problems). A tool without arguments, or whose
-// schema keeps nothing in the dialect, has no parameters.
+// rewritten by dialect.Gemini into parameters or, with Options.JSONSchema,
+// by dialect.GeminiJSONSchema into parametersJsonSchema. What the dialect
+// cannot carry as a keyword is folded into a description, and the registry
+// still validates the arguments when the call arrives; Generate has already
+// refused a tool the dialect cannot express. A tool without arguments has
+// no parameters.
 func (m *Model) declaration(spec tool.Spec) (*genai.FunctionDeclaration, error) {
 	decl := &genai.FunctionDeclaration{Name: spec.Name, Description: spec.Description}
 	in := spec.InputSchema
 	if in == nil {
 		return decl, nil
 	}
+	d := m.dialect()
 	if m.jsonSchema {
-		if raw, _ := schema.GeminiJSONSchema.ConvertJSON(in); raw != nil {
-			decl.ParametersJsonSchema = raw
+		raw, problems := d.ConvertJSON(in)
+		if err := errorOf(problems); err != nil {
+			return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
 		}
+		decl.ParametersJsonSchema = raw
 		return decl, nil
 	}
-	converted, _ := schema.Gemini.Convert(in)
+	converted, problems := d.Convert(in)
+	if err := errorOf(problems); err != nil {
+		return nil, fmt.Errorf("tool %s: input schema: %w", spec.Name, err)
+	}
 	if converted == nil {
 		return decl, nil // an object without properties: no parameters
 	}
@@ -39,6 +55,17 @@ func (m *Model) declaration(spec tool.Spec) (*genai.FunctionDeclaration, error) 
 	}
 	decl.Parameters = params
 	return decl, nil
+}
+
+// errorOf joins the errors among problems, or returns nil.
+func errorOf(problems []dialect.Problem) error {
+	var errs []error
+	for _, p := range problems {
+		if p.Severity == dialect.SeverityError {
+			errs = append(errs, p)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // openAPISchema puts a schema converted for Gemini into the SDK's type.

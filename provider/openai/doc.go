@@ -33,11 +33,15 @@
 // Tools are sent with strict: true unless [Options.NonStrict] is set, so
 // that the model's arguments always match the tool's schema. Strict mode
 // takes a subset of JSON Schema, so each schema is rewritten by
-// schema.OpenAIStrict, with its properties in their order: every property
+// dialect.OpenAIStrict, with its properties in their order: every property
 // becomes required, an optional one accepting null instead (which a tool
 // reads as absent, by default), and the constraints strict mode cannot carry
 // are folded into descriptions. The tool still validates the arguments
-// against its own schema; tool.Lint lists what the rewriting changed.
+// against its own schema; tool.Lint lists what the rewriting changed. A
+// request whose tools strict mode cannot express (a map, a value of any
+// type, objects nested more than ten deep) is refused before it is sent,
+// with an error that matches dialect.ErrRejected and names each field;
+// [Options.Dialect] takes the rules and limits of a compatible server.
 //
 // # Errors
 //

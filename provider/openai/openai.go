@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"github.com/openai/openai-go/v3/option"
 
 	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/provider"
 )
 
@@ -56,6 +58,13 @@ type Options struct {
 	// the model's arguments are constrained to match each tool's schema,
 	// which is rewritten for OpenAI's strict subset of JSON Schema.
 	NonStrict bool
+	// Dialect rewrites and checks the tools' schemas for strict mode. If
+	// nil, dialect.OpenAIStrict is used; set it for a compatible server
+	// with rules or limits of its own (start from
+	// dialect.OpenAIStrict.Clone()). With NonStrict, schemas are sent as
+	// they are, and only its rule for tool names, its root keywords and
+	// MaxTools apply.
+	Dialect *dialect.Dialect
 	// MaxTokens bounds the tokens the model may generate in one turn,
 	// reasoning included. Zero leaves it to the API.
 	MaxTokens int
@@ -72,6 +81,7 @@ type Model struct {
 	model     string
 	api       API
 	strict    bool
+	dialect   *dialect.Dialect
 	maxTokens int64
 }
 
@@ -114,14 +124,19 @@ func New(opts *Options) (*Model, error) {
 		model:     opts.Model,
 		api:       api,
 		strict:    !opts.NonStrict,
+		dialect:   cmp.Or(opts.Dialect, dialect.OpenAIStrict),
 		maxTokens: int64(max(opts.MaxTokens, 0)),
 	}, nil
 }
 
 // Generate sends one turn to the model and returns its text and tool calls.
 // An error status from the API is returned as an error that wraps a
-// *provider.Error.
+// *provider.Error. Tools the dialect rejects are not sent: the error
+// matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	if err := provider.CheckTools(m.checked(), req.Tools); err != nil {
+		return nil, m.fail(err)
+	}
 	var (
 		resp *agent.Response
 		err  error

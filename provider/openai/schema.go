@@ -5,27 +5,36 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/google/jsonschema-go/jsonschema"
-
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 )
 
-// toolSchema returns the parameters object sent for a tool. A strict tool's
-// schema is rewritten by schema.OpenAIStrict: what strict mode cannot carry
-// as a keyword is folded into a description or left out, and the registry
-// still validates the arguments when the call arrives (tool.Lint lists
-// those problems). A tool that is not strict is sent its schema as it is.
-// The properties keep their order, in which the model writes them.
-func (m *Model) toolSchema(spec tool.Spec) (map[string]any, error) {
-	in := spec.InputSchema
-	if in == nil {
-		in = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+// checked returns the dialect the tools are checked in: the strict one, or
+// for tools sent as they are, its rules for names, the root and the number
+// of tools alone.
+func (m *Model) checked() *dialect.Dialect {
+	if m.strict {
+		return m.dialect
 	}
+	d := m.dialect
+	return &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools}
+}
+
+// toolSchema returns the parameters object sent for a tool. A strict tool's
+// schema is rewritten by the dialect (dialect.OpenAIStrict unless
+// Options.Dialect says otherwise): what strict mode cannot carry as a
+// keyword is folded into a description, and the registry still validates
+// the arguments when the call arrives; Generate has already refused a tool
+// the dialect cannot express. A tool that is not strict is sent its schema
+// as it is. The properties keep their order, in which the model writes
+// them.
+func (m *Model) toolSchema(spec tool.Spec) (map[string]any, error) {
+	in := provider.InputSchema(spec)
 	var raw json.RawMessage
 	if m.strict {
-		var problems []schema.Problem
-		raw, problems = schema.OpenAIStrict.ConvertJSON(in)
+		var problems []dialect.Problem
+		raw, problems = m.dialect.ConvertJSON(in)
 		if raw == nil {
 			errs := make([]error, len(problems))
 			for i, p := range problems {

@@ -8,11 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -108,4 +111,50 @@ func APIError(t testing.TB, err error, name string, status int, kind error, code
 func Show(r *agent.Response) string {
 	data, _ := json.Marshal(r)
 	return string(data)
+}
+
+// Inputs that some dialect rejects.
+type (
+	// Labels holds a map, which strict modes and Gemini's parameters
+	// cannot express.
+	Labels struct {
+		Labels map[string]string `json:"labels"`
+	}
+	// Kebab has a property name Gemini's parameters do not accept.
+	Kebab struct {
+		UserID string `json:"user-id"`
+	}
+	// Tree recurses through a required property.
+	Tree struct {
+		Name string `json:"name"`
+		Kids []Tree `json:"kids"`
+	}
+)
+
+// Spec returns the spec of a tool named name with input In.
+func Spec[In any](name string) tool.Spec {
+	return tool.New(name, "A tool.", func(context.Context, In) (string, error) { return "", nil }).Spec()
+}
+
+// Rejected fails the test unless m refuses a first turn that also offers
+// spec, before it sends anything to srv, with an error that matches
+// dialect.ErrRejected and names the tool and the path of the problem.
+func Rejected(t testing.TB, m agent.Model, srv *replay.Server, spec tool.Spec, path string) {
+	t.Helper()
+	req := FirstTurn()
+	req.Tools = append(req.Tools, spec)
+	_, err := m.Generate(t.Context(), req)
+	if !errors.Is(err, dialect.ErrRejected) {
+		t.Fatalf("Generate: %v; want an error that matches dialect.ErrRejected", err)
+	}
+	rerr, ok := errors.AsType[*dialect.RejectError](err)
+	if !ok {
+		t.Fatalf("Generate: %v; want a *dialect.RejectError", err)
+	}
+	if !slices.ContainsFunc(rerr.Problems, func(p dialect.Problem) bool { return p.Tool == spec.Name && p.Path == path && p.Fix != "" }) {
+		t.Errorf("Generate: %v; want a problem of tool %s at %q with a fix", err, spec.Name, path)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("the server received %d requests; want none", n)
+	}
 }

@@ -1,4 +1,4 @@
-package schema_test
+package dialect_test
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/golden"
 	"github.com/hands-go/hands/schema"
 )
@@ -73,8 +74,8 @@ func mustSchema[T any](t testing.TB) *jsonschema.Schema {
 }
 
 // TestDialectsGolden keeps each predefined dialect's output for
-// representative types in testdata/dialects/, with the problems met;
-// go test ./schema -update rewrites them.
+// representative types in testdata/, with the problems met;
+// go test ./dialect -update rewrites them.
 func TestDialectsGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name   string
@@ -84,7 +85,7 @@ func TestDialectsGolden(t *testing.T) {
 		{"tree", mustSchema[dialectTree](t)},
 		{"schedule", mustSchema[dialectSchedule](t)},
 	} {
-		for _, d := range schema.Dialects() {
+		for _, d := range dialect.Dialects() {
 			t.Run(tt.name+"/"+d.Name, func(t *testing.T) {
 				data, problems := d.ConvertJSON(tt.schema)
 				var out bytes.Buffer
@@ -94,7 +95,7 @@ func TestDialectsGolden(t *testing.T) {
 					t.Fatalf("ConvertJSON returned invalid JSON: %v\n%s", err, data)
 				}
 				out.WriteByte('\n')
-				base := filepath.Join("testdata", "dialects", tt.name+"."+d.Name)
+				base := filepath.Join("testdata", tt.name+"."+d.Name)
 				golden.Check(t, base+".json", out.Bytes())
 				var lines strings.Builder
 				for _, p := range problems {

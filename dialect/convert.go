@@ -1,4 +1,4 @@
-package schema
+package dialect
 
 import (
 	"encoding/json"
@@ -10,144 +10,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// A flavor is one of the conversions a Dialect knows.
-type flavor int
-
-const (
-	flavorMCP flavor = iota
-	flavorAnthropic
-	flavorOpenAIStrict
-	flavorAnthropicStrict
-	flavorGemini
-	flavorGeminiJSON
-)
-
-// A keywordAction says what a dialect does with a keyword that needs no
-// rewriting: keep it, fold it into the description, drop it silently (an
-// annotation of no use to a model), or reject it (an error, left out).
-type keywordAction int
-
-const (
-	keepKeyword keywordAction = iota
-	foldKeyword
-	dropKeyword
-	rejectKeyword
-)
-
-// dialectRules are the conversion rules of a predefined dialect. The
-// keywords the walk rewrites ($ref, $defs, properties, required, items,
-// prefixItems, additionalProperties, anyOf, oneOf, allOf, type, enum,
-// const, format, propertyOrdering) are handled in code; every other
-// keyword is looked up in keywords, and rejected when it is not there.
-type dialectRules struct {
-	flavor    flavor
-	provider  string   // how messages name the provider
-	nameChars string   // characters a tool name may hold besides letters, digits, '_' and '-'
-	nameStart bool     // a tool name starts with a letter or '_'
-	rootNo    []string // keywords rejected at the root
-	keywords  map[string]keywordAction
-	formats   map[string]bool // formats kept as keywords; nil keeps every format
-}
-
-func keywordTable(keep, fold, drop []string) map[string]keywordAction {
-	m := map[string]keywordAction{}
-	for _, k := range keep {
-		m[k] = keepKeyword
-	}
-	for _, k := range fold {
-		m[k] = foldKeyword
-	}
-	for _, k := range drop {
-		m[k] = dropKeyword
-	}
-	return m
-}
-
-func formatSet(formats ...string) map[string]bool {
-	m := map[string]bool{}
-	for _, f := range formats {
-		m[f] = true
-	}
-	return m
-}
-
-// annotationsDropped are annotations of no use to a model.
-var annotationsDropped = []string{"$schema", "$id", "$comment", "readOnly", "writeOnly"}
-
-var (
-	mcpRules = &dialectRules{flavor: flavorMCP, provider: "MCP", nameChars: "."}
-
-	anthropicRules = &dialectRules{
-		flavor:   flavorAnthropic,
-		provider: "the Anthropic API",
-		rootNo:   []string{"anyOf", "oneOf", "allOf"},
-	}
-
-	// OpenAI: "Supported properties" of Structured Outputs. minLength and
-	// maxLength are listed as unsupported only for fine-tuned models, but
-	// the API rejects them in strict mode (openai/openai-node#1988), so
-	// they are folded, as is every keyword the page does not list.
-	openAIStrictRules = &dialectRules{
-		flavor:   flavorOpenAIStrict,
-		provider: "OpenAI strict mode",
-		rootNo:   []string{"anyOf", "oneOf", "allOf"},
-		keywords: keywordTable(
-			[]string{"title", "description", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "minItems", "maxItems"},
-			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
-			annotationsDropped,
-		),
-		formats: formatSet("date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"),
-	}
-
-	// Anthropic structured outputs, "JSON Schema limitations": default and
-	// const are supported; numerical, string-length and array constraints
-	// beyond minItems 0 or 1 are not; patterns are, without
-	// backreferences, look-arounds or word boundaries.
-	anthropicStrictRules = &dialectRules{
-		flavor:   flavorAnthropicStrict,
-		provider: "Anthropic strict tool use",
-		rootNo:   []string{"anyOf", "oneOf", "allOf"},
-		keywords: keywordTable(
-			[]string{"title", "description", "default"},
-			[]string{"examples", "deprecated", "minLength", "maxLength", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "maxItems", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
-			annotationsDropped,
-		),
-		formats: formatSet("date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"),
-	}
-
-	// Gemini's Schema object: type, format ("any value is allowed"),
-	// title, description, nullable, enum, maxItems, minItems, properties,
-	// required, minProperties, maxProperties, minLength, maxLength,
-	// pattern, example, anyOf, propertyOrdering, default, items, minimum,
-	// maximum. default is accepted but ignored, and example is read only
-	// at the root, so both are folded to reach the model.
-	geminiRules = &dialectRules{
-		flavor:    flavorGemini,
-		provider:  "Gemini parameters",
-		nameChars: ".:",
-		nameStart: true,
-		rootNo:    []string{"anyOf", "oneOf", "allOf"},
-		keywords: keywordTable(
-			[]string{"title", "description", "minLength", "maxLength", "pattern", "minimum", "maximum", "minItems", "maxItems", "minProperties", "maxProperties"},
-			[]string{"default", "examples", "deprecated", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "contentEncoding", "contentMediaType", "dependentRequired"},
-			annotationsDropped,
-		),
-	}
-
-	// Gemini's JSON Schema subset (documented for responseJsonSchema).
-	geminiJSONRules = &dialectRules{
-		flavor:    flavorGeminiJSON,
-		provider:  "Gemini parametersJsonSchema",
-		nameChars: ".:",
-		nameStart: true,
-		keywords: keywordTable(
-			[]string{"title", "description", "minItems", "maxItems", "minimum", "maximum", "$anchor"},
-			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "pattern", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
-			annotationsDropped,
-		),
-	}
-)
-
 // cutMark is what the walk returns for a schema the dialect cannot express:
 // the property, item or branch holding it is left out.
 var cutMark = &ordObject{}
@@ -155,7 +17,6 @@ var cutMark = &ordObject{}
 // A conversion is the state of one Convert.
 type conversion struct {
 	d        *Dialect
-	r        *dialectRules
 	root     any
 	problems []Problem
 	seen     map[Problem]bool
@@ -175,7 +36,7 @@ type nodeContext struct {
 }
 
 func (d *Dialect) convert(s *jsonschema.Schema) (any, []Problem) {
-	c := &conversion{d: d, r: d.rulesOrDefault(), seen: map[Problem]bool{}, cycles: map[string]bool{}}
+	c := &conversion{d: d, seen: map[Problem]bool{}, cycles: map[string]bool{}}
 	root, err := parseSchemaValue(s)
 	if err != nil {
 		c.report(SeverityError, "", "", "the schema cannot be read: %v", err)
@@ -184,17 +45,14 @@ func (d *Dialect) convert(s *jsonschema.Schema) (any, []Problem) {
 	c.root = root
 	c.checkRoot(root)
 	var out any
-	switch c.r.flavor {
-	case flavorMCP, flavorAnthropic:
+	if d.Keywords == nil {
 		out = cloneOrd(root)
-	default:
-		switch c.r.flavor {
-		case flavorAnthropicStrict, flavorGeminiJSON:
+	} else {
+		if d.Passes&(NoRecursion|RecurseThroughOptional) != 0 {
 			c.checkRecursion(root)
-		case flavorGemini:
-			if o, ok := root.(*ordObject); ok {
-				c.inlining = []*ordObject{o}
-			}
+		}
+		if o, ok := root.(*ordObject); ok && d.has(InlineRefs) {
+			c.inlining = []*ordObject{o}
 		}
 		out = c.value(root, "", nodeContext{root: true})
 	}
@@ -204,7 +62,7 @@ func (d *Dialect) convert(s *jsonschema.Schema) (any, []Problem) {
 		o = newOrdObject()
 		o.set("type", "object")
 	}
-	if c.r.flavor == flavorGemini {
+	if d.has(OmitEmptyRoot) {
 		if props := o.obj("properties"); props == nil || len(props.keys) == 0 {
 			return nil, c.problems
 		}
@@ -222,12 +80,22 @@ func (c *conversion) report(sev Severity, path, keyword, format string, args ...
 	c.problems = append(c.problems, p)
 }
 
+// fail records an error, with what the tool's author can do about it.
+func (c *conversion) fail(fix, path, keyword, format string, args ...any) {
+	p := Problem{Dialect: c.d.Name, Path: path, Keyword: keyword, Severity: SeverityError, Message: fmt.Sprintf(format, args...), Fix: fix}
+	if c.seen[p] {
+		return
+	}
+	c.seen[p] = true
+	c.problems = append(c.problems, p)
+}
+
 func (c *conversion) folded(path, keyword string, value any) {
-	c.report(SeverityFolded, path, keyword, "%s %s is not carried by %s; the description says it instead", keyword, shortJSON(value), c.r.provider)
+	c.report(SeverityFolded, path, keyword, "%s %s is not carried by %s; the description says it instead", keyword, shortJSON(value), c.d.provider())
 }
 
 func (c *conversion) rejected(path, keyword string) {
-	c.report(SeverityError, path, keyword, "%s is not supported by %s and is left out", keyword, c.r.provider)
+	c.fail(fixKeyword, path, keyword, "%s is not supported by %s and is left out", keyword, c.d.provider())
 }
 
 // checkRoot reports a root that is not an object schema, or that uses a
@@ -235,15 +103,15 @@ func (c *conversion) rejected(path, keyword string) {
 func (c *conversion) checkRoot(root any) {
 	o, ok := root.(*ordObject)
 	if !ok {
-		c.report(SeverityError, "", "type", "the root must be an object schema (type: object), not %v", root)
+		c.fail(fixRoot, "", "type", "the root must be an object schema (type: object), not %v", root)
 		return
 	}
 	if t, _ := o.get("type"); t != "object" {
-		c.report(SeverityError, "", "type", "the root must have type object for %s, not %s", c.r.provider, shortJSON(t))
+		c.fail(fixRoot, "", "type", "the root must have type object for %s, not %s", c.d.provider(), shortJSON(t))
 	}
-	for _, k := range c.r.rootNo {
+	for _, k := range c.d.NotAtRoot {
 		if o.has(k) {
-			c.report(SeverityError, "", k, "%s does not accept %s at the top level of a tool's schema", c.r.provider, k)
+			c.fail(fixRootComposition, "", k, "%s does not accept %s at the top level of a tool's schema", c.d.provider(), k)
 		}
 	}
 }
@@ -252,8 +120,8 @@ func (c *conversion) checkRoot(root any) {
 func (c *conversion) value(v any, path string, ctx nodeContext) any {
 	switch v := v.(type) {
 	case bool:
-		if v && c.r.flavor != flavorGeminiJSON {
-			c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.r.provider)
+		if v && c.d.has(TypedValues) {
+			c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.d.provider())
 			return cutMark
 		}
 		return v
@@ -284,8 +152,8 @@ func (c *conversion) object(in *ordObject, path string, ctx nodeContext) any {
 }
 
 func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any {
-	r := c.r
-	if r.flavor == flavorGemini && in.has("$ref") && !ctx.overlay {
+	d := c.d
+	if d.has(InlineRefs) && in.has("$ref") && !ctx.overlay {
 		return c.inline(in, path, ctx)
 	}
 	out := newOrdObject()
@@ -296,7 +164,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 	for _, k := range in.keys {
 		v := in.vals[k]
 		kp := pointerJoin(path, k)
-		if ctx.root && slices.Contains(r.rootNo, k) {
+		if ctx.root && slices.Contains(d.NotAtRoot, k) {
 			continue // reported by checkRoot
 		}
 		switch k {
@@ -305,12 +173,12 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				return cutMark // reported by checkRecursion
 			}
 			if ref, _ := v.(string); !strings.HasPrefix(ref, "#") {
-				c.report(SeverityError, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, r.provider)
+				c.fail(fixRef, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, d.provider())
 				continue
 			}
 			out.set(k, v)
 		case "$defs", "definitions":
-			if r.flavor == flavorGemini {
+			if d.has(InlineRefs) {
 				continue // written out where they are used
 			}
 			defs, ok := v.(*ordObject)
@@ -336,8 +204,8 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			np := newOrdObject()
 			for _, name := range props.keys {
 				pp := pointerJoin(kp, name)
-				if r.flavor == flavorGemini && !geminiPropertyName(name) {
-					c.report(SeverityError, pp, "properties", "the property name %q is not accepted by %s: it must start with a letter or '_' and hold up to 64 letters, digits and '_'", name, r.provider)
+				if msg := d.PropertyNames.check(name, d.provider()); msg != "" {
+					c.fail(fixPropertyName, pp, "properties", "the property name %q %s", name, msg)
 				}
 				cv := c.value(props.vals[name], pp, nodeContext{})
 				if cv == cutMark {
@@ -350,7 +218,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			out.set(k, cloneOrd(v))
 		case "items":
 			if _, tuple := v.([]any); tuple {
-				c.report(SeverityError, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", r.provider)
+				c.fail(fixTuple, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", d.provider())
 				continue
 			}
 			cv := c.value(v, kp, nodeContext{})
@@ -359,7 +227,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			}
 			out.set(k, cv)
 		case "prefixItems":
-			if r.flavor != flavorGeminiJSON {
+			if d.Keywords[k] != Keep {
 				c.rejected(path, k)
 				continue
 			}
@@ -378,7 +246,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				out.set(k, false)
 				continue
 			}
-			if r.flavor == flavorGeminiJSON {
+			if d.Keywords[k] == Keep {
 				cv := c.value(v, kp, nodeContext{})
 				if cv != cutMark {
 					out.set(k, cv)
@@ -386,7 +254,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				continue
 			}
 			openMap = true
-			c.report(SeverityError, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", r.provider, shortJSON(v))
+			c.fail(fixMap, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", d.provider(), shortJSON(v))
 		case "anyOf", "oneOf":
 			branches, ok := v.([]any)
 			if !ok {
@@ -394,9 +262,13 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 				continue
 			}
 			key := k
-			if k == "oneOf" && r.flavor != flavorGeminiJSON {
+			if k == "oneOf" && !d.has(OneOfAsAnyOf) && d.Keywords[k] != Keep {
+				c.rejected(path, k)
+				continue
+			}
+			if k == "oneOf" && d.has(OneOfAsAnyOf) {
 				if in.has("anyOf") {
-					c.report(SeverityError, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", r.provider)
+					c.fail(fixOneOf, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", d.provider())
 					continue
 				}
 				key = "anyOf"
@@ -404,7 +276,7 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			var nb []any
 			cut := false
 			for i, b := range branches {
-				if r.flavor == flavorGemini && isNullSchema(b) {
+				if d.has(OpenAPITypes) && isNullSchema(b) {
 					nullable = true
 					continue
 				}
@@ -426,21 +298,21 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			}
 			if key != k && alternatives > 1 {
 				notes.add(k, true)
-				c.report(SeverityFolded, path, k, "oneOf is not carried by %s; it is written as anyOf and the description says that exactly one alternative applies", r.provider)
+				c.report(SeverityFolded, path, k, "oneOf is not carried by %s; it is written as anyOf and the description says that exactly one alternative applies", d.provider())
 			}
 			switch {
 			case len(nb) == 0:
 				if nullable && !cut {
-					c.report(SeverityError, path, k, "a value that can only be null cannot be expressed in %s; it is left out", r.provider)
+					c.fail(fixNull, path, k, "a value that can only be null cannot be expressed in %s; it is left out", d.provider())
 				}
 				return cutMark
-			case r.flavor == flavorGemini && len(nb) == 1:
+			case d.has(OpenAPITypes) && len(nb) == 1:
 				single = nb[0]
 			default:
 				out.set(key, nb)
 			}
 		case "allOf":
-			if r.flavor != flavorAnthropicStrict {
+			if d.Keywords[k] != Keep {
 				c.rejected(path, k)
 				continue
 			}
@@ -455,25 +327,25 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 					nb = append(nb, cv)
 				}
 			}
-			if withRef {
-				c.report(SeverityError, path, k, "%s does not accept $ref inside allOf; allOf is left out", r.provider)
+			if withRef && d.has(NoRefInAllOf) {
+				c.fail(fixKeyword, path, k, "%s does not accept $ref inside allOf; allOf is left out", d.provider())
 				continue
 			}
 			out.set(k, nb)
 		case "type", "enum", "const":
 			out.set(k, cloneOrd(v))
 		case "format":
-			if f, _ := v.(string); r.formats != nil && !r.formats[f] {
+			if f, _ := v.(string); d.Formats != nil && !slices.Contains(d.Formats, f) {
 				notes.add(k, v)
 				c.folded(path, k, v)
 				continue
 			}
 			out.set(k, v)
 		case "pattern":
-			if r.flavor == flavorAnthropicStrict {
+			if d.has(PlainPatterns) && d.Keywords[k] == Keep {
 				if s, _ := v.(string); !anthropicPattern(s) {
 					notes.add(k, v)
-					c.report(SeverityFolded, path, k, "the pattern uses a regular-expression feature %s does not support (backreferences, look-arounds, word boundaries); the description says it instead", r.provider)
+					c.report(SeverityFolded, path, k, "the pattern uses a regular-expression feature %s does not support (backreferences, look-arounds, word boundaries); the description says it instead", d.provider())
 					continue
 				}
 				out.set(k, v)
@@ -481,23 +353,17 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 			}
 			c.simple(out, notes, path, k, v)
 		case "minItems":
-			if r.flavor == flavorAnthropicStrict {
+			if d.has(MinItemsZeroOrOne) && d.Keywords[k] == Keep {
 				if n, ok := v.(json.Number); ok && n != "0" && n != "1" {
 					out.set(k, json.Number("1"))
 					notes.add(k, v)
-					c.report(SeverityFolded, path, k, "%s accepts minItems 0 or 1 only; minItems %s is written as 1 and the description says the rest", r.provider, n)
+					c.report(SeverityFolded, path, k, "%s accepts minItems 0 or 1 only; minItems %s is written as 1 and the description says the rest", d.provider(), n)
 					continue
 				}
 				out.set(k, v)
 				continue
 			}
 			c.simple(out, notes, path, k, v)
-		case "propertyOrdering":
-			if r.flavor == flavorGemini || r.flavor == flavorGeminiJSON {
-				out.set(k, cloneOrd(v))
-				continue
-			}
-			c.rejected(path, k)
 		default:
 			c.simple(out, notes, path, k, v)
 		}
@@ -517,8 +383,8 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 		}
 		out = merged
 	}
-	if r.flavor == flavorGemini {
-		if !c.geminiType(out, path, nullable) {
+	if d.has(OpenAPITypes) {
+		if !c.openAPIType(out, path, nullable) {
 			return cutMark
 		}
 	}
@@ -526,15 +392,18 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 	if !c.objects(out, path, ctx, openMap) {
 		return cutMark
 	}
-	if !ctx.root && r.flavor != flavorGeminiJSON && !hasTypeInfo(out) {
-		c.report(SeverityError, path, "type", "a value of any type cannot be expressed in %s; it is left out", r.provider)
+	if !ctx.root && d.has(TypedValues) && !hasTypeInfo(out) {
+		c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", d.provider())
 		return cutMark
 	}
 	notes.apply(out)
-	if (r.flavor == flavorOpenAIStrict || r.flavor == flavorGeminiJSON) && out.has("$ref") {
+	if d.has(WrapRefSiblings) && out.has("$ref") {
 		out = wrapRef(out)
 	}
-	if r.flavor == flavorGeminiJSON {
+	if d.has(StripRefSiblings) && out.has("$ref") {
+		out = c.stripRef(out, path)
+	}
+	if d.has(StringNumberEnums) {
 		out = splitNullEnum(out)
 	}
 	return out
@@ -542,17 +411,13 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 
 // simple applies the dialect's table to a keyword that needs no rewriting.
 func (c *conversion) simple(out *ordObject, notes *foldNotes, path, k string, v any) {
-	act, ok := c.r.keywords[k]
-	if !ok {
-		act = rejectKeyword
-	}
-	switch act {
-	case keepKeyword:
+	switch c.d.Keywords[k] {
+	case Keep:
 		out.set(k, cloneOrd(v))
-	case foldKeyword:
+	case Fold:
 		notes.add(k, v)
 		c.folded(path, k, v)
-	case rejectKeyword:
+	case Reject:
 		c.rejected(path, k)
 	}
 }
@@ -564,7 +429,7 @@ func (c *conversion) inline(in *ordObject, path string, ctx nodeContext) any {
 	ref := in.str("$ref")
 	target, tpath, ok := c.resolve(ref)
 	if !ok {
-		c.report(SeverityError, path, "$ref", "the reference %q cannot be resolved; it is left out", ref)
+		c.fail(fixRef, path, "$ref", "the reference %q cannot be resolved; it is left out", ref)
 		return cutMark
 	}
 	depth := 0
@@ -574,13 +439,13 @@ func (c *conversion) inline(in *ordObject, path string, ctx nodeContext) any {
 		}
 	}
 	if depth > 0 {
-		c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s has no $ref, so the type is written out %d more level(s) inside itself and the recursion is cut", refName(ref), c.r.provider, c.d.RecursionDepth)
+		c.fail(fixRecursion, path, "$ref", "$ref refers back to %s, a recursive type; %s has no $ref, so the type is written out %d more level(s) inside itself and the recursion is cut", refName(ref), c.d.provider(), c.d.RecursionDepth)
 		if depth > c.d.RecursionDepth {
 			return cutMark
 		}
 	}
 	if c.inlined++; c.inlined > maxInlined {
-		c.report(SeverityError, "", "$ref", "the schema grows beyond %d references written out inline; the rest are left out", maxInlined)
+		c.fail(fixInline, "", "$ref", "the schema grows beyond %d references written out inline; the rest are left out", maxInlined)
 		return cutMark
 	}
 	c.inlining = append(c.inlining, target)
@@ -641,9 +506,9 @@ func (c *conversion) resolve(ref string) (*ordObject, string, bool) {
 	return o, ptr, ok
 }
 
-// geminiType writes the type as Gemini's Schema does: one upper-case type,
+// openAPIType writes the type as Gemini's Schema does: one upper-case type,
 // and nullable: true for null. It reports false when nothing is left.
-func (c *conversion) geminiType(out *ordObject, path string, nullable bool) bool {
+func (c *conversion) openAPIType(out *ordObject, path string, nullable bool) bool {
 	var types []string
 	switch t := out.vals["type"].(type) {
 	case string:
@@ -665,10 +530,10 @@ func (c *conversion) geminiType(out *ordObject, path string, nullable bool) bool
 	}
 	switch {
 	case len(nonNull) == 0 && len(types) > 0:
-		c.report(SeverityError, path, "type", "a value that can only be null cannot be expressed in %s; it is left out", c.r.provider)
+		c.fail(fixNull, path, "type", "a value that can only be null cannot be expressed in %s; it is left out", c.d.provider())
 		return false
 	case len(nonNull) > 1:
-		c.report(SeverityError, path, "type", "%s takes one type per schema; of %s only %s is kept", c.r.provider, strings.Join(nonNull, ", "), nonNull[0])
+		c.fail(fixTypes, path, "type", "%s takes one type per schema; of %s only %s is kept", c.d.provider(), strings.Join(nonNull, ", "), nonNull[0])
 	}
 	if len(nonNull) > 0 {
 		out.set("type", strings.ToUpper(nonNull[0]))
@@ -681,58 +546,17 @@ func (c *conversion) geminiType(out *ordObject, path string, nullable bool) bool
 
 // enums rewrites enum and const for the dialect.
 func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
-	switch c.r.flavor {
-	case flavorAnthropicStrict:
+	if c.d.has(ScalarEnums) {
 		if e, ok := out.vals["enum"].([]any); ok && !allPrimitive(e) {
 			out.del("enum")
-			c.report(SeverityError, path, "enum", "%s accepts enum values of strings, numbers, booleans and null only; enum is left out", c.r.provider)
+			c.fail(fixEnum, path, "enum", "%s accepts enum values of strings, numbers, booleans and null only; enum is left out", c.d.provider())
 		}
 		if v, ok := out.get("const"); ok && !allPrimitive([]any{v}) {
 			out.del("const")
-			c.report(SeverityError, path, "const", "%s accepts a const of a string, number, boolean or null only; const is left out", c.r.provider)
+			c.fail(fixEnum, path, "const", "%s accepts a const of a string, number, boolean or null only; const is left out", c.d.provider())
 		}
-	case flavorGemini:
-		if v, ok := out.get("const"); ok {
-			out.del("const")
-			if !out.has("enum") {
-				out.set("enum", []any{v})
-			}
-		}
-		e, ok := out.vals["enum"].([]any)
-		if !ok {
-			return
-		}
-		var strs, nums, others []any
-		for _, v := range e {
-			switch v := v.(type) {
-			case nil:
-				out.setAfter("nullable", true, "type")
-			case string:
-				strs = append(strs, v)
-			case json.Number:
-				nums = append(nums, string(v))
-			default:
-				others = append(others, v)
-			}
-		}
-		switch {
-		case len(others) > 0 || len(strs) > 0 && len(nums) > 0:
-			out.del("enum")
-			notes.add("enum", nonNull(e))
-			c.report(SeverityFolded, path, "enum", "%s accepts enums of strings only; the description lists the values instead", c.r.provider)
-		case len(nums) > 0:
-			out.set("enum", nums)
-			if f := out.str("format"); f != "" && f != "enum" {
-				notes.add("format", f)
-				c.folded(path, "format", f)
-			}
-			out.set("format", "enum")
-		case len(strs) > 0:
-			out.set("enum", strs)
-		default:
-			out.del("enum")
-		}
-	case flavorGeminiJSON:
+	}
+	if c.d.has(ConstAsEnum) {
 		if v, ok := out.get("const"); ok {
 			out.del("const")
 			switch v.(type) {
@@ -741,10 +565,19 @@ func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
 					out.set("enum", []any{v})
 				}
 			default:
-				notes.add("const", v)
-				c.folded(path, "const", v)
+				if c.d.has(StringNumberEnums) {
+					notes.add("const", v)
+					c.folded(path, "const", v)
+				} else if !out.has("enum") {
+					out.set("enum", []any{v})
+				}
 			}
 		}
+	}
+	switch {
+	case c.d.has(StringEnums):
+		c.stringEnums(out, path, notes)
+	case c.d.has(StringNumberEnums):
 		if e, ok := out.vals["enum"].([]any); ok {
 			for _, v := range e {
 				switch v.(type) {
@@ -753,10 +586,51 @@ func (c *conversion) enums(out *ordObject, path string, notes *foldNotes) {
 				}
 				out.del("enum")
 				notes.add("enum", nonNull(e))
-				c.report(SeverityFolded, path, "enum", "%s accepts enums of strings and numbers only; the description lists the values instead", c.r.provider)
+				c.report(SeverityFolded, path, "enum", "%s accepts enums of strings and numbers only; the description lists the values instead", c.d.provider())
 				break
 			}
 		}
+	}
+}
+
+// stringEnums keeps an enum of strings and folds any other into the
+// description. Gemini's Schema documents enum for Type.STRING only, and
+// answers 400 to an enum on INTEGER or NUMBER, even with its values written
+// as strings and format "enum". Writing a numeric enum as a string enum
+// would make the model send strings the tool's type refuses, and need a
+// mapping back on every call; folded, the model reads the values, sends a
+// number, and the validator still enforces the enum.
+func (c *conversion) stringEnums(out *ordObject, path string, notes *foldNotes) {
+	e, ok := out.vals["enum"].([]any)
+	if !ok {
+		return
+	}
+	var strs, nums, others []any
+	for _, v := range e {
+		switch v := v.(type) {
+		case nil:
+			out.setAfter("nullable", true, "type")
+		case string:
+			strs = append(strs, v)
+		case json.Number:
+			nums = append(nums, v)
+		default:
+			others = append(others, v)
+		}
+	}
+	switch {
+	case len(others) > 0 || len(strs) > 0 && len(nums) > 0:
+		out.del("enum")
+		notes.add("enum", nonNull(e))
+		c.report(SeverityFolded, path, "enum", "%s accepts enums of strings only; the description lists the values instead", c.d.provider())
+	case len(nums) > 0:
+		out.del("enum")
+		notes.add("enum", nums)
+		c.report(SeverityFolded, path, "enum", "%s accepts an enum only on a string; the description lists the values instead", c.d.provider())
+	case len(strs) > 0:
+		out.set("enum", strs)
+	default:
+		out.del("enum")
 	}
 }
 
@@ -768,30 +642,30 @@ func (c *conversion) objects(out *ordObject, path string, ctx nodeContext, openM
 	}
 	props := out.obj("properties")
 	empty := props == nil || len(props.keys) == 0
-	switch c.r.flavor {
-	case flavorOpenAIStrict, flavorAnthropicStrict:
+	if c.d.has(CloseObjects) {
 		if openMap && empty && !ctx.root {
 			return false
 		}
 		if ap, ok := out.get("additionalProperties"); !ok || ap != false {
 			out.set("additionalProperties", false)
 		}
-		if c.r.flavor == flavorOpenAIStrict && props != nil {
-			required := stringSet(out.vals["required"])
-			all := make([]any, 0, len(props.keys))
-			for _, name := range props.keys {
-				if !required[name] {
-					props.vals[name] = nullableSchema(props.vals[name])
-				}
-				all = append(all, name)
+	}
+	if c.d.has(RequireAll) && props != nil {
+		required := stringSet(out.vals["required"])
+		all := make([]any, 0, len(props.keys))
+		for _, name := range props.keys {
+			if !required[name] {
+				props.vals[name] = nullableSchema(props.vals[name])
 			}
-			out.setBefore("required", all, "additionalProperties")
+			all = append(all, name)
 		}
-	case flavorGemini:
+		out.setBefore("required", all, "additionalProperties")
+	}
+	if c.d.has(OpenAPITypes) {
 		out.del("additionalProperties")
 		if empty && !ctx.root {
 			if !openMap {
-				c.report(SeverityError, path, "properties", "%s cannot express an object without properties; it is left out", c.r.provider)
+				c.fail(fixEmptyObject, path, "properties", "%s cannot express an object without properties; it is left out", c.d.provider())
 			}
 			return false
 		}
@@ -811,7 +685,7 @@ func (c *conversion) objects(out *ordObject, path string, ctx nodeContext, openM
 				out.set("required", kept)
 			}
 		}
-		if (c.r.flavor == flavorGemini || c.r.flavor == flavorGeminiJSON) && len(props.keys) > 1 && !out.has("propertyOrdering") {
+		if c.d.has(OrderProperties) && len(props.keys) > 1 && !out.has("propertyOrdering") {
 			order := make([]any, len(props.keys))
 			for i, k := range props.keys {
 				order[i] = k
@@ -851,12 +725,12 @@ func (c *conversion) checkRecursion(root any) {
 					}
 					cycle = true
 					switch {
-					case c.r.flavor == flavorAnthropicStrict:
+					case c.d.has(NoRecursion):
 						c.cycles[path] = true
-						c.report(SeverityError, path, "$ref", "$ref refers back to %s, a recursive type; %s rejects recursive schemas, so the reference is left out", refName(ref), c.r.provider)
+						c.fail(fixRecursion, path, "$ref", "$ref refers back to %s, a recursive type; %s rejects recursive schemas, so the reference is left out", refName(ref), c.d.provider())
 					case optional <= stack[i].optional:
 						c.cycles[path] = true
-						c.report(SeverityError, path, "$ref", "$ref refers back to %s through required properties only; %s unrolls a recursive type only within optional properties (nullable is not enough), so the reference is left out", refName(ref), c.r.provider)
+						c.fail(fixRecursionOptional, path, "$ref", "$ref refers back to %s through required properties only; %s unrolls a recursive type only within optional properties (nullable is not enough), so the reference is left out", refName(ref), c.d.provider())
 					}
 					break
 				}
@@ -919,7 +793,7 @@ func (c *conversion) checkLimits(root any) {
 			}
 			strlen += total
 			if d.MaxEnumStringLength > 0 && allStrings && len(e) > d.LargeEnum && total > d.MaxEnumStringLength {
-				c.report(SeverityError, path, "enum", "the enum's %d values have %d characters in all; %s accepts at most %d for an enum of more than %d values", len(e), total, c.r.provider, d.MaxEnumStringLength, d.LargeEnum)
+				c.fail(fixEnumSize, path, "enum", "the enum's %d values have %d characters in all; %s accepts at most %d for an enum of more than %d values", len(e), total, c.d.provider(), d.MaxEnumStringLength, d.LargeEnum)
 			}
 		}
 		if s, ok := o.vals["const"].(string); ok {
@@ -927,20 +801,20 @@ func (c *conversion) checkLimits(root any) {
 		}
 	})
 	if d.MaxProperties > 0 && properties > d.MaxProperties {
-		c.report(SeverityError, "", "properties", "the schema has %d object properties in all; %s accepts at most %d", properties, c.r.provider, d.MaxProperties)
+		c.fail(fixSplit, "", "properties", "the schema has %d object properties in all; %s accepts at most %d", properties, c.d.provider(), d.MaxProperties)
 	}
 	if d.MaxEnumValues > 0 && enums > d.MaxEnumValues {
-		c.report(SeverityError, "", "enum", "the schema has %d enum values in all; %s accepts at most %d", enums, c.r.provider, d.MaxEnumValues)
+		c.fail(fixEnumSize, "", "enum", "the schema has %d enum values in all; %s accepts at most %d", enums, c.d.provider(), d.MaxEnumValues)
 	}
 	if d.MaxStringLength > 0 && strlen > d.MaxStringLength {
-		c.report(SeverityError, "", "properties", "the property names, definition names, enum and const values have %d characters in all; %s accepts at most %d", strlen, c.r.provider, d.MaxStringLength)
+		c.fail(fixSplit, "", "properties", "the property names, definition names, enum and const values have %d characters in all; %s accepts at most %d", strlen, c.d.provider(), d.MaxStringLength)
 	}
 	optional, unions := countOptionalAndUnions(ro)
 	if d.MaxOptionalProperties > 0 && optional > d.MaxOptionalProperties {
-		c.report(SeverityError, "", "required", "the schema has %d optional properties; %s accepts at most %d per request", optional, c.r.provider, d.MaxOptionalProperties)
+		c.fail(fixOptional, "", "required", "the schema has %d optional properties; %s accepts at most %d per request", optional, c.d.provider(), d.MaxOptionalProperties)
 	}
 	if d.MaxUnionProperties > 0 && unions > d.MaxUnionProperties {
-		c.report(SeverityError, "", "anyOf", "the schema has %d properties with a union type (anyOf or a list of types); %s accepts at most %d per request", unions, c.r.provider, d.MaxUnionProperties)
+		c.fail(fixUnions, "", "anyOf", "the schema has %d properties with a union type (anyOf or a list of types); %s accepts at most %d per request", unions, c.d.provider(), d.MaxUnionProperties)
 	}
 	if d.MaxDepth > 0 {
 		c.checkDepth(ro)
@@ -961,7 +835,7 @@ func (c *conversion) checkDepth(root *ordObject) {
 		if isObjectSchema(o) {
 			depth++
 			if depth > c.d.MaxDepth {
-				c.report(SeverityError, path, "properties", "objects nest %d levels deep here; %s accepts at most %d", depth, c.r.provider, c.d.MaxDepth)
+				c.fail(fixDepth, path, "properties", "objects nest %d levels deep here; %s accepts at most %d", depth, c.d.provider(), c.d.MaxDepth)
 				return
 			}
 		}
@@ -1138,6 +1012,23 @@ func nullableSchema(v any) any {
 	return o
 }
 
+// stripRef drops the keywords beside a $ref, as anthropic-sdk-go's
+// transformSchema does ("$ref is not supported alongside other
+// properties"), with a warning for each: the model is told less.
+func (c *conversion) stripRef(o *ordObject, path string) *ordObject {
+	if len(o.keys) == 1 {
+		return o
+	}
+	for _, k := range o.keys {
+		if k != "$ref" {
+			c.report(SeverityWarning, path, k, "%s takes a $ref only on its own, so %s %s beside it is left out and the model does not see it", c.d.provider(), k, shortJSON(o.vals[k]))
+		}
+	}
+	ref := newOrdObject()
+	ref.set("$ref", o.vals["$ref"])
+	return ref
+}
+
 // wrapRef moves the keywords beside a $ref into a one-branch anyOf around
 // it, for dialects in which a $ref stands alone.
 func wrapRef(o *ordObject) *ordObject {
@@ -1218,21 +1109,6 @@ func anthropicPattern(p string) bool {
 			i++
 		case strings.HasPrefix(p[i:], "(?="), strings.HasPrefix(p[i:], "(?!"),
 			strings.HasPrefix(p[i:], "(?<="), strings.HasPrefix(p[i:], "(?<!"):
-			return false
-		}
-	}
-	return true
-}
-
-// geminiPropertyName reports whether name is a parameter name Gemini
-// accepts: ^[a-zA-Z_][a-zA-Z0-9_]{0,63}$.
-func geminiPropertyName(name string) bool {
-	if name == "" || len(name) > 64 {
-		return false
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if !(nameLetter(c) || c == '_' || i > 0 && '0' <= c && c <= '9') {
 			return false
 		}
 	}

@@ -1,8 +1,11 @@
-package schema
+package dialect
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -11,14 +14,20 @@ import (
 )
 
 // A Dialect is the subset of JSON Schema one provider accepts, with its
-// limits. The predefined dialects carry the rules and limits each provider
-// documents; to change a limit, copy one and set the field:
+// limits, written as data: rules for names, a table of keywords, the
+// formats kept, and the passes that rewrite a schema for the provider. The
+// predefined dialects carry the rules and limits each provider documents.
+// To describe another provider, or a server with limits of its own, copy
+// one with Clone and change the fields:
 //
-//	d := *schema.OpenAIStrict
+//	d := dialect.OpenAIStrict.Clone()
+//	d.Name = "local"
 //	d.MaxDepth = 5
-//	out, problems := d.Convert(v.Schema())
+//	d.Keywords["minLength"] = dialect.Keep
+//	out, problems := d.ConvertJSON(v.Schema())
 //
-// A limit of zero is not checked. The zero Dialect behaves as [MCP].
+// A limit of zero is not checked. The zero Dialect takes any schema as it
+// is, and any name that is not empty.
 //
 // A Dialect is safe for concurrent use as long as its fields are not changed.
 type Dialect struct {
@@ -26,10 +35,36 @@ type Dialect struct {
 	// "anthropic", "anthropic-strict", "gemini" or "gemini-json-schema"
 	// for the predefined ones.
 	Name string
+	// Provider names the provider in messages, such as "OpenAI strict
+	// mode". If empty, Name is used.
+	Provider string
 
-	// MaxNameLength is the longest tool name the provider accepts, in
-	// characters.
-	MaxNameLength int
+	// ToolNames is the rule for tool names.
+	ToolNames NameRule
+	// PropertyNames is the rule for the names of object properties. The
+	// zero rule accepts every name.
+	PropertyNames NameRule
+
+	// NotAtRoot lists the keywords the provider rejects at the root of a
+	// tool's schema, such as anyOf. The root must always be an object
+	// schema.
+	NotAtRoot []string
+	// Keywords says what becomes of each keyword the passes do not
+	// rewrite: it is kept, folded into the description, or dropped; a
+	// keyword not listed, or listed as Reject, is left out and reported as
+	// an error. The walk always handles $ref, $defs, properties, required,
+	// items, anyOf, type, enum, const and format itself, and
+	// additionalProperties false. A nil table means the provider takes
+	// draft 2020-12 as it is: Convert copies the schema unchanged and
+	// checks only the root, the names and the limits.
+	Keywords map[string]Action
+	// Formats lists the formats kept as keywords; the others are folded
+	// into the description. Nil keeps every format.
+	Formats []string
+	// Passes are the rewrites and checks Convert applies, beyond the
+	// keyword table; see Pass.
+	Passes Pass
+
 	// MaxTools is how many tools one request may carry. LintTools checks
 	// it, over every tool it is given.
 	MaxTools int
@@ -60,112 +95,106 @@ type Dialect struct {
 	// (anyOf, or a list of types such as ["string", "null"]), counted like
 	// MaxOptionalProperties.
 	MaxUnionProperties int
-	// RecursionDepth is, for a dialect without $ref (Gemini), how many
-	// times a recursive type is written out inline inside itself before
-	// the recursion is cut; zero cuts it at the first repetition. A
-	// recursive type is always reported as an error for such a dialect.
+	// RecursionDepth is, with the pass InlineRefs, how many times a
+	// recursive type is written out inline inside itself before the
+	// recursion is cut; zero cuts it at the first repetition. A recursive
+	// type is always reported as an error under InlineRefs.
 	RecursionDepth int
-
-	rules *dialectRules
 }
 
-// The predefined dialects. Each comment names the documentation its rules
-// and default limits follow, as published in 2026.
-var (
-	// MCP is the Model Context Protocol: draft 2020-12 as it is. The root
-	// must be an object schema; tool names have 1 to 128 ASCII letters,
-	// digits, '_', '-' and '.'.
-	// Source: https://modelcontextprotocol.io/specification/2025-11-25/server/tools
-	// (Tool names; inputSchema).
-	MCP = &Dialect{Name: "mcp", MaxNameLength: 128, rules: mcpRules}
+// A NameRule says which names a provider accepts. The zero NameRule
+// accepts every name that is not empty.
+type NameRule struct {
+	// MaxLength is the longest name, in bytes; zero is no limit.
+	MaxLength int
+	// Chars lists the characters a name may hold besides the ASCII letters
+	// and digits, such as "_-". If empty, any character is accepted.
+	Chars string
+	// LetterFirst requires the name to start with an ASCII letter or '_'.
+	LetterFirst bool
+}
 
-	// OpenAIStrict is OpenAI function calling with "strict": true
-	// (Structured Outputs). Every property is required, optional ones
-	// accept null instead; every object has additionalProperties false;
-	// only the listed keywords and formats remain, and the others are
-	// folded into the description; oneOf becomes anyOf, and a $ref with
-	// sibling keywords is wrapped in a one-branch anyOf. Maps, values of
-	// any type, allOf, not, if/then/else, dependentSchemas and
-	// patternProperties cannot be expressed.
-	// Sources: https://developers.openai.com/api/docs/guides/structured-outputs#supported-schemas
-	// (supported types and properties, limits: 5000 properties, 10 levels,
-	// 1000 enum values, 15,000 characters for an enum of more than 250
-	// strings, 120,000 characters in all); the function name rule
-	// (^[a-zA-Z0-9_-]{1,64}$) and the limit of 128 functions per request
-	// from the Chat Completions API reference; openai/openai-node#1988
-	// (July 2026) for default, minLength and maxLength being rejected.
-	OpenAIStrict = &Dialect{
-		Name:                "openai-strict",
-		MaxNameLength:       64,
-		MaxTools:            128,
-		MaxProperties:       5000,
-		MaxDepth:            10,
-		MaxEnumValues:       1000,
-		MaxEnumStringLength: 15000,
-		LargeEnum:           250,
-		MaxStringLength:     120000,
-		rules:               openAIStrictRules,
+// check returns what is wrong with name, as the end of a sentence that
+// starts "the name", or "".
+func (r NameRule) check(name, provider string) string {
+	if name == "" {
+		return "is empty"
 	}
-
-	// Anthropic is the Claude Messages API without strict tool use: any
-	// draft 2020-12 input_schema whose root is an object and has no anyOf,
-	// oneOf or allOf at the top level. Names match ^[a-zA-Z0-9_-]{1,128}$.
-	// Source: https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools.
-	Anthropic = &Dialect{Name: "anthropic", MaxNameLength: 128, rules: anthropicRules}
-
-	// AnthropicStrict is Claude's strict tool use ("strict": true): the
-	// keywords structured outputs support are kept (oneOf becomes anyOf,
-	// additionalProperties is false, const, default, the listed formats,
-	// patterns without backreferences, look-arounds or word boundaries,
-	// minItems of 0 or 1, larger ones written as 1), every other
-	// constraint is folded into the description, and a recursive type is
-	// rejected: the reference that closes the cycle is left out. Limits:
-	// 20 strict tools, 24 optional and 16 union-typed properties per
-	// request.
-	// Source: https://platform.claude.com/docs/en/build-with-claude/structured-outputs
-	// (JSON Schema limitations; complexity limits), and
-	// anthropic-sdk-python's lib/_parse/_transform.py for the folding.
-	AnthropicStrict = &Dialect{
-		Name:                  "anthropic-strict",
-		MaxNameLength:         128,
-		MaxTools:              20,
-		MaxOptionalProperties: 24,
-		MaxUnionProperties:    16,
-		rules:                 anthropicStrictRules,
+	if r.MaxLength > 0 && len(name) > r.MaxLength {
+		return fmt.Sprintf("is %d characters long; %s accepts at most %d", len(name), provider, r.MaxLength)
 	}
+	if r.Chars != "" {
+		for i := 0; i < len(name); i++ {
+			c := name[i]
+			if nameLetter(c) || '0' <= c && c <= '9' || strings.IndexByte(r.Chars, c) >= 0 {
+				continue
+			}
+			r0, _ := utf8.DecodeRuneInString(name[i:])
+			return fmt.Sprintf("holds %q; %s accepts only ASCII %s", string(r0), provider, r.allowed())
+		}
+	}
+	if r.LetterFirst && !(nameLetter(name[0]) || name[0] == '_') {
+		return "must start with a letter or '_' for " + provider
+	}
+	return ""
+}
 
-	// Gemini is a Gemini FunctionDeclaration's parameters: the OpenAPI 3.0
-	// subset of its Schema object. One upper-case type and nullable: true
-	// instead of type lists, enums of strings (numeric ones written as
-	// strings with format "enum"), no $ref (definitions are written out
-	// inline; a recursive type cannot be), no additionalProperties (maps
-	// cannot be expressed), const as a one-value enum, oneOf as anyOf; no
-	// allOf or not. exclusiveMinimum, exclusiveMaximum, multipleOf,
-	// uniqueItems, default and examples are folded. A tool without
-	// arguments has no parameters: Convert returns nil for an object
-	// schema without properties. Names have 1 to 128 letters,
-	// digits, '_', '.', ':' and '-', starting with a letter or '_';
-	// property names start with a letter or '_' and hold up to 64
-	// letters, digits and '_'.
-	// Sources: https://ai.google.dev/api/caching#FunctionDeclaration and
-	// #Schema; the Vertex AI FunctionDeclaration reference for the rules
-	// on property names and on the first character of a name.
-	Gemini = &Dialect{Name: "gemini", MaxNameLength: 128, RecursionDepth: 2, rules: geminiRules}
+// allowed lists the characters of the rule: "letters, digits, '_' and '-'".
+func (r NameRule) allowed() string {
+	parts := []string{"letters", "digits"}
+	for i := 0; i < len(r.Chars); i++ {
+		parts = append(parts, "'"+r.Chars[i:i+1]+"'")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+}
 
-	// GeminiJSONSchema is a Gemini FunctionDeclaration's
-	// parametersJsonSchema: JSON Schema limited to $defs, $ref, $anchor,
-	// type, format, title, description, enum (strings and numbers),
-	// items, prefixItems, minItems, maxItems, minimum, maximum, anyOf,
-	// oneOf, properties, additionalProperties, required and
-	// propertyOrdering; other constraints are folded. A $ref has no
-	// sibling keywords, and a recursive type must recur through an
-	// optional property. Names as for Gemini.
-	// Source: https://ai.google.dev/api/caching#FunctionDeclaration
-	// (parametersJsonSchema) and the list of supported keywords documented
-	// for GenerationConfig.responseJsonSchema, which parametersJsonSchema's
-	// documentation does not repeat.
-	GeminiJSONSchema = &Dialect{Name: "gemini-json-schema", MaxNameLength: 128, rules: geminiJSONRules}
+// An Action says what a dialect does with a keyword: keep it, fold it into
+// the description, drop it silently (an annotation of no use to a model),
+// or reject it (an error; the keyword is left out).
+type Action int
+
+// The actions of a keyword table.
+const (
+	Reject Action = iota // what is not listed is rejected
+	Keep
+	Fold
+	Drop
 )
+
+// String returns "reject", "keep", "fold" or "drop".
+func (a Action) String() string {
+	switch a {
+	case Reject:
+		return "reject"
+	case Keep:
+		return "keep"
+	case Fold:
+		return "fold"
+	case Drop:
+		return "drop"
+	}
+	return "Action(" + strconv.Itoa(int(a)) + ")"
+}
+
+// Clone returns a copy of d that shares nothing with it, so that its table,
+// formats and lists can be changed.
+func (d *Dialect) Clone() *Dialect {
+	c := *d
+	c.NotAtRoot = slices.Clone(d.NotAtRoot)
+	c.Keywords = maps.Clone(d.Keywords)
+	c.Formats = slices.Clone(d.Formats)
+	return &c
+}
+
+func (d *Dialect) provider() string {
+	if d.Provider != "" {
+		return d.Provider
+	}
+	if d.Name != "" {
+		return d.Name
+	}
+	return "the provider"
+}
 
 // Dialects returns the predefined dialects: MCP, OpenAIStrict, Anthropic,
 // AnthropicStrict, Gemini and GeminiJSONSchema, in that order.
@@ -173,8 +202,8 @@ func Dialects() []*Dialect {
 	return []*Dialect{MCP, OpenAIStrict, Anthropic, AnthropicStrict, Gemini, GeminiJSONSchema}
 }
 
-// DialectNamed returns the predefined dialect with the given name.
-func DialectNamed(name string) (*Dialect, bool) {
+// Named returns the predefined dialect with the given name.
+func Named(name string) (*Dialect, bool) {
 	for _, d := range Dialects() {
 		if d.Name == name {
 			return d, true
@@ -192,12 +221,14 @@ const (
 	// validator still enforces it when the call arrives.
 	SeverityFolded Severity = iota + 1
 	// SeverityError reports what the provider would reject, or what the
-	// dialect cannot express at all: the converted schema leaves it out.
+	// dialect cannot express at all: the converted schema leaves it out,
+	// and Check refuses the tool.
 	SeverityError
-	// SeverityWarning reports a schema that every provider takes as it is
-	// but that tells the model too little, such as a property of a type that
-	// reads and writes its own JSON with no JSONSchema method, which accepts
-	// any JSON value. Lint reports warnings; Convert never does.
+	// SeverityWarning reports a schema the provider takes but that tells
+	// the model too little: a property of a type that reads and writes its
+	// own JSON with no JSONSchema method, which accepts any JSON value
+	// (Lint reports it), or a description a dialect drops beside a $ref
+	// (Convert reports it).
 	SeverityWarning
 )
 
@@ -223,6 +254,7 @@ type Problem struct {
 	Keyword  string   // the keyword concerned, such as "minLength"; "name" for a tool name, "tools" for a whole request
 	Severity Severity // SeverityError, SeverityFolded or SeverityWarning
 	Message  string   // for people; never match on it
+	Fix      string   // for an error, what the tool's author can do about it; for people
 }
 
 // String describes the problem on one line.
@@ -243,49 +275,71 @@ func (p Problem) String() string {
 		}
 	}
 	b.WriteString(": " + p.Message)
+	if p.Fix != "" {
+		b.WriteString("; to fix, " + p.Fix)
+	}
 	return b.String()
+}
+
+// ErrRejected matches the error of Check: a tool the provider would
+// reject, or that the dialect cannot express.
+var ErrRejected = errors.New("dialect: rejected")
+
+// A RejectError lists the errors of the tools a dialect refuses. It
+// matches ErrRejected, and each Problem with errors.As.
+type RejectError struct {
+	Dialect  string    // the dialect's Name
+	Problems []Problem // every problem of SeverityError, in the order Lint found them
+}
+
+// Error names the dialect and lists the problems, one a line.
+func (e *RejectError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: the provider would reject the tools or lose part of them (%d errors):", e.Dialect, len(e.Problems))
+	for _, p := range e.Problems {
+		b.WriteString("\n\t" + p.String())
+	}
+	return b.String()
+}
+
+// Is reports whether target is ErrRejected.
+func (e *RejectError) Is(target error) bool { return target == ErrRejected }
+
+// Unwrap returns the problems.
+func (e *RejectError) Unwrap() []error {
+	errs := make([]error, len(e.Problems))
+	for i, p := range e.Problems {
+		errs[i] = p
+	}
+	return errs
+}
+
+// Check returns nil if the provider can be sent tools as the dialect
+// converts them, together in one request, and otherwise a *RejectError
+// with every error LintTools reports. A provider adapter calls it before
+// it sends a request, so that no tool goes out with part of it left out
+// or in a form the provider rejects.
+func (d *Dialect) Check(tools ...ToolSchema) error {
+	var errs []Problem
+	for _, p := range d.LintTools(tools...) {
+		if p.Severity == SeverityError {
+			errs = append(errs, p)
+		}
+	}
+	if len(errs) == 0 {
+		return nil
+	}
+	return &RejectError{Dialect: d.Name, Problems: errs}
 }
 
 // Error returns the same text as String.
 func (p Problem) Error() string { return p.String() }
 
-func (d *Dialect) rulesOrDefault() *dialectRules {
-	if d.rules == nil {
-		return mcpRules
-	}
-	return d.rules
-}
-
 // CheckName reports whether name is a tool name the dialect accepts. The
 // error is a Problem with Keyword "name".
 func (d *Dialect) CheckName(name string) error {
-	r := d.rulesOrDefault()
-	fail := func(format string, args ...any) error {
-		return Problem{Dialect: d.Name, Tool: name, Keyword: "name", Severity: SeverityError, Message: fmt.Sprintf(format, args...)}
-	}
-	if name == "" {
-		return fail("the tool name is empty")
-	}
-	if n := len(name); d.MaxNameLength > 0 && n > d.MaxNameLength {
-		return fail("the tool name is %d characters long; %s accepts at most %d", n, r.provider, d.MaxNameLength)
-	}
-	for i := 0; i < len(name); i++ {
-		c := name[i]
-		if nameLetter(c) || '0' <= c && c <= '9' || c == '_' || c == '-' || strings.IndexByte(r.nameChars, c) >= 0 {
-			continue
-		}
-		allowed := "letters, digits, '_' and '-'"
-		if r.nameChars != "" {
-			allowed = "letters, digits, '_', '-'"
-			for j := 0; j < len(r.nameChars); j++ {
-				allowed += ", '" + r.nameChars[j:j+1] + "'"
-			}
-		}
-		r0, _ := utf8.DecodeRuneInString(name[i:])
-		return fail("the tool name holds %q; %s accepts only ASCII %s", string(r0), r.provider, allowed)
-	}
-	if r.nameStart && !(nameLetter(name[0]) || name[0] == '_') {
-		return fail("the tool name must start with a letter or '_' for %s", r.provider)
+	if msg := d.ToolNames.check(name, d.provider()); msg != "" {
+		return Problem{Dialect: d.Name, Tool: name, Keyword: "name", Severity: SeverityError, Message: "the tool name " + msg, Fix: fixToolName}
 	}
 	return nil
 }
@@ -363,6 +417,15 @@ func (d *Dialect) Lint(toolName string, s *jsonschema.Schema) []Problem {
 	return problems
 }
 
+// The $comment package schema writes on the schema of a type that reads
+// and writes its own JSON and has no JSONSchema method is opaquePrefix, the
+// type, opaqueSuffix; Lint warns of it. Package schema has its own copy of
+// the two strings, and TestLintOpaque keeps them the same.
+const (
+	opaquePrefix = "hands: "
+	opaqueSuffix = " reads and writes its own JSON and has no JSONSchema method, so any JSON value is accepted here"
+)
+
 // A ToolSchema is what LintTools needs of a tool: its name and its input
 // schema.
 type ToolSchema struct {
@@ -386,19 +449,18 @@ func (d *Dialect) LintTools(tools ...ToolSchema) []Problem {
 			unions += u
 		}
 	}
-	r := d.rulesOrDefault()
 	request := func(format string, args ...any) {
-		problems = append(problems, Problem{Dialect: d.Name, Keyword: "tools", Severity: SeverityError, Message: fmt.Sprintf(format, args...)})
+		problems = append(problems, Problem{Dialect: d.Name, Keyword: "tools", Severity: SeverityError, Message: fmt.Sprintf(format, args...), Fix: fixRequest})
 	}
 	if d.MaxTools > 0 && len(tools) > d.MaxTools {
-		request("%d tools in one request; %s accepts at most %d", len(tools), r.provider, d.MaxTools)
+		request("%d tools in one request; %s accepts at most %d", len(tools), d.provider(), d.MaxTools)
 	}
 	if len(tools) > 1 {
 		if d.MaxOptionalProperties > 0 && optional > d.MaxOptionalProperties {
-			request("the tools have %d optional properties in all; %s accepts at most %d per request", optional, r.provider, d.MaxOptionalProperties)
+			request("the tools have %d optional properties in all; %s accepts at most %d per request", optional, d.provider(), d.MaxOptionalProperties)
 		}
 		if d.MaxUnionProperties > 0 && unions > d.MaxUnionProperties {
-			request("the tools have %d properties with a union type in all; %s accepts at most %d per request", unions, r.provider, d.MaxUnionProperties)
+			request("the tools have %d properties with a union type in all; %s accepts at most %d per request", unions, d.provider(), d.MaxUnionProperties)
 		}
 	}
 	return problems

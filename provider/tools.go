@@ -1,0 +1,32 @@
+package provider
+
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/tool"
+)
+
+// CheckTools returns nil if the tools of one request can be sent in dialect
+// d, and otherwise an error that matches dialect.ErrRejected and lists
+// every problem with the tool, the field and the fix (a
+// *dialect.RejectError). An adapter calls it before it builds a request,
+// so that no tool is sent in a form the provider rejects or with part of
+// its schema left out. A tool without an input schema counts as one
+// without arguments.
+func CheckTools(d *dialect.Dialect, specs []tool.Spec) error {
+	tools := make([]dialect.ToolSchema, len(specs))
+	for i, spec := range specs {
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec)}
+	}
+	return d.Check(tools...)
+}
+
+// InputSchema returns the input schema of spec, or an object schema
+// without properties when it has none.
+func InputSchema(spec tool.Spec) *jsonschema.Schema {
+	if spec.InputSchema == nil {
+		return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+	}
+	return spec.InputSchema
+}
