@@ -23,16 +23,19 @@ const schemaURL = "hands:///input.json"
 // New returns a tool named name whose arguments must satisfy the JSON Schema
 // document inputSchema (draft 2020-12 unless the document's $schema says
 // otherwise) and whose handler is run. The schema must describe an object.
-// New reports an error when the schema is not valid JSON, not a valid
-// schema, not an object schema, or refers to other documents. Like tool.New,
-// it panics on an invalid name, an empty description or a nil run.
+// New never panics: every mistake is a *tool.DefinitionError — a schema
+// that is not valid JSON, not a valid schema, not an object schema, or
+// refers to other documents, and whatever tool.DefineRaw refuses (an invalid
+// name, an empty description, a nil run, an option that does not apply).
+// The tool's arguments are held to its limits (tool.WithLimits) and to
+// JSON's syntax before the schema is checked.
 func New(name, description string, inputSchema json.RawMessage, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...tool.Option) (*tool.RawTool, error) {
 	v, spec, err := compile(inputSchema)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic: tool %s: %w", name, err)
+		return nil, &tool.DefinitionError{Tool: name, Err: fmt.Errorf("dynamic: %w", err)}
 	}
 	spec.Name, spec.Description = name, description
-	return tool.NewRaw(spec, v.validate, run, opts...), nil
+	return tool.DefineRaw(spec, v.validate, run, opts...)
 }
 
 // A compiled schema, ready to validate arguments.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -189,6 +190,9 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			if err := req.Session.NotifyProgress(ctx, note); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}
+		}
+		if perr, ok := errors.AsType[*tool.PanicError](res.Err); ok {
+			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}
 		result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}, IsError: res.IsError}
 		if res.Structured != nil && !res.IsError {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"reflect"
@@ -699,7 +700,7 @@ func applyStringKeyword(n *node, e *tagEntry) error {
 	case "format":
 		f, ok := formats[e.value]
 		if !ok {
-			names := slices.Sorted(mapsKeys(formatCheckers))
+			names := slices.Sorted(maps.Keys(formatCheckers))
 			return fmt.Errorf("format %q is not one hands asserts; use one of %s, or a pattern", e.value, strings.Join(names, ", "))
 		}
 		n.format = f
@@ -852,14 +853,4 @@ func canonical(raw json.RawMessage) (any, error) {
 	var v any
 	err := json.Unmarshal(raw, &v)
 	return v, err
-}
-
-func mapsKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
 }

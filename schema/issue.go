@@ -104,7 +104,7 @@ func (i Issue) Append(b []byte) []byte {
 // An Error reports every issue found in one JSON document, in document
 // order. Validators return it as a *Error.
 type Error struct {
-	Issues []Issue
+	Issues []Issue // every issue, in document order, cut to the issue limit
 }
 
 // Error returns the issues, one per line after a count.
@@ -187,31 +187,9 @@ const maxMessage = 300
 // errorText is err's text as an issue's message: see oneLine.
 func errorText(err error) string { return oneLine(err.Error()) }
 
-// oneLine makes s fit one line of the list a model reads: line breaks (as
-// errors.Join writes them) become "; ", and text past maxMessage bytes is
-// cut, at a rune boundary, with "…".
-func oneLine(s string) string {
-	if strings.IndexFunc(s, isLineBreak) >= 0 {
-		s = strings.Join(strings.FieldsFunc(s, isLineBreak), "; ")
-	}
-	if len(s) <= maxMessage {
-		return s
-	}
-	cut := maxMessage - len("…")
-	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
-		cut-- // into the rune it would split, not past stray bytes
-	}
-	return s[:cut] + "…"
-}
-
-// isLineBreak reports whether r ends a line.
-func isLineBreak(r rune) bool {
-	switch r {
-	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
-		return true
-	}
-	return false
-}
+// oneLine makes s fit one line of the list a model reads, at most
+// maxMessage bytes (see msgtext.Line).
+func oneLine(s string) string { return msgtext.Line(s, maxMessage) }
 
 // maxQuoted is the longest value, in runes, that a message repeats in full.
 const maxQuoted = 40

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/editdist"
+	"github.com/hands-go/hands/internal/msgtext"
 	"github.com/hands-go/hands/schema"
 )
 
@@ -36,8 +37,8 @@ var (
 	ErrTimedOut = errors.New("tool: call timed out")
 	// ErrCanceled is matched by a *CanceledError.
 	ErrCanceled = errors.New("tool: call cancelled")
-	// ErrNoResult is the error of the result a Registry gives a call whose
-	// middleware ended without one.
+	// ErrNoResult is the error of the result Run, or a Registry, gives a
+	// call whose handler's stream ended without one.
 	ErrNoResult = errors.New("tool: the middleware ended the call without a result")
 )
 
@@ -155,7 +156,7 @@ func ModelText(tool string, err error) string {
 	}
 	if uerr, ok := errors.AsType[*UnknownToolError](err); ok {
 		var b strings.Builder
-		fmt.Fprintf(&b, "There is no tool named %q.", uerr.Tool)
+		fmt.Fprintf(&b, "There is no tool named %s.", msgtext.Quote(uerr.Tool, maxNameShown))
 		if best := uerr.closest(); best != "" {
 			fmt.Fprintf(&b, " Did you mean %q?", best)
 		}
@@ -210,18 +211,33 @@ type UnknownToolError struct {
 
 // Error names the unknown tool.
 func (e *UnknownToolError) Error() string {
-	return fmt.Sprintf("tool: no tool named %q", e.Tool)
+	return "tool: no tool named " + msgtext.Quote(e.Tool, maxNameShown)
 }
+
+// maxNameShown is the longest name, in runes, that a message repeats: a
+// model may call a name of any length, and only a name that could be a
+// tool's (64 characters at most) is worth repeating whole.
+const maxNameShown = 80
 
 // Is reports whether target is ErrUnknownTool.
 func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTool }
 
 // closest returns the available name nearest to the one called, if any is
-// near enough to be a likely typo.
+// near enough to be a likely typo. A name is compared only with the names
+// whose length is within the best distance so far (the edit distance is at
+// least the difference of the lengths), so a long name costs no more than
+// reading it once per tool.
 func (e *UnknownToolError) closest() string {
 	best, bestDist := "", len(e.Tool)/2+2
+	called := ""
 	for _, name := range e.Available {
-		if d := editdist.Distance(strings.ToLower(e.Tool), strings.ToLower(name)); d < bestDist {
+		if len(name) <= len(e.Tool)-bestDist || len(name) >= len(e.Tool)+bestDist {
+			continue
+		}
+		if called == "" {
+			called = strings.ToLower(e.Tool)
+		}
+		if d := editdist.Distance(called, strings.ToLower(name)); d < bestDist {
 			best, bestDist = name, d
 		}
 	}

@@ -57,7 +57,13 @@ func WithLimits(l Limits) Option {
 // disabled tool is not shown, and a call to it gets a *DisabledToolError
 // result. A predicate that panics counts as false.
 func WithEnabled(enabled func(ctx context.Context) bool) Option {
-	return func(c *config) { c.enabled = enabled }
+	return func(c *config) {
+		if enabled == nil {
+			c.errs = append(c.errs, errors.New("WithEnabled(nil): the predicate is nil"))
+			return
+		}
+		c.enabled = enabled
+	}
 }
 
 // WithTimeout bounds each call, direct calls included: the handler's context

@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"reflect"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/internal/msgtext"
+	"github.com/hands-go/hands/schema"
 )
 
 // A RawTool is a tool over raw JSON: its schema is given rather than derived
@@ -130,8 +133,8 @@ func (t *RawTool) check(args json.RawMessage, callID string) error {
 		return nil
 	}
 	verr, ok := invalid(t.name, callID, err).(*ValidationError)
-	if !ok {
-		return err
+	if !ok { // a validator's own error: still the arguments' fault, in one issue
+		verr = &ValidationError{Tool: t.name, CallID: callID, Issues: []Issue{{Keyword: schema.KeywordValidate, Message: msgtext.Line(err.Error(), 300)}}}
 	}
 	verr.Issues = t.limits.CutIssues(verr.Issues)
 	return verr
@@ -151,8 +154,25 @@ func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
 		return Result{Repairs: repairs}, err
 	}
 	res := Result{Content: text, Output: out, Repairs: repairs}
-	if _, isString := out.(string); t.output != nil && !isString && strings.HasPrefix(text, "{") {
+	if t.output != nil && structured(out, text) {
 		res.Structured = json.RawMessage(text)
 	}
 	return res, nil
+}
+
+// structured reports whether text, the content of out, is a structured
+// output: a JSON object, which out's own JSON is unless out is text or
+// raw JSON that says otherwise.
+func structured(out any, text string) bool {
+	if !strings.HasPrefix(text, "{") {
+		return false
+	}
+	switch out.(type) {
+	case string:
+		return false
+	case json.RawMessage:
+		return json.Valid([]byte(text))
+	}
+	v := reflect.ValueOf(out)
+	return !v.IsValid() || !isText(v.Type())
 }

@@ -45,9 +45,9 @@ const (
 
 // An Instruction is the context of one enabled scope.
 type Instruction struct {
-	Scope     string
-	Text      string
-	Placement Placement
+	Scope     string    // the scope's name
+	Text      string    // the scope's instructions
+	Placement Placement // where they go
 }
 
 // Errors that NewRegistry wraps in a *NameError.
@@ -310,9 +310,11 @@ func single(res Result) iter.Seq[Event] {
 // iterator over its progress events and then exactly one result: an unknown
 // name gets an *UnknownToolError result, a disabled tool a
 // *DisabledToolError result, a panic in middleware a *PanicError result,
-// middleware that ends without a result an ErrNoResult result. Events that
-// middleware yields after the result are dropped. A panic in the caller's
-// own loop body is not the registry's to catch: it propagates unchanged.
+// middleware that ends without a result an ErrNoResult result. The stream
+// ends with the result: what middleware yields or does after it is not
+// waited for, and a panic there is logged and dropped. A panic in the
+// caller's own loop body is not the registry's to catch: it propagates
+// unchanged.
 func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		done := false    // the result has been yielded
@@ -324,19 +326,21 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 			return ok
 		}
 		defer func() {
-			if inYield || done {
-				return // not ours: recover is not called, so the panic goes on as it was
+			if inYield {
+				return // the caller's: recover is not called, so the panic goes on as it was
 			}
-			if v := recover(); v != nil {
+			v := recover()
+			switch {
+			case v == nil:
+			case done: // middleware panicked after the result: the call is answered
+				r.log().ErrorContext(ctx, "tool: middleware panicked after the result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			default:
 				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
 				done = true
 				emit(Event{Result: &res})
 			}
 		}()
 		for ev := range r.handler().Stream(ctx, call) {
-			if done {
-				continue
-			}
 			if ev.Result != nil {
 				done = true
 				res := *ev.Result
@@ -346,10 +350,8 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 				if res.Tool == "" {
 					res.Tool = call.Name
 				}
-				if !emit(Event{Result: &res}) {
-					return
-				}
-				continue
+				emit(Event{Result: &res})
+				return // what middleware does after its result is not waited for
 			}
 			if !emit(ev) {
 				done = true
@@ -368,7 +370,7 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 // without streaming it.
 func (r *Registry) run(ctx context.Context, call Call) Result {
 	if r.chain.Load() != nil {
-		return drain(r.Stream(ctx, call), call)
+		return drain(ctx, r, call)
 	}
 	i, ok := r.byName[call.Name]
 	if !ok {
@@ -381,5 +383,5 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if t, ok := e.tool.(runner); ok {
 		return t.run(ctx, call)
 	}
-	return drain(r.Stream(ctx, call), call)
+	return drain(ctx, r, call)
 }

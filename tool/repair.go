@@ -31,6 +31,7 @@ const (
 
 // A Repair records one repair made to a call's arguments.
 type Repair struct {
+	// Kind says which repair was made.
 	Kind RepairKind `json:"kind"`
 	// Path is the JSON Pointer of what was repaired; "" is the whole
 	// arguments.

@@ -32,24 +32,35 @@ type runner interface {
 
 // Run runs call through h — a tool, a Registry, or middleware around either —
 // and returns its one result; progress events are dropped. Every failure is
-// an error result (IsError set, Err the Go error). If h's stream ends
-// without a result, the result is an error matching ErrNoResult.
+// an error result (IsError set, Err the Go error): a panic in h's stream is a
+// *PanicError result, and a stream that ends without a result an
+// ErrNoResult result.
 //
-// Run is Stream drained: for a tool, or a Registry without middleware, it
-// takes a shorter path that runs the handler on the calling goroutine
-// (unless the tool has a timeout) and starts no goroutine.
+// Run is Stream drained, with one difference: for a tool, or a Registry
+// without middleware, it takes a shorter path that runs the handler on the
+// calling goroutine and starts no goroutine — unless the tool has a timeout.
+// On that path a handler that ignores a cancelled ctx is waited for; give a
+// tool that may hang a timeout.
 func Run(ctx context.Context, h Handler, call Call) Result {
 	if r, ok := h.(runner); ok {
 		return r.run(ctx, call)
 	}
-	return drain(h.Stream(ctx, call), call)
+	return drain(ctx, h, call)
 }
 
-// drain returns the first result of a stream, or an ErrNoResult result.
-func drain(events iter.Seq[Event], call Call) Result {
-	for ev := range events {
+// drain returns the first result of h's stream of call, a *PanicError
+// result if h panics before it, or an ErrNoResult result.
+func drain(ctx context.Context, h Handler, call Call) (res Result) {
+	done := false
+	defer func() {
+		if v := recover(); v != nil && !done {
+			res = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
+		}
+	}()
+	for ev := range h.Stream(ctx, call) {
 		if ev.Result != nil {
-			return *ev.Result
+			res, done = *ev.Result, true
+			return res
 		}
 	}
 	return ErrorResult(call, ErrNoResult)
@@ -136,8 +147,11 @@ func (c *core) withTimeout(ctx context.Context, callID string) (context.Context,
 // *TimeoutError when the tool's timeout ended it, else a *CanceledError.
 func (c *core) ended(ctx context.Context, callID string) error {
 	cause := context.Cause(ctx)
-	if terr, ok := cause.(*TimeoutError); ok && terr.Tool == c.name && terr.CallID == callID && terr.Timeout == c.timeout {
-		return terr
+	if terr, ok := cause.(*TimeoutError); ok {
+		if terr.Tool == c.name && terr.CallID == callID && terr.Timeout == c.timeout {
+			return terr
+		}
+		cause = context.DeadlineExceeded // an outer call's timeout: to this call, its caller's deadline
 	}
 	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause}
 }
@@ -172,15 +186,18 @@ func (c *core) run(ctx context.Context, call Call, r callRunner) Result {
 // consumer's loop body never runs elsewhere and a panic in it propagates
 // unchanged. The call ends when the handler returns, when the tool's timeout
 // passes or when ctx ends, whichever comes first; if the consumer stops
-// early, the handler's context is cancelled and no result is yielded.
+// early, the handler's context is cancelled and no result is yielded. In
+// every case the handler's goroutine ends when the handler returns.
 func (c *core) stream(ctx context.Context, call Call, r callRunner) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
+		var ctx2 context.Context
 		var cancel context.CancelFunc
 		if c.timeout > 0 {
-			ctx, cancel = c.withTimeout(ctx, call.ID)
+			ctx2, cancel = c.withTimeout(ctx, call.ID)
 		} else {
-			ctx, cancel = context.WithCancel(ctx)
+			ctx2, cancel = context.WithCancel(ctx)
 		}
+		ctx := ctx2    // the iterator's own: ranging it again starts from the caller's
 		defer cancel() // from now on, reports and the result are dropped
 		s := &sink{events: make(chan Event), done: ctx.Done()}
 		go func() {

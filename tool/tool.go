@@ -70,6 +70,7 @@ type Interface interface {
 // not on others. A Registry asks it on every listing and every call; a
 // predicate that panics counts as false.
 type Enabler interface {
+	// Enabled reports whether the tool may be shown and called now.
 	Enabled(ctx context.Context) bool
 }
 

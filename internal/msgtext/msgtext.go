@@ -4,6 +4,7 @@ package msgtext
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -22,4 +23,30 @@ func Quote(s string, n int) string {
 		i++
 	}
 	return strconv.Quote(s)
+}
+
+// Line makes s fit one line of a list a model reads: line breaks (as
+// errors.Join writes them) become "; ", and text past n bytes is cut, at a
+// rune boundary, with "…" in place of the rest.
+func Line(s string, n int) string {
+	if strings.IndexFunc(s, isLineBreak) >= 0 {
+		s = strings.Join(strings.FieldsFunc(s, isLineBreak), "; ")
+	}
+	if len(s) <= n {
+		return s
+	}
+	cut := max(n-len("…"), 0)
+	for back := 0; back < utf8.UTFMax-1 && cut > 0 && !utf8.RuneStart(s[cut]); back++ {
+		cut-- // into the rune it would split, not past stray bytes
+	}
+	return s[:cut] + "…"
+}
+
+// isLineBreak reports whether r ends a line.
+func isLineBreak(r rune) bool {
+	switch r {
+	case '\n', '\r', '\v', '\f', '\u0085', '\u2028', '\u2029':
+		return true
+	}
+	return false
 }

@@ -54,3 +54,26 @@ func FuzzQuote(f *testing.F) {
 		}
 	})
 }
+
+func TestLine(t *testing.T) {
+	for _, tt := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"short", 10, "short"},
+		{"a\nb\r\nc", 10, "a; b; c"},
+		{"abcdefghij", 8, "abcde…"},
+		{"ab日本", 6, "ab…"},
+		{"x\u2028y", 10, "x; y"},
+		{"abc", 1, "…"},
+	} {
+		got := Line(tt.s, tt.n)
+		if got != tt.want {
+			t.Errorf("Line(%q, %d) = %q, want %q", tt.s, tt.n, got, tt.want)
+		}
+		if len(tt.s) > tt.n && len(got) > max(tt.n, len("…")) || !utf8.ValidString(got) && utf8.ValidString(tt.s) {
+			t.Errorf("Line(%q, %d) = %q: too long or split a rune", tt.s, tt.n, got)
+		}
+	}
+}
