@@ -70,8 +70,7 @@
 // # Middleware
 //
 // A [Middleware] wraps the run as a whole, each model call and each tool
-// call of a run. Package otelhands uses it to trace runs with
-// OpenTelemetry.
+// call of a run.
 //
 // # Models
 //

@@ -89,8 +89,7 @@ type RunFunc func(ctx context.Context) iter.Seq2[Event, error]
 
 // A Middleware observes or changes a run. Each field that is set wraps one
 // layer, in the manner of net/http middleware; in Options.Middleware the
-// first one listed is outermost. Package otelhands has one that traces a
-// run.
+// first one listed is outermost.
 type Middleware struct {
 	// Run wraps the run as a whole: it can put values in the context every
 	// model call and tool call of the run receives, and it sees every event.
