@@ -14,10 +14,11 @@ var allowedInCore = map[string]bool{
 }
 
 // TestLayering keeps heavy dependencies out of the core packages: importing
-// tool or schema must never pull in an SDK, a cloud client or x/text.
+// tool, schema or agent must never pull in an SDK, a cloud client, x/text
+// or OpenTelemetry (which lives in otelhands).
 func TestLayering(t *testing.T) {
 	const module = "github.com/hands-go/hands"
-	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./tool", "./schema").Output()
+	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "./tool", "./schema", "./agent").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
@@ -27,9 +28,13 @@ func TestLayering(t *testing.T) {
 	}
 	for _, pkg := range deps {
 		if pkg == module || strings.HasPrefix(pkg, module+"/") {
-			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && !strings.HasPrefix(rest, "internal/") {
+			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "agent" && !strings.HasPrefix(rest, "internal/") {
 				t.Errorf("core package depends on %s, which sits above it", pkg)
 			}
+			continue
+		}
+		if strings.HasPrefix(pkg, "go.opentelemetry.io/") {
+			t.Errorf("core package depends on %s: OpenTelemetry belongs in otelhands", pkg)
 			continue
 		}
 		if !allowedInCore[modulePath(pkg)] {

@@ -70,7 +70,8 @@
 // # Middleware
 //
 // A [Middleware] wraps the run as a whole, each model call and each tool
-// call of a run.
+// call of a run. Package otelhands uses it to trace runs with
+// OpenTelemetry.
 //
 // # Models
 //
