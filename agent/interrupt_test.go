@@ -442,3 +442,44 @@ func TestScopePolicy(t *testing.T) {
 		t.Error("Destructive must ask for delete and not read")
 	}
 }
+
+// With parallel calls, every call before the first that waits for approval
+// runs, and each of them may ask a question.
+func TestParallelQuestions(t *testing.T) {
+	ask := tool.New("ask", "Ask.", func(ctx context.Context, a titleArgs) (string, error) {
+		answer, err := tool.Ask(ctx, "About "+a.Title+"?")
+		if err != nil {
+			return "", err
+		}
+		return a.Title + ": " + answer, nil
+	})
+	f := &files{}
+	reg := f.registry(t)
+	reg2 := newRegistry(t, &tool.Scope{Name: "files", Tools: []tool.Interface{ask}}, &tool.Scope{Name: "more", Tools: reg.Scopes()[0].Tools})
+	opts := &agent.Options{Parallel: 3, NeedsApproval: agent.Destructive(reg2)}
+	_, err := agent.Run(t.Context(), agenttest.NewScript(respond(
+		agenttest.Call("q1", "ask", `{"title":"a"}`),
+		agenttest.Call("r1", "read", `{"path":"x"}`),
+		agenttest.Call("q2", "ask", `{"title":"b"}`),
+		agenttest.Call("d1", "delete", `{"path":"y"}`),
+	)), reg2, nil, opts)
+	in, ok := errors.AsType[*agent.Interrupt](err)
+	if !ok {
+		t.Fatalf("Run = %v, want an *Interrupt", err)
+	}
+	if got, want := pendingIDs(in), []string{"answer q1", "answer q2", "approval d1"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("pending = %v, want %v", got, want)
+	}
+	if got, want := toolMessages(in.History), []string{"r1 ok: contents of x"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	history, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), reg2, in,
+		[]agent.Decision{agent.Answer("q1", "yes"), agent.Answer("q2", "no"), agent.Approve("d1")}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"r1 ok: contents of x", "q1 ok: a: yes", "q2 ok: b: no", "d1 ok: deleted y"}
+	if got := toolMessages(history); !reflect.DeepEqual(got, want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+}
