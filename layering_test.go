@@ -32,14 +32,18 @@ func deps(t *testing.T, pkgs ...string) []string {
 }
 
 // TestLayering keeps heavy dependencies out of the core packages: importing
-// tool, schema or dialect must never pull in an SDK, a cloud client or
-// x/text.
+// tool, schema, dialect or agent must never pull in an SDK, a cloud client,
+// x/text or OpenTelemetry (which lives in otelhands).
 func TestLayering(t *testing.T) {
-	for _, pkg := range deps(t, "./tool", "./schema", "./dialect") {
+	for _, pkg := range deps(t, "./tool", "./schema", "./dialect", "./agent") {
 		if pkg == module || strings.HasPrefix(pkg, module+"/") {
-			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "dialect" && !strings.HasPrefix(rest, "internal/") {
+			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "dialect" && rest != "agent" && !strings.HasPrefix(rest, "internal/") {
 				t.Errorf("core package depends on %s, which sits above it", pkg)
 			}
+			continue
+		}
+		if strings.HasPrefix(pkg, "go.opentelemetry.io/") {
+			t.Errorf("core package depends on %s: OpenTelemetry belongs in otelhands", pkg)
 			continue
 		}
 		if !allowedInCore[modulePath(pkg)] {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/hands-go/hands/tool"
@@ -66,6 +67,20 @@ type Request struct {
 type Response struct {
 	Text  string
 	Calls []ToolCall
+	// Usage is what the turn cost, as the provider reports it; zero when it
+	// reports nothing.
+	Usage Usage
+}
+
+// Usage counts the tokens of one model call, or of a run.
+type Usage struct {
+	InputTokens  int64 `json:"inputTokens,omitempty"`
+	OutputTokens int64 `json:"outputTokens,omitempty"`
+}
+
+// Add returns the sum of u and v.
+func (u Usage) Add(v Usage) Usage {
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
 }
 
 // A Model is what a model provider implements: one turn in, one response
@@ -74,10 +89,75 @@ type Model interface {
 	Generate(ctx context.Context, req *Request) (*Response, error)
 }
 
+// A StreamingModel is a Model that can also hand its output over as it
+// arrives. The loop uses Stream when a model has it, and passes each delta
+// on as an EventDelta.
+type StreamingModel interface {
+	Model
+	// Stream runs one turn as Generate does and returns a single-use
+	// iterator over its output: deltas, then one chunk with the whole
+	// Response, which is the same Generate would have returned. Iteration
+	// stops after the first error, which is yielded. If the caller stops
+	// early, the call is cancelled. Stream must not keep req after the
+	// iteration ends.
+	Stream(ctx context.Context, req *Request) iter.Seq2[Chunk, error]
+}
+
+// A Chunk is one step of a streamed response: a delta, or, last of all, the
+// response.
+type Chunk struct {
+	// Delta is a piece of the output; zero on the last chunk.
+	Delta Delta
+	// Response is set on the last chunk, and only there.
+	Response *Response
+}
+
+// A Delta is a piece of a model's output as it streams: text, a piece of
+// a tool call, or both.
+type Delta struct {
+	// Text continues the answer's text.
+	Text string `json:"text,omitempty"`
+	// Call is a piece of a tool call; nil when the delta has none.
+	Call *CallDelta `json:"call,omitempty"`
+}
+
+// A CallDelta is a piece of a tool call as it streams. The final Response
+// holds the whole call.
+type CallDelta struct {
+	// Index is the call's place among the turn's calls, from 0.
+	Index int `json:"index"`
+	// ID and Name come with the call's first piece, when the provider
+	// sends them.
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name,omitempty"`
+	// Args continues the arguments' JSON text.
+	Args string `json:"args,omitempty"`
+}
+
+// Chunks returns a single-use iterator over one turn of m: m's own Stream
+// when m is a StreamingModel, otherwise one chunk with Generate's response.
+// Iteration stops after the first error, which is yielded. It is what the
+// loop calls, and what middleware around a Model can use to pass a stream
+// on.
+func Chunks(ctx context.Context, m Model, req *Request) iter.Seq2[Chunk, error] {
+	if sm, ok := m.(StreamingModel); ok {
+		return sm.Stream(ctx, req)
+	}
+	return func(yield func(Chunk, error) bool) {
+		resp, err := m.Generate(ctx, req)
+		if err != nil {
+			yield(Chunk{}, err)
+			return
+		}
+		yield(Chunk{Response: resp}, nil)
+	}
+}
+
 // DefaultMaxTurns is the turn limit when Options.MaxTurns is zero.
 const DefaultMaxTurns = 10
 
-// Options configure Run. A nil *Options selects every default.
+// Options configure a run (Run, Stream, Resume, ResumeStream). A nil
+// *Options selects every default.
 type Options struct {
 	// System is the system prompt.
 	System string
@@ -91,6 +171,14 @@ type Options struct {
 	// State is the caller's invocation state, passed to every call (see
 	// tool.CallFrom). It never reaches the model.
 	State map[string]any
+	// NeedsApproval says which calls wait for a person's approval before
+	// they run; the run pauses with an *Interrupt when a turn has one (see
+	// Resume). Destructive and InScopes are common policies. Nil means no
+	// call needs approval.
+	NeedsApproval func(ctx context.Context, call tool.Call) bool
+	// Middleware wraps the run, its model calls and its tool calls; the
+	// first one listed is outermost.
+	Middleware []Middleware
 }
 
 // ErrTurnLimit is matched by a *TurnLimitError.
@@ -109,53 +197,6 @@ func (e *TurnLimitError) Error() string {
 
 // Is reports whether target is ErrTurnLimit.
 func (e *TurnLimitError) Is(target error) bool { return target == ErrTurnLimit }
-
-// Run runs the loop until the model answers without calling a tool, and
-// returns the history with every turn appended. On a model error, a
-// cancelled context or the turn limit (*TurnLimitError) it returns the
-// history so far, in which every call has its result, with the error. A nil
-// registry offers no tools.
-func Run(ctx context.Context, model Model, reg *tool.Registry, history History, opts *Options) (History, error) {
-	if opts == nil {
-		opts = &Options{}
-	}
-	if reg == nil {
-		reg = &tool.Registry{}
-	}
-	maxTurns := opts.MaxTurns
-	if maxTurns <= 0 {
-		maxTurns = DefaultMaxTurns
-	}
-	for turn := 1; ; turn++ {
-		if err := ctx.Err(); err != nil {
-			return history, fmt.Errorf("agent: turn %d: %w", turn, err)
-		}
-		req := buildRequest(ctx, reg, opts.System, history)
-		resp, err := model.Generate(ctx, req)
-		if err != nil {
-			return history, fmt.Errorf("agent: turn %d: %w", turn, err)
-		}
-		if resp == nil {
-			return history, fmt.Errorf("agent: turn %d: the model returned no response", turn)
-		}
-		calls := withIDs(resp.Calls, turn, history)
-		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls})
-		if len(calls) == 0 {
-			return history, nil
-		}
-		toolCalls := make([]tool.Call, len(calls))
-		for i, c := range calls {
-			toolCalls[i] = tool.Call{ID: c.ID, Name: c.Name, Args: c.Args, State: opts.State}
-		}
-		results := tool.RunAll(ctx, reg, toolCalls, opts.Parallel)
-		for i, res := range results {
-			history = append(history, Message{Role: RoleTool, CallID: calls[i].ID, Name: calls[i].Name, Text: res.Content, IsError: res.IsError})
-		}
-		if turn >= maxTurns {
-			return history, &TurnLimitError{Turns: maxTurns}
-		}
-	}
-}
 
 // buildRequest assembles one turn's request from what is enabled now.
 func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History) *Request {

@@ -16,16 +16,67 @@
 // message per call whose CallID matches the call's ID. It stops when a turn
 // has no calls, and returns a *TurnLimitError when MaxTurns turns have all
 // made calls; either way the history is intact and every call has its
-// result.
+// result. A run can also pause for a person (see below).
 //
 // # History
 //
 // A History is a plain slice of Messages that round-trips through JSON, so
 // a conversation can be saved and resumed with another call to Run.
 //
+// # Approval and questions
+//
+// A call can wait for a person in two ways. Options.NeedsApproval is a
+// predicate over the call ([Destructive] and [InScopes] are common ones):
+// a call it selects waits for approval before it runs. And a handler (or
+// middleware) can ask a question with tool.Ask, which ends the call with a
+// *tool.InterruptError until an answer comes.
+//
+// Either way the run pauses. The calls of the turn before the first waiting
+// one run as usual; that call and every call after it wait, in order, and
+// Run returns an [*Interrupt] as its error. The Interrupt holds the history
+// so far and the [Pending] calls — every call of the turn that needs
+// approval, and the call that asked — and round-trips through JSON, so the
+// decision can come minutes later, from another process, with a registry
+// and a model built anew:
+//
+//	history, err := agent.Run(ctx, model, reg, history, opts)
+//	if in, ok := errors.AsType[*agent.Interrupt](err); ok {
+//		save(in) // show in.Pending to a person
+//	}
+//	...
+//	history, err = agent.Resume(ctx, model, reg, in, []agent.Decision{agent.Approve(id)}, opts)
+//
+// [Resume] takes one [Decision] per pending call and goes on exactly where
+// the run stopped. [Approve] runs the call; [Edit] runs it with other
+// arguments, which the tool validates as it would the model's (invalid ones
+// give the model a validation error to fix) and which the history records
+// as the call's; [Reject] does not run it, and its tool message gives the
+// model the reason; [Answer] answers a question: the call runs again from
+// the start, with the same arguments, and this time tool.Ask returns the
+// answer (a handler that asks several questions gets them in order). A
+// decision for a call that does not wait is an ErrStaleDecision, a missing
+// or unfitting one an ErrInvalidDecision, both as a [*DecisionError], and
+// then nothing runs.
+//
+// # Events
+//
+// [Stream] is the loop as an iterator of [Event]s, for user interfaces and
+// logs: the model's output as it streams (from a [StreamingModel]), its
+// response and [Usage], each call's start, progress and result, the calls
+// that wait for a person, and last an EventEnd with the history, yielded
+// with the run's error. Run is Stream drained. A consumer that stops
+// iterating cancels the run.
+//
+// # Middleware
+//
+// A [Middleware] wraps the run as a whole, each model call and each tool
+// call of a run. Package otelhands uses it to trace runs with
+// OpenTelemetry.
+//
 // # Models
 //
 // Model is the one interface a provider implements: one turn in, one
-// response out. Package agenttest has a scripted Model for tests and
+// response out. A provider that can stream implements [StreamingModel] too.
+// Package agenttest has a scripted Model, which streams, for tests and
 // examples.
 package agent

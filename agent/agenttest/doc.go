@@ -5,7 +5,10 @@
 //
 // [Script] is an agent.Model that plays back responses, one per turn, and
 // records the requests it was sent. It drives agent.Run in tests and
-// examples without a provider.
+// examples without a provider. It is an agent.StreamingModel too: a script
+// made with [NewStreamScript] yields each turn's deltas ([Streamed] makes
+// a turn of text pieces) before its response, so a user interface built on
+// agent.Stream can be tested as well.
 //
 // # A conformance kit for adapters
 //

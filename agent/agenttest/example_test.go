@@ -29,3 +29,25 @@ func ExampleScript() {
 	// Say hello.
 	// agenttest: the script has no more responses
 }
+
+// A script can stream its answers, for testing what a user interface shows
+// while a model writes.
+func ExampleStreamed() {
+	model := agenttest.NewStreamScript(agenttest.Streamed("It is ", "sunny ", "in Paris."))
+	for ev, err := range agent.Stream(context.Background(), model, nil, agent.History{agent.UserText("Weather?")}, nil) {
+		if err != nil {
+			panic(err)
+		}
+		switch ev.Kind {
+		case agent.EventDelta:
+			fmt.Printf("delta %q\n", ev.Delta.Text)
+		case agent.EventEnd:
+			fmt.Printf("end: %s\n", ev.History[len(ev.History)-1].Text)
+		}
+	}
+	// Output:
+	// delta "It is "
+	// delta "sunny "
+	// delta "in Paris."
+	// end: It is sunny in Paris.
+}

@@ -1,0 +1,53 @@
+// Package otelhands traces agent runs and tool calls with OpenTelemetry,
+// following the semantic conventions for generative AI. It is a package of
+// its own so that agent and tool never depend on OpenTelemetry.
+//
+//	opts := &agent.Options{Middleware: []agent.Middleware{
+//		otelhands.Middleware(&otelhands.Options{AgentName: "notes", Provider: "openai", Model: "gpt-5"}),
+//	}}
+//	history, err := agent.Run(ctx, model, reg, history, opts)
+//
+// # Spans
+//
+// [Middleware] gives a run an invoke_agent span, and in it a chat span
+// (kind client) for each model call and an execute_tool span for each tool
+// call:
+//
+//	invoke_agent notes      gen_ai.operation.name, gen_ai.agent.name, gen_ai.provider.name,
+//	│                       gen_ai.request.model, gen_ai.usage.input_tokens/output_tokens;
+//	│                       hands.run.paused and a hands.pending event per waiting call
+//	├─ chat gpt-5           gen_ai.usage.input_tokens/output_tokens
+//	├─ execute_tool save    gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.tool.type
+//	└─ …
+//
+// A failed call, model call or run has status Error and an error.type: for
+// a tool call, the kind of failure from the tool.Err… sentinel its error
+// matches ([ErrorType]); for a run, turn_limit, canceled, timeout or
+// _OTHER. A run that pauses for a person (agent.Interrupt) is not an
+// error. A call that asks a question has hands.tool.interrupted set.
+//
+// [Tools] is the execute_tool part alone, as tool middleware, for a
+// registry served without the agent loop (by mcpserver, say):
+// reg.Use(otelhands.Tools(nil)).
+//
+// # Metrics
+//
+// gen_ai.client.operation.duration (seconds, by gen_ai.operation.name and
+// error.type), gen_ai.client.token.usage (by gen_ai.token.type), and
+// hands.tool.errors (failed tool calls, by gen_ai.tool.name and
+// error.type).
+//
+// # Content
+//
+// Arguments and results are not recorded by default, because they may
+// hold personal data. Options.RecordContent records them as
+// gen_ai.tool.call.arguments and gen_ai.tool.call.result, each cut to
+// Options.MaxContentBytes.
+//
+// # Export
+//
+// The providers are the global ones unless Options names others.
+// [InstallFromEnv] installs a global tracer provider that exports over
+// OTLP/HTTP when the standard OTEL_EXPORTER_OTLP_* variables ask for it,
+// and nothing otherwise.
+package otelhands

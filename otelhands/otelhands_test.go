@@ -1,0 +1,400 @@
+package otelhands_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/otelhands"
+	"github.com/hands-go/hands/tool"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// telemetry is an in-memory tracer and meter.
+type telemetry struct {
+	spans  *tracetest.InMemoryExporter
+	reader *sdkmetric.ManualReader
+	opts   *otelhands.Options
+}
+
+func newTelemetry(t *testing.T) *telemetry {
+	spans := tracetest.NewInMemoryExporter()
+	reader := sdkmetric.NewManualReader()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSyncer(spans))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() {
+		tp.Shutdown(context.Background())
+		mp.Shutdown(context.Background())
+	})
+	return &telemetry{spans: spans, reader: reader, opts: &otelhands.Options{
+		TracerProvider: tp, MeterProvider: mp, AgentName: "notes", Provider: "openai", Model: "gpt-test",
+	}}
+}
+
+func attrs(s tracetest.SpanStub) map[string]any {
+	m := map[string]any{}
+	for _, kv := range s.Attributes {
+		m[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	return m
+}
+
+// find returns the one span named name.
+func find(t *testing.T, spans tracetest.SpanStubs, name string) tracetest.SpanStub {
+	t.Helper()
+	var found []tracetest.SpanStub
+	for _, s := range spans {
+		if s.Name == name {
+			found = append(found, s)
+		}
+	}
+	if len(found) != 1 {
+		t.Fatalf("%d spans named %q, want 1", len(found), name)
+	}
+	return found[0]
+}
+
+// checkAttrs checks that the span has the attributes of want (a nil value:
+// that it lacks the key).
+func checkAttrs(t *testing.T, s tracetest.SpanStub, want map[string]any) {
+	t.Helper()
+	got := attrs(s)
+	for k, v := range want {
+		if v == nil {
+			if g, ok := got[k]; ok {
+				t.Errorf("span %q has %s = %v, want none", s.Name, k, g)
+			}
+			continue
+		}
+		if !reflect.DeepEqual(got[k], v) {
+			t.Errorf("span %q: %s = %v (%T), want %v (%T)", s.Name, k, got[k], got[k], v, v)
+		}
+	}
+}
+
+type noteArgs struct {
+	Title string `json:"title" tool:"minLength=1"`
+}
+
+func notesRegistry(t *testing.T) *tool.Registry {
+	create := tool.New("create_note", "Save a note.", func(ctx context.Context, a noteArgs) (string, error) { return "saved " + a.Title, nil })
+	fail := tool.New("sync_notes", "Sync notes.", func(ctx context.Context, _ struct{}) (string, error) { return "", errors.New("sync server down") })
+	purge := tool.New("purge_notes", "Delete every note.", func(ctx context.Context, _ struct{}) (string, error) { return "purged", nil },
+		tool.WithAnnotations(tool.Annotations{Destructive: true}))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "notes", Tools: []tool.Interface{create, fail, purge}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+// A run with a validation error, a handler error, a successful call and a
+// call that waits for approval: the span tree, names, attributes, status
+// and metrics.
+func TestRunSpansAndMetrics(t *testing.T) {
+	tel := newTelemetry(t)
+	reg := notesRegistry(t)
+	opts := &agent.Options{NeedsApproval: agent.Destructive(reg), Middleware: []agent.Middleware{otelhands.Middleware(tel.opts)}}
+	model := agenttest.NewScript(agent.Response{
+		Calls: []agent.ToolCall{
+			agenttest.Call("c1", "create_note", `{"title":""}`),
+			agenttest.Call("c2", "sync_notes", `{}`),
+			agenttest.Call("c3", "create_note", `{"title":"milk"}`),
+			agenttest.Call("c4", "purge_notes", `{}`),
+		},
+		Usage: agent.Usage{InputTokens: 120, OutputTokens: 30},
+	})
+	_, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText("note milk, sync, purge")}, opts)
+	if !errors.Is(err, agent.ErrInterrupted) {
+		t.Fatalf("Run = %v, want an *Interrupt", err)
+	}
+
+	spans := tel.spans.GetSpans()
+	if len(spans) != 5 {
+		t.Errorf("%d spans, want 5: the run, a model call, three tool calls", len(spans))
+	}
+	run := find(t, spans, "invoke_agent notes")
+	if run.Parent.IsValid() || run.SpanKind != trace.SpanKindInternal {
+		t.Errorf("the run's span has parent %v and kind %v, want a root and internal", run.Parent, run.SpanKind)
+	}
+	checkAttrs(t, run, map[string]any{
+		"gen_ai.operation.name":      "invoke_agent",
+		"gen_ai.agent.name":          "notes",
+		"gen_ai.provider.name":       "openai",
+		"gen_ai.request.model":       "gpt-test",
+		"gen_ai.usage.input_tokens":  int64(120),
+		"gen_ai.usage.output_tokens": int64(30),
+		"hands.run.paused":           true,
+		"error.type":                 nil,
+	})
+	if run.Status.Code != codes.Unset {
+		t.Errorf("a paused run's span has status %v, want unset: a pause is not an error", run.Status)
+	}
+	if len(run.Events) != 1 || run.Events[0].Name != "hands.pending" {
+		t.Fatalf("the run's events = %+v, want one hands.pending", run.Events)
+	}
+	pending := map[string]any{}
+	for _, kv := range run.Events[0].Attributes {
+		pending[string(kv.Key)] = kv.Value.AsInterface()
+	}
+	if want := map[string]any{"gen_ai.tool.name": "purge_notes", "gen_ai.tool.call.id": "c4", "hands.pending.kind": "approval"}; !reflect.DeepEqual(pending, want) {
+		t.Errorf("hands.pending = %v, want %v", pending, want)
+	}
+
+	chat := find(t, spans, "chat gpt-test")
+	if chat.Parent.SpanID() != run.SpanContext.SpanID() || chat.SpanKind != trace.SpanKindClient {
+		t.Errorf("the model call's span: parent %v, kind %v; want a client span in the run's", chat.Parent.SpanID(), chat.SpanKind)
+	}
+	checkAttrs(t, chat, map[string]any{
+		"gen_ai.operation.name":      "chat",
+		"gen_ai.provider.name":       "openai",
+		"gen_ai.request.model":       "gpt-test",
+		"gen_ai.usage.input_tokens":  int64(120),
+		"gen_ai.usage.output_tokens": int64(30),
+	})
+
+	var tools []tracetest.SpanStub
+	for _, s := range spans {
+		if attrs(s)["gen_ai.operation.name"] == "execute_tool" {
+			tools = append(tools, s)
+		}
+	}
+	sort.Slice(tools, func(i, j int) bool {
+		return attrs(tools[i])["gen_ai.tool.call.id"].(string) < attrs(tools[j])["gen_ai.tool.call.id"].(string)
+	})
+	for i, want := range []struct {
+		name, id, errorType string
+		status              codes.Code
+	}{
+		{"execute_tool create_note", "c1", "invalid_arguments", codes.Error},
+		{"execute_tool sync_notes", "c2", "tool_error", codes.Error},
+		{"execute_tool create_note", "c3", "", codes.Unset},
+	} {
+		if i >= len(tools) {
+			t.Fatalf("%d tool spans, want 3", len(tools))
+		}
+		s := tools[i]
+		if s.Name != want.name || s.Parent.SpanID() != run.SpanContext.SpanID() || s.Status.Code != want.status {
+			t.Errorf("tool span %d: %q in %v, status %v; want %q in the run's, status %v", i, s.Name, s.Parent.SpanID(), s.Status, want.name, want.status)
+		}
+		wantAttrs := map[string]any{
+			"gen_ai.tool.call.id":        want.id,
+			"gen_ai.tool.name":           attrs(s)["gen_ai.tool.name"],
+			"gen_ai.tool.type":           "function",
+			"gen_ai.tool.call.arguments": nil, // not recorded by default
+			"gen_ai.tool.call.result":    nil,
+			"error.type":                 nil,
+		}
+		if want.errorType != "" {
+			wantAttrs["error.type"] = want.errorType
+		}
+		checkAttrs(t, s, wantAttrs)
+	}
+
+	rm := collect(t, tel.reader)
+	if got, want := sums(t, rm, "hands.tool.errors", "error.type"), map[string]int64{"invalid_arguments": 1, "tool_error": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hands.tool.errors = %v, want %v", got, want)
+	}
+	if got, want := histogramCounts(t, rm, "gen_ai.client.operation.duration", "gen_ai.operation.name"), map[string]uint64{"invoke_agent": 1, "chat": 1, "execute_tool": 3}; !reflect.DeepEqual(got, want) {
+		t.Errorf("gen_ai.client.operation.duration counts = %v, want %v", got, want)
+	}
+	if got, want := histogramSums(t, rm, "gen_ai.client.token.usage", "gen_ai.token.type"), map[string]int64{"input": 120, "output": 30}; !reflect.DeepEqual(got, want) {
+		t.Errorf("gen_ai.client.token.usage = %v, want %v", got, want)
+	}
+
+	// The resumed run has its own span, with the approved call and the
+	// next model call in it.
+	tel.spans.Reset()
+	in, _ := errors.AsType[*agent.Interrupt](err)
+	_, err = agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "done"}), reg, in, []agent.Decision{agent.Approve("c4")}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spans = tel.spans.GetSpans()
+	run = find(t, spans, "invoke_agent notes")
+	for _, name := range []string{"execute_tool purge_notes", "chat gpt-test"} {
+		if s := find(t, spans, name); s.Parent.SpanID() != run.SpanContext.SpanID() {
+			t.Errorf("%q is not in the resumed run's span", name)
+		}
+	}
+	checkAttrs(t, run, map[string]any{"hands.run.paused": nil})
+}
+
+func TestModelErrorAndTurnLimit(t *testing.T) {
+	tel := newTelemetry(t)
+	opts := &agent.Options{Middleware: []agent.Middleware{otelhands.Middleware(tel.opts)}}
+	_, err := agent.Run(t.Context(), agenttest.NewScript(), nil, agent.History{agent.UserText("hi")}, opts)
+	if !errors.Is(err, agenttest.ErrScriptEnded) {
+		t.Fatalf("Run = %v", err)
+	}
+	spans := tel.spans.GetSpans()
+	for _, name := range []string{"chat gpt-test", "invoke_agent notes"} {
+		s := find(t, spans, name)
+		if s.Status.Code != codes.Error {
+			t.Errorf("%q has status %v, want an error", name, s.Status)
+		}
+		checkAttrs(t, s, map[string]any{"error.type": "_OTHER"})
+	}
+
+	tel.spans.Reset()
+	loop := tool.New("again", "Again.", func(context.Context, struct{}) (string, error) { return "again", nil })
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{loop}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.MaxTurns = 1
+	_, err = agent.Run(t.Context(), agenttest.NewScript(agent.Response{Calls: []agent.ToolCall{agenttest.Call("1", "again", `{}`)}}), reg, nil, opts)
+	if !errors.Is(err, agent.ErrTurnLimit) {
+		t.Fatalf("Run = %v", err)
+	}
+	checkAttrs(t, find(t, tel.spans.GetSpans(), "invoke_agent notes"), map[string]any{"error.type": "turn_limit"})
+}
+
+func TestRecordContent(t *testing.T) {
+	tel := newTelemetry(t)
+	tel.opts.RecordContent = true
+	tel.opts.MaxContentBytes = 12
+	reg := notesRegistry(t)
+	reg.Use(otelhands.Tools(tel.opts))
+	res := tool.Run(t.Context(), reg, tool.Call{ID: "x", Name: "create_note", Args: []byte(`{"title":"crème brûlée"}`)})
+	if res.IsError {
+		t.Fatal(res.Err)
+	}
+	s := find(t, tel.spans.GetSpans(), "execute_tool create_note")
+	if s.Parent.IsValid() {
+		t.Errorf("a registry's call outside a run has parent %v, want none", s.Parent)
+	}
+	checkAttrs(t, s, map[string]any{
+		"gen_ai.tool.call.arguments": `{"title":"cr…`,
+		"gen_ai.tool.call.result":    "saved crème…",
+		"gen_ai.tool.call.id":        "x",
+	})
+}
+
+func TestErrorType(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want string
+	}{
+		{&tool.ValidationError{}, "invalid_arguments"},
+		{&tool.UnknownToolError{}, "unknown_tool"},
+		{&tool.DisabledToolError{}, "disabled"},
+		{&tool.DeniedError{Reason: &agent.RejectionError{}}, "denied"},
+		{&tool.PanicError{}, "panic"},
+		{&tool.TimeoutError{}, "timeout"},
+		{&tool.CanceledError{Cause: context.Canceled}, "canceled"},
+		{tool.ErrNoResult, "no_result"},
+		{&tool.InterruptError{}, "interrupted"},
+		{errors.New("disk full"), "tool_error"},
+	} {
+		if got := otelhands.ErrorType(tt.err); got != tt.want {
+			t.Errorf("ErrorType(%T) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestInstallFromEnv(t *testing.T) {
+	global := otel.GetTracerProvider()
+	t.Cleanup(func() {
+		if otel.GetTracerProvider() != global {
+			otel.SetTracerProvider(global)
+		}
+	})
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "OTEL_SDK_DISABLED", "OTEL_EXPORTER_OTLP_PROTOCOL", "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL"} {
+		t.Setenv(name, "")
+	}
+
+	shutdown, err := otelhands.InstallFromEnv(t.Context(), "hands")
+	if err != nil || shutdown(t.Context()) != nil {
+		t.Fatalf("InstallFromEnv without an endpoint = %v", err)
+	}
+	if otel.GetTracerProvider() != global {
+		t.Error("InstallFromEnv without an endpoint installed a provider; tracing must be off by default")
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://127.0.0.1:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc")
+	if _, err := otelhands.InstallFromEnv(t.Context(), "hands"); err == nil {
+		t.Error("InstallFromEnv with the grpc protocol succeeded, want an error")
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_PROTOCOL", "http/protobuf")
+	shutdown, err = otelhands.InstallFromEnv(t.Context(), "hands")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := otel.GetTracerProvider().(*sdktrace.TracerProvider); !ok {
+		t.Errorf("the global provider is a %T, want the SDK's", otel.GetTracerProvider())
+	}
+	if err := shutdown(t.Context()); err != nil { // no spans: nothing to send
+		t.Errorf("shutdown: %v", err)
+	}
+
+	t.Setenv("OTEL_SDK_DISABLED", "true")
+	otel.SetTracerProvider(global)
+	if _, err := otelhands.InstallFromEnv(t.Context(), "hands"); err != nil || otel.GetTracerProvider() != global {
+		t.Errorf("OTEL_SDK_DISABLED=true: InstallFromEnv = %v, provider %T; want nothing installed", err, otel.GetTracerProvider())
+	}
+}
+
+func collect(t *testing.T, r *sdkmetric.ManualReader) metricdata.ResourceMetrics {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := r.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	return rm
+}
+
+func metricNamed(t *testing.T, rm metricdata.ResourceMetrics, name string) metricdata.Aggregation {
+	t.Helper()
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name == name {
+				return m.Data
+			}
+		}
+	}
+	t.Fatalf("no metric %q", name)
+	return nil
+}
+
+func value(set attribute.Set, key string) string {
+	v, _ := set.Value(attribute.Key(key))
+	return v.Emit()
+}
+
+func sums(t *testing.T, rm metricdata.ResourceMetrics, name, key string) map[string]int64 {
+	out := map[string]int64{}
+	for _, dp := range metricNamed(t, rm, name).(metricdata.Sum[int64]).DataPoints {
+		out[value(dp.Attributes, key)] += dp.Value
+	}
+	return out
+}
+
+func histogramCounts(t *testing.T, rm metricdata.ResourceMetrics, name, key string) map[string]uint64 {
+	out := map[string]uint64{}
+	for _, dp := range metricNamed(t, rm, name).(metricdata.Histogram[float64]).DataPoints {
+		out[value(dp.Attributes, key)] += dp.Count
+	}
+	return out
+}
+
+func histogramSums(t *testing.T, rm metricdata.ResourceMetrics, name, key string) map[string]int64 {
+	out := map[string]int64{}
+	for _, dp := range metricNamed(t, rm, name).(metricdata.Histogram[int64]).DataPoints {
+		out[value(dp.Attributes, key)] += dp.Sum
+	}
+	return out
+}
