@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"slices"
 	"strconv"
 	"sync"
@@ -203,31 +202,6 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 // ends: &mcp.StdioTransport{} for a server a client starts as a process.
 func (s *Server) Run(ctx context.Context, transport mcp.Transport) error {
 	return s.mcp.Run(ctx, transport)
-}
-
-// HTTPOptions configure HTTPHandler. A nil *HTTPOptions selects every
-// default.
-type HTTPOptions struct {
-	// Stateless serves every request on its own, with no session kept
-	// between requests, so that many replicas can run behind any load
-	// balancer. Server-to-client requests and list-change notifications are
-	// then unavailable.
-	Stateless bool
-	// JSONResponse answers with application/json rather than a stream of
-	// server-sent events.
-	JSONResponse bool
-}
-
-// HTTPHandler returns a handler for MCP's streamable HTTP transport.
-func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
-	if opts == nil {
-		opts = &HTTPOptions{}
-	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:    opts.Stateless,
-		JSONResponse: opts.JSONResponse,
-		Logger:       s.logger,
-	})
 }
 
 // String describes the server, for logs.

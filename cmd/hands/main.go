@@ -139,6 +139,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
 	stateless := fs.Bool("stateless", false, "with --http, keep no session between requests (for replicas behind a load balancer)")
 	config := fs.String("config", "", "read bindings from the JSON object in `FILE`")
+	var httpOpts mcpserver.HTTPOptions
+	fs.DurationVar(&httpOpts.SessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http, close a session idle for this long")
+	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, refuse new sessions while this many are open")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
@@ -182,7 +185,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: *stateless}))
+	httpOpts.Stateless = *stateless
+	mux.Handle("/mcp", srv.HTTPHandler(&httpOpts))
 	mux.Handle("/files/", http.StripPrefix("/files/", tools.files()))
 	// Requests live in ctx, so that Ctrl-C also ends the long-lived event
 	// streams of MCP sessions and Shutdown can finish.

@@ -1,0 +1,131 @@
+package mcpserver_test
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+)
+
+// post sends one JSON-RPC message to url as a streamable HTTP client does,
+// and returns the response's status and body.
+func post(t *testing.T, client *http.Client, url, session, body string, header ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`
+
+func liveSessions(srv *mcpserver.Server) int {
+	n := 0
+	for range srv.MCP().Sessions() {
+		n++
+	}
+	return n
+}
+
+func heapAlloc() uint64 {
+	var m runtime.MemStats
+	for range 2 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestSessionFlood floods the server with bare initialize requests, which
+// open sessions that are never used: the cap holds during the flood, and
+// after the idle timeout every session is gone and the heap is back near
+// where it started.
+func TestSessionFlood(t *testing.T) {
+	const requests, workers, maxSessions = 3000, 8, 500
+	const idle = 2 * time.Second
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{SessionTimeout: idle, MaxSessions: maxSessions}))
+	defer ts.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+
+	before := heapAlloc()
+	var opened, refused, other atomic.Int64
+	var most atomic.Int64
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for range next {
+				code, _ := post(t, client, ts.URL, "", initialize)
+				switch code {
+				case http.StatusOK:
+					opened.Add(1)
+				case http.StatusServiceUnavailable:
+					refused.Add(1)
+				default:
+					other.Add(1)
+				}
+				if n := int64(liveSessions(srv)); n > most.Load() {
+					most.Store(n) // racy maximum; good enough for a bound
+				}
+			}
+		})
+	}
+	for i := range requests {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	flood := time.Since(start)
+	during := heapAlloc()
+	t.Logf("%d requests in %v: %d sessions opened, %d refused; at most %d open; heap %d KiB before, %d KiB after the flood",
+		requests, flood.Round(time.Millisecond), opened.Load(), refused.Load(), most.Load(), before>>10, during>>10)
+	if other.Load() != 0 {
+		t.Errorf("%d responses were neither 200 nor 503", other.Load())
+	}
+	if most.Load() > maxSessions {
+		t.Errorf("%d sessions were open at once, over the cap of %d", most.Load(), maxSessions)
+	}
+	if flood < idle && refused.Load() < requests-maxSessions {
+		t.Errorf("%d requests refused during a flood shorter than the idle timeout, want at least %d", refused.Load(), requests-maxSessions)
+	}
+
+	deadline := time.Now().Add(idle + 10*time.Second)
+	for liveSessions(srv) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := liveSessions(srv); n != 0 {
+		t.Fatalf("%d sessions still open %v after the flood", n, idle+10*time.Second)
+	}
+	client.CloseIdleConnections()
+	after := heapAlloc()
+	t.Logf("heap %d KiB once the sessions timed out", after>>10)
+	if grown := int64(after) - int64(before); grown > int64(during-before)/4 {
+		t.Errorf("heap after the flood = %d KiB, want near %d KiB (it was %d KiB during the flood)", after>>10, before>>10, during>>10)
+	}
+}
