@@ -1,7 +1,10 @@
 package mcpserver_test
 
 import (
+	"bufio"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -127,5 +130,76 @@ func TestSessionFlood(t *testing.T) {
 	t.Logf("heap %d KiB once the sessions timed out", after>>10)
 	if grown := int64(after) - int64(before); grown > int64(during-before)/4 {
 		t.Errorf("heap after the flood = %d KiB, want near %d KiB (it was %d KiB during the flood)", after>>10, before>>10, during>>10)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}))
+	defer ts.Close()
+	for _, tt := range []struct {
+		origin string
+		status int
+	}{
+		{"", http.StatusOK},
+		{"http://localhost:3000", http.StatusOK},
+		{"http://127.0.0.1", http.StatusOK},
+		{"http://[::1]:8080", http.StatusOK},
+		{"https://app.example.com", http.StatusOK},
+		{"https://evil.example.com", http.StatusForbidden},
+		{"http://localhost.evil.example.com", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+	} {
+		var header []string
+		if tt.origin != "" {
+			header = []string{"Origin", tt.origin}
+		}
+		code, body := post(t, ts.Client(), ts.URL, "", initialize, header...)
+		if code != tt.status {
+			t.Errorf("POST with Origin %q: status %d, want %d (%s)", tt.origin, code, tt.status, body)
+		}
+		if code == http.StatusForbidden && !strings.Contains(body, `"code":-32600`) {
+			t.Errorf("POST with Origin %q: body %s, want a JSON-RPC error", tt.origin, body)
+		}
+	}
+}
+
+// TestSlowBody sends a request whose body trickles in, a byte at a time,
+// and requires the server to give up on it at the body timeout.
+func TestSlowBody(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{BodyTimeout: timeout}))
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n",
+		ts.Listener.Addr(), len(initialize))
+	start := time.Now()
+	go func() {
+		for i := range len(initialize) {
+			if _, err := conn.Write([]byte{initialize[i]}); err != nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the response: %v", err)
+	}
+	resp.Body.Close()
+	elapsed := time.Since(start)
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("status %d, want 408", resp.StatusCode)
+	}
+	if elapsed > timeout+2*time.Second {
+		t.Errorf("the server took %v to give up on a body trickling in, with a body timeout of %v", elapsed, timeout)
 	}
 }

@@ -142,6 +142,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	var httpOpts mcpserver.HTTPOptions
 	fs.DurationVar(&httpOpts.SessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http, close a session idle for this long")
 	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, refuse new sessions while this many are open")
+	fs.Func("allow-origin", "with --http, let pages from `ORIGIN` call the server (repeatable; localhost is allowed on loopback)", func(v string) error {
+		httpOpts.AllowedOrigins = append(httpOpts.AllowedOrigins, v)
+		return nil
+	})
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
@@ -193,6 +197,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	httpServer := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute, // no ReadTimeout: it would end event streams; the MCP handler bounds bodies
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	mode := ""
