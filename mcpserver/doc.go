@@ -4,7 +4,7 @@
 //
 //	reg, _ := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{weather}})
 //	srv := mcpserver.New(reg, nil)
-//	err := srv.Run(ctx, &mcp.StdioTransport{})            // a desktop client starts us
+//	err := srv.Run(ctx, &mcpserver.StdioTransport{})      // a desktop client starts us
 //	http.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
 //
 // # What a client sees

@@ -199,9 +199,11 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 }
 
 // Run serves one session on transport until the client disconnects or ctx
-// ends: &mcp.StdioTransport{} for a server a client starts as a process.
+// ends: &StdioTransport{} for a server a client starts as a process. A
+// call the client cancels gets no response, and when the input ends, the
+// calls already read are answered before Run returns.
 func (s *Server) Run(ctx context.Context, transport mcp.Transport) error {
-	return s.mcp.Run(ctx, transport)
+	return s.mcp.Run(ctx, callTransport{transport})
 }
 
 // String describes the server, for logs.

@@ -20,7 +20,6 @@ import (
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -181,7 +180,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 	if ln == nil {
 		fmt.Fprintf(stderr, "hands: serving %s over MCP on stdio; stop with Ctrl-C or by closing stdin\n", names)
-		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: stdin, Writer: stdout})
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -219,10 +218,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return nil
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // displayAddr turns a listening address into one a browser can open: a
 // wildcard host becomes localhost.
