@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -107,7 +108,8 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 			Logger:         s.logger,
 			SessionTimeout: timeout,
 			// The body is read and bounded before the SDK sees it.
-			MaxRequestBodyBytes: -1,
+			MaxRequestBodyBytes:          -1,
+			PropagateRequestCancellation: true,
 		}),
 	}
 	return h
@@ -129,6 +131,11 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if r.Method == http.MethodPost && !h.readBody(w, r) {
 		return
+	}
+	if h.opts.Stateless {
+		// The request is the whole session: when the client goes away, the
+		// calls it made end (see Server.handler).
+		r = r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r.Context()))
 	}
 	if !h.opts.Stateless && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && h.opts.MaxSessions > 0 {
 		// A POST without a session ID opens a session. Those being opened
@@ -217,6 +224,10 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	w.Write(data)
 }
+
+// httpRequestKey is the context key of the HTTP request that carries a
+// stateless session: its context, whose end ends the session's calls.
+type httpRequestKey struct{}
 
 // retryAfter is the Retry-After, in seconds, of a request refused at the
 // session cap.

@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -201,5 +203,36 @@ func TestSlowBody(t *testing.T) {
 	}
 	if elapsed > timeout+2*time.Second {
 		t.Errorf("the server took %v to give up on a body trickling in, with a body timeout of %v", elapsed, timeout)
+	}
+}
+
+// TestStatelessCancel checks that in stateless mode a client that goes
+// away ends its call: its HTTP request is the only sign it gives.
+func TestStatelessCancel(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
+		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if resp, err := ts.Client().Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body) // the stream ends when ctx does
+		resp.Body.Close()
+	}
+	select {
+	case err := <-f.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the handler saw %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context did not end when the client went away")
 	}
 }

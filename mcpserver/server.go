@@ -160,6 +160,15 @@ func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
 func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, requestKey{}, req)
+		if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
+			// A stateless HTTP request: the client's disconnecting is how
+			// it cancels, since a cancellation it sends arrives in a
+			// session of its own.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(hctx, cancel)()
+		}
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
 		token := req.Params.GetProgressToken()
 		var res tool.Result
