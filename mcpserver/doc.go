@@ -24,9 +24,14 @@
 // # Progress, cancellation and changes
 //
 // tool.Progress inside a handler becomes notifications/progress when the
-// client sent a progress token: a number is the progress value, anything
-// else is the message (with a counter as the value, which must increase).
-// When the client cancels a request, the handler's context is cancelled.
+// client sent a progress token. A Progress value gives the amount done, the
+// total when known, and a message; a number is the amount done; anything
+// else is a message. The value sent increases strictly from one
+// notification to the next, as the protocol requires, whatever the handler
+// reports. When the client cancels a request — with notifications/cancelled,
+// or in stateless HTTP by closing the request — the handler's context is
+// cancelled, and on stdio and other transports passed to Run the cancelled
+// request gets no response.
 //
 // Enabled predicates can change what is listed. The server re-evaluates
 // them after every tools/call and whenever Sync is called, adds or removes

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -172,7 +171,7 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
 		token := req.Params.GetProgressToken()
 		var res tool.Result
-		count := 0
+		var progress progressCounter
 		for ev := range s.reg.Stream(ctx, call) {
 			if ev.Result != nil {
 				res = *ev.Result
@@ -181,20 +180,7 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			if token == nil || req.Session == nil {
 				continue
 			}
-			count++
-			note := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(count)}
-			switch v := ev.Progress.(type) {
-			case float64:
-				note.Progress = v
-			case int:
-				note.Progress = float64(v)
-			case string:
-				note.Message = v
-			default:
-				data, _ := json.Marshal(v)
-				note.Message = string(data)
-			}
-			if err := req.Session.NotifyProgress(ctx, note); err != nil {
+			if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}
 		}
