@@ -33,9 +33,18 @@
 // cancelled, and on stdio and other transports passed to Run the cancelled
 // request gets no response.
 //
-// Enabled predicates can change what is listed. The server re-evaluates
-// them after every tools/call and whenever Sync is called, adds or removes
-// tools on the SDK server accordingly, and the SDK then tells connected
-// clients (notifications/tools/list_changed). In stateless HTTP mode there
-// are no sessions to notify; clients list tools again on their next request.
+// # Per-caller tool lists
+//
+// Every tool of the registry is registered with the SDK server once; what
+// a client sees is decided per request. tools/list lists the tools whose
+// enabled predicates hold for the caller, and a tools/call of a tool not
+// enabled for the caller is a JSON-RPC invalid-params error, as for a name
+// the server does not know. A predicate reads who is calling with
+// CallerFrom: the session, the verified bearer token (HTTPOptions.Verify),
+// the HTTP headers. After every tools/call, and whenever Sync is called,
+// the server evaluates the predicates again for each session that has
+// listed tools, with that session's caller, and sends
+// notifications/tools/list_changed to the sessions whose list changed, and
+// to no other. In stateless HTTP mode there are no sessions to notify;
+// clients list tools again on their next request.
 package mcpserver

@@ -2,14 +2,15 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,8 +35,11 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	mu     sync.Mutex
-	listed map[string]bool // the tools registered with the SDK server
+	names []string // every tool of the registry, all registered with the SDK server
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*sessionList // the sessions that listed tools
+	pruneAt  int                                 // the size of sessions at which ended ones are dropped
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
@@ -58,13 +62,21 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, listed: map[string]bool{}}
+	s := &Server{reg: reg, logger: logger, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
-	s.Sync(context.Background())
+	for _, sc := range reg.Scopes() {
+		for _, t := range sc.Tools {
+			spec := t.Spec()
+			s.mcp.AddTool(mcpTool(spec), s.handler(spec))
+			s.names = append(s.names, spec.Name)
+		}
+	}
+	s.mcp.AddReceivingMiddleware(s.perCaller)
+	s.mcp.AddSendingMiddleware(s.listChanged)
 	return s
 }
 
@@ -84,39 +96,6 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 // MCP returns the underlying SDK server, for what this package does not
 // cover (prompts, resources). Do not add or remove tools on it directly.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
-
-// Sync evaluates the enabled predicates now and makes the listed tools
-// match: newly enabled tools are added and disabled ones removed. Connected
-// clients are told when the list changed.
-func (s *Server) Sync(ctx context.Context) {
-	names := s.reg.EnabledNames(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	want := make(map[string]bool, len(names))
-	for _, name := range names {
-		want[name] = true
-		if s.listed[name] {
-			continue
-		}
-		t, _ := s.reg.Lookup(name)
-		spec := t.Spec()
-		s.mcp.AddTool(mcpTool(spec), s.handler(spec))
-		s.listed[name] = true
-	}
-	var gone []string
-	for name := range s.listed {
-		if !want[name] {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
-		slices.Sort(gone)
-		s.mcp.RemoveTools(gone...)
-		for _, name := range gone {
-			delete(s.listed, name)
-		}
-	}
-}
 
 // mcpTool converts a spec to the SDK's tool description.
 func mcpTool(spec tool.Spec) *mcp.Tool {
@@ -175,6 +154,11 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 		for ev := range s.reg.Stream(ctx, call) {
 			if ev.Result != nil {
 				res = *ev.Result
+				if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
+					// Not listed for this caller: the protocol's answer
+					// to a tool it does not know.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
+				}
 				continue
 			}
 			if token == nil || req.Session == nil {
@@ -203,9 +187,7 @@ func (s *Server) Run(ctx context.Context, transport mcp.Transport) error {
 
 // String describes the server, for logs.
 func (s *Server) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return "mcpserver with " + strconv.Itoa(len(s.listed)) + " tools"
+	return "mcpserver with " + strconv.Itoa(len(s.names)) + " tools"
 }
 
 var _ fmt.Stringer = (*Server)(nil)
