@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,6 +77,32 @@ type HTTPOptions struct {
 	// its handler) then answer with an error result the model can act on.
 	// Zero selects DefaultMaxBodyBytes; a negative value removes the limit.
 	MaxBodyBytes int64
+	// Verify, when set, requires a bearer token on every request, checked
+	// with the SDK's auth.RequireBearerToken: a request without a valid
+	// token gets 401 and a WWW-Authenticate header that points to
+	// ResourceMetadataURL. The verified token reaches predicates and
+	// handlers as CallerFrom(ctx).Token. StaticToken makes a Verify for a
+	// single user.
+	Verify auth.TokenVerifier
+	// ResourceMetadataURL is where the OAuth 2.0 protected resource
+	// metadata (RFC 9728) is served, such as
+	// "https://mcp.example.com/.well-known/oauth-protected-resource", so
+	// that clients can find the authorization server; serve it there with
+	// auth.ProtectedResourceMetadataHandler.
+	ResourceMetadataURL string
+	// Scopes are the scopes a token must carry.
+	Scopes []string
+}
+
+// StaticToken returns a Verify for one secret token, for a single user: a
+// request that presents it is served as UserID user.
+func StaticToken(token, user string) auth.TokenVerifier {
+	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 || token == "" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
 }
 
 // HTTPHandler returns a handler for MCP's streamable HTTP transport.
@@ -112,6 +140,13 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 			PropagateRequestCancellation: true,
 		}),
 	}
+	h.next = h.sdk
+	if o.Verify != nil {
+		h.next = auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
+			ResourceMetadataURL: o.ResourceMetadataURL,
+			Scopes:              o.Scopes,
+		})(h.sdk)
+	}
 	return h
 }
 
@@ -120,6 +155,7 @@ type httpHandler struct {
 	srv  *Server
 	opts HTTPOptions
 	sdk  *mcp.StreamableHTTPHandler
+	next http.Handler // sdk, behind the token check when there is one
 
 	opening atomic.Int64 // requests that may open a session, now
 }
@@ -147,7 +183,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	h.sdk.ServeHTTP(w, r)
+	h.next.ServeHTTP(w, r)
 }
 
 // readBody reads the body of r within the body timeout and size limit and

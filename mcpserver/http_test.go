@@ -17,6 +17,10 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // post sends one JSON-RPC message to url as a streamable HTTP client does,
@@ -241,4 +245,80 @@ func TestStatelessCancel(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the handler's context did not end when the client went away")
 	}
+}
+
+// TestBearerToken protects the endpoint with a token: a request without it
+// is refused and told where the resource metadata is, which is served; a
+// request with it is served, and its handler knows the user.
+func TestBearerToken(t *testing.T) {
+	whoami := tool.New("whoami", "Say who calls.", func(ctx context.Context, _ struct{}) (string, error) {
+		c, ok := mcpserver.CallerFrom(ctx)
+		if !ok || c.Token == nil {
+			return "", errors.New("no token")
+		}
+		return c.Token.UserID, nil
+	})
+	srv, err := mcpserver.NewTools(nil, whoami)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	metadata := ts.URL + "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "ada"), ResourceMetadataURL: metadata}))
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:             ts.URL + "/mcp",
+		AuthorizationServers: []string{"https://auth.example.com"},
+	}))
+
+	for _, token := range []string{"", "wrong"} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), metadata) {
+			t.Errorf("token %q: status %d, WWW-Authenticate %q; want 401 pointing to %s", token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), metadata)
+		}
+	}
+	resp, err := ts.Client().Get(metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "https://auth.example.com") {
+		t.Errorf("resource metadata = %s", body)
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
+	httpClient := &http.Client{Transport: bearer{"s3cret", ts.Client().Transport}}
+	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: httpClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil || res.IsError || text(res) != "ada" {
+		t.Errorf("CallTool(whoami) = %+v, %v; want ada", res, err)
+	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }

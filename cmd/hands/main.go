@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -145,8 +146,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		httpOpts.AllowedOrigins = append(httpOpts.AllowedOrigins, v)
 		return nil
 	})
+	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token (default $HANDS_TOKEN)")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
+	}
+	if *token = cmp.Or(*token, os.Getenv("HANDS_TOKEN")); *token != "" {
+		httpOpts.Verify = mcpserver.StaticToken(*token, "owner")
 	}
 	if fs.NArg() > 0 {
 		return &usageError{msg: fmt.Sprintf("serve takes no arguments, got %q", fs.Args())}
