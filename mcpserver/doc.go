@@ -4,7 +4,7 @@
 //
 //	reg, _ := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{weather}})
 //	srv := mcpserver.New(reg, nil)
-//	err := srv.Run(ctx, &mcp.StdioTransport{})            // a desktop client starts us
+//	err := srv.Run(ctx, &mcpserver.StdioTransport{})      // a desktop client starts us
 //	http.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
 //
 // # What a client sees
@@ -24,13 +24,27 @@
 // # Progress, cancellation and changes
 //
 // tool.Progress inside a handler becomes notifications/progress when the
-// client sent a progress token: a number is the progress value, anything
-// else is the message (with a counter as the value, which must increase).
-// When the client cancels a request, the handler's context is cancelled.
+// client sent a progress token. A Progress value gives the amount done, the
+// total when known, and a message; a number is the amount done; anything
+// else is a message. The value sent increases strictly from one
+// notification to the next, as the protocol requires, whatever the handler
+// reports. When the client cancels a request — with notifications/cancelled,
+// or in stateless HTTP by closing the request — the handler's context is
+// cancelled, and on stdio and other transports passed to Run the cancelled
+// request gets no response.
 //
-// Enabled predicates can change what is listed. The server re-evaluates
-// them after every tools/call and whenever Sync is called, adds or removes
-// tools on the SDK server accordingly, and the SDK then tells connected
-// clients (notifications/tools/list_changed). In stateless HTTP mode there
-// are no sessions to notify; clients list tools again on their next request.
+// # Per-caller tool lists
+//
+// Every tool of the registry is registered with the SDK server once; what
+// a client sees is decided per request. tools/list lists the tools whose
+// enabled predicates hold for the caller, and a tools/call of a tool not
+// enabled for the caller is a JSON-RPC invalid-params error, as for a name
+// the server does not know. A predicate reads who is calling with
+// CallerFrom: the session, the verified bearer token (HTTPOptions.Verify),
+// the HTTP headers. After every tools/call, and whenever Sync is called,
+// the server evaluates the predicates again for each session that has
+// listed tools, with that session's caller, and sends
+// notifications/tools/list_changed to the sessions whose list changed, and
+// to no other. In stateless HTTP mode there are no sessions to notify;
+// clients list tools again on their next request.
 package mcpserver

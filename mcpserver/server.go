@@ -2,17 +2,15 @@ package mcpserver
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -37,8 +35,11 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	mu     sync.Mutex
-	listed map[string]bool // the tools registered with the SDK server
+	names []string // every tool of the registry, all registered with the SDK server
+
+	mu       sync.Mutex
+	sessions map[*mcp.ServerSession]*sessionList // the sessions that listed tools
+	pruneAt  int                                 // the size of sessions at which ended ones are dropped
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
@@ -61,13 +62,21 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, listed: map[string]bool{}}
+	s := &Server{reg: reg, logger: logger, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
 	})
-	s.Sync(context.Background())
+	for _, sc := range reg.Scopes() {
+		for _, t := range sc.Tools {
+			spec := t.Spec()
+			s.mcp.AddTool(mcpTool(spec), s.handler(spec))
+			s.names = append(s.names, spec.Name)
+		}
+	}
+	s.mcp.AddReceivingMiddleware(s.perCaller)
+	s.mcp.AddSendingMiddleware(s.listChanged)
 	return s
 }
 
@@ -87,39 +96,6 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 // MCP returns the underlying SDK server, for what this package does not
 // cover (prompts, resources). Do not add or remove tools on it directly.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
-
-// Sync evaluates the enabled predicates now and makes the listed tools
-// match: newly enabled tools are added and disabled ones removed. Connected
-// clients are told when the list changed.
-func (s *Server) Sync(ctx context.Context) {
-	names := s.reg.EnabledNames(ctx)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	want := make(map[string]bool, len(names))
-	for _, name := range names {
-		want[name] = true
-		if s.listed[name] {
-			continue
-		}
-		t, _ := s.reg.Lookup(name)
-		spec := t.Spec()
-		s.mcp.AddTool(mcpTool(spec), s.handler(spec))
-		s.listed[name] = true
-	}
-	var gone []string
-	for name := range s.listed {
-		if !want[name] {
-			gone = append(gone, name)
-		}
-	}
-	if len(gone) > 0 {
-		slices.Sort(gone)
-		s.mcp.RemoveTools(gone...)
-		for _, name := range gone {
-			delete(s.listed, name)
-		}
-	}
-}
 
 // mcpTool converts a spec to the SDK's tool description.
 func mcpTool(spec tool.Spec) *mcp.Tool {
@@ -162,32 +138,33 @@ func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
 func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, requestKey{}, req)
+		if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
+			// A stateless HTTP request: the client's disconnecting is how
+			// it cancels, since a cancellation it sends arrives in a
+			// session of its own.
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(hctx, cancel)()
+		}
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
 		token := req.Params.GetProgressToken()
 		var res tool.Result
-		count := 0
+		var progress progressCounter
 		for ev := range s.reg.Stream(ctx, call) {
 			if ev.Result != nil {
 				res = *ev.Result
+				if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
+					// Not listed for this caller: the protocol's answer
+					// to a tool it does not know.
+					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
+				}
 				continue
 			}
 			if token == nil || req.Session == nil {
 				continue
 			}
-			count++
-			note := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: float64(count)}
-			switch v := ev.Progress.(type) {
-			case float64:
-				note.Progress = v
-			case int:
-				note.Progress = float64(v)
-			case string:
-				note.Message = v
-			default:
-				data, _ := json.Marshal(v)
-				note.Message = string(data)
-			}
-			if err := req.Session.NotifyProgress(ctx, note); err != nil {
+			if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}
 		}
@@ -204,41 +181,16 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 }
 
 // Run serves one session on transport until the client disconnects or ctx
-// ends: &mcp.StdioTransport{} for a server a client starts as a process.
+// ends: &StdioTransport{} for a server a client starts as a process. A
+// call the client cancels gets no response, and when the input ends, the
+// calls already read are answered before Run returns.
 func (s *Server) Run(ctx context.Context, transport mcp.Transport) error {
-	return s.mcp.Run(ctx, transport)
-}
-
-// HTTPOptions configure HTTPHandler. A nil *HTTPOptions selects every
-// default.
-type HTTPOptions struct {
-	// Stateless serves every request on its own, with no session kept
-	// between requests, so that many replicas can run behind any load
-	// balancer. Server-to-client requests and list-change notifications are
-	// then unavailable.
-	Stateless bool
-	// JSONResponse answers with application/json rather than a stream of
-	// server-sent events.
-	JSONResponse bool
-}
-
-// HTTPHandler returns a handler for MCP's streamable HTTP transport.
-func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
-	if opts == nil {
-		opts = &HTTPOptions{}
-	}
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
-		Stateless:    opts.Stateless,
-		JSONResponse: opts.JSONResponse,
-		Logger:       s.logger,
-	})
+	return s.mcp.Run(ctx, callTransport{transport})
 }
 
 // String describes the server, for logs.
 func (s *Server) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return "mcpserver with " + strconv.Itoa(len(s.listed)) + " tools"
+	return "mcpserver with " + strconv.Itoa(len(s.names)) + " tools"
 }
 
 var _ fmt.Stringer = (*Server)(nil)

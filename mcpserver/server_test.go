@@ -248,6 +248,10 @@ func TestListChanged(t *testing.T) {
 	session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
+	// A session is told of changes to the list it was given.
+	if _, err := session.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
 		t.Fatalf("CallTool(login) = %+v, %v", res, err)
@@ -392,5 +396,71 @@ func TestRequestFrom(t *testing.T) {
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
 	if err != nil || res.IsError || text(res) != "session whoami" {
 		t.Errorf("CallTool(whoami) = %+v, %v", res, err)
+	}
+}
+
+// TestPerSessionLists enables a scope for the session that signed in only:
+// that session is told its list changed and may call the tool; another
+// session is not told, does not see it, and cannot call it.
+func TestPerSessionLists(t *testing.T) {
+	var signedIn sync.Map // *mcp.ServerSession → true
+	login := tool.New("login", "Sign in.", func(ctx context.Context, _ struct{}) (string, error) {
+		c, ok := mcpserver.CallerFrom(ctx)
+		if !ok {
+			return "", errors.New("no caller")
+		}
+		signedIn.Store(c.Session, true)
+		return "signed in", nil
+	})
+	purge := tool.New("purge", "Delete everything.", func(ctx context.Context, _ struct{}) (string, error) { return "purged", nil })
+	reg, err := tool.NewRegistry(
+		&tool.Scope{Name: "public", Tools: []tool.Interface{login}},
+		&tool.Scope{Name: "admin", Tools: []tool.Interface{purge}, Enabled: func(ctx context.Context) bool {
+			c, ok := mcpserver.CallerFrom(ctx)
+			_, in := signedIn.Load(c.Session)
+			return ok && in
+		}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(reg, nil)
+	var sessions [2]*mcp.ClientSession
+	var changed [2]chan struct{}
+	for i := range sessions {
+		changed[i] = make(chan struct{}, 4)
+		sessions[i] = connect(t, srv, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed[i] <- struct{}{} },
+		})
+		list, err := sessions[i].ListTools(t.Context(), nil)
+		if err != nil || strings.Join(toolNames(list), ",") != "login" {
+			t.Fatalf("session %d: ListTools = %v, %v; want login only", i, list, err)
+		}
+	}
+	if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}}); err != nil || res.IsError {
+		t.Fatalf("CallTool(login) = %+v, %v", res, err)
+	}
+	select {
+	case <-changed[0]:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the session that signed in was not told its list changed")
+	}
+	for i, want := range []string{"login,purge", "login"} {
+		list, err := sessions[i].ListTools(t.Context(), nil)
+		if err != nil || strings.Join(toolNames(list), ",") != want {
+			t.Errorf("session %d: ListTools = %v, %v; want %s", i, toolNames(list), err, want)
+		}
+	}
+	if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}}); err != nil || text(res) != "purged" {
+		t.Errorf("session 0: CallTool(purge) = %+v, %v", res, err)
+	}
+	_, err = sessions[1].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
+	if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); !ok || rpcErr.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("session 1: CallTool(purge) error = %v, want a JSON-RPC invalid-params error", err)
+	}
+	select {
+	case <-changed[1]:
+		t.Error("the other session was told its list changed")
+	case <-time.After(200 * time.Millisecond):
 	}
 }

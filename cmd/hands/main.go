@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -21,7 +22,6 @@ import (
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func main() {
@@ -140,8 +140,19 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
 	stateless := fs.Bool("stateless", false, "with --http, keep no session between requests (for replicas behind a load balancer)")
 	config := fs.String("config", "", "read bindings from the JSON object in `FILE`")
+	var httpOpts mcpserver.HTTPOptions
+	fs.DurationVar(&httpOpts.SessionTimeout, "session-timeout", mcpserver.DefaultSessionTimeout, "with --http, close a session idle for this long")
+	fs.IntVar(&httpOpts.MaxSessions, "max-sessions", mcpserver.DefaultMaxSessions, "with --http, refuse new sessions while this many are open")
+	fs.Func("allow-origin", "with --http, let pages from `ORIGIN` call the server (repeatable; localhost is allowed on loopback)", func(v string) error {
+		httpOpts.AllowedOrigins = append(httpOpts.AllowedOrigins, v)
+		return nil
+	})
+	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token (default $HANDS_TOKEN)")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
+	}
+	if *token = cmp.Or(*token, os.Getenv("HANDS_TOKEN")); *token != "" {
+		httpOpts.Verify = mcpserver.StaticToken(*token, "owner")
 	}
 	if fs.NArg() > 0 {
 		return &usageError{msg: fmt.Sprintf("serve takes no arguments, got %q", fs.Args())}
@@ -175,7 +186,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 
 	if ln == nil {
 		fmt.Fprintf(stderr, "hands: serving %s over MCP on stdio; stop with Ctrl-C or by closing stdin\n", names)
-		err := srv.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+		err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: stdin, Writer: stdout})
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -183,13 +194,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	}
 
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: *stateless}))
+	httpOpts.Stateless = *stateless
+	mux.Handle("/mcp", srv.HTTPHandler(&httpOpts))
 	mux.Handle("/files/", http.StripPrefix("/files/", tools.files()))
 	// Requests live in ctx, so that Ctrl-C also ends the long-lived event
 	// streams of MCP sessions and Shutdown can finish.
 	httpServer := &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute, // no ReadTimeout: it would end event streams; the MCP handler bounds bodies
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
 	mode := ""
@@ -211,10 +224,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return nil
 	}
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // displayAddr turns a listening address into one a browser can open: a
 // wildcard host becomes localhost.

@@ -128,6 +128,7 @@ func TestSchema(t *testing.T) {
 // at /mcp, and the URL host_file returns.
 func TestServeHTTP(t *testing.T) {
 	inTempDir(t)
+	t.Setenv("HANDS_TOKEN", "s3cret")
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	stderrR, stderrW := io.Pipe()
@@ -147,12 +148,29 @@ func TestServeHTTP(t *testing.T) {
 	}
 	base := m[1]
 
+	if resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`)); err != nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("POST without the token = %v, %v; want 401", resp, err)
+	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	httpClient := &http.Client{Transport: bearer{"s3cret", http.DefaultTransport}}
+	session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp", HTTPClient: httpClient}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer session.Close()
+	// A file of 5 MB is within host_file's limit of 10 MiB; one a little
+	// over that limit is refused by the tool, which says what the limit is.
+	for _, tt := range []struct {
+		size    int
+		isError bool
+	}{{5_000_000, false}, {10<<20 + 1000, true}} {
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "host_file", Arguments: map[string]any{
+			"key": "big.txt", "content": strings.Repeat("x", tt.size),
+		}})
+		if err != nil || res.IsError != tt.isError || tt.isError && !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "10 MiB") {
+			t.Errorf("host_file of %d bytes = %+v, %v; want isError=%v", tt.size, res, err, tt.isError)
+		}
+	}
 	res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "host_file", Arguments: map[string]any{
 		"key": "pages/hello.html", "content": "<p>hi</p>", "contentType": "text/html",
 	}})
@@ -230,4 +248,16 @@ func TestServeStdioSubprocess(t *testing.T) {
 	if !strings.Contains(stderr.String(), "over MCP on stdio") {
 		t.Errorf("stderr %q lacks the startup line", stderr.String())
 	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }

@@ -1,0 +1,279 @@
+package mcpserver
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of HTTPOptions.
+const (
+	// DefaultSessionTimeout is how long a session may go without a request
+	// before it is closed.
+	DefaultSessionTimeout = 10 * time.Minute
+	// DefaultMaxSessions is how many sessions may be open at once.
+	DefaultMaxSessions = 1000
+	// DefaultBodyTimeout is how long a request's body may take to arrive.
+	DefaultBodyTimeout = 30 * time.Second
+	// DefaultMaxBodyBytes is the largest request body read: 16 MiB, room
+	// for a tool whose own limit is a few MiB to see the arguments and say
+	// what its limit is.
+	DefaultMaxBodyBytes = 16 << 20
+)
+
+// HTTPOptions configure HTTPHandler. A nil *HTTPOptions selects every
+// default.
+type HTTPOptions struct {
+	// Stateless serves every request on its own, with no session kept
+	// between requests, so that many replicas can run behind any load
+	// balancer. Server-to-client requests and list-change notifications are
+	// then unavailable.
+	Stateless bool
+	// JSONResponse answers with application/json rather than a stream of
+	// server-sent events.
+	JSONResponse bool
+	// SessionTimeout closes a session that has had no request for this
+	// long, and frees what it held. Zero selects DefaultSessionTimeout; a
+	// negative value keeps idle sessions open until the client ends them.
+	SessionTimeout time.Duration
+	// MaxSessions is how many sessions may be open on the server at once.
+	// A request that would open one more is refused with 503 Service
+	// Unavailable and a Retry-After header. Zero selects DefaultMaxSessions;
+	// a negative value removes the cap.
+	MaxSessions int
+	// AllowedOrigins are the origins (such as "https://app.example.com")
+	// whose pages may send requests; "*" allows any. A request without an
+	// Origin header is allowed, and so are localhost origins when the
+	// request came to a loopback address. Any other Origin is refused with
+	// 403 Forbidden, as the transport specification requires against DNS
+	// rebinding.
+	AllowedOrigins []string
+	// BodyTimeout is how long a request's body may take to arrive once its
+	// headers have; a client that trickles its body is cut off with 408
+	// Request Timeout. It bounds the body only, not the response, so event
+	// streams and long calls are unaffected. Zero selects
+	// DefaultBodyTimeout; a negative value removes the bound.
+	BodyTimeout time.Duration
+	// MaxBodyBytes is the largest request body read. A larger one is
+	// refused with 413 Content Too Large and a JSON-RPC error; a body within
+	// it reaches the tool, whose own limits (tool.WithLimits, and checks in
+	// its handler) then answer with an error result the model can act on.
+	// Zero selects DefaultMaxBodyBytes; a negative value removes the limit.
+	MaxBodyBytes int64
+	// Verify, when set, requires a bearer token on every request, checked
+	// with the SDK's auth.RequireBearerToken: a request without a valid
+	// token gets 401 and a WWW-Authenticate header that points to
+	// ResourceMetadataURL. The verified token reaches predicates and
+	// handlers as CallerFrom(ctx).Token. StaticToken makes a Verify for a
+	// single user.
+	Verify auth.TokenVerifier
+	// ResourceMetadataURL is where the OAuth 2.0 protected resource
+	// metadata (RFC 9728) is served, such as
+	// "https://mcp.example.com/.well-known/oauth-protected-resource", so
+	// that clients can find the authorization server; serve it there with
+	// auth.ProtectedResourceMetadataHandler.
+	ResourceMetadataURL string
+	// Scopes are the scopes a token must carry.
+	Scopes []string
+}
+
+// StaticToken returns a Verify for one secret token, for a single user: a
+// request that presents it is served as UserID user.
+func StaticToken(token, user string) auth.TokenVerifier {
+	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 || token == "" {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+}
+
+// HTTPHandler returns a handler for MCP's streamable HTTP transport.
+func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
+	var o HTTPOptions
+	if opts != nil {
+		o = *opts
+	}
+	timeout := o.SessionTimeout
+	switch {
+	case timeout == 0:
+		timeout = DefaultSessionTimeout
+	case timeout < 0:
+		timeout = 0 // the SDK's "never"
+	}
+	if o.MaxSessions == 0 {
+		o.MaxSessions = DefaultMaxSessions
+	}
+	if o.BodyTimeout == 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.MaxBodyBytes == 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	h := &httpHandler{
+		srv:  s,
+		opts: o,
+		sdk: mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+			Stateless:      o.Stateless,
+			JSONResponse:   o.JSONResponse,
+			Logger:         s.logger,
+			SessionTimeout: timeout,
+			// The body is read and bounded before the SDK sees it.
+			MaxRequestBodyBytes:          -1,
+			PropagateRequestCancellation: true,
+		}),
+	}
+	h.next = h.sdk
+	if o.Verify != nil {
+		h.next = auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
+			ResourceMetadataURL: o.ResourceMetadataURL,
+			Scopes:              o.Scopes,
+		})(h.sdk)
+	}
+	return h
+}
+
+// An httpHandler guards the SDK's streamable HTTP handler.
+type httpHandler struct {
+	srv  *Server
+	opts HTTPOptions
+	sdk  *mcp.StreamableHTTPHandler
+	next http.Handler // sdk, behind the token check when there is one
+
+	opening atomic.Int64 // requests that may open a session, now
+}
+
+func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q is not allowed", origin))
+		return
+	}
+	if r.Method == http.MethodPost && !h.readBody(w, r) {
+		return
+	}
+	if h.opts.Stateless {
+		// The request is the whole session: when the client goes away, the
+		// calls it made end (see Server.handler).
+		r = r.WithContext(context.WithValue(r.Context(), httpRequestKey{}, r.Context()))
+	}
+	if !h.opts.Stateless && r.Method == http.MethodPost && r.Header.Get("Mcp-Session-Id") == "" && h.opts.MaxSessions > 0 {
+		// A POST without a session ID opens a session. Those being opened
+		// count against the cap too, so that a burst cannot overshoot it.
+		defer h.opening.Add(-1)
+		if n := h.opening.Add(1) - 1; n+int64(h.srv.sessionCount()) >= int64(h.opts.MaxSessions) {
+			w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
+			writeError(w, http.StatusServiceUnavailable, "too many sessions are open; try again later")
+			return
+		}
+	}
+	h.next.ServeHTTP(w, r)
+}
+
+// readBody reads the body of r within the body timeout and size limit and
+// puts it back in r for the SDK; it reports false when it has answered the
+// request instead.
+func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
+	rc := http.NewResponseController(w)
+	if h.opts.BodyTimeout > 0 {
+		if err := rc.SetReadDeadline(time.Now().Add(h.opts.BodyTimeout)); err == nil {
+			defer rc.SetReadDeadline(time.Time{})
+		}
+	}
+	body := r.Body
+	if h.opts.MaxBodyBytes > 0 {
+		body = http.MaxBytesReader(w, body, h.opts.MaxBodyBytes)
+	}
+	data, err := io.ReadAll(body)
+	r.Body.Close()
+	if err != nil {
+		w.Header().Set("Connection", "close")
+		if mbe, ok := errors.AsType[*http.MaxBytesError](err); ok {
+			writeError(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("the request body is over the limit of %d bytes", mbe.Limit))
+		} else if errors.Is(err, os.ErrDeadlineExceeded) {
+			writeError(w, http.StatusRequestTimeout, fmt.Sprintf("the request body did not arrive within %v", h.opts.BodyTimeout))
+		} else {
+			writeError(w, http.StatusBadRequest, "the request body could not be read")
+		}
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(data))
+	r.ContentLength = int64(len(data))
+	return true
+}
+
+// originAllowed reports whether a request with this Origin header may be
+// served.
+func (h *httpHandler) originAllowed(r *http.Request, origin string) bool {
+	for _, o := range h.opts.AllowedOrigins {
+		if o == "*" || strings.EqualFold(o, origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	local, _ := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return local != nil && isLoopback(local.String()) && isLoopback(u.Host)
+}
+
+// isLoopback reports whether host, with or without a port, names this
+// machine: localhost or a loopback address.
+func isLoopback(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.Trim(host, "[]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// writeError answers a request the server refused before reading it as
+// JSON-RPC, with a JSON-RPC error that has no id, as the transport
+// specification allows.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	data, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"error":   map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(data)
+}
+
+// httpRequestKey is the context key of the HTTP request that carries a
+// stateless session: its context, whose end ends the session's calls.
+type httpRequestKey struct{}
+
+// retryAfter is the Retry-After, in seconds, of a request refused at the
+// session cap.
+const retryAfter = 5
+
+// sessionCount returns how many sessions are open on the server.
+func (s *Server) sessionCount() int {
+	n := 0
+	for range s.mcp.Sessions() {
+		n++
+	}
+	return n
+}

@@ -1,0 +1,324 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+)
+
+// post sends one JSON-RPC message to url as a streamable HTTP client does,
+// and returns the response's status and body.
+func post(t *testing.T, client *http.Client, url, session, body string, header ...string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(data)
+}
+
+const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"flood","version":"1"}}}`
+
+func liveSessions(srv *mcpserver.Server) int {
+	n := 0
+	for range srv.MCP().Sessions() {
+		n++
+	}
+	return n
+}
+
+func heapAlloc() uint64 {
+	var m runtime.MemStats
+	for range 2 {
+		runtime.GC()
+	}
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// TestSessionFlood floods the server with bare initialize requests, which
+// open sessions that are never used: the cap holds during the flood, and
+// after the idle timeout every session is gone and the heap is back near
+// where it started.
+func TestSessionFlood(t *testing.T) {
+	const requests, workers, maxSessions = 3000, 8, 1000
+	const idle = 2 * time.Second
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{SessionTimeout: idle, MaxSessions: maxSessions}))
+	defer ts.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}, Timeout: 10 * time.Second}
+	defer client.CloseIdleConnections()
+
+	before, goroutines := heapAlloc(), runtime.NumGoroutine()
+	var opened, refused, other atomic.Int64
+	var most atomic.Int64
+	next := make(chan int)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range workers {
+		wg.Go(func() {
+			for range next {
+				code, _ := post(t, client, ts.URL, "", initialize)
+				switch code {
+				case http.StatusOK:
+					opened.Add(1)
+				case http.StatusServiceUnavailable:
+					refused.Add(1)
+				default:
+					other.Add(1)
+				}
+				if n := int64(liveSessions(srv)); n > most.Load() {
+					most.Store(n) // racy maximum; good enough for a bound
+				}
+			}
+		})
+	}
+	for i := range requests {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	flood := time.Since(start)
+	during := heapAlloc()
+	t.Logf("%d requests in %v: %d sessions opened, %d refused; at most %d open; heap %d KiB before, %d KiB after the flood",
+		requests, flood.Round(time.Millisecond), opened.Load(), refused.Load(), most.Load(), before>>10, during>>10)
+	if other.Load() != 0 {
+		t.Errorf("%d responses were neither 200 nor 503", other.Load())
+	}
+	if most.Load() > maxSessions {
+		t.Errorf("%d sessions were open at once, over the cap of %d", most.Load(), maxSessions)
+	}
+	if flood < idle && refused.Load() < requests-maxSessions {
+		t.Errorf("%d requests refused during a flood shorter than the idle timeout, want at least %d", refused.Load(), requests-maxSessions)
+	}
+
+	deadline := time.Now().Add(idle + 10*time.Second)
+	for liveSessions(srv) > 0 && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := liveSessions(srv); n != 0 {
+		t.Fatalf("%d sessions still open %v after the flood", n, idle+10*time.Second)
+	}
+	client.CloseIdleConnections()
+	after := heapAlloc()
+	t.Logf("heap %d KiB and %d goroutines (%d before) once the sessions timed out", after>>10, runtime.NumGoroutine(), goroutines)
+	// The runtime keeps the descriptors of goroutines that have ended, for
+	// reuse (a few hundred bytes each), so the heap does not return all
+	// the way; a leak of sessions would keep most of what they took.
+	if n := runtime.NumGoroutine(); n > goroutines+10 {
+		t.Errorf("%d goroutines after the flood, %d before", n, goroutines)
+	}
+	if grown := int64(after) - int64(before); grown > int64(during-before)/4 {
+		t.Errorf("heap after the flood = %d KiB, want near %d KiB (it was %d KiB during the flood)", after>>10, before>>10, during>>10)
+	}
+}
+
+func TestOrigin(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{AllowedOrigins: []string{"https://app.example.com"}}))
+	defer ts.Close()
+	for _, tt := range []struct {
+		origin string
+		status int
+	}{
+		{"", http.StatusOK},
+		{"http://localhost:3000", http.StatusOK},
+		{"http://127.0.0.1", http.StatusOK},
+		{"http://[::1]:8080", http.StatusOK},
+		{"https://app.example.com", http.StatusOK},
+		{"https://evil.example.com", http.StatusForbidden},
+		{"http://localhost.evil.example.com", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+	} {
+		var header []string
+		if tt.origin != "" {
+			header = []string{"Origin", tt.origin}
+		}
+		code, body := post(t, ts.Client(), ts.URL, "", initialize, header...)
+		if code != tt.status {
+			t.Errorf("POST with Origin %q: status %d, want %d (%s)", tt.origin, code, tt.status, body)
+		}
+		if code == http.StatusForbidden && !strings.Contains(body, `"code":-32600`) {
+			t.Errorf("POST with Origin %q: body %s, want a JSON-RPC error", tt.origin, body)
+		}
+	}
+}
+
+// TestSlowBody sends a request whose body trickles in, a byte at a time,
+// and requires the server to give up on it at the body timeout.
+func TestSlowBody(t *testing.T) {
+	const timeout = 300 * time.Millisecond
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{BodyTimeout: timeout}))
+	defer ts.Close()
+	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n",
+		ts.Listener.Addr(), len(initialize))
+	start := time.Now()
+	go func() {
+		for i := range len(initialize) {
+			if _, err := conn.Write([]byte{initialize[i]}); err != nil {
+				return
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}()
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("reading the response: %v", err)
+	}
+	resp.Body.Close()
+	elapsed := time.Since(start)
+	if resp.StatusCode != http.StatusRequestTimeout {
+		t.Errorf("status %d, want 408", resp.StatusCode)
+	}
+	if elapsed > timeout+2*time.Second {
+		t.Errorf("the server took %v to give up on a body trickling in, with a body timeout of %v", elapsed, timeout)
+	}
+}
+
+// TestStatelessCancel checks that in stateless mode a client that goes
+// away ends its call: its HTTP request is the only sign it gives.
+func TestStatelessCancel(t *testing.T) {
+	f := newFixture(t)
+	srv := mcpserver.New(f.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
+		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	if resp, err := ts.Client().Do(req); err == nil {
+		io.Copy(io.Discard, resp.Body) // the stream ends when ctx does
+		resp.Body.Close()
+	}
+	select {
+	case err := <-f.cancelled:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the handler saw %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the handler's context did not end when the client went away")
+	}
+}
+
+// TestBearerToken protects the endpoint with a token: a request without it
+// is refused and told where the resource metadata is, which is served; a
+// request with it is served, and its handler knows the user.
+func TestBearerToken(t *testing.T) {
+	whoami := tool.New("whoami", "Say who calls.", func(ctx context.Context, _ struct{}) (string, error) {
+		c, ok := mcpserver.CallerFrom(ctx)
+		if !ok || c.Token == nil {
+			return "", errors.New("no token")
+		}
+		return c.Token.UserID, nil
+	})
+	srv, err := mcpserver.NewTools(nil, whoami)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	ts := httptest.NewServer(mux)
+	defer ts.Close()
+	metadata := ts.URL + "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/mcp", srv.HTTPHandler(&mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "ada"), ResourceMetadataURL: metadata}))
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource:             ts.URL + "/mcp",
+		AuthorizationServers: []string{"https://auth.example.com"},
+	}))
+
+	for _, token := range []string{"", "wrong"} {
+		req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(resp.Header.Get("WWW-Authenticate"), metadata) {
+			t.Errorf("token %q: status %d, WWW-Authenticate %q; want 401 pointing to %s", token, resp.StatusCode, resp.Header.Get("WWW-Authenticate"), metadata)
+		}
+	}
+	resp, err := ts.Client().Get(metadata)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(body), "https://auth.example.com") {
+		t.Errorf("resource metadata = %s", body)
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "auth", Version: "1"}, nil)
+	httpClient := &http.Client{Transport: bearer{"s3cret", ts.Client().Transport}}
+	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: httpClient}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "whoami", Arguments: map[string]any{}})
+	if err != nil || res.IsError || text(res) != "ada" {
+		t.Errorf("CallTool(whoami) = %+v, %v; want ada", res, err)
+	}
+}
+
+// bearer adds a bearer token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}

@@ -1,0 +1,196 @@
+package mcpserver
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultMaxLineLength is the longest line a StdioTransport reads: 16 MiB,
+// as in the SDK's own stdio transport.
+const DefaultMaxLineLength = 16 << 20
+
+// A StdioTransport serves one session over newline-delimited JSON-RPC, for a
+// server that a client starts as a process. Unlike the SDK's stdio
+// transport, a malformed line does not end the session: it is answered with
+// a JSON-RPC parse error (or an invalid-request error, for JSON that is not
+// a JSON-RPC message, a batch, or a line over the limit), and reading goes
+// on. At the end of the input, the requests already read are answered
+// before the session ends.
+type StdioTransport struct {
+	// Reader is where requests come from; nil means os.Stdin.
+	Reader io.Reader
+	// Writer is where responses go; nil means os.Stdout.
+	Writer io.Writer
+	// MaxLineLength is the longest line read. Zero selects
+	// DefaultMaxLineLength.
+	MaxLineLength int
+}
+
+// Connect implements mcp.Transport. It starts a goroutine that reads the
+// input; the goroutine ends at the end of the input, or when the connection
+// is closed and the read under way returns.
+func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
+	r, w := t.Reader, t.Writer
+	if r == nil {
+		r = os.Stdin
+	}
+	if w == nil {
+		w = os.Stdout
+	}
+	limit := t.MaxLineLength
+	if limit <= 0 {
+		limit = DefaultMaxLineLength
+	}
+	c := &stdioConn{w: w, incoming: make(chan readResult), closed: make(chan struct{})}
+	go c.readLines(bufio.NewReader(r), limit)
+	return c, nil
+}
+
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// A stdioConn is the connection of a StdioTransport.
+type stdioConn struct {
+	writeMu sync.Mutex // one message per line, whole
+	w       io.Writer
+
+	incoming  chan readResult
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// readLines reads messages, one a line, and hands them to Read. It answers
+// a line that holds no message itself.
+func (c *stdioConn) readLines(r *bufio.Reader, limit int) {
+	for {
+		line, tooLong, err := readLine(r, limit)
+		if line = bytes.TrimSpace(line); len(line) > 0 || tooLong {
+			msg, rerr := decodeLine(line, tooLong, limit)
+			if rerr != nil {
+				if c.writeLine(rerr) != nil {
+					return
+				}
+			} else if !c.hand(readResult{msg: msg}) {
+				return
+			}
+		}
+		if err != nil {
+			c.hand(readResult{err: err})
+			return
+		}
+	}
+}
+
+// hand passes res to Read, and reports false if the connection closed
+// first.
+func (c *stdioConn) hand(res readResult) bool {
+	select {
+	case c.incoming <- res:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// readLine reads one line, without its newline. A line over limit is read
+// to its end and dropped, and reported as too long.
+func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
+	for {
+		chunk, err := r.ReadSlice('\n')
+		if !tooLong && len(line)+len(chunk) > limit+1 { // +1: the newline
+			tooLong, line = true, nil
+		}
+		if !tooLong {
+			line = append(line, chunk...)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		return line, tooLong, err
+	}
+}
+
+// decodeLine decodes one line into a message, or returns the error
+// response that answers it.
+func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc.Response) {
+	fail := func(id jsonrpc.ID, code int64, format string, args ...any) (jsonrpc.Message, *jsonrpc.Response) {
+		return nil, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+	}
+	switch {
+	case tooLong:
+		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
+	case !json.Valid(line):
+		return fail(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
+	case line[0] == '[':
+		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
+	}
+	msg, err := jsonrpc.DecodeMessage(line)
+	if err != nil {
+		var head struct {
+			ID any `json:"id"`
+		}
+		json.Unmarshal(line, &head)
+		id, _ := jsonrpc.MakeID(head.ID)
+		return fail(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+	}
+	return msg, nil
+}
+
+// Read implements mcp.Connection.
+func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case res := <-c.incoming:
+		return res.msg, res.err
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return c.writeLine(msg)
+}
+
+func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	data = append(data, '\n')
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	select {
+	case <-c.closed:
+		return errors.New("mcpserver: connection closed")
+	default:
+	}
+	_, err = c.w.Write(data)
+	return err
+}
+
+// Close implements mcp.Connection. It closes neither the reader nor the
+// writer, which belong to the caller.
+func (c *stdioConn) Close() error {
+	c.closeOnce.Do(func() { close(c.closed) })
+	return nil
+}
+
+// SessionID implements mcp.Connection; a stdio session has no ID.
+func (c *stdioConn) SessionID() string { return "" }
