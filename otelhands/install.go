@@ -14,6 +14,14 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.38.0"
 )
 
+// EnabledByEnv reports whether the environment asks for traces to be
+// exported, as InstallFromEnv reads it: an OTLP endpoint is set and the SDK
+// is not disabled.
+func EnabledByEnv() bool {
+	return !strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") &&
+		(os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") != "" || os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") != "")
+}
+
 // InstallFromEnv installs, as the global tracer provider, one that exports
 // spans over OTLP/HTTP, when the environment asks for it: when
 // OTEL_EXPORTER_OTLP_ENDPOINT or OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is set
@@ -32,8 +40,7 @@ import (
 // buffered and stops the provider.
 func InstallFromEnv(ctx context.Context, service string) (shutdown func(context.Context) error, err error) {
 	off := func(context.Context) error { return nil }
-	if strings.EqualFold(strings.TrimSpace(os.Getenv("OTEL_SDK_DISABLED")), "true") ||
-		os.Getenv("OTEL_EXPORTER_OTLP_ENDPOINT") == "" && os.Getenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") == "" {
+	if !EnabledByEnv() {
 		return off, nil
 	}
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {

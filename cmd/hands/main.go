@@ -21,6 +21,7 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/otelhands"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -180,6 +181,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	reg, err := tools.registry()
 	if err != nil {
 		return err
+	}
+	if otelhands.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
+		shutdown, err := otelhands.InstallFromEnv(ctx, "hands")
+		if err != nil {
+			return err
+		}
+		defer shutdown(context.WithoutCancel(ctx))
+		reg.Use(otelhands.Tools(nil))
 	}
 	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands"})
 	names := strings.Join(reg.EnabledNames(ctx), ", ")

@@ -8,11 +8,13 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,4 +262,44 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	r = r.Clone(r.Context())
 	r.Header.Set("Authorization", "Bearer "+b.token)
 	return b.next.RoundTrip(r)
+}
+
+// TestServeExportsTraces checks that serve exports a span of each served
+// call over OTLP/HTTP when the standard environment names an endpoint, and
+// that it is off otherwise.
+func TestServeExportsTraces(t *testing.T) {
+	inTempDir(t)
+	var mu sync.Mutex
+	var bodies [][]byte
+	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		bodies = append(bodies, body)
+		mu.Unlock()
+		if r.URL.Path != "/v1/traces" {
+			t.Errorf("the exporter posted to %s", r.URL.Path)
+		}
+	}))
+	defer collector.Close()
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
+	t.Setenv("OTEL_SDK_DISABLED", "")
+
+	requests := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"host_file","arguments":{"key":"a.txt","content":"hi"}}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"serve"}, strings.NewReader(requests), &out, &errOut); err != nil {
+		t.Fatalf("serve: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(out.String(), `"id":2`) {
+		t.Fatalf("serve did not answer the call:\n%s", out.String())
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	all := bytes.Join(bodies, nil)
+	if !bytes.Contains(all, []byte("execute_tool")) || !bytes.Contains(all, []byte("host_file")) {
+		t.Errorf("the collector received %d posts without an execute_tool span of host_file", len(bodies))
+	}
 }
