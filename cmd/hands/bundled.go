@@ -1,12 +1,12 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
-	"os"
 	"path"
 	"strings"
 
@@ -23,7 +23,7 @@ import (
 
 // env is what the bundled tools are bound to.
 type env struct {
-	Bucket       *blob.Bucket `bind:"HANDS_BUCKET,default=file://./hands-data"`
+	Bucket       *blob.Bucket `bind:"HANDS_BUCKET,optional"` // nil: the default bucket
 	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
@@ -60,17 +60,19 @@ func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, 
 		return nil, nil, err
 	}
 	closeEnv := func() { bind.Close(&e) }
-	public := e.PublicURL
-	if public == "" {
-		public = publicBase
+	public := cmp.Or(e.PublicURL, publicBase)
+	if e.Bucket == nil {
+		bucket, url, err := openDefaultBucket()
+		if err != nil {
+			closeEnv()
+			return nil, nil, err
+		}
+		e.Bucket = bucket
+		public = cmp.Or(public, url)
 	}
 	if public == "" {
-		if usesDefaultBucket(configFile) {
-			public = absHandsData()
-		} else {
-			closeEnv()
-			return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
-		}
+		closeEnv()
+		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
 	b := &bundle{
 		bucket:   e.Bucket,
@@ -78,27 +80,6 @@ func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, 
 		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate}),
 	}
 	return b, closeEnv, nil
-}
-
-// usesDefaultBucket reports whether neither the environment nor the config
-// file names a bucket, so that the bucket is ./hands-data.
-func usesDefaultBucket(configFile string) bool {
-	if os.Getenv("HANDS_BUCKET") != "" {
-		return false
-	}
-	if configFile == "" {
-		return true
-	}
-	data, err := os.ReadFile(configFile)
-	if err != nil {
-		return false
-	}
-	var values map[string]any
-	if json.Unmarshal(data, &values) != nil {
-		return false
-	}
-	v, ok := values["HANDS_BUCKET"]
-	return !ok || v == ""
 }
 
 // files serves the bucket's objects read-only, with their content types.

@@ -11,13 +11,19 @@
 // serve speaks MCP on stdio by default, for a desktop client that starts it
 // as a process; with --http it serves streamable HTTP at /mcp on ADDR, and
 // the hosted files at /files/, so that the URLs host_file returns work at
-// once. It needs no configuration: the bucket is the directory ./hands-data.
-// The environment (or the JSON object in --config) may set:
+// once. It needs no configuration and starts in any directory: the bucket
+// is "hands" in the user's data directory ($XDG_DATA_HOME or ~/.local/share
+// on Linux, ~/Library/Application Support on macOS, %LocalAppData% on
+// Windows), created when serve or call first needs it. serve --help and call
+// --help list every flag and every setting the environment (or the JSON
+// object in --config) may make:
 //
-//	HANDS_BUCKET               where host_file writes: file://…, mem:// or s3://… (default file://./hands-data)
-//	HANDS_PUBLIC_URL           the public base URL of the bucket's files
-//	HANDS_MAX_FILE_BYTES       the largest file host_file accepts
-//	HANDS_FETCH_ALLOW_PRIVATE  let fetch_markdown reach loopback and private addresses (default false)
+//	HANDS_BUCKET                 where host_file writes: file://…, mem:// or s3://…
+//	HANDS_PUBLIC_URL             the public base URL of the bucket's files
+//	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
+//	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
+//	HANDS_TOKEN                  with --http, the bearer token every request must carry
+//	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,

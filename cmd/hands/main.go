@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"slices"
 	"strings"
 	"syscall"
@@ -99,8 +98,9 @@ func flags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {
-		fmt.Fprintf(fs.Output(), "Usage: hands %s\n", synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(fs.Output(), "Usage: hands %s\n\n", synopsis)
+		printFlags(fs.Output(), fs)
+		printSettings(fs.Output(), name)
 	}
 	return fs
 }
@@ -354,13 +354,4 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &usageError{msg: res.Content}
 	}
 	return res.Err
-}
-
-// absHandsData returns the file URL of ./hands-data.
-func absHandsData() string {
-	dir, err := filepath.Abs("hands-data")
-	if err != nil {
-		return ""
-	}
-	return "file://" + filepath.ToSlash(dir)
 }

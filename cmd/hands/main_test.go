@@ -22,15 +22,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// inTempDir runs the test in a fresh working directory, so that the default
-// bucket ./hands-data lands there.
+// inTempDir runs the test in a fresh working directory, with the user's
+// data directory in a fresh one too, and returns the directory the default
+// bucket lands in ($XDG_DATA_HOME/hands), which does not exist yet.
 func inTempDir(t *testing.T) string {
 	t.Helper()
-	dir := t.TempDir()
-	t.Chdir(dir)
+	t.Chdir(t.TempDir())
+	data := t.TempDir()
+	t.Setenv("XDG_DATA_HOME", data)
 	t.Setenv("HANDS_BUCKET", "")
 	t.Setenv("HANDS_PUBLIC_URL", "")
-	return dir
+	return filepath.Join(data, "hands")
 }
 
 func runCmd(t *testing.T, args ...string) (stdout, stderr string, err error) {
@@ -62,7 +64,7 @@ func TestCommands(t *testing.T) {
 		{"dialects", []string{"schema", "--dialect", "list"}, 0, "openai-strict\nanthropic", ""},
 		{"unknown dialect", []string{"schema", "--dialect", "cobol"}, 2, "", ""},
 		{"unknown tool in schema", []string{"schema", "nope"}, 2, "", ""},
-		{"call", []string{"call", "host_file", `{"key":"notes/a b.txt","content":"hello"}`}, 0, "file://" + filepath.ToSlash(dir) + "/hands-data/notes/a%20b.txt", "progress: uploading 5 bytes"},
+		{"call", []string{"call", "host_file", `{"key":"notes/a b.txt","content":"hello"}`}, 0, "file://" + filepath.ToSlash(dir) + "/notes/a%20b.txt", "progress: uploading 5 bytes"},
 		{"call with invalid arguments", []string{"call", "host_file", `{"key":"","content":1}`}, 1, "", "/key: must be at least 1 character"},
 		{"call refused by the handler", []string{"call", "host_file", `{"key":"a/../b","content":"x"}`}, 1, "", ".."},
 		{"call unknown tool", []string{"call", "nope", `{}`}, 2, "", `no tool named "nope"`},
@@ -90,7 +92,7 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "hands-data", "notes", "a b.txt"))
+	data, err := os.ReadFile(filepath.Join(dir, "notes", "a b.txt"))
 	if err != nil || string(data) != "hello" {
 		t.Errorf("the hosted file holds %q, %v", data, err)
 	}
@@ -117,13 +119,38 @@ func TestSchema(t *testing.T) {
 		golden.Check(t, filepath.Join(repo, "testdata", "schema."+name+".json"), []byte(stdout))
 		golden.Check(t, filepath.Join(repo, "testdata", "schema."+name+".problems.txt"), []byte(stderr))
 	}
-	entries, err := os.ReadDir(dir)
+	assertCreatedNothing(t, dir)
+}
+
+// assertCreatedNothing checks that the data directory dir does not exist and
+// that the working directory is empty.
+func assertCreatedNothing(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the data directory exists: %v", err)
+	}
+	entries, err := os.ReadDir(".")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range entries {
-		t.Errorf("hands schema created %s", e.Name())
+		t.Errorf("the command created %s in the working directory", e.Name())
 	}
+}
+
+// TestReadOnlyCommandsCreateNothing checks that the commands that write
+// nothing create nothing: neither the data directory nor anything where
+// they run.
+func TestReadOnlyCommandsCreateNothing(t *testing.T) {
+	dir := inTempDir(t)
+	for _, args := range [][]string{
+		{"help"}, {"version"}, {"serve", "--help"}, {"call", "--help"}, {"schema"}, {"schema", "--dialect", "gemini"}, {"schema", "--help"},
+	} {
+		if _, stderr, err := runCmd(t, args...); err != nil {
+			t.Errorf("%v: %v\n%s", args, err, stderr)
+		}
+	}
+	assertCreatedNothing(t, dir)
 }
 
 // TestServeHTTP runs hands serve --http and uses it as a client would: MCP
@@ -217,10 +244,11 @@ func TestServeStdioSubprocess(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	dir := t.TempDir()
+	data := t.TempDir()
+	dir := filepath.Join(data, "hands")
 	cmd := exec.Command(bin, "serve")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HANDS_BUCKET=", "HANDS_PUBLIC_URL=")
+	cmd.Dir = "/" // where desktop clients often start servers
+	cmd.Env = append(os.Environ(), "HANDS_BUCKET=", "HANDS_PUBLIC_URL=", "XDG_DATA_HOME="+data)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
@@ -243,9 +271,9 @@ func TestServeStdioSubprocess(t *testing.T) {
 	if err := session.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "hands-data", "x.txt"))
-	if err != nil || string(data) != "over stdio" {
-		t.Errorf("the hosted file holds %q, %v", data, err)
+	content, err := os.ReadFile(filepath.Join(dir, "x.txt"))
+	if err != nil || string(content) != "over stdio" {
+		t.Errorf("the hosted file holds %q, %v", content, err)
 	}
 	if !strings.Contains(stderr.String(), "over MCP on stdio") {
 		t.Errorf("stderr %q lacks the startup line", stderr.String())
@@ -301,5 +329,53 @@ func TestServeExportsTraces(t *testing.T) {
 	all := bytes.Join(bodies, nil)
 	if !bytes.Contains(all, []byte("execute_tool")) || !bytes.Contains(all, []byte("host_file")) {
 		t.Errorf("the collector received %d posts without an execute_tool span of host_file", len(bodies))
+	}
+}
+
+// TestREADMESettings checks that the README's table of settings names every
+// flag and environment variable that --help prints for serve and call, with
+// nothing more.
+func TestREADMESettings(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(readme), "<!-- settings -->")
+	table, _, ok2 := strings.Cut(table, "<!-- /settings -->")
+	if !ok || !ok2 {
+		t.Fatal("README.md has no settings table between <!-- settings --> and <!-- /settings -->")
+	}
+	setting := regexp.MustCompile("`(--[a-z-]+)|`([A-Z][A-Z0-9_]+)`")
+	inTable := map[string]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(row, "|")
+		if len(cells) < 3 {
+			continue
+		}
+		for _, m := range setting.FindAllStringSubmatch(cells[1]+"|"+cells[2], -1) {
+			inTable[m[1]+m[2]] = true
+		}
+	}
+	inHelp := map[string]bool{}
+	for _, cmd := range []string{"serve", "call"} {
+		stdout, _, err := runCmd(t, cmd, "--help")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(stdout, "\n") {
+			if f := strings.Fields(line); len(f) > 0 && (strings.HasPrefix(f[0], "--") || regexp.MustCompile(`^[A-Z][A-Z0-9_]+$`).MatchString(f[0])) && strings.HasPrefix(line, "  ") {
+				inHelp[f[0]] = true
+			}
+		}
+	}
+	for name := range inHelp {
+		if !inTable[name] {
+			t.Errorf("--help prints %s, which the README's settings table lacks", name)
+		}
+	}
+	for name := range inTable {
+		if !inHelp[name] {
+			t.Errorf("the README's settings table has %s, which no --help prints", name)
+		}
 	}
 }

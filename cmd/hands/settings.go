@@ -1,0 +1,139 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/hands-go/hands/toolbox"
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+)
+
+// A setting is one thing the environment may set for a command. The list
+// is printed by --help and is the README's table, which a test keeps in
+// step with it.
+type setting struct {
+	env      string // the environment variable (or config file key)
+	flag     string // the flag that sets it too, if any
+	def      string // the default, as a person reads it
+	commands string // the commands it applies to
+	what     string // what it does
+}
+
+// settings are every setting of the command, flags aside.
+var settings = []setting{
+	{env: "HANDS_BUCKET", def: "hands in the user's data directory, such as ~/.local/share/hands", commands: "serve, call",
+		what: "where host_file writes: file://DIR, mem:// or s3://BUCKET (add ?endpoint= for S3-compatible stores)"},
+	{env: "HANDS_PUBLIC_URL", def: "/files/ of --http, else the bucket's file:// URL", commands: "serve, call",
+		what: "the public base URL of the bucket's files, which host_file returns"},
+	{env: "HANDS_MAX_FILE_BYTES", def: strconv.Itoa(toolbox.DefaultHostMaxBytes), commands: "serve, call",
+		what: "the largest file host_file accepts, in bytes"},
+	{env: "HANDS_FETCH_ALLOW_PRIVATE", def: "false", commands: "serve, call",
+		what: "let fetch_markdown reach loopback, private and link-local addresses"},
+	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
+		what: "require this bearer token on every HTTP request"},
+	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
+		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
+}
+
+// printSettings writes the settings that apply to command as the
+// Environment section of its help.
+func printSettings(w io.Writer, command string) {
+	var rows []setting
+	for _, s := range settings {
+		for _, c := range strings.Split(s.commands, ", ") {
+			if strings.Fields(c)[0] == command {
+				rows = append(rows, s)
+				break
+			}
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "\nEnvironment (also read from --config FILE, a JSON object, for the HANDS_ names):")
+	for _, s := range rows {
+		fmt.Fprintf(w, "  %s\n    \t%s (default: %s)\n", s.env, s.what, s.def)
+	}
+}
+
+// printFlags writes a flag set's flags as --name, the one spelling the
+// command, its documentation and its messages use.
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		line := "  --" + f.Name
+		if name != "" {
+			line += " " + name
+		}
+		line += "\n    \t" + usage
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "[]" {
+			line += fmt.Sprintf(" (default %s)", f.DefValue)
+		}
+		fmt.Fprintln(w, line)
+	})
+}
+
+// dataDir returns the directory of the default bucket: "hands" in the
+// user's data directory — $XDG_DATA_HOME, or ~/.local/share, on Linux and
+// the BSDs; ~/Library/Application Support on macOS; %LocalAppData% on
+// Windows; $home/lib on Plan 9. It is where the files of a user's programs
+// live whatever directory a program is started in (desktop clients often
+// start servers in /).
+func dataDir() (string, error) {
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = os.Getenv("LocalAppData")
+	case "darwin", "ios":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, "Library", "Application Support")
+	case "plan9":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		base = filepath.Join(home, "lib")
+	default:
+		if xdg := os.Getenv("XDG_DATA_HOME"); filepath.IsAbs(xdg) { // the spec says to ignore a relative one
+			base = xdg
+		} else {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return "", err
+			}
+			base = filepath.Join(home, ".local", "share")
+		}
+	}
+	if base == "" {
+		return "", errors.New("the user's data directory is not known")
+	}
+	return filepath.Join(base, "hands"), nil
+}
+
+// openDefaultBucket opens the default bucket, creating its directory: it is
+// called only by the commands that may write to it.
+func openDefaultBucket() (*blob.Bucket, string, error) {
+	dir, err := dataDir()
+	if err != nil {
+		return nil, "", fmt.Errorf("no default bucket (%v): set HANDS_BUCKET", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, "", fmt.Errorf("cannot create the default bucket: %v; set HANDS_BUCKET to a bucket this user can write", err)
+	}
+	b, err := fileblob.OpenBucket(dir, nil)
+	if err != nil {
+		return nil, "", fmt.Errorf("open the default bucket: %v; set HANDS_BUCKET", err)
+	}
+	return b, "file://" + filepath.ToSlash(dir), nil
+}
