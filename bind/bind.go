@@ -18,9 +18,6 @@ import (
 
 	"github.com/hands-go/hands/internal/msgtext"
 	"gocloud.dev/blob"
-	_ "gocloud.dev/blob/fileblob" // file:// buckets
-	_ "gocloud.dev/blob/memblob"  // mem:// buckets
-	_ "gocloud.dev/blob/s3blob"   // s3:// buckets, and S3-compatible stores through endpoint=
 )
 
 // Options configure Load. The zero value selects every default.

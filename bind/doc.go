@@ -50,13 +50,17 @@
 // parsed with strconv (base 10); time.Duration with time.ParseDuration
 // ("30s", "1h30m"); *url.URL must be absolute; types whose pointer has
 // UnmarshalText (netip.Addr, slog.Level) parse themselves. A *blob.Bucket
-// is opened from its URL with gocloud.dev/blob, and this package links the
-// drivers for three schemes:
+// is opened from its URL with gocloud.dev/blob, through the drivers the
+// program imports, as gocloud intends: this package links none, so a
+// program that uses only files does not build the S3 client. Import the
+// driver of each scheme you use:
 //
-//	file:///srv/data                  a directory (fileblob)
-//	file://./hands-data               a directory relative to the working directory
-//	mem://                            memory, new and empty on each open (memblob)
-//	s3://bucket?region=us-east-1      Amazon S3 (s3blob)
+//	import _ "gocloud.dev/blob/fileblob"  // file:///srv/data, file://./data
+//	import _ "gocloud.dev/blob/memblob"   // mem://: memory, new and empty on each open
+//	import _ "gocloud.dev/blob/s3blob"    // s3://bucket?region=us-east-1
+//
+// A URL whose scheme no imported driver serves is a Problem that names the
+// scheme.
 //
 // A file:// directory is created if it does not exist (the URL gets
 // create_dir=true unless it names create_dir itself), so a default such as

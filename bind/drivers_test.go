@@ -1,0 +1,9 @@
+package bind_test
+
+// The blob drivers the tests open buckets with: a program imports the
+// drivers of the schemes it uses, as gocloud.dev intends.
+import (
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/memblob"
+	_ "gocloud.dev/blob/s3blob"
+)

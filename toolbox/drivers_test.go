@@ -1,0 +1,8 @@
+package toolbox_test
+
+// The blob drivers the tests open buckets with: a program imports the
+// drivers of the schemes it uses, as gocloud.dev intends.
+import (
+	_ "gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/memblob"
+)
