@@ -33,6 +33,16 @@
 // ErrBlocked, ErrRedirect, ErrContentType, ErrStatus) and whose text tells
 // the model what to change.
 //
+// # Converting pages
+//
+// fetch_markdown's timeout (FetchOptions.Timeout) bounds the whole call,
+// the conversion to Markdown included: the tool runs under
+// tool.WithTimeout, which ends the call at the deadline. What the tool
+// returns is at most FetchOptions.MaxOutputBytes long (256 KiB by
+// default): a longer result is cut at a character boundary and ends with a
+// note such as "[truncated: 81234 more bytes; …]", so the model knows it
+// saw part.
+//
 // # The address guard
 //
 // fetch_markdown reads pages a model chose, so by default it connects only
