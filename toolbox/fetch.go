@@ -16,11 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"golang.org/x/net/html/charset"
@@ -119,7 +114,8 @@ func (a *FetchArgs) Validate() error {
 // and read FetchOptions.MaxBytes of body (ErrTooLarge). A status other than
 // 2xx is an error (ErrStatus). What it returns is at most
 // FetchOptions.MaxOutputBytes long: a longer page is cut, with a note
-// saying so.
+// saying so. The conversion's time and memory grow linearly with the page,
+// whatever its markup; see the package documentation.
 //
 // # The address guard
 //
@@ -281,15 +277,12 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 		return string(body), nil
 	}
 	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
-	conv := converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
-		strikethrough.NewStrikethroughPlugin(),
-	))
-	md, err := conv.ConvertReader(bytes.NewReader(body), converter.WithContext(ctx), converter.WithDomain(resp.Request.URL.String()))
+	md, cut, err := htmlToMarkdown(ctx, body, resp.Request.URL.String())
 	if err != nil {
 		return "", fmt.Errorf("fetch %s: convert to Markdown: %w", final, err)
+	}
+	if cut {
+		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", maxNodes)
 	}
 	return string(md), nil
 }

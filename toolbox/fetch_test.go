@@ -97,7 +97,7 @@ func TestFetchMarkdown(t *testing.T) {
 			want := "# Release notes\n\n" +
 				"Version **2.0** is *out*. See [the intro](" + srv.URL + "/docs/intro).\n\n" +
 				"- faster\n- smaller\n\n" +
-				"| OS    | Status |\n|-------|--------|\n| Linux | ok     |"
+				"| OS | Status |\n|---|---|\n| Linux | ok |"
 			if got != want {
 				t.Errorf("fetch_markdown =\n%s\nwant\n%s", got, want)
 			}
