@@ -7,6 +7,9 @@
 //   - [FetchMarkdown], fetch_markdown: fetch a web page and return it as
 //     Markdown, behind an address guard that keeps it off private networks.
 //
+// [FileServer] serves a bucket's files over HTTP, at the URLs host_file
+// returns when the program itself is their public URL.
+//
 // A tool's resources come in through its constructor, and its handler
 // reaches them by closure, so that the tool, its schema and its bindings sit
 // in one place:
@@ -32,6 +35,19 @@
 // is an error that wraps a sentinel of this package (ErrTooLarge,
 // ErrBlocked, ErrRedirect, ErrContentType, ErrStatus) and whose text tells
 // the model what to change.
+//
+// A name that ends in ".attrs" — the suffix of the metadata files of
+// gocloud's fileblob, which stores a file:// bucket — is refused as a key
+// in every bucket, so that the same keys work everywhere, and FileServer
+// never serves one (404).
+//
+// # Serving files
+//
+// FileServer serves what host_file writes: read-only, with the stored
+// content type — plus charset=utf-8 for a text type that names no charset,
+// since host_file stores text as UTF-8 and a browser would guess otherwise
+// — and with nosniff and a sandboxing Content-Security-Policy, so that a
+// hosted page runs no script with the server's origin.
 //
 // # Converting pages
 //
