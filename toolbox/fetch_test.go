@@ -428,33 +428,37 @@ func TestFetchOutputLimit(t *testing.T) {
 }
 
 // TestFetchTimeoutCoversConversion checks that the timeout bounds the
-// conversion too: a page that arrives at once but takes long to convert
-// ends the call at the deadline.
+// conversion too: a page that arrives in time but takes longer to convert
+// ends the call at the deadline. The fetch must end before the deadline
+// for that, so the timeout grows until it does.
 func TestFetchTimeoutCoversConversion(t *testing.T) {
-	const timeout = 100 * time.Millisecond
-	page := []byte(strings.Repeat("<p>x<br>y", 150_000)) // half a second or more to convert
-	f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: timeout, MaxBytes: int64(len(page))})
-	converting := false
-	var res *tool.Result
-	start := time.Now()
-	for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: args(t, map[string]string{"url": u})}) {
-		if s, ok := ev.Progress.(string); ok && strings.HasPrefix(s, "converting") {
-			converting = true
+	page := []byte(strings.Repeat("<p>x<br>y", 35_000)) // a quarter of a second or more to convert
+	for timeout := 50 * time.Millisecond; timeout < 2*time.Second; timeout *= 2 {
+		f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: timeout})
+		converting := false
+		var res *tool.Result
+		start := time.Now()
+		for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: args(t, map[string]string{"url": u})}) {
+			if s, ok := ev.Progress.(string); ok && strings.HasPrefix(s, "converting") {
+				converting = true
+			}
+			if ev.Result != nil {
+				res = ev.Result
+			}
 		}
-		if ev.Result != nil {
-			res = ev.Result
+		elapsed := time.Since(start)
+		if !converting {
+			continue // the fetch itself took the time; try a longer one
 		}
+		if res == nil || !errors.Is(res.Err, tool.ErrTimedOut) {
+			t.Fatalf("fetch_markdown(slow conversion, timeout %v) = %v after %v, want a timeout", timeout, resultText(res), elapsed)
+		}
+		if elapsed > timeout+time.Second {
+			t.Errorf("fetch_markdown(slow conversion, timeout %v) ended after %v", timeout, elapsed)
+		}
+		return
 	}
-	elapsed := time.Since(start)
-	if !converting {
-		t.Fatalf("the conversion did not start within %v; the test needs a faster fetch", timeout)
-	}
-	if res == nil || !errors.Is(res.Err, tool.ErrTimedOut) {
-		t.Fatalf("fetch_markdown(slow conversion) = %v, want a timeout", resultText(res))
-	}
-	if elapsed > timeout+time.Second {
-		t.Errorf("fetch_markdown(slow conversion) ended after %v, want about %v", elapsed, timeout)
-	}
+	t.Skip("the fetch alone outlasted every timeout tried")
 }
 
 // resultText describes a result briefly, for a failure message.
