@@ -33,13 +33,46 @@
 // at the field's path. What can only be known while running — content over
 // a size limit, a private address behind a public name, a binary response —
 // is an error that wraps a sentinel of this package (ErrTooLarge,
-// ErrBlocked, ErrRedirect, ErrContentType, ErrStatus) and whose text tells
-// the model what to change.
+// ErrBlocked, ErrRedirect, ErrContentType, ErrStatus, ErrSymlink) and whose
+// text tells the model what to change. No error names a path of the
+// machine: the model learns keys, not where the bucket is on the disk.
 //
-// A name that ends in ".attrs" — the suffix of the metadata files of
-// gocloud's fileblob, which stores a file:// bucket — is refused as a key
-// in every bucket, so that the same keys work everywhere, and FileServer
-// never serves one (404).
+// # Directory buckets
+//
+// A bucket that gocloud's fileblob opened on a directory (a file:// URL,
+// such as the default file://./hands-data) is read and written by this
+// package itself, in fileblob's layout — the body at the key's path, the
+// content type in a JSON file beside it whose name adds ".attrs" — so that
+// the directory stays a fileblob bucket, but not in fileblob's way, which
+// gets four things wrong for a tool that a model drives:
+//
+//   - Symbolic links. fileblob follows them, so a link in the directory
+//     would serve /etc/hostname, and a write under a linked folder would
+//     land outside the bucket. host_file and FileServer follow none: a key that
+//     is a link or lies below one is refused (ErrSymlink; 403 from
+//     FileServer), and every file operation goes through an os.Root of the
+//     directory, so not even a link swapped in midway leads out of it.
+//   - Pairing a body with its type. fileblob rewrites the .attrs file in
+//     place and then renames the body into place, unlocked, so concurrent
+//     writes of one key could leave one writer's body with another's
+//     content type, and a reader could see a half-written .attrs file.
+//     Here a write renames a complete .attrs file and then the body into
+//     place under a lock of the key, which FileServer takes to read the
+//     pair, so that, within the process, a read always pairs a body with
+//     its own type. Another process writing the same directory is not kept
+//     in step.
+//   - Temporary files. fileblob writes them in $TMPDIR and renames them
+//     into the bucket, which fails when $TMPDIR is on another file system.
+//     Here they are written in the key's own folder, named
+//     ".hands-RANDOM.tmp"; only a crash leaves one behind.
+//   - Paths in errors. fileblob's errors carry the absolute paths of the
+//     directory and of $TMPDIR; these name keys only.
+//
+// A name that ends in ".attrs" is refused as a key in every bucket, so that
+// the same keys work everywhere, and FileServer never serves one (404).
+// The bucket's directory is found from the path in fileblob's error for a
+// key that does not exist, checked against the directory's os.FileInfo
+// that fileblob gives through Bucket.As; fileblob offers no other way.
 //
 // # Serving files
 //

@@ -3,28 +3,81 @@ package toolbox
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"io"
 	"io/fs"
 	"mime"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
 
-// attrsExt is the suffix of fileblob's metadata files.
-const attrsExt = ".attrs"
-
-// A store is a bucket as host_file and FileServer use it.
+// A store is a bucket as host_file and FileServer use it: through this
+// package's own file operations when fileblob opened it on a directory
+// (see dir), and through the bucket otherwise.
 type store struct {
 	bucket *blob.Bucket
+	mu     sync.Mutex
+	dir    *dir // the bucket's directory, once found
+}
+
+// directory returns the bucket's directory, or nil if fileblob did not
+// open it.
+func (s *store) directory(ctx context.Context) (*dir, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.dir != nil {
+		return s.dir, nil
+	}
+	path, ok, err := bucketDir(ctx, s.bucket)
+	if ok {
+		s.dir = &dir{path: path}
+	}
+	return s.dir, err
+}
+
+// bucketDir returns the directory of a bucket that fileblob opened, and
+// whether it did. fileblob tells a directory's os.FileInfo (Bucket.As) but
+// not its path, so the path is read from the error of a key that does not
+// exist — an *os.PathError, as fileblob's documentation says — and checked
+// against that FileInfo.
+func bucketDir(ctx context.Context, b *blob.Bucket) (string, bool, error) {
+	var info os.FileInfo
+	if !b.As(&info) {
+		return "", false, nil
+	}
+	probe := ".hands-probe-" + rand.Text()
+	_, err := b.Attributes(ctx, probe)
+	var perr *os.PathError
+	if err != nil && b.ErrorAs(err, &perr) {
+		if d, ok := strings.CutSuffix(perr.Path, string(filepath.Separator)+probe); ok && filepath.IsAbs(d) {
+			if fi, err := os.Stat(d); err == nil && os.SameFile(fi, info) {
+				return d, true, nil
+			}
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return "", false, err
+	}
+	return "", false, errors.New("cannot find the bucket's directory")
 }
 
 // write stores content under key, with its content type.
 func (s *store) write(ctx context.Context, key string, content []byte, contentType string) error {
+	d, err := s.directory(ctx)
+	if err != nil {
+		return err
+	}
+	if d != nil {
+		return d.write(key, content, contentType)
+	}
 	return s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: contentType})
 }
 
@@ -40,8 +93,10 @@ func (s *store) write(ctx context.Context, key string, content []byte, contentTy
 // Content-Security-Policy: sandbox, so that a hosted page runs no script
 // with the server's origin. It serves only keys host_file accepts: a
 // metadata sidecar (a name ending in ".attrs"), a folder, a path with '..'
-// or empty segments are not found (404). Its answers name no path of the
-// machine.
+// or empty segments are not found (404). For a bucket that fileblob opened
+// on a directory, it reads the directory as host_file writes it (see the
+// package documentation) and serves no symbolic link (403). Its answers
+// name no path of the machine.
 //
 // FileServer panics if bucket is nil.
 func FileServer(bucket *blob.Bucket) http.Handler {
@@ -68,6 +123,9 @@ func (s *store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, fs.ErrNotExist):
 		http.NotFound(w, r)
 		return
+	case errors.Is(err, ErrSymlink):
+		http.Error(w, "not served: the file is a symbolic link", http.StatusForbidden)
+		return
 	case err != nil:
 		http.Error(w, "cannot read the file", http.StatusInternalServerError)
 		return
@@ -87,6 +145,22 @@ func (s *store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // open opens the object at key, and returns its content type and size. A
 // missing object is fs.ErrNotExist.
 func (s *store) open(ctx context.Context, key string) (io.ReadCloser, string, int64, error) {
+	d, err := s.directory(ctx)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	if d != nil {
+		f, contentType, err := d.read(key)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, "", 0, err
+		}
+		return f, contentType, fi.Size(), nil
+	}
 	rd, err := s.bucket.NewReader(ctx, key, nil)
 	if gcerrors.Code(err) == gcerrors.NotFound {
 		return nil, "", 0, fs.ErrNotExist

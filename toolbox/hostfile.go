@@ -121,7 +121,9 @@ func checkContentType(ct string) string {
 // '..' or empty segment, a backslash or a control character, a name that
 // ends in ".attrs" (the suffix of fileblob's metadata files), a content
 // type that is not a MIME type, and content over HostOptions.MaxBytes
-// (ErrTooLarge). opts may be nil.
+// (ErrTooLarge). A bucket that fileblob opened on a directory is written as
+// the package documentation describes under "Directory buckets"; there a
+// key through a symbolic link is refused (ErrSymlink). opts may be nil.
 //
 // HostFile panics if bucket is nil or publicURL is not an absolute http,
 // https or file URL without a query or fragment. A file:///dir URL suits a
