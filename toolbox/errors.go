@@ -22,4 +22,8 @@ var (
 	ErrContentType = errors.New("unsupported content type")
 	// ErrStatus reports a response whose HTTP status is not a success.
 	ErrStatus = errors.New("unsuccessful HTTP status")
+	// ErrSymlink reports a key of a directory bucket that is, or lies
+	// below, a symbolic link: host_file does not write through one, and
+	// FileServer does not serve one.
+	ErrSymlink = errors.New("symbolic link not followed")
 )

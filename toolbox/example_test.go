@@ -42,7 +42,7 @@ func ExampleHostFile() {
 	// The arguments for host_file are invalid:
 	// - /key: must not contain a '..' segment; name the file by its path from the top of the bucket
 	// Fix these and call host_file again.
-	// text/plain
+	// text/plain; charset=utf-8
 }
 
 // fetch_markdown turns a page into Markdown. The page here is served on

@@ -14,3 +14,7 @@ var BlockedReason = blockedReason
 // GuardControl runs the guard's dialer check on an address, as the dialer
 // would just before connecting to it.
 func GuardControl(address string) error { return (&guard{}).control("tcp", address, nil) }
+
+// HTMLToMarkdown is the conversion of fetch_markdown, for tests of its
+// bounds that need no server.
+var HTMLToMarkdown = htmlToMarkdown

@@ -16,11 +16,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/JohannesKaufmann/html-to-markdown/v2/converter"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/base"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/commonmark"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/strikethrough"
-	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"golang.org/x/net/html/charset"
@@ -30,8 +25,12 @@ import (
 const (
 	// DefaultFetchMaxBytes is the default size limit of a fetched body: 2 MiB.
 	DefaultFetchMaxBytes = 2 << 20
-	// DefaultFetchTimeout is the default time limit of one fetch, redirects
-	// and reading the body included.
+	// DefaultFetchMaxOutputBytes is the default size limit of what the tool
+	// returns: 256 KiB.
+	DefaultFetchMaxOutputBytes = 256 << 10
+	// DefaultFetchTimeout is the default time limit of one call: the fetch,
+	// redirects and reading the body included, and the conversion to
+	// Markdown.
 	DefaultFetchTimeout = 20 * time.Second
 	// MaxRedirects is how many redirects fetch_markdown follows.
 	MaxRedirects = 5
@@ -53,7 +52,15 @@ type FetchOptions struct {
 	// MaxBytes is the largest body, in bytes, the tool reads. If zero or
 	// less, DefaultFetchMaxBytes.
 	MaxBytes int64
-	// Timeout bounds each fetch. If zero or less, DefaultFetchTimeout.
+	// MaxOutputBytes is the most the tool returns, in bytes. Longer
+	// Markdown or text is cut at a character boundary and ends with a note,
+	// within the limit, that says how many bytes were left out. If zero or
+	// less, DefaultFetchMaxOutputBytes; a limit under 1 KiB is raised to 1
+	// KiB, room for the note.
+	MaxOutputBytes int
+	// Timeout bounds each call, the conversion to Markdown included: at the
+	// deadline the call ends with a *tool.TimeoutError, whatever it was
+	// doing. If zero or less, DefaultFetchTimeout.
 	Timeout time.Duration
 	// AllowPrivate turns the address guard off, so that loopback, private,
 	// link-local (including cloud metadata endpoints) and other non-public
@@ -102,9 +109,13 @@ func (a *FetchArgs) Validate() error {
 //
 // # Limits
 //
-// A fetch may take FetchOptions.Timeout, follow MaxRedirects redirects (to
-// http and https URLs only; ErrRedirect), and read FetchOptions.MaxBytes of
-// body (ErrTooLarge). A status other than 2xx is an error (ErrStatus).
+// A call may take FetchOptions.Timeout, fetch and conversion together,
+// follow MaxRedirects redirects (to http and https URLs only; ErrRedirect),
+// and read FetchOptions.MaxBytes of body (ErrTooLarge). A status other than
+// 2xx is an error (ErrStatus). What it returns is at most
+// FetchOptions.MaxOutputBytes long: a longer page is cut, with a note
+// saying so. The conversion's time and memory grow linearly with the page,
+// whatever its markup; see the package documentation.
 //
 // # The address guard
 //
@@ -126,22 +137,31 @@ func FetchMarkdown(opts *FetchOptions) *tool.Tool[FetchArgs, string] {
 		opts = &FetchOptions{}
 	}
 	f := &fetcher{
-		client:    newClient(opts),
-		maxBytes:  opts.MaxBytes,
-		timeout:   opts.Timeout,
-		userAgent: cmp.Or(opts.UserAgent, DefaultUserAgent),
+		client:         newClient(opts),
+		maxBytes:       opts.MaxBytes,
+		maxOutputBytes: opts.MaxOutputBytes,
+		userAgent:      cmp.Or(opts.UserAgent, DefaultUserAgent),
 	}
 	if f.maxBytes <= 0 {
 		f.maxBytes = DefaultFetchMaxBytes
 	}
-	if f.timeout <= 0 {
-		f.timeout = DefaultFetchTimeout
+	if f.maxOutputBytes <= 0 {
+		f.maxOutputBytes = DefaultFetchMaxOutputBytes
+	}
+	f.maxOutputBytes = max(f.maxOutputBytes, minOutputBytes)
+	timeout := opts.Timeout
+	if timeout <= 0 {
+		timeout = DefaultFetchTimeout
 	}
 	return tool.New(cmp.Or(opts.Name, "fetch_markdown"),
 		"Fetch a web page (http or https) and return its content as Markdown. "+
 			"Plain text, JSON and other text responses come back as they are; images, PDFs and other binary files are refused.",
-		f.fetch)
+		f.fetch, tool.WithTimeout(timeout))
 }
+
+// minOutputBytes is the smallest output limit: room for the note that
+// says what was cut.
+const minOutputBytes = 1 << 10
 
 // newClient returns the client the tool sends its requests with.
 func newClient(opts *FetchOptions) *http.Client {
@@ -188,23 +208,20 @@ func newClient(opts *FetchOptions) *http.Client {
 
 // A fetcher is the state of a fetch_markdown tool.
 type fetcher struct {
-	client    *http.Client
-	maxBytes  int64
-	timeout   time.Duration
-	userAgent string
+	client         *http.Client
+	maxBytes       int64
+	maxOutputBytes int
+	userAgent      string
 }
 
-// fetch is the handler of fetch_markdown.
+// fetch is the handler of fetch_markdown. The tool's timeout bounds ctx,
+// and the request and the conversion both end when ctx does.
 func (f *fetcher) fetch(ctx context.Context, a FetchArgs) (string, error) {
-	parent := ctx
-	ctx, cancel := context.WithTimeout(ctx, f.timeout)
-	defer cancel()
 	text, err := f.get(ctx, a.URL)
-	if err != nil && parent.Err() == nil && ctx.Err() != nil {
-		// Our own deadline, not the caller's.
-		return "", fmt.Errorf("fetch %s: no complete answer within %v; the server is slow or the page too big: %w", a.URL, f.timeout, context.DeadlineExceeded)
+	if err != nil {
+		return "", err
 	}
-	return text, err
+	return truncate(orNote(text), f.maxOutputBytes), nil
 }
 
 func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
@@ -257,20 +274,34 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 	body = toUTF8(body, ct)
 
 	if kind == textContent {
-		return orNote(string(body)), nil
+		return string(body), nil
 	}
 	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
-	conv := converter.NewConverter(converter.WithPlugins(
-		base.NewBasePlugin(),
-		commonmark.NewCommonmarkPlugin(),
-		table.NewTablePlugin(),
-		strikethrough.NewStrikethroughPlugin(),
-	))
-	md, err := conv.ConvertReader(bytes.NewReader(body), converter.WithContext(ctx), converter.WithDomain(resp.Request.URL.String()))
+	md, cut, err := htmlToMarkdown(ctx, body, resp.Request.URL.String())
 	if err != nil {
 		return "", fmt.Errorf("fetch %s: convert to Markdown: %w", final, err)
 	}
-	return orNote(string(md)), nil
+	if cut {
+		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", maxNodes)
+	}
+	return string(md), nil
+}
+
+// truncate returns s cut to at most limit bytes, at a character boundary,
+// with a note at the end, within the limit, that says how many bytes were
+// left out. limit must leave room for the note.
+func truncate(s string, limit int) string {
+	if len(s) <= limit {
+		return s
+	}
+	note := func(left int) string {
+		return fmt.Sprintf("\n\n[truncated: %d more bytes; the tool returns at most %d bytes of a page]", left, limit)
+	}
+	cut := limit - len(note(len(s))) // a smaller count is never longer
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + note(len(s)-cut)
 }
 
 // orNote returns s, or a note saying the page has no text.

@@ -10,10 +10,13 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
@@ -94,7 +97,7 @@ func TestFetchMarkdown(t *testing.T) {
 			want := "# Release notes\n\n" +
 				"Version **2.0** is *out*. See [the intro](" + srv.URL + "/docs/intro).\n\n" +
 				"- faster\n- smaller\n\n" +
-				"| OS    | Status |\n|-------|--------|\n| Linux | ok     |"
+				"| OS | Status |\n|---|---|\n| Linux | ok |"
 			if got != want {
 				t.Errorf("fetch_markdown =\n%s\nwant\n%s", got, want)
 			}
@@ -379,4 +382,92 @@ func TestServersAreLocal(t *testing.T) {
 	if u, _ := url.Parse(srv.URL); host != "127.0.0.1" || u.Hostname() != "127.0.0.1" {
 		t.Errorf("test server listens on %s, want 127.0.0.1", host)
 	}
+}
+
+// servePage returns a fetch_markdown tool and the URL of a server on
+// 127.0.0.1 that serves page as HTML.
+func servePage(t *testing.T, page []byte, opts *toolbox.FetchOptions) (*tool.Tool[toolbox.FetchArgs, string], string) {
+	t.Helper()
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(page)
+	}))
+	return toolbox.FetchMarkdown(only(opts, srv)), srv.URL + "/"
+}
+
+// TestFetchOutputLimit checks that a long page is cut at a character
+// boundary, within the limit, with a note that says how much was cut.
+func TestFetchOutputLimit(t *testing.T) {
+	content := strings.Repeat("é", 3000) // 6000 bytes
+	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, content)
+	}))
+	note := regexp.MustCompile(`\n\n\[truncated: (\d+) more bytes; [^\]]*\]$`)
+	for _, limit := range []int{2048, 2049, 4000, 5999} {
+		f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxOutputBytes: limit}, srv))
+		out, err := fetch(t, f, srv.URL)
+		if err != nil {
+			t.Fatalf("fetch_markdown(limit %d) = %v", limit, err)
+		}
+		m := note.FindStringSubmatchIndex(out)
+		if m == nil {
+			t.Fatalf("fetch_markdown(limit %d) = %q, want a note at the end", limit, out[max(0, len(out)-200):])
+		}
+		kept := out[:m[0]]
+		left, _ := strconv.Atoi(out[m[2]:m[3]])
+		if len(out) > limit || !utf8.ValidString(kept) || !strings.HasPrefix(content, kept) || len(kept)+left != len(content) {
+			t.Errorf("fetch_markdown(limit %d) returned %d bytes, kept %d valid=%v and said %d more; want at most %d bytes, a valid prefix and the rest counted",
+				limit, len(out), len(kept), utf8.ValidString(kept), left, limit)
+		}
+	}
+	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxOutputBytes: 6000}, srv))
+	if out, err := fetch(t, f, srv.URL); err != nil || out != content {
+		t.Errorf("fetch_markdown(limit = size) = %.40q…, %v; want the content whole", out, err)
+	}
+}
+
+// TestFetchTimeoutCoversConversion checks that the timeout bounds the
+// conversion too: a page that arrives in time but takes longer to convert
+// ends the call at the deadline. The fetch must end before the deadline
+// for that, so the timeout grows until it does.
+func TestFetchTimeoutCoversConversion(t *testing.T) {
+	page := []byte(strings.Repeat("<p>x<br>y", 35_000)) // a quarter of a second or more to convert
+	for timeout := 50 * time.Millisecond; timeout < 2*time.Second; timeout *= 2 {
+		f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: timeout})
+		converting := false
+		var res *tool.Result
+		start := time.Now()
+		for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: args(t, map[string]string{"url": u})}) {
+			if s, ok := ev.Progress.(string); ok && strings.HasPrefix(s, "converting") {
+				converting = true
+			}
+			if ev.Result != nil {
+				res = ev.Result
+			}
+		}
+		elapsed := time.Since(start)
+		if !converting {
+			continue // the fetch itself took the time; try a longer one
+		}
+		if res == nil || !errors.Is(res.Err, tool.ErrTimedOut) {
+			t.Fatalf("fetch_markdown(slow conversion, timeout %v) = %v after %v, want a timeout", timeout, resultText(res), elapsed)
+		}
+		if elapsed > timeout+time.Second {
+			t.Errorf("fetch_markdown(slow conversion, timeout %v) ended after %v", timeout, elapsed)
+		}
+		return
+	}
+	t.Skip("the fetch alone outlasted every timeout tried")
+}
+
+// resultText describes a result briefly, for a failure message.
+func resultText(res *tool.Result) string {
+	if res == nil {
+		return "no result"
+	}
+	if res.IsError {
+		return "error: " + res.Err.Error()
+	}
+	return fmt.Sprintf("%d bytes of content", len(res.Content))
 }

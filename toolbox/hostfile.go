@@ -80,13 +80,15 @@ func checkKey(key string) string {
 		return "must not contain control characters such as newlines or tabs"
 	}
 	for seg := range strings.SplitSeq(key, "/") {
-		switch seg {
-		case "..":
+		switch {
+		case seg == "..":
 			return "must not contain a '..' segment; name the file by its path from the top of the bucket"
-		case ".":
+		case seg == ".":
 			return "must not contain a '.' segment"
-		case "":
+		case seg == "":
 			return "must not contain an empty segment ('//', or a '/' at the end)"
+		case len(seg) >= len(attrsExt) && strings.EqualFold(seg[len(seg)-len(attrsExt):], attrsExt):
+			return "must not end a name with .attrs, which is kept for the storage's metadata; choose another name"
 		}
 	}
 	return ""
@@ -111,11 +113,17 @@ func checkContentType(ct string) string {
 //	HostFile(bucket, "https://files.example.com", nil)
 //	{"key":"reports/q1 summary.txt","content":"…"} → https://files.example.com/reports/q1%20summary.txt
 //
-// A file of the same key is replaced. The tool refuses, with a message that
-// says what to change, an empty key or content type, a key over 1024 bytes,
-// a key with a leading '/', a '.', '..' or empty segment, a backslash or a
-// control character, a content type that is not a MIME type, and content
-// over HostOptions.MaxBytes (ErrTooLarge). opts may be nil.
+// A file of the same key is replaced. The content is stored as UTF-8, and a
+// text content type says so: text/plain is stored as text/plain;
+// charset=utf-8, and any other charset it names is replaced. The tool
+// refuses, with a message that says what to change, an empty key or
+// content type, a key over 1024 bytes, a key with a leading '/', a '.',
+// '..' or empty segment, a backslash or a control character, a name that
+// ends in ".attrs" (the suffix of fileblob's metadata files), a content
+// type that is not a MIME type, and content over HostOptions.MaxBytes
+// (ErrTooLarge). A bucket that fileblob opened on a directory is written as
+// the package documentation describes under "Directory buckets"; there a
+// key through a symbolic link is refused (ErrSymlink). opts may be nil.
 //
 // HostFile panics if bucket is nil or publicURL is not an absolute http,
 // https or file URL without a query or fragment. A file:///dir URL suits a
@@ -143,6 +151,7 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 	if maxBytes <= 0 {
 		maxBytes = DefaultHostMaxBytes
 	}
+	files := &store{bucket: bucket}
 	return tool.New(name, description,
 		func(ctx context.Context, a HostFileArgs) (string, error) {
 			if len(a.Content) > maxBytes {
@@ -150,8 +159,8 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 					ErrTooLarge, len(a.Content), maxBytes, sizeText(maxBytes))
 			}
 			tool.Progress(ctx, fmt.Sprintf("uploading %d bytes to %s", len(a.Content), a.Key))
-			ct := strings.TrimSpace(a.ContentType)
-			if err := bucket.WriteAll(ctx, a.Key, []byte(a.Content), &blob.WriterOptions{ContentType: ct}); err != nil {
+			ct := utf8Type(strings.TrimSpace(a.ContentType))
+			if err := files.write(ctx, a.Key, []byte(a.Content), ct); err != nil {
 				return "", fmt.Errorf("upload %s: %w", a.Key, err)
 			}
 			return base + "/" + escapeKey(a.Key), nil

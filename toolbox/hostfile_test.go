@@ -39,17 +39,21 @@ func TestHostFile(t *testing.T) {
 		wantType  string
 	}{
 		{"plain", "https://files.example.com", map[string]string{"key": "notes.txt", "content": "hello"},
-			"https://files.example.com/notes.txt", "text/plain"},
+			"https://files.example.com/notes.txt", "text/plain; charset=utf-8"},
 		{"trailing slash and spaces", "https://files.example.com/", map[string]string{"key": "reports/q1 summary.txt", "content": "hello"},
-			"https://files.example.com/reports/q1%20summary.txt", "text/plain"},
+			"https://files.example.com/reports/q1%20summary.txt", "text/plain; charset=utf-8"},
 		{"base path and escapes", "https://cdn.example.com/pub/", map[string]string{"key": "a?b/c#d/50%.html", "content": "<p>hi</p>", "contentType": "text/html; charset=utf-8"},
 			"https://cdn.example.com/pub/a%3Fb/c%23d/50%25.html", "text/html; charset=utf-8"},
 		{"unicode", "https://files.example.com", map[string]string{"key": "café/menü.json", "content": "{}", "contentType": "application/json"},
-			"https://files.example.com/caf%C3%A9/men%C3%BC.json", "application/json"},
+			"https://files.example.com/caf%C3%A9/men%C3%BC.json", "application/json; charset=utf-8"},
 		{"dots inside names", "https://files.example.com", map[string]string{"key": "v1..2/.env.example", "content": "x"},
-			"https://files.example.com/v1..2/.env.example", "text/plain"},
+			"https://files.example.com/v1..2/.env.example", "text/plain; charset=utf-8"},
+		{"another charset", "https://files.example.com", map[string]string{"key": "a.txt", "content": "é", "contentType": "text/plain; charset=ISO-8859-1"},
+			"https://files.example.com/a.txt", "text/plain; charset=utf-8"},
+		{"not text", "https://files.example.com", map[string]string{"key": "a.bin", "content": "x", "contentType": "application/octet-stream"},
+			"https://files.example.com/a.bin", "application/octet-stream"},
 		{"local directory", "file:///srv/hands-data/", map[string]string{"key": "a b/c.txt", "content": "x"},
-			"file:///srv/hands-data/a%20b/c.txt", "text/plain"},
+			"file:///srv/hands-data/a%20b/c.txt", "text/plain; charset=utf-8"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bucket := newBucket(t)

@@ -5,10 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
-	"path"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/bind"
@@ -18,7 +15,6 @@ import (
 	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
-	"gocloud.dev/gcerrors"
 )
 
 // env is what the bundled tools are bound to.
@@ -83,37 +79,7 @@ func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, 
 }
 
 // files serves the bucket's objects read-only, with their content types.
-func (b *bundle) files() http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
-			return
-		}
-		key := strings.TrimPrefix(path.Clean("/"+r.URL.Path), "/")
-		if key == "" || strings.HasSuffix(r.URL.Path, "/") {
-			http.NotFound(w, r)
-			return
-		}
-		rd, err := b.bucket.NewReader(r.Context(), key, nil)
-		if err != nil {
-			if gcerrors.Code(err) == gcerrors.NotFound {
-				http.NotFound(w, r)
-				return
-			}
-			http.Error(w, "cannot read the file", http.StatusInternalServerError)
-			return
-		}
-		defer rd.Close()
-		w.Header().Set("Content-Type", rd.ContentType())
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.Header().Set("Content-Security-Policy", "sandbox")
-		if r.Method == http.MethodHead {
-			return
-		}
-		io.Copy(w, rd)
-	})
-}
+func (b *bundle) files() http.Handler { return toolbox.FileServer(b.bucket) }
 
 // dialectNames lists the predefined dialects.
 func dialectNames() []string {

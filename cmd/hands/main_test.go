@@ -216,11 +216,18 @@ func TestServeHTTP(t *testing.T) {
 	}
 	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	if resp.StatusCode != 200 || string(body) != "<p>hi</p>" || resp.Header.Get("Content-Type") != "text/html" {
+	if resp.StatusCode != 200 || string(body) != "<p>hi</p>" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Errorf("GET %s = %d %q %q", url, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
-	if resp, err := http.Get(base + "/files/nope.txt"); err != nil || resp.StatusCode != 404 {
-		t.Errorf("GET a missing file = %v, %v", resp, err)
+	for _, path := range []string{"/files/nope.txt", "/files/pages/hello.html.attrs"} {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Errorf("GET %s = %d, want 404", path, resp.StatusCode)
+		}
 	}
 	cancel()
 	select {
