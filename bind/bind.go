@@ -421,8 +421,9 @@ func (b *binding) parse(s string) (reflect.Value, error) {
 
 // bucketURL parses a bucket URL and prepares a file:// URL for fileblob:
 // the host must be empty, "localhost" or "." (a path relative to the
-// working directory), and the directory is created unless the URL says
-// create_dir itself.
+// working directory); the directory is created unless the URL says
+// create_dir itself, and temporary files are written beside their keys,
+// not in $TMPDIR, unless it says no_tmp_dir.
 func bucketURL(s string) (*url.URL, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
@@ -437,8 +438,11 @@ func bucketURL(s string) (*url.URL, error) {
 		q := u.Query()
 		if !q.Has("create_dir") {
 			q.Set("create_dir", "true")
-			u.RawQuery = q.Encode()
 		}
+		if !q.Has("no_tmp_dir") { // $TMPDIR may be another file system, where renaming into the bucket fails
+			q.Set("no_tmp_dir", "true")
+		}
+		u.RawQuery = q.Encode()
 	}
 	return u, nil
 }

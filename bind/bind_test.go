@@ -109,6 +109,24 @@ func TestLoadFileDefault(t *testing.T) {
 	}
 }
 
+// TestFileBucketIgnoresTMPDIR checks that a file bucket writes its
+// temporary files beside its keys: with $TMPDIR on another file system the
+// final rename would fail, and here $TMPDIR does not even exist.
+func TestFileBucketIgnoresTMPDIR(t *testing.T) {
+	t.Chdir(t.TempDir())
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	var env struct {
+		Files *blob.Bucket `bind:"FILES,default=file://./data"`
+	}
+	if err := bind.Load(t.Context(), &env, &bind.Options{LookupEnv: vars(nil)}); err != nil {
+		t.Fatalf("Load = %v, want nil", err)
+	}
+	defer bind.Close(&env)
+	if err := env.Files.WriteAll(t.Context(), "a/k.txt", []byte("v"), nil); err != nil {
+		t.Errorf("WriteAll with $TMPDIR missing: %v", err)
+	}
+}
+
 // Scalars has a field of each supported value type.
 type Scalars struct {
 	S    string        `bind:"S"`

@@ -131,7 +131,7 @@ func openDefaultBucket() (*blob.Bucket, string, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, "", fmt.Errorf("cannot create the default bucket: %v; set HANDS_BUCKET to a bucket this user can write", err)
 	}
-	b, err := fileblob.OpenBucket(dir, nil)
+	b, err := fileblob.OpenBucket(dir, &fileblob.Options{NoTempDir: true}) // temporary files beside their keys, not in $TMPDIR
 	if err != nil {
 		return nil, "", fmt.Errorf("open the default bucket: %v; set HANDS_BUCKET", err)
 	}
