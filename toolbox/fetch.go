@@ -66,6 +66,10 @@ type FetchOptions struct {
 	// link-local (including cloud metadata endpoints) and other non-public
 	// addresses can be fetched. Set it only for a trusted network.
 	AllowPrivate bool
+	// AllowPrivateSetting names, in a refusal the model reads, what an
+	// operator sets to allow non-public addresses, such as an environment
+	// variable of the program. If empty, "FetchOptions.AllowPrivate".
+	AllowPrivateSetting string
 	// UserAgent is sent with each request. If empty, DefaultUserAgent.
 	UserAgent string
 
@@ -180,7 +184,7 @@ func newClient(opts *FetchOptions) *http.Client {
 		default:
 			panic(fmt.Sprintf("toolbox.FetchMarkdown: Client.Transport is a %T; the address guard needs an *http.Transport or nil (or set AllowPrivate)", rt))
 		}
-		g := &guard{allow: opts.allow}
+		g := &guard{allow: opts.allow, setting: opts.AllowPrivateSetting}
 		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}
 		t.Proxy = nil
 		t.DialContext = dialer.DialContext

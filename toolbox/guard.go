@@ -1,6 +1,7 @@
 package toolbox
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"syscall"
@@ -14,11 +15,15 @@ type BlockedError struct {
 	Addr netip.Addr
 	// Reason names the kind of address, such as "loopback" or "private".
 	Reason string
+	// Setting names what an operator sets to allow such addresses
+	// (FetchOptions.AllowPrivateSetting).
+	Setting string
 }
 
-// Error says which address was refused and why.
+// Error says which address was refused, why, and which setting would allow
+// it.
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("%s is a %s address; only public internet addresses may be fetched", e.Addr, e.Reason)
+	return fmt.Sprintf("%s is a %s address; only public internet addresses may be fetched (the operator can allow others with %s)", e.Addr, e.Reason, e.Setting)
 }
 
 // Unwrap returns ErrBlocked.
@@ -32,6 +37,8 @@ type guard struct {
 	// address. It is set only by tests, through export_test.go; nil in
 	// every program.
 	allow func(netip.AddrPort) bool
+	// setting names the switch that turns the guard off, for refusals.
+	setting string
 }
 
 // control is a net.Dialer Control function: it refuses to connect to an
@@ -45,7 +52,7 @@ func (g *guard) control(network, address string, _ syscall.RawConn) error {
 		return nil
 	}
 	if reason := blockedReason(ap.Addr()); reason != "" {
-		return &BlockedError{Addr: ap.Addr().Unmap(), Reason: reason}
+		return &BlockedError{Addr: ap.Addr().Unmap(), Reason: reason, Setting: cmp.Or(g.setting, "FetchOptions.AllowPrivate")}
 	}
 	return nil
 }

@@ -34,6 +34,10 @@ type HostOptions struct {
 	// twice MaxBytes plus 64 KiB, room for the escapes of any content within
 	// the limit.
 	MaxBytes int
+	// MaxBytesSetting names, in a refusal the model reads, what an operator
+	// sets to raise MaxBytes, such as an environment variable of the
+	// program. If empty, the refusal names none.
+	MaxBytesSetting string
 }
 
 // HostFileArgs is the input of host_file: what to write, and where.
@@ -155,8 +159,12 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 	return tool.New(name, description,
 		func(ctx context.Context, a HostFileArgs) (string, error) {
 			if len(a.Content) > maxBytes {
-				return "", fmt.Errorf("%w: the content is %d bytes and the limit is %d (%s); split it into smaller files",
-					ErrTooLarge, len(a.Content), maxBytes, sizeText(maxBytes))
+				setting := ""
+				if opts.MaxBytesSetting != "" {
+					setting = ", which the operator sets with " + opts.MaxBytesSetting
+				}
+				return "", fmt.Errorf("%w: the content is %d bytes and the limit is %d (%s%s); split it into smaller files",
+					ErrTooLarge, len(a.Content), maxBytes, sizeText(maxBytes), setting)
 			}
 			tool.Progress(ctx, fmt.Sprintf("uploading %d bytes to %s", len(a.Content), a.Key))
 			ct := utf8Type(strings.TrimSpace(a.ContentType))

@@ -72,8 +72,8 @@ func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, 
 	}
 	b := &bundle{
 		bucket:   e.Bucket,
-		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes}),
-		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate}),
+		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
 	}
 	return b, closeEnv, nil
 }

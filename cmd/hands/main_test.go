@@ -386,3 +386,22 @@ func TestREADMESettings(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusalsNameTheirSetting checks that a refusal the model reads names
+// the setting that would allow the call.
+func TestRefusalsNameTheirSetting(t *testing.T) {
+	inTempDir(t)
+	t.Setenv("HANDS_MAX_FILE_BYTES", "4")
+	t.Setenv("HANDS_FETCH_ALLOW_PRIVATE", "false")
+	for _, tt := range []struct {
+		tool, args, setting string
+	}{
+		{"host_file", `{"key":"a.txt","content":"too long"}`, "HANDS_MAX_FILE_BYTES"},
+		{"fetch_markdown", `{"url":"http://127.0.0.1:1/"}`, "HANDS_FETCH_ALLOW_PRIVATE=true"},
+	} {
+		stdout, stderr, err := runCmd(t, "call", tt.tool, tt.args)
+		if err == nil || !strings.Contains(stdout+stderr+err.Error(), tt.setting) {
+			t.Errorf("call %s: %v; output %q, want a refusal naming %s", tt.tool, err, stdout+stderr, tt.setting)
+		}
+	}
+}
