@@ -130,6 +130,9 @@ func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 			l.tools = mw.Tool(l.tools)
 		}
 	}
+	if l.tools != tool.Handler(reg) {
+		l.tools = tool.Guard(l.tools, nil) // the registry guards its own middleware, not what wraps it
+	}
 	return l
 }
 

@@ -291,3 +291,28 @@ type modelFunc func(ctx context.Context, req *agent.Request) (*agent.Response, e
 func (f modelFunc) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
 	return f(ctx, req)
 }
+
+// TestToolMiddlewarePanicIsAResult checks that a panic in a tool middleware
+// of the loop becomes the call's error result, also when the calls of a
+// turn run in parallel, rather than ending the process.
+func TestToolMiddlewarePanicIsAResult(t *testing.T) {
+	echo := tool.New("echo", "Echo.", func(ctx context.Context, a titleArgs) (string, error) { return a.Title, nil })
+	reg := newRegistry(t, &tool.Scope{Name: "s", Tools: []tool.Interface{echo}})
+	broken := agent.Middleware{Tool: tool.BeforeCall(func(context.Context, *tool.Call) error { panic("broken hook") })}
+	for _, parallel := range []int{1, 2} {
+		model := agenttest.NewScript(respond(agenttest.Call("1", "echo", `{"title":"x"}`), agenttest.Call("2", "echo", `{"title":"y"}`)), agent.Response{Text: "ok"})
+		history, err := agent.Run(t.Context(), model, reg, nil, &agent.Options{Parallel: parallel, Middleware: []agent.Middleware{broken}})
+		if err != nil {
+			t.Fatalf("Parallel %d: %v", parallel, err)
+		}
+		errs := 0
+		for _, m := range history {
+			if m.Role == agent.RoleTool && m.IsError {
+				errs++
+			}
+		}
+		if errs != 2 {
+			t.Errorf("Parallel %d: %d error results, want 2: %+v", parallel, errs, history)
+		}
+	}
+}

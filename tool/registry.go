@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -309,13 +310,30 @@ func single(res Result) iter.Seq[Event] {
 // Stream runs one call through the middleware and returns a single-use
 // iterator over its progress events and then exactly one result: an unknown
 // name gets an *UnknownToolError result, a disabled tool a
-// *DisabledToolError result, a panic in middleware a *PanicError result,
-// middleware that ends without a result an ErrNoResult result. The stream
-// ends with the result: what middleware yields or does after it is not
-// waited for, and a panic there is logged and dropped. A panic in the
-// caller's own loop body is not the registry's to catch: it propagates
-// unchanged.
+// *DisabledToolError result, and the middleware is guarded as Guard
+// guards a handler, panics after the result logged through the registry's
+// logger.
 func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
+	return guarded(ctx, r.handler(), call, r.log())
+}
+
+// Guard returns h with the guarantees a Registry gives its calls, for a
+// handler built without one (middleware around a tool, say): its stream
+// yields progress events and then exactly one result, with the call's ID
+// and tool name filled in when h left them empty; a panic in h before its
+// result is a *PanicError result, and a stream that ends without one an
+// ErrNoResult result. The stream ends with the result: what h yields or
+// does after it is not waited for, and a panic there is logged through
+// logger (slog.Default if nil) and dropped. A panic in the caller's own loop
+// body is not h's: it propagates unchanged.
+func Guard(h Handler, logger *slog.Logger) Handler {
+	return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
+		return guarded(ctx, h, call, cmp.Or(logger, slog.Default()))
+	})
+}
+
+// guarded is the stream of Guard.
+func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		done := false    // the result has been yielded
 		inYield := false // a panic now comes from the caller's loop body
@@ -332,15 +350,15 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 			v := recover()
 			switch {
 			case v == nil:
-			case done: // middleware panicked after the result: the call is answered
-				r.log().ErrorContext(ctx, "tool: middleware panicked after the result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			case done: // a panic after the result: the call is answered
+				logger.ErrorContext(ctx, "tool: a handler panicked after its result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			default:
 				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
 				done = true
 				emit(Event{Result: &res})
 			}
 		}()
-		for ev := range r.handler().Stream(ctx, call) {
+		for ev := range h.Stream(ctx, call) {
 			if ev.Result != nil {
 				done = true
 				res := *ev.Result
@@ -351,7 +369,7 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 					res.Tool = call.Name
 				}
 				emit(Event{Result: &res})
-				return // what middleware does after its result is not waited for
+				return // what h does after its result is not waited for
 			}
 			if !emit(ev) {
 				done = true
