@@ -32,6 +32,16 @@ func TestIncomplete(t *testing.T) {
 	}
 }
 
+// TestStreamMaxTokens checks that a streamed tool_use cut off by max_tokens
+// never runs, with its arguments kept as far as they streamed.
+func TestStreamMaxTokens(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/stream_max_tokens.response.json")))
+	resp := providertest.Incomplete(t, newModel(t, srv, anthropic.Options{Stream: true}), agent.ErrTruncated)
+	if len(resp.Calls) != 1 || string(resp.Calls[0].Args) != `{"city": "Par` {
+		t.Errorf("the incomplete response = %s; want its call with the arguments as they streamed", providertest.Show(resp))
+	}
+}
+
 // TestThinkingRoundTrip checks that thinking and redacted_thinking blocks,
 // with their signatures, survive a JSON round trip of the history and go
 // back, before the calls, in the next request.

@@ -134,3 +134,18 @@ func TestStream(t *testing.T) {
 		t.Errorf("request to %s?%s, want streamGenerateContent?alt=sse", r.Path, r.Query)
 	}
 }
+
+// TestContinuation checks that a CONTINUATION finish never reaches the
+// Model: the SDK sends the request again with the continuation token and
+// merges the answers.
+func TestContinuation(t *testing.T) {
+	srv := replay.NewServer(t, replay.Sequence(t,
+		replay.Load(t, "testdata/continuation_first.response.json"),
+		replay.Load(t, "testdata/continuation_last.response.json")))
+	want := &agent.Response{Text: answer.Text, FinishReason: agent.FinishStop, RawFinishReason: "STOP"}
+	providertest.Generate(t, newModel(t, srv, gemini.Options{}), providertest.SecondTurn("", "toolu_1", "toolu_2"), want)
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("Y29udGludWUtZnJvbS1oZXJl")) {
+		t.Errorf("the server got %d requests; want a second one with the continuation token", len(reqs))
+	}
+}

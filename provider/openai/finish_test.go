@@ -43,6 +43,16 @@ func TestIncomplete(t *testing.T) {
 	}
 }
 
+// TestStreamIncomplete checks that a streamed call of a response that
+// ended incomplete never runs.
+func TestStreamIncomplete(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/responses_stream_incomplete.response.json")))
+	resp := providertest.Incomplete(t, newModel(t, srv, openai.Options{Stream: true}), agent.ErrTruncated)
+	if len(resp.Calls) != 1 || string(resp.Calls[0].Args) != `{"city":"Par` {
+		t.Errorf("the incomplete response = %s; want its call with the arguments cut off", providertest.Show(resp))
+	}
+}
+
 // TestMalformedArgs checks that arguments that are not valid JSON are kept
 // as the model sent them, reach the tool's validation, and go back to the
 // model unchanged.
