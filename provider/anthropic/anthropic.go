@@ -153,7 +153,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 		return agent.Chunks(ctx, generator{m}, req)
 	}
 	return func(yield func(agent.Chunk, error) bool) {
-		if err := m.stream1(ctx, req, yield); err != nil {
+		if err := m.streamTurn(ctx, req, yield); err != nil {
 			yield(agent.Chunk{}, m.fail(err))
 		}
 	}
@@ -167,10 +167,10 @@ func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 	return g.m.Generate(ctx, req)
 }
 
-// stream1 streams one turn: text and argument deltas as the events come,
+// streamTurn streams one turn: text and argument deltas as the events come,
 // then the message the SDK accumulated, with each call's arguments as the
 // model sent them.
-func (m *Model) stream1(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
+func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
 	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
 		return err
 	}

@@ -165,7 +165,10 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 				var d agent.Delta
 				switch {
 				case part.FunctionCall != nil:
-					args, _ := json.Marshal(part.FunctionCall.Args)
+					args := []byte("{}")
+					if len(part.FunctionCall.Args) > 0 {
+						args, _ = json.Marshal(part.FunctionCall.Args)
+					}
 					d.Call = &agent.CallDelta{Index: calls, ID: part.FunctionCall.ID, Name: part.FunctionCall.Name, Args: string(args)}
 					calls++
 				case part.Text != "" && !part.Thought:
