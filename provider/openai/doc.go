@@ -26,7 +26,9 @@
 // the assistant message's State, and each function_call item's own ID in
 // its call's State, and both go back, before the message's text and calls,
 // with the rest of the conversation. A history decoded from JSON thus
-// continues in another process, and OpenAI keeps nothing. Chat Completions
+// continues in another process, and OpenAI keeps nothing. A model that
+// does not reason (gpt-4.1, gpt-4o) rejects that include; set
+// [Options.NoReasoning] for one. Chat Completions
 // has no such state.
 //
 // # Finish reasons

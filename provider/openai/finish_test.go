@@ -124,6 +124,20 @@ func TestStore(t *testing.T) {
 	}
 }
 
+// TestNoReasoning checks that Options.NoReasoning leaves the include out,
+// for a model that rejects it, while the response is still not stored.
+func TestNoReasoning(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/responses_tool_calls.response.json")))
+	m := newModel(t, srv, openai.Options{NoReasoning: true})
+	if _, err := m.Generate(t.Context(), providertest.FirstTurn()); err != nil {
+		t.Fatal(err)
+	}
+	body := srv.Requests()[0].Body
+	if !bytes.Contains(body, []byte(`"store":false`)) || bytes.Contains(body, []byte(`encrypted_content`)) {
+		t.Errorf("request %s; want store false and no include", body)
+	}
+}
+
 // TestUsage checks that a turn's usage reports cached and reasoning
 // tokens.
 func TestUsage(t *testing.T) {

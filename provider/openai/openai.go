@@ -79,6 +79,11 @@ type Options struct {
 	// reasoning.encrypted_content) and travels in the history's state, so
 	// that a conversation can go on from its JSON in another process.
 	Store bool
+	// NoReasoning says that the model does not reason, such as gpt-4.1 or
+	// gpt-4o: requests on the Responses API then do not ask for
+	// reasoning.encrypted_content, which such a model answers with a 400
+	// ("Encrypted content is not supported with this model").
+	NoReasoning bool
 	// Stream makes Model.Stream, which agent.Run calls, use the API's
 	// streaming form and yield the text and the calls' arguments as they
 	// arrive. By default Stream sends the request as Generate does and
@@ -96,6 +101,7 @@ type Model struct {
 	dialect   *dialect.Dialect
 	maxTokens int64
 	store     bool
+	encrypted bool
 	stream    bool
 }
 
@@ -141,6 +147,7 @@ func New(opts *Options) (*Model, error) {
 		dialect:   cmp.Or(opts.Dialect, dialect.OpenAIStrict),
 		maxTokens: int64(max(opts.MaxTokens, 0)),
 		store:     opts.Store,
+		encrypted: !opts.Store && !opts.NoReasoning,
 		stream:    opts.Stream,
 	}, nil
 }

@@ -32,11 +32,11 @@ type callState struct {
 
 // responsesParams builds a turn's parameters for the Responses API. The
 // whole conversation is sent each time; unless Options.Store is set the
-// response is not stored, and the reasoning items come back encrypted,
-// to be sent back from the history.
+// response is not stored, and (unless Options.NoReasoning is set) the
+// reasoning items come back encrypted, to be sent back from the history.
 func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams, error) {
 	params := responses.ResponseNewParams{Model: m.model, Store: oai.Bool(m.store)}
-	if !m.store {
+	if m.encrypted {
 		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
 	}
 	if m.maxTokens > 0 {
