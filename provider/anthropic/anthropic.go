@@ -82,7 +82,8 @@ type Model struct {
 var _ agent.StreamingModel = (*Model)(nil)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
-// or names no model, or if MaxTokens is negative.
+// or names no model, if MaxTokens or ThinkingBudget is negative, or if
+// ThinkingBudget is not below max_tokens.
 func New(opts *Options) (*Model, error) {
 	if opts == nil || opts.Model == "" {
 		return nil, errors.New("anthropic: Options.Model is required")
@@ -114,6 +115,9 @@ func New(opts *Options) (*Model, error) {
 	maxTokens := opts.MaxTokens
 	if maxTokens == 0 {
 		maxTokens = DefaultMaxTokens
+	}
+	if opts.ThinkingBudget > 0 && opts.ThinkingBudget >= maxTokens {
+		return nil, fmt.Errorf("anthropic: Options.ThinkingBudget is %d, want fewer than the %d of max_tokens", opts.ThinkingBudget, maxTokens)
 	}
 	return &Model{
 		client:    sdk.NewClient(reqOpts...),
