@@ -90,4 +90,8 @@ func TestStream(t *testing.T) {
 	if body := srv.Requests()[0].Body; !bytes.Contains(body, []byte(`"stream":true`)) {
 		t.Errorf("request %s does not ask for a stream", body)
 	}
+	want := `"thinking":"Two cities; one call each."`
+	if !bytes.Contains(resp.State, []byte(want)) || !bytes.Contains(resp.State, []byte(`"signature":"EqQBCkgIBhABGAIiQStreamedSignature0123456789=="`)) {
+		t.Errorf("State = %s; want the streamed thinking block with its signature", resp.State)
+	}
 }

@@ -167,6 +167,9 @@ func TestStream(t *testing.T) {
 			if body := srv.Requests()[0].Body; !bytes.Contains(body, []byte(`"stream":true`)) {
 				t.Errorf("request %s does not ask for a stream", body)
 			}
+			if api.api == openai.Responses && !bytes.Contains(resp.State, []byte(`"encrypted_content":"gAAAA`)) {
+				t.Errorf("State = %s; want the reasoning item with its encrypted content", resp.State)
+			}
 		})
 	}
 }
