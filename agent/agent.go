@@ -35,13 +35,69 @@ type Message struct {
 	Name string `json:"name,omitempty"`
 	// IsError reports, on a tool message, a failed call.
 	IsError bool `json:"isError,omitempty"`
+	// Structured is, on a tool message, the call's structured output
+	// (tool.Result.Structured), next to Text; nil when the tool has none.
+	// Adapters send it where the provider accepts structured results.
+	Structured json.RawMessage `json:"structured,omitempty"`
+	// State is, on an assistant message, what the provider needs to
+	// continue the conversation from this turn that Text and Calls do not
+	// hold, such as reasoning items or thinking blocks and their
+	// signatures. It is opaque: a JSON object keyed by the provider's name
+	// ("openai", "anthropic", "gemini"), written by the adapter that
+	// produced the message and read only by an adapter of that provider;
+	// others ignore it. Keep it when storing a history.
+	State json.RawMessage `json:"state,omitempty"`
 }
 
 // A ToolCall is a model's request to run a tool.
 type ToolCall struct {
-	ID   string          `json:"id"`
-	Name string          `json:"name"`
-	Args json.RawMessage `json:"args"`
+	ID   string
+	Name string
+	// Args are the arguments as the model sent them, byte for byte, even
+	// when they are not valid JSON: such a call's validation error then
+	// reaches the model as its result. In JSON, valid arguments are the
+	// "args" value, and other arguments are kept as the string "rawArgs".
+	Args json.RawMessage
+	// State is the provider's opaque state of this call, such as Gemini's
+	// thought signature, in the form of Message.State.
+	State json.RawMessage
+}
+
+// toolCallJSON is the JSON form of a ToolCall.
+type toolCallJSON struct {
+	ID      string          `json:"id"`
+	Name    string          `json:"name"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	RawArgs *string         `json:"rawArgs,omitempty"`
+	State   json.RawMessage `json:"state,omitempty"`
+}
+
+// MarshalJSON encodes the call, with arguments that are not valid JSON as
+// the string "rawArgs".
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	j := toolCallJSON{ID: c.ID, Name: c.Name, State: c.State}
+	switch {
+	case len(c.Args) == 0:
+	case json.Valid(c.Args):
+		j.Args = c.Args
+	default:
+		raw := string(c.Args)
+		j.RawArgs = &raw
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes.
+func (c *ToolCall) UnmarshalJSON(data []byte) error {
+	var j toolCallJSON
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*c = ToolCall{ID: j.ID, Name: j.Name, Args: j.Args, State: j.State}
+	if j.RawArgs != nil {
+		c.Args = json.RawMessage(*j.RawArgs)
+	}
+	return nil
 }
 
 // UserText returns a user message.
@@ -67,20 +123,73 @@ type Request struct {
 type Response struct {
 	Text  string
 	Calls []ToolCall
+	// FinishReason says why the model stopped; empty when the model does
+	// not say. The loop treats FinishLength, FinishContentFilter and
+	// FinishRefusal as an *IncompleteError and FinishMalformedCall as a
+	// call to try again (see Run).
+	FinishReason FinishReason
+	// RawFinishReason is the provider's own reason, such as "max_tokens",
+	// "incomplete: max_output_tokens" or "MALFORMED_FUNCTION_CALL".
+	RawFinishReason string
+	// FinishMessage is the provider's explanation of the finish, when it
+	// gives one, such as Gemini's finishMessage quoting a malformed call.
+	FinishMessage string
+	// State is the provider's opaque state of the turn, which the loop puts
+	// on the assistant message (see Message.State).
+	State json.RawMessage
 	// Usage is what the turn cost, as the provider reports it; zero when it
 	// reports nothing.
 	Usage Usage
 }
 
+// A FinishReason is the portable reason a model stopped generating.
+type FinishReason string
+
+// The finish reasons.
+const (
+	// FinishStop: the model finished its answer.
+	FinishStop FinishReason = "stop"
+	// FinishToolCalls: the model finished its turn to have tools run.
+	FinishToolCalls FinishReason = "tool_calls"
+	// FinishLength: the output was cut off at the token limit.
+	FinishLength FinishReason = "length"
+	// FinishContentFilter: the output was withheld or cut off by a
+	// safety or content filter.
+	FinishContentFilter FinishReason = "content_filter"
+	// FinishRefusal: the model declined to answer.
+	FinishRefusal FinishReason = "refusal"
+	// FinishMalformedCall: the model tried to call a tool and produced
+	// something that is not a call.
+	FinishMalformedCall FinishReason = "malformed_call"
+	// FinishOther: any other reason the provider gives.
+	FinishOther FinishReason = "other"
+)
+
 // Usage counts the tokens of one model call, or of a run.
 type Usage struct {
-	InputTokens  int64 `json:"inputTokens,omitempty"`
+	// InputTokens are all the tokens read, cached ones included.
+	InputTokens int64 `json:"inputTokens,omitempty"`
+	// OutputTokens are all the tokens generated, reasoning included.
 	OutputTokens int64 `json:"outputTokens,omitempty"`
+	// CachedInputTokens are the part of InputTokens read from the
+	// provider's prompt cache.
+	CachedInputTokens int64 `json:"cachedInputTokens,omitempty"`
+	// CacheWriteTokens are the part of InputTokens written to the prompt
+	// cache, where the provider counts them apart (Anthropic).
+	CacheWriteTokens int64 `json:"cacheWriteTokens,omitempty"`
+	// ReasoningTokens are the part of OutputTokens spent reasoning.
+	ReasoningTokens int64 `json:"reasoningTokens,omitempty"`
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{
+		InputTokens:       u.InputTokens + v.InputTokens,
+		OutputTokens:      u.OutputTokens + v.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens + v.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + v.CacheWriteTokens,
+		ReasoningTokens:   u.ReasoningTokens + v.ReasoningTokens,
+	}
 }
 
 // A Model is what a model provider implements: one turn in, one response
@@ -197,6 +306,59 @@ func (e *TurnLimitError) Error() string {
 
 // Is reports whether target is ErrTurnLimit.
 func (e *TurnLimitError) Is(target error) bool { return target == ErrTurnLimit }
+
+// The kinds of incomplete response. An *IncompleteError matches one of
+// them with errors.Is.
+var (
+	// ErrTruncated matches a response cut off at the token limit.
+	ErrTruncated = errors.New("agent: the response was truncated")
+	// ErrFiltered matches a response withheld or cut off by a content
+	// filter.
+	ErrFiltered = errors.New("agent: the response was filtered")
+	// ErrRefused matches a model's refusal to answer.
+	ErrRefused = errors.New("agent: the model refused")
+)
+
+// An IncompleteError reports a turn whose response was truncated, filtered
+// or refused. None of its calls ran, and the response is not in the
+// history, which ends where it was before the turn: raise the token limit
+// or change the request, and run again from there.
+type IncompleteError struct {
+	Turn     int       // the turn, from 1
+	Response *Response // what the model sent, its calls included
+}
+
+// Error says why the response is incomplete.
+func (e *IncompleteError) Error() string {
+	s := fmt.Sprintf("agent: turn %d: the response is incomplete (%s", e.Turn, e.Response.FinishReason)
+	if raw := e.Response.RawFinishReason; raw != "" && raw != string(e.Response.FinishReason) {
+		s += ": " + raw
+	}
+	s += ")"
+	if n := len(e.Response.Calls); n > 0 {
+		s += fmt.Sprintf("; its %d call(s) did not run", n)
+	}
+	return s
+}
+
+// Is reports whether target is the sentinel of the response's finish
+// reason: ErrTruncated, ErrFiltered or ErrRefused.
+func (e *IncompleteError) Is(target error) bool {
+	switch e.Response.FinishReason {
+	case FinishLength:
+		return target == ErrTruncated
+	case FinishContentFilter:
+		return target == ErrFiltered
+	case FinishRefusal:
+		return target == ErrRefused
+	}
+	return false
+}
+
+// MalformedCallText is the start of the user message the loop adds after a
+// turn that ended with FinishMalformedCall and no call, followed by the
+// provider's explanation.
+const MalformedCallText = "Your last tool call was malformed and did not run; call the tool again with valid arguments."
 
 // buildRequest assembles one turn's request from what is enabled now.
 func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History) *Request {

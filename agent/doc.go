@@ -21,7 +21,33 @@
 // # History
 //
 // A History is a plain slice of Messages that round-trips through JSON, so
-// a conversation can be saved and resumed with another call to Run.
+// a conversation can be saved and resumed with another call to Run. It
+// keeps what the model sent verbatim: arguments that are not valid JSON
+// stay as they were (in JSON, as the string "rawArgs"); each tool message
+// holds the result's text and, next to it, its structured output
+// (Message.Structured); and everything a provider needs to continue —
+// reasoning items, thinking blocks, thought signatures, its own call IDs —
+// is in the opaque, provider-tagged State of the assistant message and its
+// calls, so a run resumes in another process with a Model made anew.
+//
+// # Finish reasons
+//
+// Every Response says why the model stopped, as a portable [FinishReason]
+// and the provider's own RawFinishReason. A response cut off at the token
+// limit, withheld by a filter or refused ends the run with an
+// [*IncompleteError], which matches [ErrTruncated], [ErrFiltered] or
+// [ErrRefused]; its calls never run, since their arguments may be cut
+// off, and the history ends before that turn, ready to run again with a
+// higher limit:
+//
+//	history, err := agent.Run(ctx, model, reg, history, opts)
+//	if errors.Is(err, agent.ErrTruncated) {
+//		// raise the model's token limit and run again from history
+//	}
+//
+// A turn that ended with [FinishMalformedCall] and no call is answered
+// with a user message that begins with [MalformedCallText], and the model
+// tries again on the next turn.
 //
 // # Approval and questions
 //

@@ -15,6 +15,16 @@ import (
 // cancelled context or the turn limit (*TurnLimitError) it returns the
 // history so far, in which every call has its result, with the error.
 //
+// A turn whose response was truncated, filtered or refused (its
+// FinishReason is FinishLength, FinishContentFilter or FinishRefusal) ends
+// the run with an *IncompleteError, which matches ErrTruncated, ErrFiltered
+// or ErrRefused: its calls never run, since their arguments may be cut off,
+// and it is left out of the history. A turn that ended with
+// FinishMalformedCall and no call is kept, followed by a user message that
+// begins with MalformedCallText, and the model gets another turn; a call
+// whose arguments are not valid JSON runs through the registry, whose
+// validation error reaches the model as the call's result.
+//
 // When a call waits for a person — Options.NeedsApproval says it needs
 // approval, or its handler asked a question with tool.Ask — the run pauses
 // before it: the error is an *Interrupt, which holds the history and the
@@ -160,7 +170,6 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, err
 		}
 		calls := withIDs(resp.Calls, turn, history)
-		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls})
 		out := *resp
 		out.Calls = calls
 		if !l.emit(Event{Kind: EventResponse, Turn: turn, Response: &out}) {
@@ -169,8 +178,24 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		if resp.Usage != (Usage{}) && !l.emit(Event{Kind: EventUsage, Turn: turn, Usage: resp.Usage}) {
 			return history, errStopped
 		}
+		switch resp.FinishReason {
+		case FinishLength, FinishContentFilter, FinishRefusal:
+			return history, &IncompleteError{Turn: turn, Response: &out}
+		}
+		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State})
 		if len(calls) == 0 {
-			return history, nil
+			if resp.FinishReason != FinishMalformedCall {
+				return history, nil
+			}
+			text := MalformedCallText
+			if resp.FinishMessage != "" {
+				text += "\n\n" + resp.FinishMessage
+			}
+			history = append(history, UserText(text))
+			if turn >= l.maxTurns {
+				return history, &TurnLimitError{Turns: l.maxTurns}
+			}
+			continue
 		}
 		if history, err = l.calls(ctx, history, turn, nil); err != nil {
 			return history, err
@@ -306,7 +331,7 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 			in.Pending = append(in.Pending, *r.pending)
 			continue
 		}
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, IsError: r.res.IsError})
+		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: r.res.Structured, IsError: r.res.IsError})
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.

@@ -20,6 +20,15 @@
 // what to change ([CheckTools]). A tool is never sent with part of its
 // schema left out, nor in a form the provider would answer with a 400.
 //
+// # State
+//
+// What a provider needs back to continue a conversation — reasoning
+// items, thinking blocks, thought signatures, its own call IDs — travels
+// in the history, in agent.Message.State and agent.ToolCall.State, as a
+// JSON object keyed by the provider's name ([State], [LoadState]). An
+// adapter reads only its own key, so a history can move between providers
+// and what belongs to another one is left out of the request.
+//
 // # Errors
 //
 // When a provider's API answers with an error status, the adapter returns an

@@ -59,8 +59,18 @@ type WeatherArgs struct {
 //     give every call an ID that is unique in the conversation, receive each
 //     result matched to its call (one of them an error), and then answer in
 //     text that uses the result.
+//     The model gets each request's messages after a JSON round trip, as
+//     a run resumed in another process would, so whatever it needs to
+//     continue must be in the history's State.
 //   - ToolRoundTrip/Unmodified checks that Generate left every request of
 //     that exchange as it found it.
+//   - ToolRoundTrip/FinishReason checks, when the model reports finish
+//     reasons, that the turn with calls reports agent.FinishToolCalls and
+//     the answer agent.FinishStop.
+//   - Stream, when m is an agent.StreamingModel, runs the exchange's first
+//     turn through Stream and checks that it yields deltas, then exactly
+//     one response, last, and that the deltas add up to it: their text to
+//     its text, each call's pieces to the call's ID, name and arguments.
 //   - Canceled checks that Generate with a cancelled context returns an
 //     error that matches context.Canceled.
 //
@@ -70,6 +80,9 @@ type WeatherArgs struct {
 func TestModel(t *testing.T, m agent.Model) {
 	t.Helper()
 	t.Run("ToolRoundTrip", func(t *testing.T) { testRoundTrip(t, m) })
+	if sm, ok := m.(agent.StreamingModel); ok {
+		t.Run("Stream", func(t *testing.T) { testStream(t, sm) })
+	}
 	t.Run("Canceled", func(t *testing.T) { testCanceled(t, m) })
 }
 
@@ -86,6 +99,17 @@ func testRoundTrip(t *testing.T, m agent.Model) {
 	t.Run("Unmodified", func(t *testing.T) {
 		for _, msg := range rec.modified() {
 			t.Error(msg)
+		}
+	})
+	t.Run("FinishReason", func(t *testing.T) {
+		for i, resp := range rec.responses() {
+			want := agent.FinishStop
+			if len(resp.Calls) > 0 {
+				want = agent.FinishToolCalls
+			}
+			if resp.FinishReason != "" && resp.FinishReason != want {
+				t.Errorf("turn %d: FinishReason %q (%s), want %q", i+1, resp.FinishReason, resp.RawFinishReason, want)
+			}
 		}
 	})
 
@@ -143,6 +167,56 @@ func testRoundTrip(t *testing.T, m agent.Model) {
 	}
 }
 
+func testStream(t *testing.T, m agent.StreamingModel) {
+	req := &agent.Request{System: System, Messages: []agent.Message{agent.UserText(Prompt)}, Tools: []tool.Spec{Weather().Spec()}}
+	var (
+		resp  *agent.Response
+		text  string
+		calls []agent.ToolCall
+	)
+	for chunk, err := range m.Stream(t.Context(), req) {
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		if resp != nil {
+			t.Fatal("Stream yielded a chunk after the response")
+		}
+		if chunk.Response != nil {
+			resp = chunk.Response
+			continue
+		}
+		text += chunk.Delta.Text
+		if c := chunk.Delta.Call; c != nil {
+			if c.Index < 0 || c.Index > len(calls) {
+				t.Fatalf("Stream: a delta of call %d after %d calls", c.Index, len(calls))
+			}
+			if c.Index == len(calls) {
+				calls = append(calls, agent.ToolCall{})
+			}
+			calls[c.Index].ID += c.ID
+			calls[c.Index].Name += c.Name
+			calls[c.Index].Args = append(calls[c.Index].Args, c.Args...)
+		}
+	}
+	if resp == nil {
+		t.Fatal("Stream yielded no response")
+	}
+	if text != "" && text != resp.Text {
+		t.Errorf("the text deltas add up to %q, want the response's %q", text, resp.Text)
+	}
+	if len(calls) > 0 {
+		if len(calls) != len(resp.Calls) {
+			t.Fatalf("the deltas hold %d calls, want the response's %d", len(calls), len(resp.Calls))
+		}
+		for i, c := range calls {
+			w := resp.Calls[i]
+			if c.ID != w.ID && c.ID != "" || c.Name != w.Name || !bytes.Equal(c.Args, w.Args) {
+				t.Errorf("the deltas of call %d add up to %s %s %s, want %s %s %s", i, c.ID, c.Name, c.Args, w.ID, w.Name, w.Args)
+			}
+		}
+	}
+}
+
 func testCanceled(t *testing.T, m agent.Model) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
@@ -170,17 +244,28 @@ func dump(h agent.History) string {
 	return string(data)
 }
 
-// A recorder passes requests to a model and notes any that the model
-// changed.
+// A recorder passes requests to a model, with their messages after a JSON
+// round trip, and notes any that the model changed.
 type recorder struct {
 	model agent.Model
 
 	mu      sync.Mutex
 	reqs    []agent.Request
+	resps   []agent.Response
 	changes []string
 }
 
 func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	msgs, err := json.Marshal(req.Messages)
+	if err != nil {
+		return nil, err
+	}
+	decoded := *req
+	decoded.Messages = nil
+	if err := json.Unmarshal(msgs, &decoded.Messages); err != nil {
+		return nil, err
+	}
+	req = &decoded
 	before, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -190,6 +275,9 @@ func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reqs = append(r.reqs, *req)
+	if resp != nil {
+		r.resps = append(r.resps, *resp)
+	}
 	if merr != nil || !bytes.Equal(before, after) {
 		r.changes = append(r.changes, fmt.Sprintf("turn %d: Generate changed its request\nbefore: %s\nafter:  %s", len(r.reqs), before, after))
 	}
@@ -200,6 +288,12 @@ func (r *recorder) requests() []agent.Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]agent.Request(nil), r.reqs...)
+}
+
+func (r *recorder) responses() []agent.Response {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]agent.Response(nil), r.resps...)
 }
 
 func (r *recorder) modified() []string {

@@ -9,18 +9,31 @@ import (
 
 // TestTestModel runs the kit on a Script that plays the exchange.
 func TestTestModel(t *testing.T) {
-	script := agenttest.NewScript(
-		agent.Response{Calls: []agent.ToolCall{
+	calls := agent.Response{
+		Calls: []agent.ToolCall{
 			agenttest.Call("c1", agenttest.WeatherTool, `{"city":"Paris"}`),
 			agenttest.Call("c2", agenttest.WeatherTool, `{"city":"Atlantis"}`),
-		}},
-		agent.Response{Text: "It is 18 degrees Celsius and sunny in Paris; Atlantis has no weather station."},
+		},
+		FinishReason: agent.FinishToolCalls,
+	}
+	script := agenttest.NewStreamScript(
+		agenttest.Turn{Response: calls},
+		agenttest.Turn{Response: agent.Response{Text: "It is 18 degrees Celsius and sunny in Paris; Atlantis has no weather station.", FinishReason: agent.FinishStop}},
+		// The Stream subtest's turn.
+		agenttest.Turn{
+			Deltas: []agent.Delta{
+				{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: agenttest.WeatherTool, Args: `{"city":`}},
+				{Call: &agent.CallDelta{Index: 0, Args: `"Paris"}`}},
+				{Call: &agent.CallDelta{Index: 1, ID: "c2", Name: agenttest.WeatherTool, Args: `{"city":"Atlantis"}`}},
+			},
+			Response: calls,
+		},
 	)
 	agenttest.TestModel(t, script)
 
 	reqs := script.Requests()
-	if len(reqs) != 2 { // a Script does not record a call with a cancelled context
-		t.Fatalf("the script got %d requests, want 2", len(reqs))
+	if len(reqs) != 3 { // a Script does not record a call with a cancelled context
+		t.Fatalf("the script got %d requests, want 3", len(reqs))
 	}
 	last := reqs[1].Messages
 	if n := len(last); n != 4 { // the prompt, the calls, two results

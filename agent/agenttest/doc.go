@@ -18,7 +18,10 @@
 // [WeatherTool] for each, one call fails, and the model answers in text) and
 // checks that every call has an ID, that every result reaches the model
 // matched to its call, that text comes back, that Generate leaves its
-// request alone, and that a cancelled context is reported as such.
+// request alone, that the history it is given after a JSON round trip is
+// enough to continue, that finish reasons, when reported, fit the turn,
+// that a StreamingModel's deltas add up to its response, and that a
+// cancelled context is reported as such.
 //
 // Each provider adapter runs it in its tests against a local server that
 // replays a recording of the exchange:

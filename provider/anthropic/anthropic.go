@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -44,7 +45,7 @@ type Options struct {
 	// MaxTokens is max_tokens: how many tokens the model may generate in
 	// one turn. Zero selects DefaultMaxTokens. The SDK refuses a value whose
 	// answer could take more than ten minutes to come back (above about
-	// 21,000), since a Model does not stream.
+	// 21,000) in a request that is not streamed; with Stream it does not.
 	MaxTokens int
 	// Strict sends tools with strict: true, so that the model's arguments
 	// are constrained to match each tool's schema, which is then rewritten
@@ -54,6 +55,17 @@ type Options struct {
 	// limit, an overload, a timeout or a server error. Zero selects
 	// DefaultMaxRetries; a negative value sends each request once.
 	MaxRetries int
+	// ThinkingBudget turns on extended thinking with that many tokens for
+	// it, fewer than MaxTokens. The thinking blocks, with their
+	// signatures, travel in the history's state and go back with the
+	// conversation, as the API requires of tool use with thinking. Zero
+	// leaves thinking off.
+	ThinkingBudget int
+	// Stream makes Model.Stream, which agent.Run calls, use the API's
+	// streaming form and yield the text and the calls' arguments as they
+	// arrive. By default Stream sends the request as Generate does and
+	// yields the whole response as one chunk.
+	Stream bool
 }
 
 // A Model is an agent.Model backed by Anthropic's Messages API through the
@@ -63,18 +75,24 @@ type Model struct {
 	model     string
 	maxTokens int64
 	strict    bool
+	thinking  int64
+	stream    bool
 }
 
-var _ agent.Model = (*Model)(nil)
+var _ agent.StreamingModel = (*Model)(nil)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
-// or names no model, or if MaxTokens is negative.
+// or names no model, if MaxTokens or ThinkingBudget is negative, or if
+// ThinkingBudget is not below max_tokens.
 func New(opts *Options) (*Model, error) {
 	if opts == nil || opts.Model == "" {
 		return nil, errors.New("anthropic: Options.Model is required")
 	}
 	if opts.MaxTokens < 0 {
 		return nil, fmt.Errorf("anthropic: Options.MaxTokens is %d, want a positive number or zero for the default", opts.MaxTokens)
+	}
+	if opts.ThinkingBudget < 0 {
+		return nil, fmt.Errorf("anthropic: Options.ThinkingBudget is %d, want a positive number or zero for none", opts.ThinkingBudget)
 	}
 	var reqOpts []option.RequestOption
 	if opts.APIKey != "" {
@@ -98,11 +116,16 @@ func New(opts *Options) (*Model, error) {
 	if maxTokens == 0 {
 		maxTokens = DefaultMaxTokens
 	}
+	if opts.ThinkingBudget > 0 && opts.ThinkingBudget >= maxTokens {
+		return nil, fmt.Errorf("anthropic: Options.ThinkingBudget is %d, want fewer than the %d of max_tokens", opts.ThinkingBudget, maxTokens)
+	}
 	return &Model{
 		client:    sdk.NewClient(reqOpts...),
 		model:     opts.Model,
 		maxTokens: int64(maxTokens),
 		strict:    opts.Strict,
+		thinking:  int64(opts.ThinkingBudget),
+		stream:    opts.Stream,
 	}, nil
 }
 
@@ -122,21 +145,155 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	if err != nil {
 		return nil, m.fail(err)
 	}
-	resp := &agent.Response{}
-	for _, block := range msg.Content {
+	return fromMessage(msg, nil), nil
+}
+
+// Stream runs one turn as Generate does. With Options.Stream it uses the
+// API's streaming form and yields the text and the calls' arguments as they
+// arrive, then the response; otherwise it yields Generate's response as
+// one chunk.
+func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.Chunk, error] {
+	if !m.stream {
+		return agent.Chunks(ctx, generator{m}, req)
+	}
+	return func(yield func(agent.Chunk, error) bool) {
+		if err := m.streamTurn(ctx, req, yield); err != nil {
+			yield(agent.Chunk{}, m.fail(err))
+		}
+	}
+}
+
+// A generator hides a Model's Stream, so that agent.Chunks calls its
+// Generate.
+type generator struct{ m *Model }
+
+func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	return g.m.Generate(ctx, req)
+}
+
+// streamTurn streams one turn: text and argument deltas as the events come,
+// then the message the SDK accumulated, with each call's arguments as the
+// model sent them.
+func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
+	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+		return err
+	}
+	params, err := m.params(req)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	stream := m.client.Messages.NewStreaming(ctx, params)
+	defer stream.Close()
+	var msg sdk.Message
+	calls := map[int64]int{}   // block index to call index
+	args := map[int64][]byte{} // block index to the arguments so far
+	for stream.Next() {
+		ev := stream.Current()
+		if err := msg.Accumulate(ev); err != nil {
+			return err
+		}
+		var d agent.Delta
+		switch ev.Type {
+		case "content_block_start":
+			if ev.ContentBlock.Type != "tool_use" {
+				continue
+			}
+			calls[ev.Index] = len(calls)
+			args[ev.Index] = []byte{}
+			d.Call = &agent.CallDelta{Index: calls[ev.Index], ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
+		case "content_block_delta":
+			switch ev.Delta.Type {
+			case "text_delta":
+				d.Text = ev.Delta.Text
+			case "input_json_delta":
+				i, ok := calls[ev.Index]
+				if !ok {
+					continue
+				}
+				args[ev.Index] = append(args[ev.Index], ev.Delta.PartialJSON...)
+				d.Call = &agent.CallDelta{Index: i, Args: ev.Delta.PartialJSON}
+			}
+		case "message_stop":
+			yield(agent.Chunk{Response: fromMessage(&msg, args)}, nil)
+			return nil
+		}
+		if d.Text == "" && (d.Call == nil || d.Call.ID == "" && d.Call.Args == "") {
+			continue
+		}
+		if !yield(agent.Chunk{Delta: d}, nil) {
+			return nil
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return err
+	}
+	return errors.New("the stream ended without message_stop")
+}
+
+// name is the key of the adapter's part of an opaque state.
+const name = "anthropic"
+
+// messageState is the adapter's state of an assistant message: its
+// thinking and redacted_thinking blocks as the API sent them, signatures
+// included.
+type messageState struct {
+	Blocks []json.RawMessage `json:"blocks,omitempty"`
+}
+
+// fromMessage reads a message: its text, its calls, its thinking blocks,
+// why it stopped, and its usage. streamed holds, by block index, the
+// arguments of calls as they streamed, which replace the parsed input.
+func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
+	resp := &agent.Response{RawFinishReason: string(msg.StopReason)}
+	var st messageState
+	for i, block := range msg.Content {
 		switch block.Type {
 		case "text":
 			resp.Text += block.Text
 		case "tool_use":
-			resp.Calls = append(resp.Calls, agent.ToolCall{ID: block.ID, Name: block.Name, Args: compactArgs(block.Input)})
+			args := compactArgs(block.Input)
+			if raw, ok := streamed[int64(i)]; ok && len(raw) > 0 {
+				args = json.RawMessage(raw)
+			}
+			resp.Calls = append(resp.Calls, agent.ToolCall{ID: block.ID, Name: block.Name, Args: args})
+		case "thinking", "redacted_thinking":
+			st.Blocks = append(st.Blocks, json.RawMessage(block.RawJSON()))
 		}
 	}
-	return resp, nil
+	if len(st.Blocks) > 0 {
+		resp.State = provider.State(name, st)
+	}
+	switch msg.StopReason {
+	case sdk.StopReasonEndTurn, sdk.StopReasonStopSequence:
+		resp.FinishReason = agent.FinishStop
+	case sdk.StopReasonToolUse:
+		resp.FinishReason = agent.FinishToolCalls
+	case sdk.StopReasonMaxTokens, sdk.StopReasonModelContextWindowExceeded:
+		resp.FinishReason = agent.FinishLength
+	case sdk.StopReasonRefusal:
+		resp.FinishReason = agent.FinishRefusal
+	default:
+		resp.FinishReason = agent.FinishOther
+	}
+	u := msg.Usage
+	resp.Usage = agent.Usage{
+		InputTokens:       u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens,
+		OutputTokens:      u.OutputTokens,
+		CachedInputTokens: u.CacheReadInputTokens,
+		CacheWriteTokens:  u.CacheCreationInputTokens,
+		ReasoningTokens:   u.OutputTokensDetails.ThinkingTokens,
+	}
+	return resp
 }
 
 // params builds the request's parameters.
 func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 	params := sdk.MessageNewParams{Model: m.model, MaxTokens: m.maxTokens}
+	if m.thinking > 0 {
+		params.Thinking = sdk.ThinkingConfigParamOfEnabled(m.thinking)
+	}
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
@@ -188,6 +345,25 @@ func messages(in []agent.Message) ([]sdk.MessageParam, error) {
 		case agent.RoleUser:
 			next = append(next, sdk.NewTextBlock(msg.Text))
 		case agent.RoleAssistant:
+			var st messageState
+			provider.LoadState(msg.State, name, &st)
+			for _, raw := range st.Blocks {
+				var block struct {
+					Type      string `json:"type"`
+					Thinking  string `json:"thinking"`
+					Signature string `json:"signature"`
+					Data      string `json:"data"`
+				}
+				if err := json.Unmarshal(raw, &block); err != nil {
+					return nil, fmt.Errorf("message %d: thinking block: %w", i, err)
+				}
+				switch block.Type {
+				case "thinking":
+					next = append(next, sdk.NewThinkingBlock(block.Signature, block.Thinking))
+				case "redacted_thinking":
+					next = append(next, sdk.NewRedactedThinkingBlock(block.Data))
+				}
+			}
 			if msg.Text != "" {
 				next = append(next, sdk.NewTextBlock(msg.Text))
 			}

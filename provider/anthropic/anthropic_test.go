@@ -155,6 +155,9 @@ func TestNew(t *testing.T) {
 		{"nil", nil, false},
 		{"no model", &anthropic.Options{APIKey: apiKey}, false},
 		{"negative max tokens", &anthropic.Options{Model: "claude-sonnet-5-5", MaxTokens: -1}, false},
+		{"negative thinking budget", &anthropic.Options{Model: "claude-sonnet-5-5", ThinkingBudget: -1}, false},
+		{"thinking budget above max tokens", &anthropic.Options{Model: "claude-sonnet-5-5", ThinkingBudget: anthropic.DefaultMaxTokens}, false},
+		{"thinking", &anthropic.Options{Model: "claude-sonnet-5-5", APIKey: apiKey, MaxTokens: 16000, ThinkingBudget: 10000}, true},
 		{"defaults", &anthropic.Options{Model: "claude-sonnet-5-5", APIKey: apiKey}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

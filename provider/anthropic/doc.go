@@ -18,7 +18,28 @@
 // the roles to alternate, so consecutive messages of one role are joined:
 // the results of one turn's calls go back together in one user message, as
 // the API requires. The whole conversation is sent on every turn; a Model
-// keeps no state.
+// keeps no state of its own.
+//
+// # Stop reasons and thinking
+//
+// A response's stop_reason becomes its agent.FinishReason: end_turn and
+// stop_sequence are FinishStop, tool_use FinishToolCalls, max_tokens and
+// model_context_window_exceeded FinishLength, refusal FinishRefusal, any
+// other (pause_turn) FinishOther; RawFinishReason keeps it. agent.Run ends
+// a truncated or refused turn with an *agent.IncompleteError and never runs
+// its calls, whose input a max_tokens stop may have cut off; the adapter
+// does not ask for the rest. With [Options.ThinkingBudget] the model
+// thinks first; its thinking and redacted_thinking blocks, signatures
+// included, are kept in the assistant message's State and sent back before
+// its text and tool_use blocks, so a history decoded from JSON continues in
+// another process. Usage counts cache reads and writes into InputTokens and
+// reports them apart, with the thinking tokens as ReasoningTokens.
+//
+// # Streaming
+//
+// With [Options.Stream], Model.Stream, which agent.Run uses, sends a
+// streaming request and yields text_delta and input_json_delta pieces as
+// deltas; a call's arguments are then kept as they streamed.
 //
 // # Schemas and defaults
 //
@@ -35,7 +56,8 @@
 // Every request needs max_tokens; [DefaultMaxTokens] (8192) is used unless
 // [Options.MaxTokens] says otherwise. It leaves room for a turn of text and
 // tool calls, and stays below what the SDK refuses to send without
-// streaming.
+// streaming. A tool_use input must be an object, so a call whose arguments
+// are not one goes back with {} (the API itself only sends objects).
 //
 // # Errors
 //

@@ -23,22 +23,46 @@
 // one turn's calls go back together. The whole conversation is sent on
 // every turn.
 //
+// A tool message with structured output (Message.Structured) goes back
+// with that JSON value as its output instead of the text.
+//
 // # Call IDs and thought signatures
 //
 // The API may return a call without an ID; the Model then makes one from
 // the response's ID, so that agent.Run can match the result to its call.
-// Thinking models attach a thought signature to their calls, which must
-// come back with the conversation. A Model remembers, for the last few
-// thousand calls it returned, the API's own ID and the signature, and
-// sends them back with those calls; calls it did not return (from another
-// Model, another process, another provider) are sent without either, and
-// matched by name and order as the API has always done.
+// Thinking models attach thought signatures to their calls and, on a turn
+// without calls, to text, which must come back with the conversation. A
+// call's own API ID and signature are kept in its State, and the text
+// parts with their signatures in the message's State, so they survive a
+// JSON round trip of the history and a Model made afresh sends them back.
+// Calls without that state (from another provider, or an older history)
+// are sent without either, and matched by name and order as the API has
+// always done; text whose state no longer matches it is sent as it is.
+//
+// # Finish reasons
+//
+// STOP is agent.FinishStop, or FinishToolCalls when the turn has calls;
+// MAX_TOKENS is FinishLength; SAFETY, RECITATION, BLOCKLIST,
+// PROHIBITED_CONTENT, SPII and the image kinds are FinishContentFilter, as
+// is a prompt the API blocked (RawFinishReason "blocked: " and its
+// reason); MALFORMED_FUNCTION_CALL and UNEXPECTED_TOOL_CALL are
+// FinishMalformedCall, which agent.Run answers by asking again; any other
+// reason is FinishOther. A CONTINUATION finish never reaches the Model:
+// the SDK sends the request again with the continuation token and merges
+// the answers (GenerateContentConfig.AutomaticContinuation, on by
+// default). Usage counts tool-use prompt tokens into InputTokens and
+// thoughts into OutputTokens, and reports cached and thought tokens apart.
+//
+// # Streaming
+//
+// With [Options.Stream], Model.Stream, which agent.Run uses, calls
+// streamGenerateContent and yields text as it arrives; a call comes whole,
+// as the API sends it.
 //
 // # Errors
 //
 // An error status from the API comes back as an error that wraps a
 // *provider.Error: it keeps the HTTP status, Google's status (such as
 // "RESOURCE_EXHAUSTED") and message, and matches provider.ErrRateLimit and
-// the other kinds with errors.Is. A prompt the API blocked, or a turn that
-// stopped without an answer (for safety, say), is an error too.
+// the other kinds with errors.Is.
 package gemini

@@ -7,9 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
+	"slices"
 	"strconv"
-	"sync"
 
 	"google.golang.org/genai"
 
@@ -50,23 +51,28 @@ type Options struct {
 	// limit, a timeout or a server error. Zero selects DefaultMaxRetries; a
 	// negative value sends each request once.
 	MaxRetries int
+	// Stream makes Model.Stream, which agent.Run calls, use the API's
+	// streaming form (streamGenerateContent) and yield the text as it
+	// arrives. By default Stream sends the request as Generate does and
+	// yields the whole response as one chunk.
+	Stream bool
 }
 
 // A Model is an agent.Model backed by the Gemini API through the official
 // Go SDK (google.golang.org/genai). A Model is safe for concurrent use.
 //
-// A Model remembers, for the calls it returned, the IDs the API gave them
-// and the thought signatures that came with them, and sends both back with
-// the conversation; see the package documentation.
+// A Model keeps no state: the IDs the API gave its calls and the thought
+// signatures that came with them travel in the history's state; see the
+// package documentation.
 type Model struct {
 	client     *genai.Client
 	model      string
 	jsonSchema bool
 	maxTokens  int32
-	calls      callMemory
+	stream     bool
 }
 
-var _ agent.Model = (*Model)(nil)
+var _ agent.StreamingModel = (*Model)(nil)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
 // or names no model, or if there is no API key.
@@ -104,6 +110,7 @@ func New(opts *Options) (*Model, error) {
 		model:      opts.Model,
 		jsonSchema: opts.JSONSchema,
 		maxTokens:  int32(min(max(opts.MaxTokens, 0), 1<<31-1)),
+		stream:     opts.Stream,
 	}, nil
 }
 
@@ -112,28 +119,7 @@ func New(opts *Options) (*Model, error) {
 // *provider.Error. Tools the dialect rejects are not sent: the error
 // matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
-		return nil, m.fail(err)
-	}
-	config := &genai.GenerateContentConfig{}
-	if req.System != "" {
-		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
-	}
-	if m.maxTokens > 0 {
-		config.MaxOutputTokens = m.maxTokens
-	}
-	if len(req.Tools) > 0 {
-		decls := make([]*genai.FunctionDeclaration, len(req.Tools))
-		for i, spec := range req.Tools {
-			decl, err := m.declaration(spec)
-			if err != nil {
-				return nil, m.fail(err)
-			}
-			decls[i] = decl
-		}
-		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
-	}
-	contents, err := m.contents(req.Messages)
+	contents, config, err := m.request(req)
 	if err != nil {
 		return nil, m.fail(err)
 	}
@@ -148,13 +134,163 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	return resp, nil
 }
 
+// Stream runs one turn as Generate does. With Options.Stream it uses the
+// API's streaming form and yields the text as it arrives, and each call as
+// it comes (whole: the API does not stream a call's arguments), then the
+// response; otherwise it yields Generate's response as one chunk.
+func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.Chunk, error] {
+	if !m.stream {
+		return agent.Chunks(ctx, generator{m}, req)
+	}
+	return func(yield func(agent.Chunk, error) bool) {
+		contents, config, err := m.request(req)
+		if err != nil {
+			yield(agent.Chunk{}, m.fail(err))
+			return
+		}
+		// The response of the stream as a whole: every chunk's parts, and
+		// the last chunk's finish and usage.
+		var whole *genai.GenerateContentResponse
+		calls := 0
+		for r, err := range m.client.Models.GenerateContentStream(ctx, m.model, contents, config) {
+			if err != nil {
+				yield(agent.Chunk{}, m.fail(err))
+				return
+			}
+			whole = merge(whole, r)
+			if len(r.Candidates) == 0 || r.Candidates[0].Content == nil {
+				continue
+			}
+			for _, part := range r.Candidates[0].Content.Parts {
+				var d agent.Delta
+				switch {
+				case part.FunctionCall != nil:
+					args := []byte("{}")
+					if len(part.FunctionCall.Args) > 0 {
+						args, _ = json.Marshal(part.FunctionCall.Args)
+					}
+					d.Call = &agent.CallDelta{Index: calls, ID: part.FunctionCall.ID, Name: part.FunctionCall.Name, Args: string(args)}
+					calls++
+				case part.Text != "" && !part.Thought:
+					d.Text = part.Text
+				default:
+					continue
+				}
+				if !yield(agent.Chunk{Delta: d}, nil) {
+					return
+				}
+			}
+		}
+		if whole == nil {
+			yield(agent.Chunk{}, m.fail(errors.New("the stream ended without a response")))
+			return
+		}
+		resp, err := m.response(whole)
+		if err != nil {
+			yield(agent.Chunk{}, m.fail(err))
+			return
+		}
+		yield(agent.Chunk{Response: resp}, nil)
+	}
+}
+
+// merge adds a streamed chunk to the response so far: the first
+// candidate's parts are appended, and the rest is the chunk's.
+func merge(whole, r *genai.GenerateContentResponse) *genai.GenerateContentResponse {
+	if whole == nil {
+		whole = &genai.GenerateContentResponse{}
+	}
+	var parts []*genai.Part
+	if len(whole.Candidates) > 0 && whole.Candidates[0].Content != nil {
+		parts = whole.Candidates[0].Content.Parts
+	}
+	next := *r
+	if len(r.Candidates) > 0 {
+		cand := *r.Candidates[0]
+		if cand.Content != nil {
+			parts = append(parts, cand.Content.Parts...)
+		}
+		cand.Content = &genai.Content{Role: genai.RoleModel, Parts: parts}
+		next.Candidates = []*genai.Candidate{&cand}
+	} else if parts != nil {
+		next.Candidates = whole.Candidates
+	}
+	if next.UsageMetadata == nil {
+		next.UsageMetadata = whole.UsageMetadata
+	}
+	if next.ResponseID == "" {
+		next.ResponseID = whole.ResponseID
+	}
+	return &next
+}
+
+// A generator hides a Model's Stream, so that agent.Chunks calls its
+// Generate.
+type generator struct{ m *Model }
+
+func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	return g.m.Generate(ctx, req)
+}
+
+// request builds a turn's contents and configuration.
+func (m *Model) request(req *agent.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
+	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+		return nil, nil, err
+	}
+	config := &genai.GenerateContentConfig{}
+	if req.System != "" {
+		config.SystemInstruction = &genai.Content{Parts: []*genai.Part{{Text: req.System}}}
+	}
+	if m.maxTokens > 0 {
+		config.MaxOutputTokens = m.maxTokens
+	}
+	if len(req.Tools) > 0 {
+		decls := make([]*genai.FunctionDeclaration, len(req.Tools))
+		for i, spec := range req.Tools {
+			decl, err := m.declaration(spec)
+			if err != nil {
+				return nil, nil, err
+			}
+			decls[i] = decl
+		}
+		config.Tools = []*genai.Tool{{FunctionDeclarations: decls}}
+	}
+	contents, err := contents(req.Messages)
+	if err != nil {
+		return nil, nil, err
+	}
+	return contents, config, nil
+}
+
+// name is the key of the adapter's part of an opaque state.
+const name = "gemini"
+
+// messageState is the adapter's state of an assistant message: its parts
+// other than calls — text, thoughts — as the API sent them, with their
+// thought signatures.
+type messageState struct {
+	Parts []*genai.Part `json:"parts,omitempty"`
+}
+
+// callState is the adapter's state of a call: the ID the API gave it, if
+// it gave one, and the thought signature that came with it.
+type callState struct {
+	ID        string `json:"id,omitempty"`
+	Signature []byte `json:"signature,omitempty"`
+}
+
 // contents maps the conversation. An assistant's calls are functionCall
 // parts of a model turn; each result is a functionResponse part, with the
 // result as {"output": text} or, for a failed call, {"error": text}.
 // Consecutive messages of one role are joined into one turn, so that the
 // responses to one turn's calls go back together.
-func (m *Model) contents(msgs []agent.Message) ([]*genai.Content, error) {
-	names := map[string]string{} // call ID to tool name
+//
+// A call's ID from the API and its thought signature come from the call's
+// state, and an assistant message's text parts, with their signatures,
+// from the message's state when that still holds the message's text.
+func contents(msgs []agent.Message) ([]*genai.Content, error) {
+	ids := map[string]string{}    // call ID to tool name
+	apiIDs := map[string]string{} // call ID to the API's ID
 	var out []*genai.Content
 	add := func(role string, parts ...*genai.Part) {
 		if len(parts) == 0 {
@@ -172,35 +308,44 @@ func (m *Model) contents(msgs []agent.Message) ([]*genai.Content, error) {
 			add(genai.RoleUser, &genai.Part{Text: msg.Text})
 		case agent.RoleAssistant:
 			var parts []*genai.Part
-			if msg.Text != "" {
+			var st messageState
+			if provider.LoadState(msg.State, name, &st) && textOf(st.Parts) == msg.Text {
+				parts = append(parts, st.Parts...)
+			} else if msg.Text != "" {
 				parts = append(parts, &genai.Part{Text: msg.Text})
 			}
 			for _, c := range msg.Calls {
-				names[c.ID] = c.Name
+				ids[c.ID] = c.Name
 				var args map[string]any
 				if len(c.Args) > 0 {
 					if err := json.Unmarshal(c.Args, &args); err != nil {
 						args = nil // not an object: the call goes back without arguments
 					}
 				}
-				apiID, signature := m.calls.recall(c.ID)
+				var cs callState
+				provider.LoadState(c.State, name, &cs)
+				apiIDs[c.ID] = cs.ID
 				parts = append(parts, &genai.Part{
-					FunctionCall:     &genai.FunctionCall{ID: apiID, Name: c.Name, Args: args},
-					ThoughtSignature: signature,
+					FunctionCall:     &genai.FunctionCall{ID: cs.ID, Name: c.Name, Args: args},
+					ThoughtSignature: cs.Signature,
 				})
 			}
 			add(genai.RoleModel, parts...)
 		case agent.RoleTool:
-			name := msg.Name
-			if name == "" {
-				name = names[msg.CallID]
+			tool := msg.Name
+			if tool == "" {
+				tool = ids[msg.CallID]
 			}
-			result := map[string]any{"output": msg.Text}
+			var output any = msg.Text
+			var structured any
+			if len(msg.Structured) > 0 && json.Unmarshal(msg.Structured, &structured) == nil {
+				output = structured
+			}
+			result := map[string]any{"output": output}
 			if msg.IsError {
 				result = map[string]any{"error": msg.Text}
 			}
-			apiID, _ := m.calls.recall(msg.CallID)
-			add(genai.RoleUser, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: apiID, Name: name, Response: result}})
+			add(genai.RoleUser, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: apiIDs[msg.CallID], Name: tool, Response: result}})
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
@@ -208,32 +353,60 @@ func (m *Model) contents(msgs []agent.Message) ([]*genai.Content, error) {
 	return out, nil
 }
 
-// response reads the first candidate's text and calls. A call without an ID
-// from the API gets one made from the response's ID.
+// textOf returns the text of parts that are not thoughts, joined.
+func textOf(parts []*genai.Part) string {
+	var text string
+	for _, p := range parts {
+		if !p.Thought {
+			text += p.Text
+		}
+	}
+	return text
+}
+
+// response reads the first candidate: its text, its calls, their state,
+// why it finished, and the usage. A call without an ID from the API gets
+// one made from the response's ID. A prompt the API blocked is a response
+// with FinishContentFilter.
 func (m *Model) response(r *genai.GenerateContentResponse) (*agent.Response, error) {
+	resp := &agent.Response{}
+	if u := r.UsageMetadata; u != nil {
+		resp.Usage = agent.Usage{
+			InputTokens:       int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount),
+			OutputTokens:      int64(u.CandidatesTokenCount) + int64(u.ThoughtsTokenCount),
+			CachedInputTokens: int64(u.CachedContentTokenCount),
+			ReasoningTokens:   int64(u.ThoughtsTokenCount),
+		}
+	}
 	if len(r.Candidates) == 0 {
 		if fb := r.PromptFeedback; fb != nil && fb.BlockReason != "" {
-			return nil, fmt.Errorf("the prompt was blocked (%s) %s", fb.BlockReason, fb.BlockReasonMessage)
+			resp.FinishReason = agent.FinishContentFilter
+			resp.RawFinishReason = "blocked: " + string(fb.BlockReason)
+			resp.FinishMessage = fb.BlockReasonMessage
+			return resp, nil
 		}
 		return nil, errors.New("the response has no candidates")
 	}
 	cand := r.Candidates[0]
-	if cand.Content == nil || len(cand.Content.Parts) == 0 {
-		if cand.FinishReason != "" && cand.FinishReason != genai.FinishReasonStop {
-			return nil, fmt.Errorf("the model stopped without an answer (%s) %s", cand.FinishReason, cand.FinishMessage)
-		}
-		return &agent.Response{}, nil
-	}
-	resp := &agent.Response{}
-	for _, part := range cand.Content.Parts {
-		switch {
-		case part.FunctionCall != nil:
+	resp.RawFinishReason = string(cand.FinishReason)
+	resp.FinishMessage = cand.FinishMessage
+	var st messageState
+	if cand.Content != nil {
+		for _, part := range cand.Content.Parts {
+			if part.FunctionCall == nil {
+				if part.Text != "" || len(part.ThoughtSignature) > 0 {
+					st.Parts = append(st.Parts, part)
+				}
+				if !part.Thought {
+					resp.Text += part.Text
+				}
+				continue
+			}
 			fc := part.FunctionCall
 			id := fc.ID
 			if id == "" {
 				id = m.newID(r.ResponseID, len(resp.Calls))
 			}
-			m.calls.remember(id, fc.ID, part.ThoughtSignature)
 			args := json.RawMessage("{}")
 			if len(fc.Args) > 0 {
 				data, err := json.Marshal(fc.Args)
@@ -242,10 +415,32 @@ func (m *Model) response(r *genai.GenerateContentResponse) (*agent.Response, err
 				}
 				args = data
 			}
-			resp.Calls = append(resp.Calls, agent.ToolCall{ID: id, Name: fc.Name, Args: args})
-		case part.Text != "" && !part.Thought:
-			resp.Text += part.Text
+			call := agent.ToolCall{ID: id, Name: fc.Name, Args: args}
+			if fc.ID != "" || len(part.ThoughtSignature) > 0 {
+				call.State = provider.State(name, callState{ID: fc.ID, Signature: part.ThoughtSignature})
+			}
+			resp.Calls = append(resp.Calls, call)
 		}
+	}
+	if slices.ContainsFunc(st.Parts, func(p *genai.Part) bool { return p.Thought || len(p.ThoughtSignature) > 0 }) {
+		resp.State = provider.State(name, st)
+	}
+	switch cand.FinishReason {
+	case genai.FinishReasonStop, "":
+		resp.FinishReason = agent.FinishStop
+		if len(resp.Calls) > 0 {
+			resp.FinishReason = agent.FinishToolCalls
+		}
+	case genai.FinishReasonMaxTokens:
+		resp.FinishReason = agent.FinishLength
+	case genai.FinishReasonSafety, genai.FinishReasonRecitation, genai.FinishReasonBlocklist,
+		genai.FinishReasonProhibitedContent, genai.FinishReasonSPII, genai.FinishReasonImageSafety,
+		genai.FinishReasonImageProhibitedContent, genai.FinishReasonImageRecitation:
+		resp.FinishReason = agent.FinishContentFilter
+	case genai.FinishReasonMalformedFunctionCall, genai.FinishReasonUnexpectedToolCall:
+		resp.FinishReason = agent.FinishMalformedCall
+	default:
+		resp.FinishReason = agent.FinishOther
 	}
 	return resp, nil
 }
@@ -267,50 +462,4 @@ func (m *Model) fail(err error) error {
 		err = &provider.Error{Provider: "gemini", StatusCode: apiErr.Code, Code: apiErr.Status, Message: apiErr.Message, Err: apiErr}
 	}
 	return fmt.Errorf("gemini: %s: %w", m.model, err)
-}
-
-// maxRemembered bounds a callMemory; the oldest calls are forgotten first.
-const maxRemembered = 4096
-
-// A callMemory keeps, for each call a Model returned, the ID the API gave
-// it (if it gave one) and its thought signature, for as long as the
-// conversation is likely to refer to it.
-type callMemory struct {
-	mu    sync.Mutex
-	calls map[string]rememberedCall
-	order []string // oldest first
-}
-
-type rememberedCall struct {
-	apiID     string
-	signature []byte
-}
-
-// remember notes what the API said of the call it returned with ID id.
-func (c *callMemory) remember(id, apiID string, signature []byte) {
-	if apiID == "" && len(signature) == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.calls == nil {
-		c.calls = map[string]rememberedCall{}
-	}
-	if _, ok := c.calls[id]; !ok {
-		c.order = append(c.order, id)
-	}
-	c.calls[id] = rememberedCall{apiID: apiID, signature: signature}
-	for len(c.order) > maxRemembered {
-		delete(c.calls, c.order[0])
-		c.order = c.order[1:]
-	}
-}
-
-// recall returns the API's ID and the thought signature of the call with
-// ID id, or zero values for a call the Model did not return.
-func (c *callMemory) recall(id string) (apiID string, signature []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rc := c.calls[id]
-	return rc.apiID, rc.signature
 }

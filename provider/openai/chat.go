@@ -11,8 +11,8 @@ import (
 	"github.com/hands-go/hands/agent"
 )
 
-// chat runs one turn on the Chat Completions API.
-func (m *Model) chat(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+// chatParams builds a turn's parameters for the Chat Completions API.
+func (m *Model) chatParams(req *agent.Request) (oai.ChatCompletionNewParams, error) {
 	params := oai.ChatCompletionNewParams{Model: m.model}
 	if m.maxTokens > 0 {
 		params.MaxCompletionTokens = oai.Int(m.maxTokens)
@@ -20,7 +20,7 @@ func (m *Model) chat(ctx context.Context, req *agent.Request) (*agent.Response, 
 	for _, spec := range req.Tools {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
-			return nil, err
+			return params, err
 		}
 		fn := shared.FunctionDefinitionParam{
 			Name:       spec.Name,
@@ -62,19 +62,76 @@ func (m *Model) chat(ctx context.Context, req *agent.Request) (*agent.Response, 
 		case agent.RoleTool:
 			params.Messages = append(params.Messages, oai.ToolMessage(resultText(msg), msg.CallID))
 		default:
-			return nil, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
+			return params, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
 	}
+	return params, nil
+}
 
+// chat runs one turn on the Chat Completions API.
+func (m *Model) chat(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	params, err := m.chatParams(req)
+	if err != nil {
+		return nil, err
+	}
 	completion, err := m.client.Chat.Completions.New(ctx, params)
 	if err != nil {
 		return nil, err
 	}
+	return fromCompletion(completion)
+}
+
+// streamChat runs one turn on the Chat Completions API as a stream of
+// chunks, with usage in the last one: text and argument deltas as they
+// come, then the response the SDK's accumulator assembled.
+func (m *Model) streamChat(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
+	params, err := m.chatParams(req)
+	if err != nil {
+		return err
+	}
+	params.StreamOptions.IncludeUsage = oai.Bool(true)
+	stream := m.client.Chat.Completions.NewStreaming(ctx, params)
+	defer stream.Close()
+	var acc oai.ChatCompletionAccumulator
+	for stream.Next() {
+		chunk := stream.Current()
+		if !acc.AddChunk(chunk) {
+			return errors.New("the stream sent a chunk that does not continue the completion")
+		}
+		if len(chunk.Choices) == 0 || chunk.Choices[0].Index != 0 {
+			continue
+		}
+		delta := chunk.Choices[0].Delta
+		if delta.Content != "" && !yield(agent.Chunk{Delta: agent.Delta{Text: delta.Content}}, nil) {
+			return nil
+		}
+		for _, tc := range delta.ToolCalls {
+			d := agent.CallDelta{Index: int(tc.Index), ID: tc.ID, Name: tc.Function.Name, Args: tc.Function.Arguments}
+			if !yield(agent.Chunk{Delta: agent.Delta{Call: &d}}, nil) {
+				return nil
+			}
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return err
+	}
+	resp, err := fromCompletion(&acc.ChatCompletion)
+	if err != nil {
+		return err
+	}
+	yield(agent.Chunk{Response: resp}, nil)
+	return nil
+}
+
+// fromCompletion reads the first choice of a completion: its text, its
+// calls with their arguments as sent, why it finished, and the usage.
+func fromCompletion(completion *oai.ChatCompletion) (*agent.Response, error) {
 	if len(completion.Choices) == 0 {
 		return nil, errors.New("the completion has no choices")
 	}
-	msg := completion.Choices[0].Message
-	resp := &agent.Response{Text: msg.Content}
+	choice := completion.Choices[0]
+	msg := choice.Message
+	resp := &agent.Response{Text: msg.Content, RawFinishReason: choice.FinishReason}
 	if resp.Text == "" {
 		resp.Text = msg.Refusal
 	}
@@ -83,6 +140,29 @@ func (m *Model) chat(ctx context.Context, req *agent.Request) (*agent.Response, 
 			continue
 		}
 		resp.Calls = append(resp.Calls, agent.ToolCall{ID: tc.ID, Name: tc.Function.Name, Args: parseArgs(tc.Function.Arguments)})
+	}
+	switch {
+	case msg.Refusal != "":
+		resp.FinishReason = agent.FinishRefusal
+	case choice.FinishReason == "length":
+		resp.FinishReason = agent.FinishLength
+	case choice.FinishReason == "content_filter":
+		resp.FinishReason = agent.FinishContentFilter
+	case choice.FinishReason == "tool_calls", choice.FinishReason == "function_call":
+		resp.FinishReason = agent.FinishToolCalls
+	case choice.FinishReason == "stop" && len(resp.Calls) > 0:
+		resp.FinishReason = agent.FinishToolCalls // some compatible servers say stop
+	case choice.FinishReason == "stop":
+		resp.FinishReason = agent.FinishStop
+	default:
+		resp.FinishReason = agent.FinishOther
+	}
+	u := completion.Usage
+	resp.Usage = agent.Usage{
+		InputTokens:       u.PromptTokens,
+		OutputTokens:      u.CompletionTokens,
+		CachedInputTokens: u.PromptTokensDetails.CachedTokens,
+		ReasoningTokens:   u.CompletionTokensDetails.ReasoningTokens,
 	}
 	return resp, nil
 }

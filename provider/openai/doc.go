@@ -18,6 +18,46 @@
 // so a Model keeps no state and never chains responses with
 // previous_response_id.
 //
+// # Reasoning state
+//
+// On the Responses API a request is sent with store: false unless
+// [Options.Store] is set, and asks for reasoning.encrypted_content: the
+// reasoning items of a response, with their encrypted content, are kept in
+// the assistant message's State, and each function_call item's own ID in
+// its call's State, and both go back, before the message's text and calls,
+// with the rest of the conversation. A history decoded from JSON thus
+// continues in another process, and OpenAI keeps nothing. A model that
+// does not reason (gpt-4.1, gpt-4o) rejects that include; set
+// [Options.NoReasoning] for one. Chat Completions
+// has no such state.
+//
+// # Finish reasons
+//
+// A Responses API response with status "completed" is agent.FinishStop,
+// or FinishToolCalls when it has calls, or FinishRefusal when its message
+// holds a refusal; status "incomplete" is FinishLength for
+// max_output_tokens, FinishContentFilter for content_filter, and
+// FinishOther for any other reason (RawFinishReason is "incomplete: " and
+// the reason). On Chat Completions, finish_reason length and
+// content_filter map the same way, a refusal is FinishRefusal, and
+// tool_calls (or stop with calls, which some compatible servers send) is
+// FinishToolCalls. agent.Run ends a truncated, filtered or refused turn
+// with an *agent.IncompleteError and never runs its calls, whose arguments
+// may be cut off (a call of an incomplete response carries arguments such
+// as {"city":"Par); the adapter does not ask for the rest. Usage reports
+// cached input tokens and reasoning tokens apart.
+//
+// # Arguments and streaming
+//
+// A call's arguments are kept as the model sent them, even when they are
+// not valid JSON: the tool's validation error then reaches the model, and
+// the arguments go back unchanged. With [Options.Stream], Model.Stream,
+// which agent.Run uses, streams either API and yields text and argument
+// deltas (response.output_text.delta and
+// response.function_call_arguments.delta, or a chunk's content and
+// tool_calls); the response is the one response.completed carries, or
+// the one the SDK's accumulator assembles from the chunks.
+//
 // # Mapping
 //
 // The system prompt is the Responses API's instructions, or the first,

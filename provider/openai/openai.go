@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 
 	oai "github.com/openai/openai-go/v3"
@@ -72,6 +73,22 @@ type Options struct {
 	// limit, a timeout or a server error. Zero selects DefaultMaxRetries; a
 	// negative value sends each request once.
 	MaxRetries int
+	// Store lets the Responses API keep each response on OpenAI's side
+	// (store: true). By default it is false: nothing is kept, and the
+	// model's reasoning comes back encrypted (include:
+	// reasoning.encrypted_content) and travels in the history's state, so
+	// that a conversation can go on from its JSON in another process.
+	Store bool
+	// NoReasoning says that the model does not reason, such as gpt-4.1 or
+	// gpt-4o: requests on the Responses API then do not ask for
+	// reasoning.encrypted_content, which such a model answers with a 400
+	// ("Encrypted content is not supported with this model").
+	NoReasoning bool
+	// Stream makes Model.Stream, which agent.Run calls, use the API's
+	// streaming form and yield the text and the calls' arguments as they
+	// arrive. By default Stream sends the request as Generate does and
+	// yields the whole response as one chunk.
+	Stream bool
 }
 
 // A Model is an agent.Model backed by OpenAI's API through the official Go
@@ -83,9 +100,12 @@ type Model struct {
 	strict    bool
 	dialect   *dialect.Dialect
 	maxTokens int64
+	store     bool
+	encrypted bool
+	stream    bool
 }
 
-var _ agent.Model = (*Model)(nil)
+var _ agent.StreamingModel = (*Model)(nil)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
 // or names no model, or if opts.API is not one of the APIs.
@@ -126,6 +146,9 @@ func New(opts *Options) (*Model, error) {
 		strict:    !opts.NonStrict,
 		dialect:   cmp.Or(opts.Dialect, dialect.OpenAIStrict),
 		maxTokens: int64(max(opts.MaxTokens, 0)),
+		store:     opts.Store,
+		encrypted: !opts.Store && !opts.NoReasoning,
+		stream:    opts.Stream,
 	}, nil
 }
 
@@ -150,6 +173,41 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 		return nil, m.fail(err)
 	}
 	return resp, nil
+}
+
+// Stream runs one turn as Generate does. With Options.Stream it uses the
+// API's streaming form and yields the text and the calls' arguments as they
+// arrive, then the response; otherwise it yields Generate's response as
+// one chunk.
+func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.Chunk, error] {
+	if !m.stream {
+		return agent.Chunks(ctx, generator{m}, req)
+	}
+	return func(yield func(agent.Chunk, error) bool) {
+		if err := provider.CheckTools(m.checked(), req.Tools); err != nil {
+			yield(agent.Chunk{}, m.fail(err))
+			return
+		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		var err error
+		if m.api == ChatCompletions {
+			err = m.streamChat(ctx, req, yield)
+		} else {
+			err = m.streamResponses(ctx, req, yield)
+		}
+		if err != nil {
+			yield(agent.Chunk{}, m.fail(err))
+		}
+	}
+}
+
+// A generator hides a Model's Stream, so that agent.Chunks calls its
+// Generate.
+type generator struct{ m *Model }
+
+func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	return g.m.Generate(ctx, req)
 }
 
 // fail wraps an error of the SDK with the model's name, and an error status
@@ -183,16 +241,12 @@ func callArgs(args json.RawMessage) string {
 	return string(args)
 }
 
-// parseArgs returns the arguments the model sent as raw JSON. Arguments that
-// are not valid JSON are kept as a JSON string, so that the call can still
-// be recorded and its validation error reach the model.
+// parseArgs returns the arguments the model sent, as it sent them, even
+// when they are not valid JSON (the call's validation error then reaches
+// the model); "{}" for none.
 func parseArgs(s string) json.RawMessage {
-	switch {
-	case s == "":
+	if s == "" {
 		return json.RawMessage("{}")
-	case json.Valid([]byte(s)):
-		return json.RawMessage(s)
 	}
-	quoted, _ := json.Marshal(s)
-	return quoted
+	return json.RawMessage(s)
 }

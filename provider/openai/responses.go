@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -9,12 +10,35 @@ import (
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/provider"
 )
 
-// responses runs one turn on the Responses API. The whole conversation is
-// sent each time, so no state is kept on OpenAI's side between turns.
-func (m *Model) responses(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	params := responses.ResponseNewParams{Model: m.model}
+// name is the key of the adapter's part of an opaque state.
+const name = "openai"
+
+// messageState is the adapter's state of an assistant message on the
+// Responses API: the output items the API needs back that are neither
+// text nor calls, as it sent them — reasoning items, with their encrypted
+// content when the response was not stored.
+type messageState struct {
+	Items []json.RawMessage `json:"items,omitempty"`
+}
+
+// callState is the adapter's state of a call on the Responses API: the
+// function_call item's own ID, which differs from its call_id.
+type callState struct {
+	ItemID string `json:"itemId,omitempty"`
+}
+
+// responsesParams builds a turn's parameters for the Responses API. The
+// whole conversation is sent each time; unless Options.Store is set the
+// response is not stored, and (unless Options.NoReasoning is set) the
+// reasoning items come back encrypted, to be sent back from the history.
+func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams, error) {
+	params := responses.ResponseNewParams{Model: m.model, Store: oai.Bool(m.store)}
+	if m.encrypted {
+		params.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+	}
 	if m.maxTokens > 0 {
 		params.MaxOutputTokens = oai.Int(m.maxTokens)
 	}
@@ -24,7 +48,7 @@ func (m *Model) responses(ctx context.Context, req *agent.Request) (*agent.Respo
 	for _, spec := range req.Tools {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
-			return nil, err
+			return params, err
 		}
 		fn := &responses.FunctionToolParam{
 			Name:       spec.Name,
@@ -42,33 +66,119 @@ func (m *Model) responses(ctx context.Context, req *agent.Request) (*agent.Respo
 		case agent.RoleUser:
 			input = append(input, responses.ResponseInputItemParamOfMessage(msg.Text, responses.EasyInputMessageRoleUser))
 		case agent.RoleAssistant:
+			var st messageState
+			provider.LoadState(msg.State, name, &st)
+			for _, raw := range st.Items {
+				var item responses.ResponseReasoningItemParam
+				if err := json.Unmarshal(raw, &item); err != nil {
+					return params, fmt.Errorf("message %d: reasoning item: %w", i, err)
+				}
+				input = append(input, responses.ResponseInputItemUnionParam{OfReasoning: &item})
+			}
 			if msg.Text != "" {
 				input = append(input, responses.ResponseInputItemParamOfMessage(msg.Text, responses.EasyInputMessageRoleAssistant))
 			}
 			for _, c := range msg.Calls {
-				input = append(input, responses.ResponseInputItemParamOfFunctionCall(callArgs(c.Args), c.ID, c.Name))
+				fc := responses.ResponseInputItemParamOfFunctionCall(callArgs(c.Args), c.ID, c.Name)
+				var cs callState
+				if provider.LoadState(c.State, name, &cs) && cs.ItemID != "" {
+					fc.OfFunctionCall.ID = oai.String(cs.ItemID)
+				}
+				input = append(input, fc)
 			}
 		case agent.RoleTool:
 			out := responses.ResponseInputItemParamOfFunctionCallOutput(resultText(msg))
 			out.OfFunctionCallOutput.CallID = oai.String(msg.CallID)
 			input = append(input, out)
 		default:
-			return nil, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
+			return params, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
 	}
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
+	return params, nil
+}
 
+// responses runs one turn on the Responses API.
+func (m *Model) responses(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	params, err := m.responsesParams(req)
+	if err != nil {
+		return nil, err
+	}
 	r, err := m.client.Responses.New(ctx, params)
 	if err != nil {
 		return nil, err
 	}
+	return fromResponse(r)
+}
+
+// streamResponses runs one turn on the Responses API as a stream of
+// server-sent events: text and argument deltas as they come, then the
+// response of the last event (response.completed, or response.incomplete).
+func (m *Model) streamResponses(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
+	params, err := m.responsesParams(req)
+	if err != nil {
+		return err
+	}
+	stream := m.client.Responses.NewStreaming(ctx, params)
+	defer stream.Close()
+	calls := map[int64]int{} // output index to call index
+	for stream.Next() {
+		ev := stream.Current()
+		var d agent.Delta
+		switch ev.Type {
+		case "response.output_text.delta":
+			d.Text = ev.Delta
+		case "response.output_item.added":
+			if ev.Item.Type != "function_call" {
+				continue
+			}
+			i := len(calls)
+			calls[ev.OutputIndex] = i
+			d.Call = &agent.CallDelta{Index: i, ID: ev.Item.CallID, Name: ev.Item.Name, Args: ev.Item.Arguments.OfString}
+		case "response.function_call_arguments.delta":
+			i, ok := calls[ev.OutputIndex]
+			if !ok {
+				continue
+			}
+			d.Call = &agent.CallDelta{Index: i, Args: ev.Delta}
+		case "response.completed", "response.incomplete", "response.failed":
+			resp, err := fromResponse(&ev.Response)
+			if err != nil {
+				return err
+			}
+			yield(agent.Chunk{Response: resp}, nil)
+			return nil
+		case "error":
+			return fmt.Errorf("the stream failed (%s): %s", ev.Code, ev.Message)
+		default:
+			continue
+		}
+		if d.Text == "" && d.Call == nil {
+			continue
+		}
+		if !yield(agent.Chunk{Delta: d}, nil) {
+			return nil
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return err
+	}
+	return errors.New("the stream ended without a response")
+}
+
+// fromResponse reads a response of the Responses API: its text, its calls
+// with their arguments as sent, why it finished, the items to send back,
+// and its usage.
+func fromResponse(r *responses.Response) (*agent.Response, error) {
 	if r.Status == responses.ResponseStatusFailed {
 		if r.Error.Message != "" {
 			return nil, fmt.Errorf("the response failed (%s): %s", r.Error.Code, r.Error.Message)
 		}
 		return nil, errors.New("the response failed")
 	}
-	resp := &agent.Response{}
+	resp := &agent.Response{RawFinishReason: string(r.Status)}
+	var st messageState
+	refused := false
 	for _, item := range r.Output {
 		switch item.Type {
 		case "message":
@@ -78,12 +188,49 @@ func (m *Model) responses(ctx context.Context, req *agent.Request) (*agent.Respo
 					resp.Text += c.Text
 				case "refusal":
 					resp.Text += c.Refusal
+					refused = true
 				}
 			}
 		case "function_call":
 			fc := item.AsFunctionCall()
-			resp.Calls = append(resp.Calls, agent.ToolCall{ID: fc.CallID, Name: fc.Name, Args: parseArgs(fc.Arguments)})
+			resp.Calls = append(resp.Calls, agent.ToolCall{
+				ID:    fc.CallID,
+				Name:  fc.Name,
+				Args:  parseArgs(fc.Arguments),
+				State: provider.State(name, callState{ItemID: fc.ID}),
+			})
+		case "reasoning":
+			st.Items = append(st.Items, json.RawMessage(item.RawJSON()))
 		}
+	}
+	if len(st.Items) > 0 {
+		resp.State = provider.State(name, st)
+	}
+	switch {
+	case r.Status == responses.ResponseStatusIncomplete:
+		reason := r.IncompleteDetails.Reason
+		resp.RawFinishReason += ": " + reason
+		switch reason {
+		case "max_output_tokens":
+			resp.FinishReason = agent.FinishLength
+		case "content_filter":
+			resp.FinishReason = agent.FinishContentFilter
+		default:
+			resp.FinishReason = agent.FinishOther
+		}
+	case refused:
+		resp.FinishReason = agent.FinishRefusal
+	case len(resp.Calls) > 0:
+		resp.FinishReason = agent.FinishToolCalls
+	default:
+		resp.FinishReason = agent.FinishStop
+	}
+	u := r.Usage
+	resp.Usage = agent.Usage{
+		InputTokens:       u.InputTokens,
+		OutputTokens:      u.OutputTokens,
+		CachedInputTokens: u.InputTokensDetails.CachedTokens,
+		ReasoningTokens:   u.OutputTokensDetails.ReasoningTokens,
 	}
 	return resp, nil
 }

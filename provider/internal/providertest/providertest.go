@@ -9,6 +9,7 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
@@ -78,16 +79,43 @@ func SchemaTurn() *agent.Request {
 }
 
 // Generate runs one turn of m and fails the test when the response is not
-// want.
-func Generate(t testing.TB, m agent.Model, req *agent.Request, want *agent.Response) {
+// want, in the fields want sets: text and calls always; the finish
+// reasons, the state, the calls' state and the usage when want has them.
+func Generate(t testing.TB, m agent.Model, req *agent.Request, want *agent.Response) *agent.Response {
 	t.Helper()
 	got, err := m.Generate(t.Context(), req)
 	if err != nil {
 		t.Fatalf("Generate: %v", err)
 	}
-	if !reflect.DeepEqual(got, want) {
-		t.Errorf("Generate = %s, want %s", Show(got), Show(want))
+	if p := Project(got, want); !reflect.DeepEqual(p, want) {
+		t.Errorf("Generate = %s, want %s", Show(p), Show(want))
 	}
+	return got
+}
+
+// Project returns a copy of got with only the fields that want sets, as
+// Generate compares them.
+func Project(got, want *agent.Response) *agent.Response {
+	p := *got
+	if want.FinishReason == "" {
+		p.FinishReason, p.RawFinishReason = "", ""
+	}
+	if want.FinishMessage == "" {
+		p.FinishMessage = ""
+	}
+	if want.State == nil {
+		p.State = nil
+	}
+	if want.Usage == (agent.Usage{}) {
+		p.Usage = agent.Usage{}
+	}
+	if !slices.ContainsFunc(want.Calls, func(c agent.ToolCall) bool { return c.State != nil }) {
+		p.Calls = slices.Clone(p.Calls)
+		for i := range p.Calls {
+			p.Calls[i].State = nil
+		}
+	}
+	return &p
 }
 
 // APIError fails the test unless err, from Generate, matches kind and holds
@@ -157,4 +185,130 @@ func Rejected(t testing.TB, m agent.Model, srv *replay.Server, spec tool.Spec, p
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("the server received %d requests; want none", n)
 	}
+}
+
+// registry returns a registry of the exchange's tool, and a counter of the
+// calls it ran.
+func registry(t testing.TB) (*tool.Registry, *atomic.Int32) {
+	t.Helper()
+	var ran atomic.Int32
+	w := agenttest.Weather()
+	counted := tool.New(agenttest.WeatherTool, w.Spec().Description, func(ctx context.Context, a agenttest.WeatherArgs) (string, error) {
+		ran.Add(1)
+		return w.Call(ctx, a)
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{counted}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg, &ran
+}
+
+// Incomplete runs the exchange's first turn through agent.Run and fails the
+// test unless the run ends with an *agent.IncompleteError that matches
+// want, without running a call and with the history as it was. It returns
+// the error's response.
+func Incomplete(t testing.TB, m agent.Model, want error) *agent.Response {
+	t.Helper()
+	reg, ran := registry(t)
+	start := agent.History{agent.UserText(agenttest.Prompt)}
+	history, err := agent.Run(t.Context(), m, reg, start, &agent.Options{System: agenttest.System})
+	if !errors.Is(err, want) {
+		t.Fatalf("agent.Run: %v; want an error that matches %v", err, want)
+	}
+	ierr, ok := errors.AsType[*agent.IncompleteError](err)
+	if !ok {
+		t.Fatalf("agent.Run: %v; want an *agent.IncompleteError", err)
+	}
+	if n := ran.Load(); n != 0 {
+		t.Errorf("%d calls ran; the calls of an incomplete response must not run", n)
+	}
+	if !reflect.DeepEqual(history, start) {
+		t.Errorf("history = %s; want it as it was before the turn", dumpHistory(history))
+	}
+	return ierr.Response
+}
+
+// Resume runs the exchange's first turn through agent.Run on first, encodes
+// the history to JSON, decodes it, and runs the rest of the exchange on
+// second, a Model made afresh, as another process would. It returns the
+// final history.
+func Resume(t testing.TB, first, second agent.Model) agent.History {
+	t.Helper()
+	reg, _ := registry(t)
+	opts := &agent.Options{System: agenttest.System, MaxTurns: 1}
+	history, err := agent.Run(t.Context(), first, reg, agent.History{agent.UserText(agenttest.Prompt)}, opts)
+	if !errors.Is(err, agent.ErrTurnLimit) {
+		t.Fatalf("agent.Run of the first turn: %v; want the turn limit", err)
+	}
+	data, err := json.Marshal(history)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var decoded agent.History
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		t.Fatal(err)
+	}
+	opts.MaxTurns = 2
+	final, err := agent.Run(t.Context(), second, reg, decoded, opts)
+	if err != nil {
+		t.Fatalf("agent.Run of the rest: %v", err)
+	}
+	return final
+}
+
+// Stream runs one turn of m through its Stream and fails the test unless
+// the deltas add up to the response: their text to its text, each call's
+// pieces to its ID, name and arguments. It returns the response and the
+// deltas.
+func Stream(t testing.TB, m agent.StreamingModel, req *agent.Request) (*agent.Response, []agent.Delta) {
+	t.Helper()
+	var (
+		resp   *agent.Response
+		deltas []agent.Delta
+	)
+	for chunk, err := range m.Stream(t.Context(), req) {
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		if chunk.Response != nil {
+			resp = chunk.Response
+			continue
+		}
+		deltas = append(deltas, chunk.Delta)
+	}
+	if resp == nil {
+		t.Fatal("Stream yielded no response")
+	}
+	var text string
+	var calls []agent.ToolCall
+	for _, d := range deltas {
+		text += d.Text
+		if c := d.Call; c != nil {
+			for len(calls) <= c.Index {
+				calls = append(calls, agent.ToolCall{})
+			}
+			calls[c.Index].ID += c.ID
+			calls[c.Index].Name += c.Name
+			calls[c.Index].Args = append(calls[c.Index].Args, c.Args...)
+		}
+	}
+	if text != resp.Text {
+		t.Errorf("the text deltas add up to %q, want the response's %q", text, resp.Text)
+	}
+	if len(calls) != len(resp.Calls) {
+		t.Fatalf("the deltas hold %d calls, want the response's %d", len(calls), len(resp.Calls))
+	}
+	for i, c := range calls {
+		w := resp.Calls[i]
+		if c.ID != w.ID || c.Name != w.Name || string(c.Args) != string(w.Args) {
+			t.Errorf("the deltas of call %d add up to %s %s %s, want %s %s %s", i, c.ID, c.Name, c.Args, w.ID, w.Name, w.Args)
+		}
+	}
+	return resp, deltas
+}
+
+func dumpHistory(h agent.History) string {
+	data, _ := json.Marshal(h)
+	return string(data)
 }

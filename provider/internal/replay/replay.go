@@ -11,6 +11,19 @@
 //	  "body": {"error": {"type": "rate_limit_error", "message": "..."}}
 //	}
 //
+// A recorded stream of server-sent events has "events" in place of
+// "body", each with the event's name, if it has one, and its data:
+//
+//	{
+//	  "events": [
+//	    {"event": "message_start", "data": {"type": "message_start", ...}},
+//	    {"data": "[DONE]"}
+//	  ]
+//	}
+//
+// The server sends them as text/event-stream, each data value on one line:
+// a JSON string as its text, any other value as compact JSON.
+//
 // A test starts a [Server] with a function that picks the answer to each
 // request — [Always], [Sequence], or [AfterResult] for a two-turn exchange —
 // points the adapter's BaseURL at [Server.URL], and afterwards compares
@@ -37,7 +50,33 @@ type Response struct {
 	// always application/json.
 	Header map[string]string `json:"header,omitempty"`
 	// Body is the response body, a JSON value.
-	Body json.RawMessage `json:"body"`
+	Body json.RawMessage `json:"body,omitempty"`
+	// Events, when set, are sent instead of Body as a stream of
+	// server-sent events.
+	Events []Event `json:"events,omitempty"`
+}
+
+// An Event is one recorded server-sent event.
+type Event struct {
+	// Event is the event's name; empty for an event without one.
+	Event string `json:"event,omitempty"`
+	// Data is the event's data: a JSON string is sent as its text, any
+	// other JSON value compacted onto one line.
+	Data json.RawMessage `json:"data"`
+}
+
+// write sends the event in the text/event-stream format.
+func (e Event) write(w io.Writer) {
+	if e.Event != "" {
+		fmt.Fprintf(w, "event: %s\n", e.Event)
+	}
+	var text string
+	if json.Unmarshal(e.Data, &text) != nil {
+		var buf bytes.Buffer
+		json.Compact(&buf, e.Data)
+		text = buf.String()
+	}
+	fmt.Fprintf(w, "data: %s\n\n", text)
 }
 
 // Load reads a recorded response from the file at path, failing the test if
@@ -112,11 +151,20 @@ func NewServer(t testing.TB, answer func(Request) Response) *Server {
 		for k, v := range resp.Header {
 			w.Header().Set(k, v)
 		}
-		w.Header().Set("Content-Type", "application/json")
 		status := resp.Status
 		if status == 0 {
 			status = http.StatusOK
 		}
+		if resp.Events != nil {
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(status)
+			for _, ev := range resp.Events {
+				ev.write(w)
+				w.(http.Flusher).Flush()
+			}
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(status)
 		w.Write(resp.Body)
 	}))
