@@ -248,6 +248,9 @@ func (m *tracedModel) Stream(ctx context.Context, req *agent.Request) iter.Seq2[
 			case chunk.Response != nil:
 				u := chunk.Response.Usage
 				span.SetAttributes(semconv.GenAIUsageInputTokensKey.Int64(u.InputTokens), semconv.GenAIUsageOutputTokensKey.Int64(u.OutputTokens))
+				if r := chunk.Response.FinishReason; r != "" {
+					span.SetAttributes(semconv.GenAIResponseFinishReasons(string(r)))
+				}
 				in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 				if u != (agent.Usage{}) {
 					in.tokens.Record(ctx, u.InputTokens, metric.WithAttributes(append(attrs, semconv.GenAITokenTypeInput)...))

@@ -113,7 +113,8 @@ func TestRunSpansAndMetrics(t *testing.T) {
 			agenttest.Call("c3", "create_note", `{"title":"milk"}`),
 			agenttest.Call("c4", "purge_notes", `{}`),
 		},
-		Usage: agent.Usage{InputTokens: 120, OutputTokens: 30},
+		Usage:        agent.Usage{InputTokens: 120, OutputTokens: 30},
+		FinishReason: agent.FinishToolCalls,
 	})
 	_, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText("note milk, sync, purge")}, opts)
 	if !errors.Is(err, agent.ErrInterrupted) {
@@ -157,11 +158,12 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		t.Errorf("the model call's span: parent %v, kind %v; want a client span in the run's", chat.Parent.SpanID(), chat.SpanKind)
 	}
 	checkAttrs(t, chat, map[string]any{
-		"gen_ai.operation.name":      "chat",
-		"gen_ai.provider.name":       "openai",
-		"gen_ai.request.model":       "gpt-test",
-		"gen_ai.usage.input_tokens":  int64(120),
-		"gen_ai.usage.output_tokens": int64(30),
+		"gen_ai.operation.name":          "chat",
+		"gen_ai.provider.name":           "openai",
+		"gen_ai.request.model":           "gpt-test",
+		"gen_ai.usage.input_tokens":      int64(120),
+		"gen_ai.usage.output_tokens":     int64(30),
+		"gen_ai.response.finish_reasons": []string{string(agent.FinishToolCalls)},
 	})
 
 	var tools []tracetest.SpanStub
