@@ -19,6 +19,12 @@
 //	HANDS_MAX_FILE_BYTES       the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE  let fetch_markdown reach loopback and private addresses (default false)
 //
+// With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other
+// MCP servers: it starts each command (or connects to an http(s) URL) and
+// serves its tools beside the bundled ones, each call checked against the
+// tool's input schema by hands, under its limits, timeout and --token,
+// before it is passed on (see package mcpclient).
+//
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,
 // an OpenAI Responses function tool with strict, Anthropic's input_schema,

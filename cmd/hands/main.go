@@ -148,6 +148,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return nil
 	})
 	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token (default $HANDS_TOKEN)")
+	var upstream []string
+	fs.Func("upstream", "also serve the tools of the MCP server that `'CMD ARGS'` starts, or at an http(s) URL, validated by hands first (repeatable)", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("no command given")
+		}
+		upstream = append(upstream, v)
+		return nil
+	})
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
@@ -181,7 +189,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	ups, err := connectUpstreams(ctx, upstream, stderr)
+	if err != nil {
+		return err
+	}
+	defer ups.close()
+	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes()...)...); err != nil {
+		return err
+	}
 	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands"})
+	ups.server.Store(srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 
 	if ln == nil {
