@@ -58,7 +58,7 @@ type Options struct {
 	// OnChange, when set, is called after the server's tool list changed
 	// (notifications/tools/list_changed) and the client has listed the
 	// tools again, with what changed. It runs on the client's own
-	// goroutine, one call at a time.
+	// goroutine, one call at a time, and must not call Close.
 	OnChange func(ctx context.Context, ch Change)
 	// Logger receives the client's and the SDK's diagnostics. Nil discards
 	// them.

@@ -520,22 +520,25 @@ func TestHTTP(t *testing.T) {
 	}
 }
 
-// TestServerGone ends the server's side of the session during a call.
+// TestServerGone breaks the connection on the server's side during a
+// call, as a server that exits does.
 func TestServerGone(t *testing.T) {
 	u := newUpstream(t)
 	ct, st := mcp.NewInMemoryTransports()
-	ss, err := u.server.Connect(t.Context(), st, nil)
+	end := &breakable{Transport: st}
+	ss, err := u.server.Connect(t.Context(), end, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := mcpclient.Connect(t.Context(), ct, nil)
+	defer ss.Close()
+	c, err := mcpclient.Connect(t.Context(), ct, &mcpclient.Options{Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	go func() {
 		<-u.started
-		ss.Close()
+		end.conn.Close()
 	}()
 	res := call(t.Context(), find(t, c, "slow"), "slow", `{}`)
 	if !res.IsError || !errors.Is(res.Err, mcpclient.ErrDisconnected) {
@@ -550,4 +553,16 @@ func TestServerGone(t *testing.T) {
 	if res := call(t.Context(), add, "add", `{"a":1,"b":1}`); !errors.Is(res.Err, tool.ErrDisabled) || len(c.Tools()) != 0 {
 		t.Errorf("a call after Close = %+v, want ErrDisabled", res)
 	}
+}
+
+// breakable is a transport whose connection the test can close.
+type breakable struct {
+	mcp.Transport
+	conn mcp.Connection
+}
+
+func (b *breakable) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := b.Transport.Connect(ctx)
+	b.conn = conn
+	return conn, err
 }

@@ -69,7 +69,7 @@
 //     it is built).
 //
 // An mcpserver.Server re-serving the tools calls Sync in OnChange, so that
-// its sessions are sent notifications/tools/list_changed and list the
-// tools again; see the MCP client section of docs/DESIGN.md for what such a
-// gateway does not yet follow.
+// the sessions whose list lost a tool are sent
+// notifications/tools/list_changed; see the MCP client section of
+// docs/DESIGN.md for what such a gateway does not yet follow.
 package mcpclient

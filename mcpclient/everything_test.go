@@ -57,11 +57,13 @@ func everything(t *testing.T) (node, script string) {
 	return node, script
 }
 
-// wire counts the JSON-RPC messages a client sends, by method.
+// wire records the JSON-RPC requests and notifications a client sends and
+// receives.
 type wire struct {
 	mcp.Transport
-	mu   sync.Mutex
-	sent []*jsonrpc.Request
+	mu       sync.Mutex
+	sent     []*jsonrpc.Request
+	received []*jsonrpc.Request
 }
 
 func (w *wire) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -73,11 +75,16 @@ func (w *wire) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // count returns how many requests or notifications of method were sent.
-func (w *wire) count(method string) int {
+func (w *wire) count(method string) int { return w.tally(&w.sent, method) }
+
+// countReceived returns how many of method were received.
+func (w *wire) countReceived(method string) int { return w.tally(&w.received, method) }
+
+func (w *wire) tally(list *[]*jsonrpc.Request, method string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	n := 0
-	for _, r := range w.sent {
+	for _, r := range *list {
 		if r.Method == method {
 			n++
 		}
@@ -97,6 +104,16 @@ func (c *wireConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		c.w.mu.Unlock()
 	}
 	return c.Connection.Write(ctx, msg)
+}
+
+func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok {
+		c.w.mu.Lock()
+		c.w.received = append(c.w.received, r)
+		c.w.mu.Unlock()
+	}
+	return msg, err
 }
 
 // TestEverything runs the client against the MCP reference server, which
@@ -131,6 +148,20 @@ func TestEverything(t *testing.T) {
 		}
 		if spec.Title == "" {
 			t.Error("get-structured-content has no title")
+		}
+		// The server registers get-roots-list once it knows the client
+		// has roots, and says so with notifications/tools/list_changed;
+		// the client lists again and offers it.
+		deadline := time.Now().Add(5 * time.Second)
+		for (w.countReceived("notifications/tools/list_changed") == 0 || w.count("tools/list") < 2) && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		if w.countReceived("notifications/tools/list_changed") == 0 || w.count("tools/list") < 2 {
+			t.Errorf("list_changed received %d times, tools/list sent %d times; want the client to list again after it",
+				w.countReceived("notifications/tools/list_changed"), w.count("tools/list"))
+		}
+		if !slices.Contains(names(c.Tools()), "ev_get-roots-list") {
+			t.Errorf("Tools() = %v, lacks ev_get-roots-list", names(c.Tools()))
 		}
 		// The reference server's schemas, as each provider would take them.
 		for _, d := range dialect.Dialects() {

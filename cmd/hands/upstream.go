@@ -7,6 +7,7 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/hands-go/hands/mcpclient"
@@ -73,10 +74,14 @@ func (u *upstreams) changed(stderr io.Writer) func(context.Context, mcpclient.Ch
 	}
 }
 
+// close ends every upstream session at once: a server that ignores the end
+// of its input is stopped after a few seconds, and they should not add up.
 func (u *upstreams) close() error {
-	var errs []error
-	for _, c := range u.clients {
-		errs = append(errs, c.Close())
+	errs := make([]error, len(u.clients))
+	var wg sync.WaitGroup
+	for i, c := range u.clients {
+		wg.Go(func() { errs[i] = c.Close() })
 	}
+	wg.Wait()
 	return errors.Join(errs...)
 }
