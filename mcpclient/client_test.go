@@ -284,6 +284,24 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
+// TestLimits holds remote tools to Options.Limits before anything is sent.
+func TestLimits(t *testing.T) {
+	u := newUpstream(t)
+	c := u.connect(t, &mcpclient.Options{Limits: tool.Limits{MaxBytes: 20, MaxDepth: 2}})
+	before := u.calls.Load()
+	for _, args := range []string{`{"a":1,"b":1,"pad":"xxxxxxxx"}`, `{"a":[[[1]]],"b":1}`} {
+		if res := call(t.Context(), find(t, c, "add"), "add", args); !errors.Is(res.Err, tool.ErrInvalidArguments) {
+			t.Errorf("add(%s) = %+v, want it refused by the limits", args, res)
+		}
+	}
+	if n := u.calls.Load() - before; n != 0 {
+		t.Errorf("%d calls over the limits reached the server", n)
+	}
+	if res := call(t.Context(), find(t, c, "add"), "add", `{"a":1,"b":1}`); res.Content != "II" {
+		t.Errorf("add within the limits = %+v", res)
+	}
+}
+
 func TestFilter(t *testing.T) {
 	u := newUpstream(t)
 	for _, tt := range []struct {
