@@ -67,6 +67,17 @@ func newUpstream(t *testing.T) *upstream {
 		}, nil
 	})
 	u.server.AddTool(&mcp.Tool{
+		Name:         "liar",
+		Description:  "Report the weather off its own schema.",
+		InputSchema:  json.RawMessage(`{"type":"object"}`),
+		OutputSchema: json.RawMessage(`{"type":"object","properties":{"celsius":{"type":"number"}},"required":["celsius"]}`),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: `{"celsius":"warm"}`}},
+			StructuredContent: map[string]any{"celsius": "warm"},
+		}, nil
+	})
+	u.server.AddTool(&mcp.Tool{
 		Name:        "slow",
 		Description: "Report progress, then wait to be cancelled.",
 		InputSchema: json.RawMessage(`{"type":"object"}`),
@@ -132,7 +143,7 @@ func call(ctx context.Context, h tool.Handler, name, args string) tool.Result {
 
 func TestSpecs(t *testing.T) {
 	c := newUpstream(t).connect(t, &mcpclient.Options{Prefix: "up_"})
-	if got, want := names(c.Tools()), []string{"up_add", "up_fail", "up_slow", "up_weather"}; !slices.Equal(got, want) {
+	if got, want := names(c.Tools()), []string{"up_add", "up_fail", "up_liar", "up_slow", "up_weather"}; !slices.Equal(got, want) {
 		t.Fatalf("Tools() = %v, want %v", got, want)
 	}
 	add := find(t, c, "up_add").Spec()
@@ -173,6 +184,14 @@ func TestCalls(t *testing.T) {
 	res = call(ctx, find(t, c, "up_weather"), "up_weather", `{"city":"Oslo"}`)
 	if res.IsError || string(res.Structured) != `{"celsius":21}` || res.Content != `{"celsius":21}` {
 		t.Errorf("weather = %+v, want structured content", res)
+	}
+
+	// Structured content off the tool's own output schema is the server's
+	// fault, not the arguments'.
+	res = call(ctx, find(t, c, "up_liar"), "up_liar", `{}`)
+	if cerr, ok := errors.AsType[*mcpclient.CallError](res.Err); !ok || res.Structured != nil || errors.Is(res.Err, tool.ErrInvalidArguments) ||
+		!strings.Contains(res.Content, "output schema") || cerr.Tool != "liar" {
+		t.Errorf("liar = %+v, want a *CallError about the output schema", res)
 	}
 
 	before := u.calls.Load()
@@ -310,9 +329,9 @@ func TestFilter(t *testing.T) {
 		want []string
 	}{
 		{"allow", mcpclient.Options{Allow: []string{"add", "fail", "nope"}}, []string{"add", "fail"}},
-		{"deny", mcpclient.Options{Deny: []string{"slow"}}, []string{"add", "fail", "weather"}},
+		{"deny", mcpclient.Options{Deny: []string{"slow", "liar"}}, []string{"add", "fail", "weather"}},
 		{"read-only", mcpclient.Options{Include: mcpclient.ReadOnly}, []string{"add"}},
-		{"predicate sees the prefix", mcpclient.Options{Prefix: "x_", Include: func(s tool.Spec) bool { return s.Name != "x_fail" }}, []string{"x_add", "x_slow", "x_weather"}},
+		{"predicate sees the prefix", mcpclient.Options{Prefix: "x_", Include: func(s tool.Spec) bool { return s.Name != "x_fail" }}, []string{"x_add", "x_liar", "x_slow", "x_weather"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := u.connect(t, &tt.opts)
@@ -412,7 +431,7 @@ func TestListChanged(t *testing.T) {
 		}
 		return list
 	}
-	if got := listed(); !slices.Equal(got, []string{"add", "fail", "slow", "weather"}) {
+	if got := listed(); !slices.Equal(got, []string{"add", "fail", "liar", "slow", "weather"}) {
 		t.Fatalf("the MCP server lists %v", got)
 	}
 	u.server.RemoveTools("slow")
@@ -423,7 +442,7 @@ func TestListChanged(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("the MCP server's session was not told of the change")
 	}
-	if got := listed(); !slices.Equal(got, []string{"add", "fail", "weather"}) {
+	if got := listed(); !slices.Equal(got, []string{"add", "fail", "liar", "weather"}) {
 		t.Errorf("after the upstream removed slow, the MCP server lists %v", got)
 	}
 }
@@ -500,7 +519,7 @@ func TestRefused(t *testing.T) {
 	if !slices.Equal(got, []string{"dotted.name", "external"}) {
 		t.Errorf("Refused() names %v", got)
 	}
-	if n := len(c.Tools()); n != 4 {
+	if n := len(c.Tools()); n != 5 {
 		t.Errorf("Tools() = %v", names(c.Tools()))
 	}
 }

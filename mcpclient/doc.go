@@ -33,7 +33,9 @@
 //   - A result's text content is Result.Content (other content is named on
 //     a line of its own), its structured content is Result.Structured when
 //     the tool has an output schema, and the whole *mcp.CallToolResult is
-//     Result.Output. An isError result is an error result whose Err is a
+//     Result.Output. Structured content that does not satisfy the tool's
+//     own output schema is an error result (a *CallError): what a program
+//     reads from Result.Structured has been checked. An isError result is an error result whose Err is a
 //     *ToolError carrying the server's text; a call the server did not
 //     answer is a *CallError, which matches ErrDisconnected when the
 //     server has gone, so a call never hangs on a dead server.

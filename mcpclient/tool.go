@@ -90,6 +90,7 @@ func (*output) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 var (
 	errDuplicate = errors.New("the server lists two tools of this name")
 	errNotObject = errors.New("the structured content is not a JSON object")
+	errOffSchema = errors.New("the structured content does not satisfy the output schema")
 )
 
 // build makes a version of the tool mt describes, or returns why it
@@ -124,17 +125,22 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
 	}
 	var out *jsonschema.Schema
+	var check *tool.RawTool // validates structured content against the output schema
 	if mt.OutputSchema != nil {
 		data, err := json.Marshal(mt.OutputSchema)
 		if err == nil {
 			out = new(jsonschema.Schema)
 			err = json.Unmarshal(data, out)
 		}
+		if err == nil {
+			check, err = dynamic.New(c.opts.Prefix+mt.Name, "the output", data, func(context.Context, json.RawMessage) (any, error) { return nil, nil },
+				tool.WithLimits(tool.Limits{MaxBytes: -1, MaxIssues: 5}), tool.WithoutRepairs())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
 	}
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, out != nil), opts...)
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +182,9 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 
 // handler returns the handler of a remote tool: it runs once the arguments
 // passed the tool's schema, and sends them to the server as they are.
-func (c *Client) handler(remoteName string, structured bool) func(ctx context.Context, args json.RawMessage) (any, error) {
+// A result's structured content is kept when the tool has an output
+// schema (check is not nil) and the content satisfies it.
+func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
@@ -194,10 +202,15 @@ func (c *Client) handler(remoteName string, structured bool) func(ctx context.Co
 		if res.IsError {
 			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.text, Result: res}
 		}
-		if structured && res.StructuredContent != nil {
+		if check != nil && res.StructuredContent != nil {
 			data, err := json.Marshal(res.StructuredContent)
 			if err != nil || len(data) == 0 || data[0] != '{' {
 				return nil, &CallError{Server: c.name, Tool: remoteName, Err: errNotObject}
+			}
+			if _, err := check.CallJSON(context.WithoutCancel(ctx), data); err != nil {
+				// Not %w: the issues are the server's, not the model's
+				// arguments', and must not read as a request to fix them.
+				return nil, &CallError{Server: c.name, Tool: remoteName, Err: fmt.Errorf("%w: %v", errOffSchema, err)}
 			}
 			out.structured = data
 			if out.text == "" {
