@@ -35,10 +35,12 @@
 //     the tool has an output schema, and the whole *mcp.CallToolResult is
 //     Result.Output. Structured content that does not satisfy the tool's
 //     own output schema is an error result (a *CallError): what a program
-//     reads from Result.Structured has been checked. An isError result is an error result whose Err is a
-//     *ToolError carrying the server's text; a call the server did not
-//     answer is a *CallError, which matches ErrDisconnected when the
-//     server has gone, so a call never hangs on a dead server.
+//     reads from Result.Structured has been checked.
+//   - An isError result is an error result whose Err is a *ToolError
+//     carrying the server's text. A call the server did not answer is a
+//     *CallError, which matches ErrDisconnected when the connection ended:
+//     a call on a server that exits ends at once, and one on a server that
+//     stops answering ends at Options.Timeout.
 //   - The server's notifications/progress become tool.Progress events of
 //     type mcpserver.Progress, so a re-served tool passes them on with
 //     their totals. Ending the hands call — its context cancelled, or
