@@ -25,6 +25,12 @@
 //	HANDS_TOKEN                  with --http, the bearer token every request must carry
 //	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
+// With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other
+// MCP servers: it starts each command (or connects to an http(s) URL) and
+// serves its tools beside the bundled ones, each call checked against the
+// tool's input schema by hands, under its limits, timeout and --token,
+// before it is passed on (see package mcpclient).
+//
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,
 // an OpenAI Responses function tool with strict, Anthropic's input_schema,

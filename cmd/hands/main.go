@@ -149,6 +149,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return nil
 	})
 	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token (default $HANDS_TOKEN)")
+	var upstream []string
+	fs.Func("upstream", "also serve the tools of the MCP server that `'CMD ARGS'` starts, or at an http(s) URL, validated by hands first (repeatable)", func(v string) error {
+		if strings.TrimSpace(v) == "" {
+			return errors.New("no command given")
+		}
+		upstream = append(upstream, v)
+		return nil
+	})
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
 	}
@@ -182,6 +190,14 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
+	ups, err := connectUpstreams(ctx, upstream, stderr)
+	if err != nil {
+		return err
+	}
+	defer ups.close()
+	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes()...)...); err != nil {
+		return err
+	}
 	if otelhands.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
 		shutdown, err := otelhands.InstallFromEnv(ctx, "hands")
 		if err != nil {
@@ -191,6 +207,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		reg.Use(otelhands.Tools(nil))
 	}
 	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands"})
+	ups.server.Store(srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 
 	if ln == nil {

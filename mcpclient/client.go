@@ -1,0 +1,353 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultTimeout bounds a call of a remote tool when Options.Timeout is
+// zero.
+const DefaultTimeout = 5 * time.Minute
+
+// Options configure a Client. A nil *Options selects every default.
+type Options struct {
+	// Name names the server in errors and logs. Empty means the name the
+	// server gives itself when it connects.
+	Name string
+	// Prefix is put before every remote tool's name, so that the tools of
+	// several servers cannot collide: with Prefix "gh_", the server's
+	// "search" is the model's "gh_search". Empty means none.
+	Prefix string
+	// Allow, when not empty, offers only the remote tools named in it (by
+	// their names on the server, without Prefix).
+	Allow []string
+	// Deny leaves out the remote tools named in it (by their names on the
+	// server, without Prefix).
+	Deny []string
+	// Include, when set, offers only the tools for which it reports true.
+	// It sees each tool's Spec as the model would, Prefix and annotations
+	// included: ReadOnly is such a predicate.
+	Include func(tool.Spec) bool
+	// Timeout bounds each call (tool.WithTimeout): at the deadline the call
+	// ends with a *tool.TimeoutError and the server is sent
+	// notifications/cancelled. Zero selects DefaultTimeout; a negative value
+	// removes the bound.
+	Timeout time.Duration
+	// Limits bound the arguments a model may send (tool.WithLimits). The
+	// zero value selects tool's defaults.
+	Limits tool.Limits
+	// Dialects, when set, leave out every tool that one of them would
+	// reject (dialect.Dialect.Check): a tool a provider refuses would
+	// otherwise fail every request it is part of. The tools left out are
+	// reported by Refused.
+	Dialects []*dialect.Dialect
+	// OnChange, when set, is called after the server's tool list changed
+	// (notifications/tools/list_changed) and the client has listed the
+	// tools again, with what changed. It runs on the client's own
+	// goroutine, one call at a time, and must not call Close.
+	OnChange func(ctx context.Context, ch Change)
+	// Logger receives the client's and the SDK's diagnostics. Nil discards
+	// them.
+	Logger *slog.Logger
+}
+
+// A Change says which of a client's tools changed when the server's list
+// did, by the names a model calls them.
+type Change struct {
+	Added   []string // tools offered now and not before; a registry built earlier does not hold them
+	Updated []string // tools whose definition changed; their Spec and validation follow it
+	Removed []string // tools the server no longer lists; they are disabled
+}
+
+// A Client is a session with one MCP server, whose tools it offers as hands
+// tools. It is safe for concurrent use.
+type Client struct {
+	name    string
+	opts    Options
+	logger  *slog.Logger
+	session *mcp.ClientSession
+
+	refreshMu sync.Mutex // one listing at a time
+
+	mu      sync.Mutex
+	byName  map[string]*remote // every tool ever offered, by its name on the server
+	order   []*remote          // the tools offered now, in the server's order
+	refused []error
+
+	progressMu sync.Mutex
+	progress   map[string]*forwarder // calls under way, by progress token
+	tokens     atomic.Uint64
+
+	wake    chan struct{} // a list change to act on; capacity 1
+	stop    context.CancelFunc
+	worker  sync.WaitGroup
+	closing sync.Once
+}
+
+// Connect starts a session with the MCP server at the other end of
+// transport — Command for a program that speaks MCP on its standard input
+// and output, HTTP for a streamable HTTP endpoint, or any transport of the
+// SDK — and lists its tools. ctx bounds the connection and the first
+// listing, not the session.
+func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, wake: make(chan struct{}, 1)}
+	if opts != nil {
+		c.opts = *opts
+	}
+	c.logger = c.opts.Logger
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, &mcp.ClientOptions{
+		Logger:                      c.logger,
+		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
+		ProgressNotificationHandler: c.onProgress,
+	})
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
+	}
+	c.session = session
+	c.name = c.opts.Name
+	if c.name == "" {
+		if res := session.InitializeResult(); res != nil && res.ServerInfo != nil {
+			c.name = res.ServerInfo.Name
+		}
+		c.name = nameOr(c.name, "mcp")
+	}
+	if _, err := c.refresh(ctx); err != nil {
+		session.Close()
+		return nil, err
+	}
+	life, stop := context.WithCancel(context.WithoutCancel(ctx))
+	c.stop = stop
+	c.worker.Go(func() { c.follow(life) })
+	return c, nil
+}
+
+func nameOr(name, fallback string) string {
+	if name == "" {
+		return fallback
+	}
+	return name
+}
+
+// Name returns the server's name, as errors and logs give it.
+func (c *Client) Name() string { return c.name }
+
+// Session returns the SDK's session, for what this package does not cover
+// (prompts, resources).
+func (c *Client) Session() *mcp.ClientSession { return c.session }
+
+// Tools returns the tools the server offers now, in the server's order,
+// after filtering and with Prefix. Each name is always the same tool: a
+// tool the server changes keeps its identity, and its Spec and validation
+// follow the change; a tool the server removes is disabled (it implements
+// tool.Enabler), so a registry built earlier no longer lists it and
+// refuses its calls with a *tool.DisabledToolError.
+func (c *Client) Tools() []tool.Interface {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	list := make([]tool.Interface, len(c.order))
+	for i, r := range c.order {
+		list[i] = r
+	}
+	return list
+}
+
+// Refused returns why remote tools were left out at the latest listing,
+// one *RefusedError each: a name hands cannot take, a schema that does not
+// compile or refers to other documents, a dialect's rejection. Tools left
+// out by Allow, Deny and Include are not refused.
+func (c *Client) Refused() []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return slices.Clone(c.refused)
+}
+
+// Refresh lists the server's tools again, updates Tools and returns what
+// changed; Options.OnChange is not called. The client lists the tools by
+// itself when the server sends notifications/tools/list_changed.
+func (c *Client) Refresh(ctx context.Context) (Change, error) {
+	return c.refresh(ctx)
+}
+
+// Close ends the session (and stops a server started by Command) and the
+// client's goroutine. The tools are disabled.
+func (c *Client) Close() error {
+	var err error
+	c.closing.Do(func() {
+		c.stop()
+		c.worker.Wait()
+		err = c.session.Close()
+		c.mu.Lock()
+		for _, r := range c.byName {
+			r.gone.Store(true)
+		}
+		c.order = nil
+		c.mu.Unlock()
+	})
+	return err
+}
+
+// changed is the SDK's handler of notifications/tools/list_changed. It
+// only wakes the client's goroutine: listing from inside the handler
+// would wait on the connection that is delivering the notification.
+func (c *Client) changed() {
+	select {
+	case c.wake <- struct{}{}:
+	default: // a listing is already due
+	}
+}
+
+// follow lists the tools again after each change the server announces,
+// until ctx ends (Close).
+func (c *Client) follow(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-c.wake:
+		}
+		lctx, cancel := context.WithTimeout(ctx, time.Minute)
+		ch, err := c.refresh(lctx)
+		cancel()
+		if err != nil {
+			c.logger.WarnContext(ctx, "mcpclient: listing tools after a change failed", "server", c.name, "err", err)
+			continue
+		}
+		if c.opts.OnChange != nil && (len(ch.Added) > 0 || len(ch.Updated) > 0 || len(ch.Removed) > 0) {
+			c.opts.OnChange(ctx, ch)
+		}
+	}
+}
+
+// refresh lists the tools and applies the list.
+func (c *Client) refresh(ctx context.Context) (Change, error) {
+	c.refreshMu.Lock()
+	defer c.refreshMu.Unlock()
+	var listed []*mcp.Tool
+	for t, err := range c.session.Tools(ctx, nil) {
+		if err != nil {
+			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
+		}
+		listed = append(listed, t)
+	}
+	return c.apply(listed), nil
+}
+
+// apply makes the tools offered follow a listing.
+func (c *Client) apply(listed []*mcp.Tool) Change {
+	var ch Change
+	var order []*remote
+	var refused []error
+	seen := map[string]bool{}
+	for _, mt := range listed {
+		if (len(c.opts.Allow) > 0 && !slices.Contains(c.opts.Allow, mt.Name)) || slices.Contains(c.opts.Deny, mt.Name) {
+			continue
+		}
+		if seen[mt.Name] {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: errDuplicate})
+			continue
+		}
+		seen[mt.Name] = true
+		def, err := json.Marshal(mt)
+		if err != nil {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: err})
+			continue
+		}
+		c.mu.Lock()
+		r := c.byName[mt.Name]
+		c.mu.Unlock()
+		if r != nil && !r.gone.Load() && r.cur.Load().def == string(def) {
+			order = append(order, r)
+			continue
+		}
+		v, err := c.build(mt, string(def))
+		if err != nil {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: err})
+			c.logger.Warn("mcpclient: a remote tool is left out", "server", c.name, "tool", mt.Name, "err", err)
+			continue
+		}
+		if v == nil { // Include said no
+			continue
+		}
+		switch {
+		case r == nil:
+			r = &remote{c: c, name: v.raw.Name(), remoteName: mt.Name}
+			c.mu.Lock()
+			c.byName[mt.Name] = r
+			c.mu.Unlock()
+			ch.Added = append(ch.Added, r.name)
+		case r.gone.Load():
+			ch.Added = append(ch.Added, r.name)
+		default:
+			ch.Updated = append(ch.Updated, r.name)
+		}
+		r.cur.Store(v)
+		r.gone.Store(false)
+		order = append(order, r)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.byName {
+		if !slices.Contains(order, r) && !r.gone.Load() {
+			r.gone.Store(true)
+			ch.Removed = append(ch.Removed, r.name)
+		}
+	}
+	slices.Sort(ch.Removed)
+	c.order, c.refused = order, refused
+	return ch
+}
+
+// Command returns a transport that starts the program name with args and
+// speaks MCP over its standard input and output; its standard error is
+// this process's. Closing the client closes the program's input, and
+// terminates it if it does not exit within five seconds. For another
+// environment or directory, use the SDK's mcp.CommandTransport with an
+// exec.Cmd of your own.
+func Command(name string, args ...string) mcp.Transport {
+	cmd := exec.Command(name, args...)
+	cmd.Stderr = os.Stderr
+	return &mcp.CommandTransport{Command: cmd}
+}
+
+// HTTP returns a transport to the streamable HTTP endpoint at url that
+// sends header with every request: an Authorization header, say. A nil
+// header sends none.
+func HTTP(url string, header http.Header) mcp.Transport {
+	client := &http.Client{Transport: headerTransport{header: header, next: http.DefaultTransport}}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}
+}
+
+// headerTransport adds its header to every request.
+type headerTransport struct {
+	header http.Header
+	next   http.RoundTripper
+}
+
+func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.header) == 0 {
+		return t.next.RoundTrip(r)
+	}
+	r = r.Clone(r.Context())
+	for k, v := range t.header {
+		r.Header[http.CanonicalHeaderKey(k)] = slices.Clone(v)
+	}
+	return t.next.RoundTrip(r)
+}

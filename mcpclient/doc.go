@@ -1,0 +1,79 @@
+// Package mcpclient offers the tools of MCP servers as hands tools, with
+// the official Go SDK's client (github.com/modelcontextprotocol/go-sdk).
+//
+//	everything, err := mcpclient.Connect(ctx,
+//		mcpclient.Command("npx", "-y", "@modelcontextprotocol/server-everything"),
+//		&mcpclient.Options{Prefix: "everything_", Include: mcpclient.ReadOnly})
+//	if err != nil {
+//		return err
+//	}
+//	defer everything.Close()
+//	reg, err := tool.NewRegistry(&tool.Scope{Name: "everything", Tools: everything.Tools()})
+//
+// Connect takes any SDK transport: Command starts a program that speaks
+// MCP on its standard input and output, HTTP reaches a streamable HTTP
+// endpoint and sends the headers given (an Authorization header, say).
+//
+// # A remote tool is a hands tool
+//
+// Each tool the server lists becomes a tool.Interface, built with package
+// dynamic from the tool's input schema, so it behaves like a local tool in
+// a registry, under middleware, in an agent and behind mcpserver:
+//
+//   - A model's arguments are checked against the input schema by a
+//     complete draft 2020-12 validator, and held to the tool's limits,
+//     before anything is sent: a bad call is a *tool.ValidationError result
+//     that lists every issue, and the server never sees it.
+//   - The title, the annotations (with MCP's defaults for hints left out)
+//     and the output schema are in the tool's Spec, so the same dialect
+//     conversion and lint apply (tool.Lint, dialect.Dialect.Check,
+//     tooltest.Portable): a remote schema a provider would reject is
+//     refused by the provider adapter like a local one, and
+//     Options.Dialects leaves such tools out at once.
+//   - A result's text content is Result.Content (other content is named on
+//     a line of its own), its structured content is Result.Structured when
+//     the tool has an output schema, and the whole *mcp.CallToolResult is
+//     Result.Output. Structured content that does not satisfy the tool's
+//     own output schema is an error result (a *CallError): what a program
+//     reads from Result.Structured has been checked.
+//   - An isError result is an error result whose Err is a *ToolError
+//     carrying the server's text. A call the server did not answer is a
+//     *CallError, which matches ErrDisconnected when the connection ended:
+//     a call on a server that exits ends at once, and one on a server that
+//     stops answering ends at Options.Timeout.
+//   - The server's notifications/progress become tool.Progress events of
+//     type mcpserver.Progress, so a re-served tool passes them on with
+//     their totals. Ending the hands call — its context cancelled, or
+//     Options.Timeout passed — sends notifications/cancelled.
+//
+// # Choosing tools
+//
+// Options.Allow and Options.Deny name remote tools to offer or leave out,
+// Options.Include is a predicate over each tool's Spec (ReadOnly offers
+// only tools annotated read-only), and Options.Prefix keeps the names of
+// several servers apart. Tools hands cannot take as they are (a name
+// outside ^[a-zA-Z0-9_-]{1,64}$, a schema that does not compile or refers
+// to other documents) are left out and reported by Client.Refused.
+//
+// # When the server's list changes
+//
+// On notifications/tools/list_changed the client lists the tools again,
+// on a goroutine of its own that Close ends, and calls Options.OnChange
+// with what changed. Each name is one tool for the life of the client, so
+// a registry built on Client.Tools follows the server as far as its
+// membership allows:
+//
+//   - a tool the server changed keeps its identity, and its Spec and
+//     validation are the new ones at once;
+//   - a tool the server removed is disabled (tool.Enabler): a registry no
+//     longer lists it and answers its calls with a *tool.DisabledToolError;
+//     if the server lists it again, it is enabled again;
+//   - a tool the server added is in Client.Tools from then on, and reaches
+//     a registry built after the change (a registry's tools are fixed when
+//     it is built).
+//
+// An mcpserver.Server re-serving the tools calls Sync in OnChange, so that
+// the sessions whose list lost a tool are sent
+// notifications/tools/list_changed; see the MCP client section of
+// docs/DESIGN.md for what such a gateway does not yet follow.
+package mcpclient

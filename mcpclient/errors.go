@@ -1,0 +1,91 @@
+package mcpclient
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	// ErrRefused is matched by a *RefusedError.
+	ErrRefused = errors.New("mcpclient: remote tool refused")
+	// ErrDisconnected is matched by a *CallError whose session with the
+	// server has ended: the server exited, closed the connection, or the
+	// client was closed.
+	ErrDisconnected = errors.New("mcpclient: disconnected from the server")
+)
+
+// A RefusedError says why a remote tool is not offered: a name hands
+// cannot take, a schema that does not compile or refers to other
+// documents, two tools of one name, or a dialect's rejection (Err then
+// matches dialect.ErrRejected). It matches ErrRefused.
+type RefusedError struct {
+	Server string // the server's name
+	Tool   string // the tool's name on the server
+	Err    error  // why
+}
+
+// Error names the server, the tool and the reason.
+func (e *RefusedError) Error() string {
+	return fmt.Sprintf("mcpclient: %s: tool %q is left out: %v", e.Server, e.Tool, e.Err)
+}
+
+// Is reports whether target is ErrRefused.
+func (e *RefusedError) Is(target error) bool { return target == ErrRefused }
+
+// Unwrap returns the reason.
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// A CallError reports a call that the server did not answer with a
+// result: the connection ended (it then matches ErrDisconnected) or the
+// server answered with a JSON-RPC error. It is the error of the call's
+// result; the model reads its text.
+type CallError struct {
+	Server string // the server's name
+	Tool   string // the tool's name on the server
+	Err    error  // the SDK's error
+}
+
+// Error names the server, the tool and what went wrong.
+func (e *CallError) Error() string {
+	if e.Is(ErrDisconnected) {
+		return fmt.Sprintf("the MCP server %s is not connected, so %s did not run or its result was lost: %v", e.Server, e.Tool, e.Err)
+	}
+	return fmt.Sprintf("the MCP server %s failed the call of %s: %v", e.Server, e.Tool, e.Err)
+}
+
+// Is reports whether target is ErrDisconnected and the session has ended.
+func (e *CallError) Is(target error) bool {
+	return target == ErrDisconnected && disconnected(e.Err)
+}
+
+// disconnected reports whether err says the session's connection ended,
+// in one of the ways the SDK reports it: closed by either side, or its
+// stream ended (a server that exited).
+func disconnected(err error) bool {
+	for _, end := range []error{mcp.ErrConnectionClosed, io.EOF, io.ErrUnexpectedEOF, io.ErrClosedPipe, net.ErrClosed} {
+		if errors.Is(err, end) {
+			return true
+		}
+	}
+	return false
+}
+
+// Unwrap returns the SDK's error.
+func (e *CallError) Unwrap() error { return e.Err }
+
+// A ToolError is a remote tool's own failure: the server ran the call and
+// answered with isError. Its text is the server's, which is what the model
+// reads, as for a local handler's error.
+type ToolError struct {
+	Server string              // the server's name
+	Tool   string              // the tool's name on the server
+	Text   string              // the result's content, as text
+	Result *mcp.CallToolResult // the whole result
+}
+
+// Error returns the server's text.
+func (e *ToolError) Error() string { return e.Text }

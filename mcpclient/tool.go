@@ -1,0 +1,325 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A remote is one tool of the server, as a hands tool. Its name never
+// changes; what the server says of it (its version) may.
+type remote struct {
+	c          *Client
+	name       string // as the model calls it
+	remoteName string // as the server calls it
+	cur        atomic.Pointer[version]
+	gone       atomic.Bool // the server no longer offers it, or the client is closed
+}
+
+// A version is one definition of a remote tool.
+type version struct {
+	raw    *tool.RawTool      // validation, limits, timeout, title, annotations
+	output *jsonschema.Schema // the server's output schema; nil if none
+	def    string             // the server's definition, to tell a change
+}
+
+func (r *remote) Name() string { return r.name }
+
+// Spec returns the tool's current spec, its output schema included.
+func (r *remote) Spec() tool.Spec {
+	v := r.cur.Load()
+	spec := v.raw.Spec()
+	if v.output != nil {
+		spec.OutputSchema = v.output.CloneSchemas()
+	}
+	return spec
+}
+
+// Enabled reports whether the server offers the tool now.
+func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
+
+// Stream validates the call's arguments against the tool's input schema
+// and, when they pass, calls the tool on the server. A call the server
+// answers has the server's text as its Content, its structured content as
+// Structured (when the tool has an output schema) and the
+// *mcp.CallToolResult as Output.
+func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+	return func(yield func(tool.Event) bool) {
+		if r.gone.Load() {
+			call.Name = r.name
+			res := tool.ErrorResult(call, &tool.DisabledToolError{Tool: r.name, CallID: call.ID})
+			yield(tool.Event{Result: &res})
+			return
+		}
+		for ev := range r.cur.Load().raw.Stream(ctx, call) {
+			if res := ev.Result; res != nil {
+				if out, ok := res.Output.(*output); ok {
+					res.Content, res.Structured, res.Output = out.text, out.structured, out.result
+				}
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
+// output is what a remote tool's handler returns; Stream unpacks it into
+// the result. It encodes as null, which costs nothing and is never seen.
+type output struct {
+	result     *mcp.CallToolResult
+	text       string
+	structured json.RawMessage
+}
+
+func (*output) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
+
+var (
+	errDuplicate = errors.New("the server lists two tools of this name")
+	errNotObject = errors.New("the structured content is not a JSON object")
+	errOffSchema = errors.New("the structured content does not satisfy the output schema")
+)
+
+// build makes a version of the tool mt describes, or returns why it
+// cannot; a nil version without an error means Include left it out.
+func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
+	input, err := json.Marshal(mt.InputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("the input schema: %w", err)
+	}
+	var opts []tool.Option
+	switch {
+	case c.opts.Timeout == 0:
+		opts = append(opts, tool.WithTimeout(DefaultTimeout))
+	case c.opts.Timeout > 0:
+		opts = append(opts, tool.WithTimeout(c.opts.Timeout))
+	}
+	if c.opts.Limits != (tool.Limits{}) {
+		opts = append(opts, tool.WithLimits(c.opts.Limits))
+	}
+	title := mt.Title
+	if a := mt.Annotations; a != nil {
+		if title == "" {
+			title = a.Title
+		}
+		opts = append(opts, tool.WithAnnotations(annotations(a)))
+	}
+	if title != "" {
+		opts = append(opts, tool.WithTitle(title))
+	}
+	description := mt.Description
+	if description == "" {
+		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
+	}
+	var out *jsonschema.Schema
+	var check *tool.RawTool // validates structured content against the output schema
+	if mt.OutputSchema != nil {
+		data, err := json.Marshal(mt.OutputSchema)
+		if err == nil {
+			out = new(jsonschema.Schema)
+			err = json.Unmarshal(data, out)
+		}
+		if err == nil {
+			check, err = dynamic.New(c.opts.Prefix+mt.Name, "the output", data, func(context.Context, json.RawMessage) (any, error) { return nil, nil },
+				tool.WithLimits(tool.Limits{MaxBytes: -1, MaxIssues: 5}), tool.WithoutRepairs())
+		}
+		if err != nil {
+			return nil, fmt.Errorf("the output schema: %w", err)
+		}
+	}
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check), opts...)
+	if err != nil {
+		return nil, err
+	}
+	v := &version{raw: raw, output: out, def: def}
+	for _, d := range c.opts.Dialects {
+		if err := d.Check(dialect.ToolSchema{Name: raw.Name(), Schema: raw.Spec().InputSchema}); err != nil {
+			return nil, err
+		}
+	}
+	if c.opts.Include != nil && !c.opts.Include(remoteSpec(v)) {
+		return nil, nil
+	}
+	return v, nil
+}
+
+func remoteSpec(v *version) tool.Spec {
+	spec := v.raw.Spec()
+	spec.OutputSchema = v.output
+	return spec
+}
+
+// annotations maps MCP's hints to hands' annotations, with MCP's defaults
+// for the hints the server left out (destructive and open-world: true);
+// a read-only tool is not destructive, whatever the hint says, since MCP
+// gives the hint meaning only for tools that are not read-only.
+func annotations(a *mcp.ToolAnnotations) tool.Annotations {
+	deref := func(p *bool) bool { return p == nil || *p }
+	return tool.Annotations{
+		ReadOnly:    a.ReadOnlyHint,
+		Destructive: !a.ReadOnlyHint && deref(a.DestructiveHint),
+		Idempotent:  a.IdempotentHint,
+		OpenWorld:   deref(a.OpenWorldHint),
+	}
+}
+
+// ReadOnly reports whether a tool says it does not change its environment:
+// an Options.Include that offers only such tools.
+func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Annotations.ReadOnly }
+
+// handler returns the handler of a remote tool: it runs once the arguments
+// passed the tool's schema, and sends them to the server as they are.
+// A result's structured content is kept when the tool has an output
+// schema (check is not nil) and the content satisfies it.
+func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx context.Context, args json.RawMessage) (any, error) {
+	return func(ctx context.Context, args json.RawMessage) (any, error) {
+		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
+		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
+		params.SetProgressToken(token)
+		stop := c.forward(ctx, token)
+		res, err := c.session.CallTool(ctx, params)
+		stop()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, err // the call's end: cancelled, or past its timeout
+			}
+			return nil, &CallError{Server: c.name, Tool: remoteName, Err: err}
+		}
+		out := &output{result: res, text: text(res)}
+		if res.IsError {
+			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.text, Result: res}
+		}
+		if check != nil && res.StructuredContent != nil {
+			data, err := json.Marshal(res.StructuredContent)
+			if err != nil || len(data) == 0 || data[0] != '{' {
+				return nil, &CallError{Server: c.name, Tool: remoteName, Err: errNotObject}
+			}
+			if _, err := check.CallJSON(context.WithoutCancel(ctx), data); err != nil {
+				// Not %w: the issues are the server's, not the model's
+				// arguments', and must not read as a request to fix them.
+				return nil, &CallError{Server: c.name, Tool: remoteName, Err: fmt.Errorf("%w: %v", errOffSchema, err)}
+			}
+			out.structured = data
+			if out.text == "" {
+				out.text = string(data)
+			}
+		}
+		return out, nil
+	}
+}
+
+// text renders a result's content for a model: text as it is, and a line
+// that says what else there is.
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if b.Len() > 0 {
+			b.WriteByte('\n')
+		}
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			b.WriteString(c.Text)
+		case *mcp.ImageContent:
+			fmt.Fprintf(&b, "[image: %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *mcp.AudioContent:
+			fmt.Fprintf(&b, "[audio: %s, %d bytes]", c.MIMEType, len(c.Data))
+		case *mcp.ResourceLink:
+			fmt.Fprintf(&b, "[resource: %s %s]", c.URI, c.Name)
+		case *mcp.EmbeddedResource:
+			if r := c.Resource; r != nil && r.Text != "" {
+				b.WriteString(r.Text)
+			} else if r != nil {
+				fmt.Fprintf(&b, "[resource: %s, %s, %d bytes]", r.URI, r.MIMEType, len(r.Blob))
+			}
+		default:
+			fmt.Fprintf(&b, "[%T]", c)
+		}
+	}
+	return b.String()
+}
+
+// A forwarder hands the progress of one call to tool.Progress. The SDK
+// delivers notifications on the connection's goroutine, which must not
+// wait for a slow consumer, so a forwarder keeps the latest report and a
+// goroutine of the call passes it on.
+type forwarder struct {
+	mu     sync.Mutex
+	latest *mcp.ProgressNotificationParams
+	wake   chan struct{} // capacity 1
+}
+
+func (f *forwarder) put(p *mcp.ProgressNotificationParams) {
+	f.mu.Lock()
+	f.latest = p
+	f.mu.Unlock()
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *forwarder) take() *mcp.ProgressNotificationParams {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p := f.latest
+	f.latest = nil
+	return p
+}
+
+// forward passes the progress reported for token to tool.Progress(ctx)
+// until stop is called; stop returns once the last report is passed on.
+func (c *Client) forward(ctx context.Context, token string) (stop func()) {
+	f := &forwarder{wake: make(chan struct{}, 1)}
+	c.progressMu.Lock()
+	c.progress[token] = f
+	c.progressMu.Unlock()
+	send := func() {
+		if p := f.take(); p != nil {
+			tool.Progress(ctx, mcpserver.Progress{Done: p.Progress, Total: p.Total, Message: p.Message})
+		}
+	}
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			select {
+			case <-f.wake:
+				send()
+			case <-done:
+				send()
+				return
+			}
+		}
+	})
+	return func() {
+		c.progressMu.Lock()
+		delete(c.progress, token)
+		c.progressMu.Unlock()
+		close(done)
+		wg.Wait()
+	}
+}
+
+// onProgress is the SDK's handler of notifications/progress.
+func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+	token, _ := req.Params.ProgressToken.(string)
+	c.progressMu.Lock()
+	f := c.progress[token]
+	c.progressMu.Unlock()
+	if f != nil {
+		f.put(req.Params)
+	}
+}
