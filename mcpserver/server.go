@@ -171,7 +171,7 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 		if perr, ok := errors.AsType[*tool.PanicError](res.Err); ok {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}
-		result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}, IsError: res.IsError}
+		result := &mcp.CallToolResult{Content: content(&res), IsError: res.IsError}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
 		}
