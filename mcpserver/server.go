@@ -66,7 +66,10 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{}, // see Log
+		},
 	})
 	for _, sc := range reg.Scopes() {
 		for _, t := range sc.Tools {
@@ -138,6 +141,7 @@ func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
 func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, requestKey{}, req)
+		ctx = context.WithValue(ctx, answersKey{}, answersOf(req.Params))
 		if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
 			// A stateless HTTP request: the client's disconnecting is how
 			// it cancels, since a cancellation it sends arrives in a
@@ -167,6 +171,11 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}
+		}
+		if ir, ok := errors.AsType[*inputRequired](res.Err); ok {
+			// The handler waits for the client's answer (see Elicit):
+			// the client calls again with it.
+			return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{ir.key: ir.params}, RequestState: ir.state}, nil
 		}
 		if perr, ok := errors.AsType[*tool.PanicError](res.Err); ok {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
