@@ -327,3 +327,22 @@ func TestElicitOutsideMCP(t *testing.T) {
 		t.Errorf("Run(pay) with an answer outside the enum = %+v, want an error that names it", res)
 	}
 }
+
+// TestElicitFlatForms checks that Elicit refuses a type that is not a flat
+// form, before it asks anyone.
+func TestElicitFlatForms(t *testing.T) {
+	type nested struct {
+		Address struct {
+			City string `json:"city"`
+		} `json:"address"`
+	}
+	if _, err := mcpserver.Elicit[nested](t.Context(), "Where?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[nested] = %v, want an error about the form", err)
+	}
+	if _, err := mcpserver.Elicit[string](t.Context(), "What?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[string] = %v, want an error about the form", err)
+	}
+	if _, err := mcpserver.Elicit[payer](t.Context(), "Who pays?"); !errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[payer] outside MCP = %v, want tool.Ask's interrupt", err)
+	}
+}

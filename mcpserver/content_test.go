@@ -40,11 +40,13 @@ func TestRichContent(t *testing.T) {
 		t.Errorf("Run(chart) = Content %q, %d parts, Structured %s; want Content %q, %d parts", res.Content, len(res.Parts), res.Structured, wantText, len(parts))
 	}
 
-	srv, err := mcpserver.NewTools(nil, chart, one)
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "rich", Tools: []tool.Interface{chart, one}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	session := connect(t, srv, nil)
+	// Rewriting the text a model reads leaves the parts alone.
+	reg.Use(tool.OnResult(func(_ context.Context, _ tool.Call, res *tool.Result) { res.Content = "rewritten" }))
+	session := connect(t, mcpserver.New(reg, nil), nil)
 	got, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "chart", Arguments: map[string]any{}})
 	if err != nil || got.IsError {
 		t.Fatalf("CallTool(chart) = %+v, %v", got, err)
