@@ -83,11 +83,12 @@ type HTTPOptions struct {
 	// ResumeBytes bounds the memory that keeps the messages sent on each
 	// stream, so that a client whose stream broke mid-call reconnects with
 	// Last-Event-ID and gets what it missed (in the SDK's
-	// mcp.MemoryEventStore; the oldest messages are dropped first). It
-	// applies in stateful mode, to sessions on protocol versions that have
-	// resumable streams (2025-11-25 and before; later versions retry the
-	// request instead). Zero selects DefaultResumeBytes; a negative value
-	// turns resumption off.
+	// mcp.MemoryEventStore: over the bound, the first message of every
+	// stream is dropped, round after round). It applies in stateful mode,
+	// to sessions on protocol versions before 2026-07-28, which have
+	// resumable streams (later versions send the request again instead).
+	// Zero selects DefaultResumeBytes; a negative value turns resumption
+	// off.
 	ResumeBytes int
 	// Verify, when set, requires a bearer token on every request, checked
 	// with the SDK's auth.RequireBearerToken: a request without a valid
