@@ -40,15 +40,20 @@ const roundTripsFrom = "2026-07-28"
 type answersKey struct{}
 
 // inputAnswers are the answers a client gave to the requests of earlier
-// rounds of one tools/call, in the order the handler made the requests,
-// and how many of them the handler has taken in this round.
+// rounds of one tools/call, in the order the handler made the requests:
+// to Elicit and Sample in list, of which the handler has taken taken in
+// this round, and to tool.Ask in asks.
 type inputAnswers struct {
-	list  []json.RawMessage
-	taken atomic.Int64
+	List     []json.RawMessage `json:"answers,omitempty"`
+	Asks     []string          `json:"asks,omitempty"`
+	declined bool              // the user did not answer the last tool.Ask
+	taken    atomic.Int64
 }
 
-// inputKey returns the key of the i-th input request of a call.
+// inputKey returns the key of the i-th input request of Elicit or Sample
+// in a call, and askKey that of its i-th tool.Ask.
 func inputKey(i int) string { return "hands-" + strconv.Itoa(i) }
+func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
 
 // answersOf returns the answers a retried tools/call carries: those of
 // earlier rounds, kept in its request state, then those of the last round.
@@ -58,19 +63,79 @@ func answersOf(p *mcp.CallToolParamsRaw) *inputAnswers {
 		return a // the first round
 	}
 	if p.RequestState != "" {
-		json.Unmarshal([]byte(p.RequestState), &a.list) // a state that is not ours counts as none
+		if json.Unmarshal([]byte(p.RequestState), a) != nil {
+			a = &inputAnswers{} // a state that is not ours counts as none
+		}
 	}
 	for {
-		r, ok := p.InputResponses[inputKey(len(a.list))]
+		r, ok := p.InputResponses[inputKey(len(a.List))]
 		if !ok {
-			return a
+			break
 		}
 		data, err := json.Marshal(r)
 		if err != nil {
-			return a
+			break
 		}
-		a.list = append(a.list, data)
+		a.List = append(a.List, data)
 	}
+	if r, ok := p.InputResponses[askKey(len(a.Asks))].(*mcp.ElicitResult); ok {
+		if answer, ok := r.Content["answer"].(string); ok && r.Action == "accept" {
+			a.Asks = append(a.Asks, answer)
+		} else {
+			a.declined = true
+		}
+	}
+	return a
+}
+
+// state returns the answers as the request state of a result that asks
+// for more.
+func (a *inputAnswers) state() string {
+	data, _ := json.Marshal(a)
+	return string(data)
+}
+
+// maxAsks bounds how many questions of tool.Ask one call may put to the
+// user, against a handler that asks again whatever the answer.
+const maxAsks = 16
+
+// askForm is the form in which the user answers a question of tool.Ask.
+type askForm struct {
+	Answer string `json:"answer" jsonschema:"your answer"`
+}
+
+// askClient puts a handler's tool.Ask question to the user of the client,
+// as a form of one text field, when the client declared elicitation. On
+// protocol versions from 2026-07-28 it returns the result that carries the
+// request; before, it asks and waits, and reports whether it got an
+// answer, with which the call runs again. Otherwise — no elicitation, a
+// declined form, too many questions — the call's error result stands.
+func askClient(ctx context.Context, question string, answers *inputAnswers) (again bool, asked *mcp.CallToolResult) {
+	if answers.declined || len(answers.Asks) >= maxAsks {
+		return false, nil
+	}
+	p, err := peerFrom(ctx, "elicitation")
+	if err != nil {
+		return false, nil
+	}
+	f, err := formFor(reflect.TypeFor[askForm]())
+	if err != nil {
+		return false, nil
+	}
+	params := &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: f.schema}
+	if p.roundTrips {
+		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{askKey(len(answers.Asks)): params}, RequestState: answers.state()}
+	}
+	res, err := p.session.Elicit(ctx, params)
+	if err != nil || res.Action != "accept" {
+		return false, nil
+	}
+	answer, ok := res.Content["answer"].(string)
+	if !ok {
+		return false, nil
+	}
+	answers.Asks = append(answers.Asks, answer)
+	return true, nil
 }
 
 // An inputRequired is the error of a handler that waits for the client's
@@ -141,14 +206,10 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 // in an earlier round, or the *inputRequired error that asks for it.
 func (p *peer) answer(params mcp.InputRequest) (json.RawMessage, error) {
 	i := int(p.answers.taken.Add(1) - 1)
-	if i < len(p.answers.list) {
-		return p.answers.list[i], nil
+	if i < len(p.answers.List) {
+		return p.answers.List[i], nil
 	}
-	state, err := json.Marshal(p.answers.list)
-	if err != nil {
-		return nil, err
-	}
-	return nil, &inputRequired{key: inputKey(i), params: params, state: string(state)}
+	return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state()}
 }
 
 // Log sends a log message to the client of the call ctx serves

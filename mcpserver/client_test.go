@@ -31,9 +31,10 @@ type confirmation struct {
 // talkback is a server whose tools log, sample and elicit, and counts how
 // often each handler ran.
 type talkback struct {
-	reg  *tool.Registry
-	srv  *mcpserver.Server
-	runs atomic.Int64 // runs of pay's handler
+	reg       *tool.Registry
+	srv       *mcpserver.Server
+	runs      atomic.Int64 // runs of pay's handler
+	transfers atomic.Int64 // runs of transfer's handler
 }
 
 func newTalkback(t *testing.T) *talkback {
@@ -80,7 +81,19 @@ func newTalkback(t *testing.T) *talkback {
 		}
 		return fmt.Sprintf("paid from %s: %t (%s)", who.Account, ok.OK, ok.Note), nil
 	})
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "talkback", Tools: []tool.Interface{logTool, summarise, pay}})
+	transfer := tool.New("transfer", "Move money.", func(ctx context.Context, _ struct{}) (string, error) {
+		tb.transfers.Add(1)
+		from, err := tool.Ask(ctx, "Which account?")
+		if err != nil {
+			return "", err
+		}
+		amount, err := tool.Ask(ctx, "How much?")
+		if err != nil {
+			return "", err
+		}
+		return "moved " + amount + " from " + from, nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "talkback", Tools: []tool.Interface{logTool, summarise, pay, transfer}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,5 +357,61 @@ func TestElicitFlatForms(t *testing.T) {
 	}
 	if _, err := mcpserver.Elicit[payer](t.Context(), "Who pays?"); !errors.Is(err, tool.ErrInterrupted) {
 		t.Errorf("Elicit[payer] outside MCP = %v, want tool.Ask's interrupt", err)
+	}
+}
+
+// TestAskOverMCP serves a handler written for the agent loop, which asks
+// with tool.Ask: a client that fills in forms is asked each question as a
+// form of one text field, and the handler runs again with the answers. A
+// client without elicitation, or a user who declines, gets the error result
+// that states the question.
+func TestAskOverMCP(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			tb := newTalkback(t)
+			var mu sync.Mutex
+			var asked []string
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Message)
+					if !strings.Contains(fmt.Sprint(req.Params.RequestedSchema), "answer") {
+						t.Errorf("requested schema = %v, want one answer field", req.Params.RequestedSchema)
+					}
+					answer := map[string]string{"Which account?": "main", "How much?": "10"}[req.Params.Message]
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": answer}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "transfer", Arguments: map[string]any{}})
+			if err != nil || res.IsError || text(res) != "moved 10 from main" {
+				t.Fatalf("CallTool(transfer) = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"Which account?", "How much?"}; !slices.Equal(asked, want) {
+				t.Errorf("the user was asked %q, want %q", asked, want)
+			}
+			if n := tb.transfers.Load(); n != 3 {
+				t.Errorf("the handler ran %d times, want 3: once per question and once more", n)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		name string
+		opts *mcp.ClientOptions
+	}{
+		{"no elicitation", nil},
+		{"declined", &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}}},
+	} {
+		for _, tr := range transports {
+			session := dial(t, newTalkback(t).srv, tr.name, tt.opts)
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "transfer", Arguments: map[string]any{}})
+			if err != nil || !res.IsError || !strings.Contains(text(res), "Which account?") {
+				t.Errorf("%s, %s: CallTool(transfer) = %+v, %v; want an error result with the question", tt.name, tr.name, res, err)
+			}
+		}
 	}
 }
