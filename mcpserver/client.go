@@ -40,9 +40,9 @@ const roundTripsFrom = "2026-07-28"
 type answersKey struct{}
 
 // inputAnswers are the answers a client gave to the requests of earlier
-// rounds of one tools/call, in the order the handler made the requests:
-// to Elicit and Sample in list, of which the handler has taken taken in
-// this round, and to tool.Ask in asks.
+// rounds of one tools/call, in the order the handler made them: List to
+// Elicit and Sample (the handler has taken the first taken of them in this
+// round), Asks to tool.Ask. Both travel in the request state.
 type inputAnswers struct {
 	List     []json.RawMessage `json:"answers,omitempty"`
 	Asks     []string          `json:"asks,omitempty"`
