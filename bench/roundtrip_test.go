@@ -178,3 +178,58 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRoundTripRatio calls hands' server and the SDK's in turns, one
+// call each per iteration (the order alternating), so that both see the
+// same moments of a busy machine, and reports the ratios hands ÷ SDK of
+// their medians and 95th percentiles as p50-ratio and p95-ratio, with each
+// server's percentiles beside them. An iteration is two calls.
+func BenchmarkRoundTripRatio(b *testing.B) {
+	ctx := context.Background()
+	for _, transport := range []string{"inmemory", "http"} {
+		b.Run(transport, func(b *testing.B) {
+			for _, p := range payloads {
+				b.Run(p.name, func(b *testing.B) {
+					var sessions [2]*mcp.ClientSession
+					for i, s := range servers {
+						cs, closeAll := session(ctx, s, transport)
+						defer closeAll()
+						sessions[i] = cs
+					}
+					params := &mcp.CallToolParams{Name: "create_user", Arguments: json.RawMessage(p.data)}
+					var took [2][]time.Duration
+					call := func(i int) {
+						start := time.Now()
+						res, err := sessions[i].CallTool(ctx, params)
+						took[i] = append(took[i], time.Since(start))
+						if err != nil || res.IsError == p.valid {
+							b.Fatalf("%s: CallTool(%s) = %+v, %v", servers[i].name, p.name, res, err)
+						}
+					}
+					call(0) // warm up both
+					call(1)
+					took = [2][]time.Duration{}
+					b.ReportAllocs()
+					n := 0
+					for b.Loop() {
+						call(n % 2)
+						call(1 - n%2)
+						n++
+					}
+					var p50, p95 [2]float64
+					for i := range took {
+						slices.Sort(took[i])
+						p50[i] = float64(took[i][len(took[i])/2])
+						p95[i] = float64(took[i][len(took[i])*95/100])
+					}
+					b.ReportMetric(p50[0], "hands-p50-ns")
+					b.ReportMetric(p50[1], "sdk-p50-ns")
+					b.ReportMetric(p95[0], "hands-p95-ns")
+					b.ReportMetric(p95[1], "sdk-p95-ns")
+					b.ReportMetric(p50[0]/p50[1], "p50-ratio")
+					b.ReportMetric(p95[0]/p95[1], "p95-ratio")
+				})
+			}
+		})
+	}
+}
