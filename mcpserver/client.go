@@ -9,7 +9,6 @@ import (
 	"reflect"
 	"strconv"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,10 +43,41 @@ type answersKey struct{}
 // Elicit and Sample (the handler has taken the first taken of them in this
 // round), Asks to tool.Ask. Both travel in the request state.
 type inputAnswers struct {
+	mu       sync.Mutex
 	List     []json.RawMessage `json:"answers,omitempty"`
 	Asks     []string          `json:"asks,omitempty"`
 	declined bool              // the user did not answer the last tool.Ask
-	taken    atomic.Int64
+	taken    int
+}
+
+// next returns the index of the handler's next request in this round, and
+// the answer an earlier round got for it, or nil.
+func (a *inputAnswers) next() (int, json.RawMessage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	i := a.taken
+	a.taken++
+	if i < len(a.List) {
+		return i, a.List[i]
+	}
+	return i, nil
+}
+
+// add records the answer to the handler's request i, for the rounds
+// after this one.
+func (a *inputAnswers) add(i int, data json.RawMessage) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if i == len(a.List) {
+		a.List = append(a.List, data)
+	}
+}
+
+// restart begins a round: the handler asks again from its first request.
+func (a *inputAnswers) restart() {
+	a.mu.Lock()
+	a.taken = 0
+	a.mu.Unlock()
 }
 
 // inputKey returns the key of the i-th input request of Elicit or Sample
@@ -91,6 +121,8 @@ func answersOf(p *mcp.CallToolParamsRaw) *inputAnswers {
 // state returns the answers as the request state of a result that asks
 // for more.
 func (a *inputAnswers) state() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	data, _ := json.Marshal(a)
 	return string(data)
 }
@@ -134,7 +166,9 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 	if !ok {
 		return false, nil
 	}
+	answers.mu.Lock()
 	answers.Asks = append(answers.Asks, answer)
+	answers.mu.Unlock()
 	return true, nil
 }
 
@@ -194,22 +228,34 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); stateless && !p.roundTrips {
 		return nil, fmt.Errorf("%w: %s, on stateless HTTP with protocol version %s", ErrUnsupported, capability, version)
 	}
-	if p.roundTrips {
-		if p.answers, _ = ctx.Value(answersKey{}).(*inputAnswers); p.answers == nil {
-			return nil, fmt.Errorf("%w: %s, outside a tools/call", ErrUnsupported, capability)
-		}
+	if p.answers, _ = ctx.Value(answersKey{}).(*inputAnswers); p.answers == nil {
+		return nil, fmt.Errorf("%w: %s, outside a tools/call", ErrUnsupported, capability)
 	}
 	return p, nil
 }
 
-// answer returns the client's answer to the handler's next request, given
-// in an earlier round, or the *inputRequired error that asks for it.
-func (p *peer) answer(params mcp.InputRequest) (json.RawMessage, error) {
-	i := int(p.answers.taken.Add(1) - 1)
-	if i < len(p.answers.List) {
-		return p.answers.List[i], nil
+// ask returns the client's answer to the handler's next request: the one
+// an earlier round of the call got, or, with round trips, the
+// *inputRequired error that asks for it, or else the answer send gets now,
+// which is kept for the rounds after this one (a handler that also asks
+// with tool.Ask runs again, and is not to ask the user twice).
+func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawMessage, error) {
+	i, data := p.answers.next()
+	if data != nil {
+		return data, nil
 	}
-	return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state()}
+	if p.roundTrips {
+		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state()}
+	}
+	res, err := send()
+	if err != nil {
+		return nil, err
+	}
+	if data, err = json.Marshal(res); err != nil {
+		return nil, err
+	}
+	p.answers.add(i, data)
+	return data, nil
 }
 
 // Log sends a log message to the client of the call ctx serves
@@ -288,12 +334,16 @@ func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMe
 	if err != nil {
 		return nil, err
 	}
-	if !p.roundTrips {
-		return p.session.CreateMessage(ctx, params)
-	}
-	data, err := p.answer(params)
+	data, err := p.ask(params, func() (any, error) { return p.session.CreateMessage(ctx, params) })
 	if err != nil {
 		return nil, err
+	}
+	if !p.roundTrips {
+		var res *mcp.CreateMessageResult
+		if err := json.Unmarshal(data, &res); err != nil {
+			return nil, fmt.Errorf("mcpserver: the client's sampling answer: %w", err)
+		}
+		return res, nil
 	}
 	var res mcp.CreateMessageWithToolsResult
 	if err := json.Unmarshal(data, &res); err != nil {
@@ -349,17 +399,13 @@ func Elicit[T any](ctx context.Context, message string) (T, error) {
 		return zero, err
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: f.schema}
-	var res *mcp.ElicitResult
-	if p.roundTrips {
-		data, err := p.answer(params)
-		if err != nil {
-			return zero, err
-		}
-		if err := json.Unmarshal(data, &res); err != nil {
-			return zero, fmt.Errorf("mcpserver: the client's elicitation answer: %w", err)
-		}
-	} else if res, err = p.session.Elicit(ctx, params); err != nil {
+	data, err := p.ask(params, func() (any, error) { return p.session.Elicit(ctx, params) })
+	if err != nil {
 		return zero, err
+	}
+	var res *mcp.ElicitResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return zero, fmt.Errorf("mcpserver: the client's elicitation answer: %w", err)
 	}
 	if res.Action != "accept" {
 		return zero, fmt.Errorf("%w (%s)", ErrDeclined, res.Action)

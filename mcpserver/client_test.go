@@ -93,7 +93,18 @@ func newTalkback(t *testing.T) *talkback {
 		}
 		return "moved " + amount + " from " + from, nil
 	})
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "talkback", Tools: []tool.Interface{logTool, summarise, pay, transfer}})
+	both := tool.New("both", "Pay an amount.", func(ctx context.Context, _ struct{}) (string, error) {
+		who, err := mcpserver.Elicit[payer](ctx, "Which account should pay?")
+		if err != nil {
+			return "", err
+		}
+		amount, err := tool.Ask(ctx, "How much?")
+		if err != nil {
+			return "", err
+		}
+		return "paid " + amount + " from " + who.Account, nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "talkback", Tools: []tool.Interface{logTool, summarise, pay, transfer, both}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -413,5 +424,37 @@ func TestAskOverMCP(t *testing.T) {
 				t.Errorf("%s, %s: CallTool(transfer) = %+v, %v; want an error result with the question", tt.name, tr.name, res, err)
 			}
 		}
+	}
+}
+
+// TestElicitThenAsk serves a handler that fills in a form with Elicit and
+// then asks with tool.Ask: the answer to tool.Ask runs the handler again,
+// and the form is not put to the user a second time.
+func TestElicitThenAsk(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			session := dial(t, newTalkback(t).srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Message)
+					if req.Params.Message == "How much?" {
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "10"}}, nil
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"account": "main"}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "both", Arguments: map[string]any{}})
+			if err != nil || res.IsError || text(res) != "paid 10 from main" {
+				t.Fatalf("CallTool(both) = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"Which account should pay?", "How much?"}; !slices.Equal(asked, want) {
+				t.Errorf("the user was asked %q, want %q", asked, want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -194,8 +195,9 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 // answers to tool.Ask given so far, and sends its progress to the client.
 // It returns the JSON-RPC error for a tool not listed for the caller.
 func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool.Call, answers *inputAnswers, progress *progressCounter) (tool.Result, error) {
+	answers.restart()
 	if len(answers.Asks) > 0 {
-		ctx = tool.WithAnswers(ctx, "", answers.Asks)
+		ctx = tool.WithAnswers(ctx, "", slices.Clone(answers.Asks))
 	}
 	token := req.Params.GetProgressToken()
 	var res tool.Result
