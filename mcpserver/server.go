@@ -142,7 +142,6 @@ func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
 func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, requestKey{}, req)
-		ctx = context.WithValue(ctx, answersKey{}, answersOf(req.Params))
 		if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
 			// A stateless HTTP request: the client's disconnecting is how
 			// it cancels, since a cancellation it sends arrives in a
