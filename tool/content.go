@@ -63,9 +63,9 @@ func ResourceBlob(uri, mime string, data []byte) Part {
 // may be empty.
 func Link(uri, name, mime string) Part { return Part{Kind: PartLink, URI: uri, Name: name, MIME: mime} }
 
-// PartsText renders parts as text, each on lines of its own, for a reader of text
-// only: text as it is, a text resource as its URI and then its text, and
-// every other part as a bracketed note of what it is, such as
+// PartsText renders parts as text, each on lines of its own, for a reader
+// of text only: text as it is, a text resource as its URI and then its
+// text, and every other part as a bracketed note of what it is, such as
 // "[image image/png, 5120 bytes]" or "[link report: file:///r.pdf]". It is
 // the Content of a result whose output is parts.
 func PartsText(parts []Part) string {
