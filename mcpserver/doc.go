@@ -21,6 +21,31 @@
 // invalid-params error. A struct output is sent as structuredContent and,
 // for older clients, as JSON text.
 //
+// # Rich results
+//
+// A tool whose output is tool.Part or []tool.Part sends each part as the
+// MCP content of its kind: text, image, audio, an embedded resource (text
+// or blob) or a resource link.
+//
+// # Talking back to the client
+//
+// From inside a handler, on any transport: Log sends a log message
+// (notifications/message) when the client asked for that level; Sample
+// asks the client's model for a message (sampling); Elicit[T] asks the
+// user to fill in a form whose schema is T's, and decodes the answer into
+// a T. Sample and Elicit report ErrUnsupported when the client did not
+// declare the capability, and Elicit reports ErrDeclined when the user
+// said no. On protocol versions before 2026-07-28 they send the request
+// and wait; from 2026-07-28, where a server may not send requests while it
+// serves one, the request goes back in the call's result, the client
+// calls again with the answer and the handler runs again from the start,
+// as it does after tool.Ask — so a handler asks before it changes
+// anything. Outside MCP, as inside agent.Run, Elicit asks with tool.Ask;
+// and over MCP, a question a handler asks with tool.Ask is put to the user
+// as a form of one text field, when the client declared elicitation, and
+// the handler runs again with the answer. So a handler written for either
+// works in both.
+//
 // # Progress, cancellation and changes
 //
 // tool.Progress inside a handler becomes notifications/progress when the
@@ -31,7 +56,9 @@
 // reports. When the client cancels a request — with notifications/cancelled,
 // or in stateless HTTP by closing the request — the handler's context is
 // cancelled, and on stdio and other transports passed to Run the cancelled
-// request gets no response.
+// request gets no response. On stateful streamable HTTP the messages of
+// each stream are kept (HTTPOptions.ResumeBytes), so a client whose stream
+// broke reconnects with Last-Event-ID and gets what it missed.
 //
 // # Per-caller tool lists
 //

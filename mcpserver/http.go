@@ -36,6 +36,9 @@ const (
 	// for a tool whose own limit is a few MiB to see the arguments and say
 	// what its limit is.
 	DefaultMaxBodyBytes = 16 << 20
+	// DefaultResumeBytes is how much memory, over all sessions, keeps the
+	// messages of streams that a client may resume.
+	DefaultResumeBytes = 10 << 20
 )
 
 // HTTPOptions configure HTTPHandler. A nil *HTTPOptions selects every
@@ -77,6 +80,16 @@ type HTTPOptions struct {
 	// its handler) then answer with an error result the model can act on.
 	// Zero selects DefaultMaxBodyBytes; a negative value removes the limit.
 	MaxBodyBytes int64
+	// ResumeBytes bounds the memory that keeps the messages sent on each
+	// stream, so that a client whose stream broke mid-call reconnects with
+	// Last-Event-ID and gets what it missed (in the SDK's
+	// mcp.MemoryEventStore: over the bound, the first message of every
+	// stream is dropped, round after round). It applies in stateful mode,
+	// to sessions on protocol versions before 2026-07-28, which have
+	// resumable streams (later versions send the request again instead).
+	// Zero selects DefaultResumeBytes; a negative value turns resumption
+	// off.
+	ResumeBytes int
 	// Verify, when set, requires a bearer token on every request, checked
 	// with the SDK's auth.RequireBearerToken: a request without a valid
 	// token gets 401 and a WWW-Authenticate header that points to
@@ -127,6 +140,15 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	var events mcp.EventStore
+	if o.ResumeBytes == 0 {
+		o.ResumeBytes = DefaultResumeBytes
+	}
+	if o.ResumeBytes > 0 && !o.Stateless {
+		store := mcp.NewMemoryEventStore(nil)
+		store.SetMaxBytes(o.ResumeBytes)
+		events = store
+	}
 	h := &httpHandler{
 		srv:  s,
 		opts: o,
@@ -135,6 +157,7 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 			JSONResponse:   o.JSONResponse,
 			Logger:         s.logger,
 			SessionTimeout: timeout,
+			EventStore:     events,
 			// The body is read and bounded before the SDK sees it.
 			MaxRequestBodyBytes:          -1,
 			PropagateRequestCancellation: true,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -66,7 +67,10 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:   &mcp.ToolCapabilities{ListChanged: true},
+			Logging: &mcp.LoggingCapabilities{}, // see Log
+		},
 	})
 	for _, sc := range reg.Scopes() {
 		for _, t := range sc.Tools {
@@ -147,37 +151,73 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			defer cancel()
 			defer context.AfterFunc(hctx, cancel)()
 		}
+		answers := answersOf(req.Params)
+		ctx = context.WithValue(ctx, answersKey{}, answers)
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
-		token := req.Params.GetProgressToken()
-		var res tool.Result
 		var progress progressCounter
-		for ev := range s.reg.Stream(ctx, call) {
-			if ev.Result != nil {
-				res = *ev.Result
-				if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
-					// Not listed for this caller: the protocol's answer
-					// to a tool it does not know.
-					return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
-				}
-				continue
+		var res tool.Result
+		for {
+			var err error
+			if res, err = s.stream(ctx, req, call, answers, &progress); err != nil {
+				return nil, err
 			}
-			if token == nil || req.Session == nil {
-				continue
+			if ir, ok := errors.AsType[*inputRequired](res.Err); ok {
+				// The handler waits for the client's answer (see
+				// Elicit): the client calls again with it.
+				return &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{ir.key: ir.params}, RequestState: ir.state}, nil
 			}
-			if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
-				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
+			ierr, ok := errors.AsType[*tool.InterruptError](res.Err)
+			if !ok {
+				break
+			}
+			again, asked := askClient(ctx, ierr.Question, answers)
+			if asked != nil {
+				return asked, nil
+			}
+			if !again {
+				break // nobody can answer: the result says what was asked
 			}
 		}
 		if perr, ok := errors.AsType[*tool.PanicError](res.Err); ok {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}
-		result := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Content}}, IsError: res.IsError}
+		result := &mcp.CallToolResult{Content: content(&res), IsError: res.IsError}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
 		}
 		s.Sync(ctx)
 		return result, nil
 	}
+}
+
+// stream runs one round of a tools/call through the registry, with the
+// answers to tool.Ask given so far, and sends its progress to the client.
+// It returns the JSON-RPC error for a tool not listed for the caller.
+func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool.Call, answers *inputAnswers, progress *progressCounter) (tool.Result, error) {
+	answers.restart()
+	if len(answers.Asks) > 0 {
+		ctx = tool.WithAnswers(ctx, "", slices.Clone(answers.Asks))
+	}
+	token := req.Params.GetProgressToken()
+	var res tool.Result
+	for ev := range s.reg.Stream(ctx, call) {
+		if ev.Result != nil {
+			res = *ev.Result
+			if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
+				// Not listed for this caller: the protocol's answer to a
+				// tool it does not know.
+				return res, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
+			}
+			continue
+		}
+		if token == nil || req.Session == nil {
+			continue
+		}
+		if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
+			s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
+		}
+	}
+	return res, nil
 }
 
 // Run serves one session on transport until the client disconnects or ctx

@@ -30,9 +30,15 @@ type Result struct {
 	Tool string `json:"tool"`
 	// Content is what the model is told: a string output as it is (also of
 	// a named string type without MarshalJSON or MarshalText), a
-	// json.RawMessage as its bytes, any other output as JSON, and for an
-	// error result the text of ModelText. Middleware may rewrite it freely.
+	// json.RawMessage as its bytes, parts (Part or []Part) as PartsText,
+	// any other output as JSON, and for an error result the text of
+	// ModelText. Middleware may rewrite it freely.
 	Content string `json:"content"`
+	// Parts is the rich content of a handler whose output is Part or
+	// []Part; nil otherwise. Clients that show images, audio and resources
+	// (an MCP client) take Parts and not Content, which is its text
+	// rendering for those that take text only.
+	Parts []Part `json:"parts,omitempty"`
 	// Structured is the output encoded as JSON, when the tool has an output
 	// schema (Spec.OutputSchema) and the call succeeded; nil otherwise. It
 	// is kept apart from Content, so rewriting what the model reads never

@@ -65,6 +65,14 @@
 // a tool's definition is a [*DefinitionError]: [New] panics with it, and
 // [Define] returns it.
 //
+// # Rich results
+//
+// A handler whose output type is [Part] or []Part returns text, images,
+// audio, embedded resources and links to resources: the result carries
+// them in Result.Parts, which an MCP server sends as MCP content, and their
+// text rendering ([PartsText]) in Result.Content, for a model that reads
+// text only.
+//
 // # The call in the context
 //
 // A handler run through a Handler can read its [Call] — the call ID and the

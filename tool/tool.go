@@ -141,6 +141,9 @@ func Define[In, Out any](name, description string, handler func(context.Context,
 	}
 	t := &Tool[In, Out]{core: c, handler: handler, input: input}
 	outType := reflect.TypeFor[Out]()
+	if outType == partType || outType == partsType {
+		return t, nil // rich content: Parts, and its text for Content
+	}
 	if outType != reflect.TypeFor[json.RawMessage]() && !isText(outType) {
 		t.encode = newEncoder(outType) // content gives strings and raw JSON as they are
 	}
@@ -282,6 +285,9 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 		return Result{Repairs: repairs}, err
 	}
 	output := any(out) // boxed once, for the encoder and the result
+	if parts, ok := partsOf(output); ok {
+		return Result{Content: PartsText(parts), Parts: parts, Output: output, Repairs: repairs}, nil
+	}
 	text, ok := "", false
 	if t.encode != nil {
 		text, ok = encodeOutput(t.encode, output)

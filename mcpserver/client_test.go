@@ -1,0 +1,460 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type payer struct {
+	Account string `json:"account" jsonschema:"the account that pays" tool:"enum=main|savings"`
+}
+
+type confirmation struct {
+	OK   bool   `json:"ok" jsonschema:"go ahead"`
+	Note string `json:"note,omitempty" tool:"default=none"`
+}
+
+// talkback is a server whose tools log, sample and elicit, and counts how
+// often each handler ran.
+type talkback struct {
+	reg       *tool.Registry
+	srv       *mcpserver.Server
+	runs      atomic.Int64 // runs of pay's handler
+	transfers atomic.Int64 // runs of transfer's handler
+}
+
+func newTalkback(t *testing.T) *talkback {
+	t.Helper()
+	tb := &talkback{}
+	logTool := tool.New("chatty", "Log at three levels.", func(ctx context.Context, _ struct{}) (string, error) {
+		mcpserver.Log(ctx, slog.LevelDebug, "looking")
+		mcpserver.Log(ctx, slog.LevelInfo, "found", "pages", 3)
+		mcpserver.Log(ctx, slog.LevelWarn, "slow")
+		return "logged", nil
+	})
+	summarise := tool.New("summarise", "Summarise a text.", func(ctx context.Context, a struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		res, err := mcpserver.Sample(ctx, &mcp.CreateMessageParams{
+			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "Summarise: " + a.Text}}},
+			MaxTokens: 50,
+		})
+		if errors.Is(err, mcpserver.ErrUnsupported) {
+			return "no sampling", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return res.Model + ": " + res.Content.(*mcp.TextContent).Text, nil
+	})
+	pay := tool.New("pay", "Pay a bill.", func(ctx context.Context, _ struct{}) (string, error) {
+		tb.runs.Add(1)
+		who, err := mcpserver.Elicit[payer](ctx, "Which account should pay?")
+		switch {
+		case errors.Is(err, mcpserver.ErrUnsupported):
+			return "no elicitation", nil
+		case errors.Is(err, mcpserver.ErrDeclined):
+			return "declined", nil
+		case err != nil:
+			return "", err
+		}
+		ok, err := mcpserver.Elicit[confirmation](ctx, "Pay from "+who.Account+"?")
+		if errors.Is(err, mcpserver.ErrDeclined) {
+			return "declined", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("paid from %s: %t (%s)", who.Account, ok.OK, ok.Note), nil
+	})
+	transfer := tool.New("transfer", "Move money.", func(ctx context.Context, _ struct{}) (string, error) {
+		tb.transfers.Add(1)
+		from, err := tool.Ask(ctx, "Which account?")
+		if err != nil {
+			return "", err
+		}
+		amount, err := tool.Ask(ctx, "How much?")
+		if err != nil {
+			return "", err
+		}
+		return "moved " + amount + " from " + from, nil
+	})
+	both := tool.New("both", "Pay an amount.", func(ctx context.Context, _ struct{}) (string, error) {
+		who, err := mcpserver.Elicit[payer](ctx, "Which account should pay?")
+		if err != nil {
+			return "", err
+		}
+		amount, err := tool.Ask(ctx, "How much?")
+		if err != nil {
+			return "", err
+		}
+		return "paid " + amount + " from " + who.Account, nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "talkback", Tools: []tool.Interface{logTool, summarise, pay, transfer, both}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb.reg, tb.srv = reg, mcpserver.New(reg, nil)
+	return tb
+}
+
+// transports are the ways a client reaches the server in these tests, and
+// whether requests to the client go back in the call's result (protocol
+// versions from 2026-07-28) or are sent while the call waits.
+var transports = []struct {
+	name       string
+	roundTrips bool
+}{
+	{"inmemory", true},
+	{"inmemory-2025-11-25", false},
+	{"http", false}, // stateful streamable HTTP negotiates 2025-11-25
+	{"http-stateless", true},
+}
+
+// dial connects a client with opts to srv over the named transport.
+func dial(t *testing.T, srv *mcpserver.Server, transport string, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "talkback", Version: "1"}, opts)
+	var mt mcp.Transport
+	var sopts *mcp.ClientSessionOptions
+	switch transport {
+	case "inmemory", "inmemory-2025-11-25":
+		serverSide, clientSide := mcp.NewInMemoryTransports()
+		ctx, cancel := context.WithCancel(t.Context())
+		done := make(chan error, 1)
+		go func() { done <- srv.Run(ctx, serverSide) }()
+		t.Cleanup(func() { cancel(); <-done })
+		mt = clientSide
+		if transport == "inmemory-2025-11-25" {
+			sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+		}
+	case "http", "http-stateless", "http-stateless-2025-11-25":
+		ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: transport != "http"}))
+		t.Cleanup(ts.Close)
+		mt = &mcp.StreamableClientTransport{Endpoint: ts.URL}
+		if transport == "http-stateless-2025-11-25" {
+			sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
+		}
+	}
+	session, err := client.Connect(t.Context(), mt, sopts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { session.Close() })
+	return session
+}
+
+func TestLog(t *testing.T) {
+	for _, tr := range transports {
+		if tr.name == "http-stateless" {
+			continue // a stateless session on an old protocol never sets a level
+		}
+		t.Run(tr.name, func(t *testing.T) {
+			tb := newTalkback(t)
+			var mu sync.Mutex
+			var got []string
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+					mu.Lock()
+					defer mu.Unlock()
+					got = append(got, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
+				},
+			})
+			params := &mcp.CallToolParams{Name: "chatty", Arguments: map[string]any{}}
+			if tr.roundTrips {
+				params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"} // each request says its level
+			} else if err := session.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+				t.Fatal(err)
+			}
+			if res, err := session.CallTool(t.Context(), params); err != nil || text(res) != "logged" {
+				t.Fatalf("CallTool(chatty) = %+v, %v", res, err)
+			}
+			want := []string{"info chatty map[msg:found pages:3]", "warning chatty slow"}
+			var messages []string
+			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				mu.Lock()
+				messages = slices.Clone(got)
+				mu.Unlock()
+				if len(messages) >= len(want) {
+					break
+				}
+			}
+			if !slices.Equal(messages, want) {
+				t.Errorf("messages = %q, want %q (debug is below the level)", messages, want)
+			}
+		})
+	}
+	// Outside MCP, Log does nothing.
+	mcpserver.Log(t.Context(), slog.LevelError, "nobody hears this")
+}
+
+func TestSample(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			tb := newTalkback(t)
+			var prompts []string
+			var mu sync.Mutex
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+					mu.Lock()
+					prompts = append(prompts, req.Params.Messages[0].Content.(*mcp.TextContent).Text)
+					mu.Unlock()
+					return &mcp.CreateMessageResult{Model: "tiny", Role: "assistant", Content: &mcp.TextContent{Text: "short"}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "summarise", Arguments: map[string]any{"text": "a long story"}})
+			if err != nil || res.IsError || text(res) != "tiny: short" {
+				t.Fatalf("CallTool(summarise) = %+v, %v; want the client's answer", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if !slices.Equal(prompts, []string{"Summarise: a long story"}) {
+				t.Errorf("the client was asked %q", prompts)
+			}
+		})
+	}
+	t.Run("unsupported", func(t *testing.T) {
+		for _, tr := range transports {
+			tb := newTalkback(t)
+			session := dial(t, tb.srv, tr.name, nil)
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "summarise", Arguments: map[string]any{"text": "x"}})
+			if err != nil || text(res) != "no sampling" {
+				t.Errorf("%s: CallTool(summarise) from a client without sampling = %+v, %v; want ErrUnsupported", tr.name, res, err)
+			}
+		}
+	})
+}
+
+func TestElicit(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			tb := newTalkback(t)
+			var asked []string
+			var mu sync.Mutex
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Message)
+					if strings.HasPrefix(req.Params.Message, "Which") {
+						schema := fmt.Sprint(req.Params.RequestedSchema)
+						if !strings.Contains(schema, "the account that pays") || !strings.Contains(schema, "savings") {
+							t.Errorf("requested schema = %s", schema)
+						}
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"account": "savings"}}, nil
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "pay", Arguments: map[string]any{}})
+			if err != nil || res.IsError || text(res) != "paid from savings: true (none)" {
+				t.Fatalf("CallTool(pay) = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"Which account should pay?", "Pay from savings?"}; !slices.Equal(asked, want) {
+				t.Errorf("the user was asked %q, want %q", asked, want)
+			}
+			// With round trips, the handler runs once per question and
+			// once more; otherwise once.
+			if want := map[bool]int64{true: 3, false: 1}[tr.roundTrips]; tb.runs.Load() != want {
+				t.Errorf("the handler ran %d times, want %d", tb.runs.Load(), want)
+			}
+		})
+	}
+	t.Run("declined", func(t *testing.T) {
+		for _, tr := range transports {
+			tb := newTalkback(t)
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "decline"}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "pay", Arguments: map[string]any{}})
+			if err != nil || text(res) != "declined" {
+				t.Errorf("%s: CallTool(pay), declined = %+v, %v", tr.name, res, err)
+			}
+		}
+	})
+	t.Run("unsupported", func(t *testing.T) {
+		for _, tr := range transports {
+			tb := newTalkback(t)
+			session := dial(t, tb.srv, tr.name, nil)
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "pay", Arguments: map[string]any{}})
+			if err != nil || text(res) != "no elicitation" {
+				t.Errorf("%s: CallTool(pay) from a client without elicitation = %+v, %v; want ErrUnsupported", tr.name, res, err)
+			}
+		}
+	})
+}
+
+// TestStatelessOldProtocol checks that on stateless HTTP with a protocol
+// version that sends requests to the client while a call waits, which
+// stateless HTTP cannot carry, Elicit and Sample report ErrUnsupported
+// even to a client that declared both.
+func TestStatelessOldProtocol(t *testing.T) {
+	tb := newTalkback(t)
+	session := dial(t, tb.srv, "http-stateless-2025-11-25", &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"account": "main"}}, nil
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Model: "tiny", Role: "assistant", Content: &mcp.TextContent{Text: "short"}}, nil
+		},
+	})
+	for _, tt := range []struct{ name, args, want string }{
+		{"pay", `{}`, "no elicitation"},
+		{"summarise", `{"text":"x"}`, "no sampling"},
+	} {
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.name, Arguments: json.RawMessage(tt.args)})
+		if err != nil || text(res) != tt.want {
+			t.Errorf("CallTool(%s) = %+v, %v; want %q", tt.name, res, err, tt.want)
+		}
+	}
+}
+
+// TestElicitOutsideMCP runs the same handler as a plain tool call, as
+// agent.Run does: Elicit asks with tool.Ask, and the answers given on
+// resuming fill the forms.
+func TestElicitOutsideMCP(t *testing.T) {
+	reg := newTalkback(t).reg
+	call := tool.Call{ID: "c1", Name: "pay", Args: []byte(`{}`)}
+	res := tool.Run(t.Context(), reg, call)
+	ierr, ok := errors.AsType[*tool.InterruptError](res.Err)
+	if !ok || ierr.Question != "Which account should pay?" {
+		t.Fatalf("Run(pay) = %+v, want a *tool.InterruptError asking which account", res)
+	}
+	// The first answer is plain text, for a form of one string field; the
+	// second is the form's JSON.
+	ctx := tool.WithAnswers(t.Context(), "c1", []string{"main", `{"ok":true,"note":"rent"}`})
+	res = tool.Run(ctx, reg, call)
+	if res.IsError || res.Content != "paid from main: true (rent)" {
+		t.Errorf("Run(pay) with answers = %+v", res)
+	}
+	ctx = tool.WithAnswers(t.Context(), "c1", []string{"neither"})
+	res = tool.Run(ctx, reg, call)
+	if !res.IsError || !strings.Contains(res.Content, "neither") {
+		t.Errorf("Run(pay) with an answer outside the enum = %+v, want an error that names it", res)
+	}
+}
+
+// TestElicitFlatForms checks that Elicit refuses a type that is not a flat
+// form, before it asks anyone.
+func TestElicitFlatForms(t *testing.T) {
+	type nested struct {
+		Address struct {
+			City string `json:"city"`
+		} `json:"address"`
+	}
+	if _, err := mcpserver.Elicit[nested](t.Context(), "Where?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[nested] = %v, want an error about the form", err)
+	}
+	if _, err := mcpserver.Elicit[string](t.Context(), "What?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[string] = %v, want an error about the form", err)
+	}
+	if _, err := mcpserver.Elicit[payer](t.Context(), "Who pays?"); !errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[payer] outside MCP = %v, want tool.Ask's interrupt", err)
+	}
+}
+
+// TestAskOverMCP serves a handler written for the agent loop, which asks
+// with tool.Ask: a client that fills in forms is asked each question as a
+// form of one text field, and the handler runs again with the answers. A
+// client without elicitation, or a user who declines, gets the error result
+// that states the question.
+func TestAskOverMCP(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			tb := newTalkback(t)
+			var mu sync.Mutex
+			var asked []string
+			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Message)
+					if !strings.Contains(fmt.Sprint(req.Params.RequestedSchema), "answer") {
+						t.Errorf("requested schema = %v, want one answer field", req.Params.RequestedSchema)
+					}
+					answer := map[string]string{"Which account?": "main", "How much?": "10"}[req.Params.Message]
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": answer}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "transfer", Arguments: map[string]any{}})
+			if err != nil || res.IsError || text(res) != "moved 10 from main" {
+				t.Fatalf("CallTool(transfer) = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"Which account?", "How much?"}; !slices.Equal(asked, want) {
+				t.Errorf("the user was asked %q, want %q", asked, want)
+			}
+			if n := tb.transfers.Load(); n != 3 {
+				t.Errorf("the handler ran %d times, want 3: once per question and once more", n)
+			}
+		})
+	}
+	for _, tt := range []struct {
+		name string
+		opts *mcp.ClientOptions
+	}{
+		{"no elicitation", nil},
+		{"declined", &mcp.ClientOptions{ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}}},
+	} {
+		for _, tr := range transports {
+			session := dial(t, newTalkback(t).srv, tr.name, tt.opts)
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "transfer", Arguments: map[string]any{}})
+			if err != nil || !res.IsError || !strings.Contains(text(res), "Which account?") {
+				t.Errorf("%s, %s: CallTool(transfer) = %+v, %v; want an error result with the question", tt.name, tr.name, res, err)
+			}
+		}
+	}
+}
+
+// TestElicitThenAsk serves a handler that fills in a form with Elicit and
+// then asks with tool.Ask: the answer to tool.Ask runs the handler again,
+// and the form is not put to the user a second time.
+func TestElicitThenAsk(t *testing.T) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var asked []string
+			session := dial(t, newTalkback(t).srv, tr.name, &mcp.ClientOptions{
+				ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					defer mu.Unlock()
+					asked = append(asked, req.Params.Message)
+					if req.Params.Message == "How much?" {
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"answer": "10"}}, nil
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"account": "main"}}, nil
+				},
+			})
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "both", Arguments: map[string]any{}})
+			if err != nil || res.IsError || text(res) != "paid 10 from main" {
+				t.Fatalf("CallTool(both) = %+v, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if want := []string{"Which account should pay?", "How much?"}; !slices.Equal(asked, want) {
+				t.Errorf("the user was asked %q, want %q", asked, want)
+			}
+		})
+	}
+}
