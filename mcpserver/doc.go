@@ -17,7 +17,8 @@
 // the arguments exactly as they arrived: tools are registered through the
 // SDK's raw handler, so nothing is decoded or validated twice. A validation
 // or handler failure is a result with isError set, carrying the text a model
-// can act on; a call to a name the server does not list is a JSON-RPC
+// can act on; for invalid arguments the result's _meta also holds the
+// issues, each with its JSON Pointer and keyword, under IssuesMeta; a call to a name the server does not list is a JSON-RPC
 // invalid-params error. A struct output is sent as structuredContent and,
 // for older clients, as JSON text.
 //
