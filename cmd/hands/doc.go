@@ -11,7 +11,7 @@
 // serve speaks MCP on stdio by default, for a desktop client that starts it
 // as a process; with --http it serves streamable HTTP at /mcp on ADDR, and
 // the hosted files at /files/, so that the URLs host_file returns work at
-// once. It needs no configuration: the bucket is the directory ./hands-data.
+// once, and at / a playground page for trying the tools in a browser. It needs no configuration: the bucket is the directory ./hands-data.
 // The environment (or the JSON object in --config) may set:
 //
 //	HANDS_BUCKET               where host_file writes: file://…, mem:// or s3://… (default file://./hands-data)
