@@ -41,7 +41,7 @@ const fieldIssues = `Array.from(document.querySelectorAll("#fields .field, #fiel
 func TestPlaygroundBrowser(t *testing.T) {
 	ctx := browsertest.New(t, 1280, 1000)
 	release := make(chan struct{})
-	ts := newPlayground(t, playgroundTools(t, release), nil)
+	ts, _ := newPlayground(t, playgroundTools(t, release), nil)
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 
@@ -95,6 +95,23 @@ func TestPlaygroundBrowser(t *testing.T) {
 	if got := eval(`[document.querySelector("#fields select").selectedOptions[0].textContent, document.getElementById(document.querySelector("#fields input").getAttribute("aria-describedby").split(" ")[0]).textContent]`); !slices.Equal(got, []string{"normal", "what the plan is called"}) {
 		t.Errorf("priority's selection and title's help = %q", got)
 	}
+
+	// Every control has a label, and results and progress are live regions.
+	if got := eval(`Array.from(document.querySelectorAll("input, select, textarea")).filter(e => !e.labels || e.labels.length === 0).map(e => e.outerHTML)`); len(got) != 0 {
+		t.Errorf("controls without a label: %q", got)
+	}
+	if got := eval(`["result", "progress"].filter(id => document.getElementById(id).getAttribute("aria-live") !== "polite")`); len(got) != 0 {
+		t.Errorf("not live regions: %q", got)
+	}
+	// The keyboard reaches the tools: Enter on a focused tool's button opens it.
+	run("open count with the keyboard",
+		chromedp.Focus(chromedp.CSS(`#tools button[data-tool="count"]`)),
+		chromedp.KeyEvent("\r"),
+		chromedp.Poll[chromedp.Void](`document.getElementById("tool-name").textContent === "count"`, chromedp.WithPollingTimeout(5*time.Second)),
+		chromedp.Focus(chromedp.CSS(`#tools button[data-tool="plan"]`)),
+		chromedp.KeyEvent(" "),
+		chromedp.Poll[chromedp.Void](`document.getElementById("tool-name").textContent === "Planner (plan)"`, chromedp.WithPollingTimeout(5*time.Second)),
+	)
 
 	// Invalid arguments: each issue at its field.
 	run("fill the form with invalid arguments",
@@ -199,7 +216,7 @@ func TestPlaygroundBrowser(t *testing.T) {
 // server that requires one, and then works with it.
 func TestPlaygroundBrowserToken(t *testing.T) {
 	ctx := browsertest.New(t, 1024, 768)
-	ts := newPlayground(t, playgroundTools(t, nil), &mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "dev")})
+	ts, srv := newPlayground(t, playgroundTools(t, nil), &mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "dev")})
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := chromedp.Do(ctx,
@@ -214,6 +231,66 @@ func TestPlaygroundBrowserToken(t *testing.T) {
 		chromedp.Click(`//button[text()="Add steps item"]`),
 		chromedp.SendKeys(byLabel("steps item 1", "name"), "go"),
 		chromedp.SendKeys(byLabel("steps item 1", "minutes"), "1"),
+		chromedp.Click(chromedp.ID("call")),
+		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	if n := liveSessions(srv); n != 1 {
+		t.Errorf("%d sessions open while the page is, want 1", n)
+	}
+	// Leaving the page ends its session.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); liveSessions(srv) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d sessions open after the page went away, want 0", liveSessions(srv))
+		}
+	}
+}
+
+// TestPlaygroundBrowserStateless checks the page against a stateless
+// endpoint that answers with JSON rather than event streams: no session,
+// progress only in the result's wake, the same results.
+func TestPlaygroundBrowserStateless(t *testing.T) {
+	ctx := browsertest.New(t, 1024, 768)
+	release := make(chan struct{})
+	close(release)
+	ts, _ := newPlayground(t, playgroundTools(t, release), &mcpserver.HTTPOptions{Stateless: true, JSONResponse: true})
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/#count"),
+		chromedp.WaitVisible(byLabel("", "n")),
+		chromedp.Click(chromedp.ID("call")),
+		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	status, err := chromedp.Run(ctx, chromedp.Text(chromedp.ID("status")))
+	if err != nil || !strings.Contains(status, "(stateless)") {
+		t.Errorf("status = %q, %v; want it to say the endpoint is stateless", status, err)
+	}
+	result, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#result pre")))
+	if err != nil || result != "counted to 3" {
+		t.Errorf("result = %q, %v", result, err)
+	}
+}
+
+// TestPlaygroundBrowserSessionEnded checks that the page opens a new
+// session when the server has closed its own, and the call goes through.
+func TestPlaygroundBrowserSessionEnded(t *testing.T) {
+	ctx := browsertest.New(t, 1024, 768)
+	release := make(chan struct{})
+	close(release)
+	ts, _ := newPlayground(t, playgroundTools(t, release), &mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/#count"),
+		chromedp.WaitVisible(byLabel("", "n")),
+		chromedp.Sleep(time.Second), // the session times out
 		chromedp.Click(chromedp.ID("call")),
 		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
 	); err != nil {

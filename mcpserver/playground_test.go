@@ -79,7 +79,7 @@ func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
 }
 
 // newPlayground serves a playground and its endpoint, as hands serve does.
-func newPlayground(t *testing.T, reg *tool.Registry, httpOpts *mcpserver.HTTPOptions) *httptest.Server {
+func newPlayground(t *testing.T, reg *tool.Registry, httpOpts *mcpserver.HTTPOptions) (*httptest.Server, *mcpserver.Server) {
 	t.Helper()
 	srv := mcpserver.New(reg, nil)
 	mux := http.NewServeMux()
@@ -87,7 +87,7 @@ func newPlayground(t *testing.T, reg *tool.Registry, httpOpts *mcpserver.HTTPOpt
 	mux.Handle("/", srv.Playground(&mcpserver.PlaygroundOptions{HTTP: httpOpts}))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(ts.Close)
-	return ts
+	return ts, srv
 }
 
 func get(t *testing.T, url string, header ...string) (*http.Response, string) {
@@ -113,7 +113,7 @@ func get(t *testing.T, url string, header ...string) (*http.Response, string) {
 // own origin, its modules, tools.json with every tool in every dialect,
 // and the refusals.
 func TestPlaygroundFiles(t *testing.T) {
-	ts := newPlayground(t, playgroundTools(t, nil), nil)
+	ts, _ := newPlayground(t, playgroundTools(t, nil), nil)
 
 	resp, body := get(t, ts.URL+"/")
 	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `<meta name="mcp-endpoint" content="/mcp">`) {
@@ -181,7 +181,7 @@ func TestPlaygroundFiles(t *testing.T) {
 
 // TestPlaygroundToken checks that tools.json asks for the endpoint's token.
 func TestPlaygroundToken(t *testing.T) {
-	ts := newPlayground(t, playgroundTools(t, nil), &mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "dev")})
+	ts, _ := newPlayground(t, playgroundTools(t, nil), &mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "dev")})
 	if resp, _ := get(t, ts.URL+"/"); resp.StatusCode != http.StatusOK {
 		t.Errorf("GET / = %d, want the page without a token", resp.StatusCode)
 	}

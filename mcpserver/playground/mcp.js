@@ -61,6 +61,14 @@ export class Client {
     return result;
   }
 
+  // close ends the session, if there is one, without waiting for the
+  // answer: the page calls it when it goes away.
+  close() {
+    if (!this.session) return;
+    fetch(this.endpoint, { method: "DELETE", headers: this.headers(), keepalive: true }).catch(() => {});
+    this.session = "";
+  }
+
   // request sends a request and returns its result. onNotification receives
   // the notifications the server sends on the request's stream, such as
   // progress, as they arrive. A session the server no longer knows is

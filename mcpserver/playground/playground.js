@@ -267,4 +267,5 @@ $("token-form").addEventListener("submit", ev => {
   client.token = $("token").value.trim();
   start();
 });
+addEventListener("pagehide", () => client.close());
 start();
