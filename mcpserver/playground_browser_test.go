@@ -118,6 +118,8 @@ func TestPlaygroundBrowser(t *testing.T) {
 		chromedp.SendKeys(byLabel("", "title"), "ab"),
 		chromedp.Click(`//button[text()="Add steps item"]`),
 		chromedp.SendKeys(byLabel("steps item 1", "minutes"), "0"),
+		chromedp.Click(`//button[text()="Add steps item"]`),
+		chromedp.SendKeys(byLabel("steps item 2", "name"), "review"),
 		chromedp.Click(chromedp.ID("call")),
 		chromedp.WaitVisible(chromedp.CSS("#result .result.error")),
 	)
@@ -128,11 +130,12 @@ func TestPlaygroundBrowser(t *testing.T) {
 		"title: must be at least 3 characters, got 2",
 		"name: must be at least 1 character, got 0",
 		"minutes: must be at least 1, got 0",
+		`minutes: missing required property "minutes" (an integer)`, // reported at /steps/1, shown at its field
 	}) {
 		t.Errorf("issues at fields = %q", got)
 	}
-	if got := eval(`Array.from(document.querySelectorAll("#fields [aria-invalid=true]")).map(e => e.tagName)`); len(got) != 3 {
-		t.Errorf("controls marked invalid: %q, want 3", got)
+	if got := eval(`Array.from(document.querySelectorAll("#fields [aria-invalid=true]")).map(e => e.tagName)`); len(got) != 4 {
+		t.Errorf("controls marked invalid: %q, want 4", got)
 	}
 
 	// Valid arguments: the text and the structured output.
@@ -140,10 +143,11 @@ func TestPlaygroundBrowser(t *testing.T) {
 		chromedp.SendKeys(byLabel("", "title"), "c"),
 		chromedp.SendKeys(byLabel("steps item 1", "name"), "write"),
 		chromedp.SendKeys(byLabel("steps item 1", "minutes"), "5"),
+		chromedp.SendKeys(byLabel("steps item 2", "minutes"), "10"),
 		chromedp.Click(chromedp.ID("call")),
 		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
 	)
-	if got := text("#result pre.structured"); !strings.Contains(got, `"title": "abc"`) || !strings.Contains(got, `"minutes": 5`) {
+	if got := text("#result pre.structured"); !strings.Contains(got, `"title": "abc"`) || !strings.Contains(got, `"minutes": 15`) {
 		t.Errorf("structured output = %q", got)
 	}
 	if got := eval(fieldIssues); len(got) != 0 {
