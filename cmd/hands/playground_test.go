@@ -6,6 +6,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -22,6 +23,13 @@ var screenshot = flag.String("screenshot", "", "write a picture of the playgroun
 // issue is shown at the key's field. With -screenshot it writes a picture
 // of the page, which the README shows.
 func TestPlayground(t *testing.T) {
+	picture := ""
+	if *screenshot != "" {
+		var err error
+		if picture, err = filepath.Abs(*screenshot); err != nil {
+			t.Fatal(err)
+		}
+	}
 	inTempDir(t)
 	t.Setenv("HANDS_BUCKET", "mem://")
 	t.Setenv("HANDS_PUBLIC_URL", "https://files.example.com")
@@ -67,12 +75,12 @@ func TestPlayground(t *testing.T) {
 	if !strings.Contains(issues, "..") {
 		t.Errorf("the issue shown at a field is %q, want the refusal of the key", issues)
 	}
-	if *screenshot != "" {
+	if picture != "" {
 		png, err := chromedp.Run(browser, chromedp.FullScreenshot(100))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(*screenshot, png, 0o644); err != nil {
+		if err := os.WriteFile(picture, png, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
