@@ -127,10 +127,6 @@ func (p *playground) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
-	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(r, origin, p.allowed) {
-		http.Error(w, fmt.Sprintf("origin %q is not allowed", origin), http.StatusForbidden)
-		return
-	}
 	h := w.Header()
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
@@ -141,6 +137,14 @@ func (p *playground) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(p.index)
 	case "/tools.json":
+		// The page and its files hold no data and load from any origin
+		// (module scripts are fetched with an Origin header), so that the
+		// page can say when its origin is refused; the tools are guarded as
+		// the endpoint is.
+		if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(r, origin, p.allowed) {
+			http.Error(w, fmt.Sprintf("origin %q is not allowed", origin), http.StatusForbidden)
+			return
+		}
 		p.tools.ServeHTTP(w, r)
 	default:
 		if strings.HasSuffix(name, ".html") {

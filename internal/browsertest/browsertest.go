@@ -29,14 +29,15 @@ func Path() string {
 	return ""
 }
 
-// New starts a headless Chromium for t and returns the context of a tab
-// in it, which ends with the test. Without Chromium the test is skipped,
+// New starts a headless Chromium for t, with a window of the given size
+// and any extra options, and returns the context of a tab in it, which
+// ends with the test. Without Chromium the test is skipped,
 // except in CI (CI=true), where it fails: CI installs Chromium (.ci/run).
 //
 // When the test fails, a screenshot of the tab is written to the test's
 // artifact directory (t.ArtifactDir; go test -artifacts keeps it) and its
 // path logged.
-func New(t testing.TB, width, height int) context.Context {
+func New(t testing.TB, width, height int, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := Path()
 	if path == "" {
@@ -55,6 +56,7 @@ func New(t testing.TB, width, height int) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	)
+	opts = append(opts, extra...)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancel := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
 	if err := chromedp.Do(ctx); err != nil {

@@ -7,6 +7,10 @@ const protocolVersion = "2025-11-25";
 // An AuthError is a request the server refused for want of a valid token.
 export class AuthError extends Error {}
 
+// A ForbiddenError is a request the server refused with 403 Forbidden:
+// for a page, usually because its origin is not allowed.
+export class ForbiddenError extends Error {}
+
 // An RPCError is a JSON-RPC error response.
 export class RPCError extends Error {
   constructor(error) {
@@ -42,6 +46,11 @@ export class Client {
     const session = res.headers.get("Mcp-Session-Id");
     if (session) this.session = session;
     if (res.status === 401) throw new AuthError("the server requires a valid bearer token");
+    if (res.status === 403) {
+      let msg = res.statusText;
+      try { msg = (await res.json()).error?.message || msg; } catch { /* not JSON */ }
+      throw new ForbiddenError(msg);
+    }
     return res;
   }
 

@@ -2,7 +2,7 @@
 // through the MCP endpoint with live progress, and the schema in each
 // dialect.
 
-import { AuthError, Client, RPCError } from "./mcp.js";
+import { AuthError, Client, ForbiddenError, RPCError } from "./mcp.js";
 import { buildForm, FieldError, showIssues } from "./form.js";
 
 // The _meta key of the issues of invalid arguments (mcpserver.IssuesMeta).
@@ -37,6 +37,7 @@ async function fetchTools() {
   const headers = client.token ? { Authorization: "Bearer " + client.token } : {};
   const res = await fetch("tools.json", { headers });
   if (res.status === 401) throw new AuthError("the server requires a valid bearer token");
+  if (res.status === 403) throw new ForbiddenError(res.statusText);
   if (!res.ok) throw new Error(`tools.json: ${res.status} ${res.statusText}`);
   return res.json();
 }
@@ -65,7 +66,11 @@ async function start() {
       $("token").focus();
       return;
     }
-    setStatus("Could not connect to " + endpoint + ": " + e.message);
+    let hint = "";
+    if (e instanceof ForbiddenError && !/^(localhost|127\.[0-9.]+|\[::1\])$/.test(location.hostname)) {
+      hint = `. Pages from ${location.origin} may be refused: open the page at localhost, or allow the origin (hands serve --allow-origin ${location.origin}, or HTTPOptions.AllowedOrigins).`;
+    }
+    setStatus("Could not connect to " + endpoint + ": " + e.message + hint);
     return;
   }
   $("token-form").hidden = true;
