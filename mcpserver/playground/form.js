@@ -233,7 +233,9 @@ function objectWidget(ctx, s, label, opts) {
     children.set(name, w);
     box.append(w.el);
   }
-  if (!Object.keys(props).length && opts.root) box.append(el("p", { class: "help", text: "This tool takes no arguments." }));
+  if (!Object.keys(props).length && opts.root) {
+    box.append(el("p", { class: "help", text: s.additionalProperties === false ? "This tool takes no arguments." : "The schema names no properties; send the arguments as JSON." }));
+  }
   const w = {
     el: opts.root ? box : fieldset,
     schema: s,
