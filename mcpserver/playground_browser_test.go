@@ -189,6 +189,17 @@ func TestPlaygroundBrowser(t *testing.T) {
 		t.Errorf("count's result = %q", got)
 	}
 
+	// A disabled tool: the page says so, and a call gets the protocol's error.
+	run("call wipe",
+		chromedp.Click(chromedp.CSS(`#tools button[data-tool="wipe"]`)),
+		chromedp.WaitVisible(chromedp.ID("tool-note")),
+		chromedp.Click(chromedp.ID("call")),
+		chromedp.WaitVisible(chromedp.CSS("#result .result.error")),
+	)
+	if got := text("#result .verdict"); !strings.Contains(got, "JSON-RPC error -32602") {
+		t.Errorf("result of a disabled tool = %q, want the JSON-RPC invalid-params error", got)
+	}
+
 	// Dialects: the schema and the problems of each.
 	run("show plan in OpenAI's strict mode",
 		chromedp.Click(chromedp.CSS(`#tools button[data-tool="plan"]`)),

@@ -260,6 +260,7 @@ async function callTool(ev) {
 
 function renderBadges() {
   const t = current.tool;
+  $("tool-note").hidden = enabled.has(t.name);
   $("tool-badges").replaceChildren(...badges(t).map(([text, cls]) => el("li", { class: "badge " + cls, text })),
     el("li", { class: "badge scope", text: "scope " + t.scope }));
 }
