@@ -189,6 +189,11 @@ func TestPlaygroundBrowser(t *testing.T) {
 		t.Errorf("count's result = %q", got)
 	}
 
+	// Everything the page loaded came from its own origin.
+	if got := eval(`performance.getEntriesByType("resource").map(e => e.name).filter(n => !n.startsWith(location.origin + "/"))`); len(got) != 0 {
+		t.Errorf("the page loaded from elsewhere: %q", got)
+	}
+
 	// A disabled tool: the page says so, and a call gets the protocol's error.
 	run("call wipe",
 		chromedp.Click(chromedp.CSS(`#tools button[data-tool="wipe"]`)),
