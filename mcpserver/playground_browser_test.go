@@ -167,6 +167,12 @@ func TestPlaygroundBrowser(t *testing.T) {
 		t.Errorf("error result text for raw JSON = %q", got)
 	}
 	run("back to the form", chromedp.Click(`//label[normalize-space(.)="Form"]/input`), chromedp.WaitVisible(chromedp.ID("fields")))
+	if got, err := chromedp.Run(ctx, chromedp.Value(byLabel("", "title"))); err != nil || got != "abc" {
+		t.Errorf("title after the JSON view = %q, %v; want the form filled from the JSON", got, err)
+	}
+	if got := eval(`Array.from(document.querySelectorAll("#fields ol.items > li")).map(li => li.textContent)`); len(got) != 0 {
+		t.Errorf("steps after the JSON view = %q, want none, as in the JSON", got)
+	}
 
 	// Progress arrives while the call runs, before its result.
 	run("call count",
