@@ -17,7 +17,8 @@
 // the arguments exactly as they arrived: tools are registered through the
 // SDK's raw handler, so nothing is decoded or validated twice. A validation
 // or handler failure is a result with isError set, carrying the text a model
-// can act on; a call to a name the server does not list is a JSON-RPC
+// can act on; for invalid arguments the result's _meta also holds the
+// issues, each with its JSON Pointer and keyword, under IssuesMeta; a call to a name the server does not list is a JSON-RPC
 // invalid-params error. A struct output is sent as structuredContent and,
 // for older clients, as JSON text.
 //
@@ -74,4 +75,19 @@
 // notifications/tools/list_changed to the sessions whose list changed, and
 // to no other. In stateless HTTP mode there are no sessions to notify;
 // clients list tools again on their next request.
+//
+// # The playground
+//
+// Playground returns a handler for a web page on which a developer tries
+// the tools, mounted beside the endpoint (hands serve --http serves it at
+// /). The page is plain HTML, CSS and JavaScript modules embedded in the
+// package: no build step, nothing fetched from elsewhere. It is an MCP
+// client of the endpoint from the same origin — initialize, tools/list,
+// tools/call with a progress token, over JSON or server-sent events — so a
+// call from the page meets the same session, origin check, token and
+// middleware as a model's. It builds a form from a tool's input schema,
+// shows progress as it arrives, and shows the issues of invalid arguments
+// (IssuesMeta) at their fields. The schema of each tool in every dialect,
+// with the dialect's problems, comes from tools.json beside the page,
+// which MCP has no message for.
 package mcpserver

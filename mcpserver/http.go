@@ -184,7 +184,7 @@ type httpHandler struct {
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if origin := r.Header.Get("Origin"); origin != "" && !h.originAllowed(r, origin) {
+	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(r, origin, h.opts.AllowedOrigins) {
 		writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q is not allowed", origin))
 		return
 	}
@@ -242,9 +242,9 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 }
 
 // originAllowed reports whether a request with this Origin header may be
-// served.
-func (h *httpHandler) originAllowed(r *http.Request, origin string) bool {
-	for _, o := range h.opts.AllowedOrigins {
+// served, given the allowed origins of HTTPOptions.
+func originAllowed(r *http.Request, origin string, allowed []string) bool {
+	for _, o := range allowed {
 		if o == "*" || strings.EqualFold(o, origin) {
 			return true
 		}

@@ -125,6 +125,14 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	return t
 }
 
+// IssuesMeta is the key in _meta under which the error result of a call
+// with invalid arguments carries the issues that its text lists, as a JSON
+// array of {"path", "keyword", "message"} objects (tool.Issue): path is a
+// JSON Pointer into the arguments, keyword the schema keyword that failed.
+// A client that shows the issues at their fields, as the playground does,
+// reads them here instead of parsing the text; a model reads the text.
+const IssuesMeta = "com.github.hands-go/issues"
+
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}
 
@@ -182,6 +190,9 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}
 		result := &mcp.CallToolResult{Content: content(&res), IsError: res.IsError}
+		if verr, ok := errors.AsType[*tool.ValidationError](res.Err); ok && res.IsError {
+			result.Meta = mcp.Meta{IssuesMeta: verr.Issues}
+		}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
 		}

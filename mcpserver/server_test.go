@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -183,6 +184,38 @@ func TestCallTool(t *testing.T) {
 	var rpcErr *jsonrpc.Error
 	if !errors.As(err, &rpcErr) || rpcErr.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("CallTool(unknown) error = %v, want a JSON-RPC invalid-params error", err)
+	}
+}
+
+// TestIssuesMeta checks that the error result of invalid arguments carries
+// the issues its text lists in _meta, with their paths and keywords, and
+// that other results carry none.
+func TestIssuesMeta(t *testing.T) {
+	f := newFixture(t)
+	session := connect(t, mcpserver.New(f.reg, nil), nil)
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "", "extra": 1}})
+	if err != nil || !res.IsError {
+		t.Fatalf("CallTool(invalid) = %+v, %v; want an error result", res, err)
+	}
+	data, _ := json.Marshal(res.Meta[mcpserver.IssuesMeta])
+	var issues []tool.Issue
+	if err := json.Unmarshal(data, &issues); err != nil {
+		t.Fatalf("_meta[%q] = %s: %v", mcpserver.IssuesMeta, data, err)
+	}
+	var got []string
+	for _, is := range issues {
+		got = append(got, is.Path+" "+is.Keyword)
+		if !strings.Contains(text(res), is.Path+": "+is.Message) {
+			t.Errorf("issue %+v is not in the text %q", is, text(res))
+		}
+	}
+	if want := []string{" additionalProperties", "/name minLength"}; !slices.Equal(got, want) {
+		t.Errorf("issues in _meta = %q, want %q", got, want)
+	}
+
+	res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada"}})
+	if err != nil || res.Meta[mcpserver.IssuesMeta] != nil {
+		t.Errorf("CallTool(valid) = %+v, %v; want no issues in _meta", res, err)
 	}
 }
 

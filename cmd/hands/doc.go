@@ -11,12 +11,13 @@
 // serve speaks MCP on stdio by default, for a desktop client that starts it
 // as a process; with --http it serves streamable HTTP at /mcp on ADDR, and
 // the hosted files at /files/, so that the URLs host_file returns work at
-// once. It needs no configuration and starts in any directory: the bucket
-// is "hands" in the user's data directory ($XDG_DATA_HOME or ~/.local/share
-// on Linux, ~/Library/Application Support on macOS, %LocalAppData% on
-// Windows), created when serve or call first needs it. serve --help and call
-// --help list every flag and every setting the environment (or the JSON
-// object in --config) may make:
+// once, and at / a playground page for trying the tools in a browser. It
+// needs no configuration and starts in any directory: the bucket is "hands"
+// in the user's data directory ($XDG_DATA_HOME or ~/.local/share on Linux,
+// ~/Library/Application Support on macOS, %LocalAppData% on Windows),
+// created when serve or call first needs it. serve --help and call --help
+// list every flag and every setting the environment (or the JSON object in
+// --config) may make:
 //
 //	HANDS_BUCKET                 where host_file writes: file://…, mem:// or s3://…
 //	HANDS_PUBLIC_URL             the public base URL of the bucket's files

@@ -223,6 +223,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	httpOpts.Stateless = *stateless
 	mux.Handle("/mcp", srv.HTTPHandler(&httpOpts))
 	mux.Handle("/files/", http.StripPrefix("/files/", tools.files()))
+	// The playground: a page for trying the tools, which calls them through /mcp.
+	mux.Handle("/", srv.Playground(&mcpserver.PlaygroundOptions{Endpoint: "/mcp", HTTP: &httpOpts}))
 	// Requests live in ctx, so that Ctrl-C also ends the long-lived event
 	// streams of MCP sessions and Shutdown can finish.
 	httpServer := &http.Server{
@@ -235,7 +237,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *stateless {
 		mode = " (stateless)"
 	}
-	fmt.Fprintf(stderr, "hands: serving %s over MCP at http://%s/mcp%s, files at %s/; stop with Ctrl-C\n", names, displayAddr(ln.Addr()), mode, publicBase)
+	fmt.Fprintf(stderr, "hands: serving %s over MCP at http://%s/mcp%s, files at %s/, the playground at http://%[2]s/; stop with Ctrl-C\n", names, displayAddr(ln.Addr()), mode, publicBase)
 	errc := make(chan error, 1)
 	go func() { errc <- httpServer.Serve(ln) }()
 	select {

@@ -1,0 +1,277 @@
+// The playground page: the tools of the server, a form per tool, calls
+// through the MCP endpoint with live progress, and the schema in each
+// dialect.
+
+import { AuthError, Client, ForbiddenError, RPCError } from "./mcp.js";
+import { buildForm, FieldError, showIssues } from "./form.js";
+
+// The _meta key of the issues of invalid arguments (mcpserver.IssuesMeta).
+const issuesKey = "com.github.hands-go/issues";
+
+const $ = id => document.getElementById(id);
+const endpoint = new URL(document.querySelector('meta[name="mcp-endpoint"]').content, location.href).href;
+const client = new Client(endpoint);
+
+let list = null;          // tools.json
+let enabled = new Set();  // the tools listed for this session
+let current = null;       // { tool, form }
+let dialect = "mcp";
+let progressToken = 0;
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k === "class") e.className = v;
+    else if (k === "text") e.textContent = v;
+    else e.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children) if (c) e.append(c);
+  return e;
+}
+
+const plural = (n, word) => `${n} ${word}${n === 1 ? "" : "s"}`;
+const setStatus = text => { $("status").textContent = text; };
+
+async function fetchTools() {
+  const headers = client.token ? { Authorization: "Bearer " + client.token } : {};
+  const res = await fetch("tools.json", { headers });
+  if (res.status === 401) throw new AuthError("the server requires a valid bearer token");
+  if (res.status === 403) throw new ForbiddenError(res.statusText);
+  if (!res.ok) throw new Error(`tools.json: ${res.status} ${res.statusText}`);
+  return res.json();
+}
+
+async function refreshEnabled() {
+  const names = new Set();
+  let cursor;
+  do {
+    const page = await client.request("tools/list", cursor ? { cursor } : {});
+    for (const t of page.tools) names.add(t.name);
+    cursor = page.nextCursor;
+  } while (cursor);
+  enabled = names;
+}
+
+async function start() {
+  try {
+    setStatus("Connecting…");
+    list = await fetchTools();
+    await client.connect();
+    await refreshEnabled();
+  } catch (e) {
+    if (e instanceof AuthError) {
+      $("token-form").hidden = false;
+      setStatus(client.token ? "The token was refused; enter another." : "This server requires a bearer token.");
+      $("token").focus();
+      return;
+    }
+    let hint = "";
+    if (e instanceof ForbiddenError && !/^(localhost|127\.[0-9.]+|\[::1\])$/.test(location.hostname)) {
+      hint = `. Pages from ${location.origin} may be refused: open the page at localhost, or allow the origin (hands serve --allow-origin ${location.origin}, or HTTPOptions.AllowedOrigins).`;
+    }
+    setStatus("Could not connect to " + endpoint + ": " + e.message + hint);
+    return;
+  }
+  $("token-form").hidden = true;
+  const server = client.server ? `${client.server.name} ${client.server.version}` : "the server";
+  setStatus(`Connected to ${server} at ${endpoint}` + (client.session ? "" : " (stateless)") + `: ${enabled.size} of ${list.tools.length} tools enabled.`);
+  $("dialect").replaceChildren(...list.dialects.map(d => el("option", { value: d.name, text: `${d.provider} (${d.name})` })));
+  $("dialect").value = dialect;
+  renderTools();
+  const wanted = decodeURIComponent(location.hash.slice(1));
+  const first = list.tools.find(t => t.name === wanted) || list.tools[0];
+  if (first) selectTool(first.name);
+}
+
+function badges(t) {
+  const out = [];
+  const a = t.annotations;
+  if (a?.readOnly) out.push(["read-only", "ro"]);
+  if (a && !a.readOnly && a.destructive) out.push(["destructive", "destructive"]);
+  if (a?.idempotent) out.push(["idempotent", "idem"]);
+  if (a?.openWorld) out.push(["open world", "open"]);
+  out.push(enabled.has(t.name) ? ["enabled", "enabled"] : ["disabled", "disabled"]);
+  return out;
+}
+
+function renderTools() {
+  $("tools").replaceChildren(...list.tools.map(t => {
+    const b = el("button", { type: "button", "data-tool": t.name, "aria-current": current?.tool.name === t.name ? "true" : null },
+      el("span", { class: "name", text: t.name }),
+      t.title ? el("span", { class: "title", text: t.title }) : null,
+      el("span", { class: "badges" }, ...badges(t).map(([text, cls]) => el("span", { class: "badge " + cls, text }))));
+    b.addEventListener("click", () => selectTool(t.name));
+    return el("li", {}, b);
+  }));
+}
+
+function selectTool(name) {
+  const t = list.tools.find(x => x.name === name);
+  if (!t) return;
+  const form = buildForm(t.inputSchema);
+  current = { tool: t, form };
+  history.replaceState(null, "", "#" + encodeURIComponent(name));
+  for (const b of document.querySelectorAll("#tools button")) {
+    if (b.dataset.tool === name) b.setAttribute("aria-current", "true");
+    else b.removeAttribute("aria-current");
+  }
+  $("tool").hidden = false;
+  $("tool-name").textContent = t.title ? `${t.title} (${t.name})` : t.name;
+  $("tool-description").textContent = t.description;
+  renderBadges();
+  $("fields").replaceChildren(form.el);
+  $("raw-json").value = JSON.stringify(form.value() ?? {}, null, 2);
+  $("root-issues").replaceChildren();
+  $("progress-log").replaceChildren();
+  $("progress-bar").hidden = true;
+  $("result").replaceChildren();
+  setMode(document.querySelector('input[name="mode"]:checked').value);
+  renderSchema();
+}
+
+function renderSchema() {
+  if (!current) return;
+  const s = current.tool.schemas[dialect];
+  $("schema").textContent = s.schema === null ? "(no schema: the provider takes no parameters for this tool)" : JSON.stringify(s.schema, null, 2);
+  const problems = [...s.problems, ...(list.problems[dialect] || [])];
+  const box = $("problems");
+  if (!problems.length) {
+    box.replaceChildren(el("p", { class: "ok", text: `No problems in ${dialect}.` }));
+    return;
+  }
+  box.replaceChildren(el("ul", { class: "problems" }, ...problems.map(p => el("li", { class: p.severity },
+    el("span", { class: "severity", text: p.severity }), " ",
+    el("code", { text: p.path || (p.keyword === "name" ? "name" : p.keyword === "tools" ? "request" : "(root)") }), ": ",
+    p.message, p.fix ? el("span", { class: "fix", text: " Fix: " + p.fix }) : null))));
+}
+
+function setMode(mode) {
+  if (!current) return;
+  const raw = mode === "json";
+  if (raw && $("raw").hidden) {
+    try {
+      $("raw-json").value = JSON.stringify(current.form.value() ?? {}, null, 2);
+    } catch { /* keep the text */ }
+  } else if (!raw && $("fields").hidden) {
+    try {
+      current.form.set(JSON.parse($("raw-json").value));
+    } catch { /* the form keeps its values */ }
+  }
+  $("raw").hidden = !raw;
+  $("fields").hidden = raw;
+}
+
+function clearIssues() {
+  $("root-issues").replaceChildren();
+  current.form.clearIssues();
+}
+
+function showProgress(p) {
+  const bar = $("progress-bar");
+  bar.hidden = false;
+  if (p.total) {
+    bar.max = p.total;
+    bar.value = p.progress;
+  } else {
+    bar.removeAttribute("value");
+  }
+  const amount = p.total ? `${p.progress} of ${p.total}` : `${p.progress}`;
+  $("progress-log").append(el("li", { text: p.message ? `${amount}: ${p.message}` : amount }));
+}
+
+function renderResult(res) {
+  const box = el("div", { class: res.isError ? "result error" : "result ok" });
+  box.append(el("p", { class: "verdict", text: res.isError ? "The tool returned an error result. A model reads:" : "The tool returned:" }));
+  for (const c of res.content || []) {
+    if (c.type === "text") box.append(el("pre", { class: "text", tabindex: "0", text: c.text }));
+    else box.append(el("pre", { class: "other", tabindex: "0", text: JSON.stringify(c, null, 2) }));
+  }
+  if (res.structuredContent !== undefined) {
+    box.append(el("p", { class: "label", text: "Structured output:" }), el("pre", { class: "structured", tabindex: "0", text: JSON.stringify(res.structuredContent, null, 2) }));
+  }
+  const issues = res._meta?.[issuesKey];
+  if (Array.isArray(issues)) {
+    const raw = !$("raw").hidden;
+    if (raw) {
+      box.append(el("p", { class: "label", text: `${plural(issues.length, "issue")}; switch to the form to see them at their fields.` }));
+    } else {
+      const n = showIssues(current.form, issues);
+      box.append(el("p", { class: "label", text: `${plural(issues.length, "issue")}, ${n} shown at ${n === 1 ? "its field" : "their fields"}.` }));
+    }
+  }
+  $("result").replaceChildren(box);
+}
+
+async function callTool(ev) {
+  ev.preventDefault();
+  if (!current) return;
+  clearIssues();
+  let args;
+  if (!$("raw").hidden) {
+    try {
+      args = JSON.parse($("raw-json").value);
+    } catch (e) {
+      $("root-issues").replaceChildren(el("p", { text: "The JSON does not parse: " + e.message }));
+      return;
+    }
+  } else {
+    try {
+      args = current.form.value() ?? {};
+    } catch (e) {
+      if (e instanceof FieldError) {
+        e.widget.showIssue(e.message);
+        return;
+      }
+      throw e;
+    }
+  }
+  const button = $("call");
+  button.disabled = true;
+  $("result").setAttribute("aria-busy", "true");
+  $("result").replaceChildren(el("p", { text: `Calling ${current.tool.name}…` }));
+  $("progress-log").replaceChildren();
+  $("progress-bar").hidden = true;
+  const token = "playground-" + (++progressToken);
+  try {
+    const res = await client.request("tools/call", { name: current.tool.name, arguments: args, _meta: { progressToken: token } }, msg => {
+      if (msg.method === "notifications/progress" && msg.params?.progressToken === token) showProgress(msg.params);
+    });
+    renderResult(res);
+  } catch (e) {
+    if (e instanceof AuthError) {
+      $("result").replaceChildren(el("p", { class: "error", text: "The server requires a valid bearer token." }));
+      $("token-form").hidden = false;
+    } else if (e instanceof RPCError) {
+      $("result").replaceChildren(el("div", { class: "result error" }, el("p", { class: "verdict", text: `JSON-RPC error ${e.code}:` }), el("pre", { text: e.message })));
+    } else {
+      $("result").replaceChildren(el("p", { class: "error", text: "The call failed: " + e.message }));
+    }
+  } finally {
+    button.disabled = false;
+    $("result").removeAttribute("aria-busy");
+  }
+  try {
+    await refreshEnabled();
+    renderTools();
+    renderBadges();
+  } catch { /* the list stays as it was */ }
+}
+
+function renderBadges() {
+  const t = current.tool;
+  $("tool-note").hidden = enabled.has(t.name);
+  $("tool-badges").replaceChildren(...badges(t).map(([text, cls]) => el("li", { class: "badge " + cls, text })),
+    el("li", { class: "badge scope", text: "scope " + t.scope }));
+}
+
+$("call-form").addEventListener("submit", callTool);
+for (const r of document.querySelectorAll('input[name="mode"]')) r.addEventListener("change", () => setMode(r.value));
+$("dialect").addEventListener("change", () => { dialect = $("dialect").value; renderSchema(); });
+$("token-form").addEventListener("submit", ev => {
+  ev.preventDefault();
+  client.token = $("token").value.trim();
+  start();
+});
+addEventListener("pagehide", () => client.close());
+start();
