@@ -1318,8 +1318,11 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 func (d *decoder) checkString(n *node, s string) bool {
 	ok := true
 	if n.minLength >= 0 || n.maxLength >= 0 {
+		// len(s) bounds the count of runes from above and len(s)/UTFMax
+		// from below: the runes are counted only when the bounds cannot
+		// decide.
 		count := len(s)
-		if count >= n.minLength || (n.maxLength >= 0 && count > n.maxLength) {
+		if n.minLength >= 0 && len(s)/utf8.UTFMax < n.minLength || n.maxLength >= 0 && len(s) > n.maxLength {
 			count = utf8.RuneCountInString(s)
 		}
 		if n.minLength >= 0 && count < n.minLength {
