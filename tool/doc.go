@@ -56,9 +56,10 @@
 //
 // Every failure a call produces itself matches one sentinel with errors.Is —
 // [ErrUnknownTool], [ErrDisabled], [ErrInvalidArguments], [ErrDenied],
-// [ErrPanicked], [ErrTimedOut], [ErrCanceled] — and its detail type, reached
-// with errors.AsType, names the tool and the call in fields called Tool and
-// CallID: [*ValidationError] (every [Issue]), [*PanicError] (with the stack,
+// [ErrPanicked], [ErrTimedOut], [ErrCanceled], [ErrNoResult], and
+// [ErrInterrupted] for a handler that asks a person with [Ask] — and its
+// detail type, reached with errors.AsType, names the tool and the call in
+// fields called Tool and CallID: [*ValidationError] (every [Issue]), [*PanicError] (with the stack,
 // for logs only), [*TimeoutError], [*CanceledError], [*UnknownToolError],
 // [*DisabledToolError], [*DeniedError]. A handler's own error is passed on
 // as it is. [ModelText] is the text a model is shown for each. A mistake in
@@ -72,6 +73,10 @@
 // them in Result.Parts, which an MCP server sends as MCP content, and their
 // text rendering ([PartsText]) in Result.Content, for a model that reads
 // text only.
+//
+// [Guard] gives any handler — middleware around a tool, say — the
+// guarantees a Registry gives its calls: exactly one result, panics before
+// it turned into a result, nothing after it waited for.
 //
 // # The call in the context
 //

@@ -23,10 +23,12 @@ type env struct {
 	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
+	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
+	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
 	bucket   *blob.Bucket
 	hostFile tool.Interface
 	fetch    tool.Interface
@@ -71,6 +73,7 @@ func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, 
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
 	b := &bundle{
+		token:    e.Token,
 		bucket:   e.Bucket,
 		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
 		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),

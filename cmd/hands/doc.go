@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	hands serve [--http ADDR] [--stateless] [--config FILE]
+//	hands serve [--http ADDR] [flags]
 //	hands schema [--dialect D] [TOOL…]
 //	hands call TOOL 'JSON'
 //	hands version

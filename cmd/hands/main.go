@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -61,7 +62,7 @@ func exitCode(err error) int {
 const usage = `hands gives LLM agents their hands: Go tools they can call.
 
 Usage:
-  hands serve [--http ADDR] [--stateless] [--config FILE]   serve the bundled tools over MCP
+  hands serve [--http ADDR] [flags]                         serve the bundled tools over MCP
   hands schema [--dialect D] [TOOL…]                        print the tools as a provider's request takes them
   hands call TOOL 'JSON'                                    run a tool and print its result
   hands version                                             print the version
@@ -137,7 +138,7 @@ func version(args []string, stdout, stderr io.Writer) error {
 
 // serve runs the MCP server on stdio or HTTP until ctx ends.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	fs := flags("serve", "serve [--http ADDR] [--stateless] [--config FILE]", stdout, stderr)
+	fs := flags("serve", "serve [--http ADDR] [flags]", stdout, stderr)
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
 	stateless := fs.Bool("stateless", false, "with --http, keep no session between requests (for replicas behind a load balancer)")
 	config := fs.String("config", "", "read bindings from the JSON object in `FILE`")
@@ -159,9 +160,6 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	})
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
-	}
-	if *token = cmp.Or(*token, os.Getenv("HANDS_TOKEN")); *token != "" {
-		httpOpts.Verify = mcpserver.StaticToken(*token, "owner")
 	}
 	if fs.NArg() > 0 {
 		return &usageError{msg: fmt.Sprintf("serve takes no arguments, got %q", fs.Args())}
@@ -186,6 +184,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeEnv()
+	if t := cmp.Or(*token, tools.token.Reveal()); t != "" {
+		httpOpts.Verify = mcpserver.StaticToken(t, "owner")
+	}
 	reg, err := tools.registry()
 	if err != nil {
 		return err
@@ -206,7 +207,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer shutdown(context.WithoutCancel(ctx))
 		reg.Use(otelhands.Tools(nil))
 	}
-	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands"})
+	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	ups.server.Store(srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 

@@ -405,3 +405,22 @@ func TestRefusalsNameTheirSetting(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenFromConfig checks that HANDS_TOKEN may come from the config
+// file, like every HANDS_ setting.
+func TestTokenFromConfig(t *testing.T) {
+	inTempDir(t)
+	t.Setenv("HANDS_TOKEN", "")
+	config := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(config, []byte(`{"HANDS_TOKEN":"s3cret"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tools, closeEnv, err := bundledTools(t.Context(), config, "http://127.0.0.1/files")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEnv()
+	if got := tools.token.Reveal(); got != "s3cret" {
+		t.Errorf("the token from the config file = %q", got)
+	}
+}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Args are the weather tool's arguments.
@@ -28,7 +27,7 @@ func main() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	if err := srv.Run(ctx, &mcpserver.StdioTransport{}); err != nil && ctx.Err() == nil {
 		log.Fatal(err)
 	}
 }
