@@ -36,7 +36,11 @@ type Message struct {
 	// IsError reports, on a tool message, a failed call.
 	IsError bool `json:"isError,omitempty"`
 	// Structured is, on a tool message, the call's structured output
-	// (tool.Result.Structured), next to Text; nil when the tool has none.
+	// (tool.Result.Structured), next to Text; nil when the tool has none,
+	// and when Text is not the structured output's own text — middleware
+	// rewrote it (to redact, say), or a remote tool's text says something
+	// else — so that an adapter that sends the structured output (Gemini)
+	// never bypasses what the model was meant to read.
 	// Adapters send it where the provider accepts structured results.
 	Structured json.RawMessage `json:"structured,omitempty"`
 	// State is, on an assistant message, what the provider needs to

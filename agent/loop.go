@@ -331,7 +331,11 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 			in.Pending = append(in.Pending, *r.pending)
 			continue
 		}
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: r.res.Structured, IsError: r.res.IsError})
+		structured := r.res.Structured
+		if string(structured) != r.res.Content {
+			structured = nil // middleware rewrote what the model reads: the structured output must not bypass it
+		}
+		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, IsError: r.res.IsError})
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.

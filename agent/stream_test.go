@@ -316,3 +316,35 @@ func TestToolMiddlewarePanicIsAResult(t *testing.T) {
 		}
 	}
 }
+
+// TestRewrittenContentDropsStructured checks that the history keeps a
+// tool's structured output only while the text is the structured output's
+// own, so a middleware that redacts the text is not bypassed.
+func TestRewrittenContentDropsStructured(t *testing.T) {
+	type secret struct {
+		Token string `json:"token"`
+	}
+	leak := tool.New("leak", "Leak.", func(context.Context, struct{}) (secret, error) { return secret{Token: "hunter2"}, nil })
+	for _, redact := range []bool{false, true} {
+		reg := newRegistry(t, &tool.Scope{Name: "s", Tools: []tool.Interface{leak}})
+		if redact {
+			reg.Use(tool.OnResult(func(_ context.Context, _ tool.Call, res *tool.Result) { res.Content = "[redacted]" }))
+		}
+		model := agenttest.NewScript(respond(agenttest.Call("1", "leak", `{}`)), agent.Response{Text: "ok"})
+		history, err := agent.Run(t.Context(), model, reg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range history {
+			if m.Role != agent.RoleTool {
+				continue
+			}
+			if redact && m.Structured != nil {
+				t.Errorf("the redacted result kept its structured output %s", m.Structured)
+			}
+			if !redact && string(m.Structured) != `{"token":"hunter2"}` {
+				t.Errorf("Structured = %s, want the output", m.Structured)
+			}
+		}
+	}
+}

@@ -32,7 +32,10 @@ type Result struct {
 	// a named string type without MarshalJSON or MarshalText), a
 	// json.RawMessage as its bytes, parts (Part or []Part) as PartsText,
 	// any other output as JSON, and for an error result the text of
-	// ModelText. Middleware may rewrite it freely.
+	// ModelText. Middleware may rewrite it freely; one that redacts must
+	// clear or redact Structured and Parts too, which an MCP client receives
+	// as they are (the agent loop drops a Structured whose text was
+	// rewritten).
 	Content string `json:"content"`
 	// Parts is the rich content of a handler whose output is Part or
 	// []Part; nil otherwise. Clients that show images, audio and resources
