@@ -291,9 +291,9 @@ func TestCancel(t *testing.T) {
 
 func TestTimeout(t *testing.T) {
 	u := newUpstream(t)
-	c := u.connect(t, &mcpclient.Options{Timeout: 50 * time.Millisecond})
+	c := u.connect(t, &mcpclient.Options{Timeout: 500 * time.Millisecond})
 	res := call(t.Context(), find(t, c, "slow"), "slow", `{}`)
-	if terr, ok := errors.AsType[*tool.TimeoutError](res.Err); !ok || terr.Timeout != 50*time.Millisecond {
+	if terr, ok := errors.AsType[*tool.TimeoutError](res.Err); !ok || terr.Timeout != 500*time.Millisecond {
 		t.Errorf("a call past the timeout = %+v, want a *tool.TimeoutError", res)
 	}
 	select {

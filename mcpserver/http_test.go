@@ -132,6 +132,9 @@ func TestSessionFlood(t *testing.T) {
 		t.Fatalf("%d sessions still open %v after the flood", n, idle+10*time.Second)
 	}
 	client.CloseIdleConnections()
+	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > goroutines+10 && time.Now().Before(end); {
+		time.Sleep(50 * time.Millisecond) // connection goroutines end as their connections close
+	}
 	after := heapAlloc()
 	t.Logf("heap %d KiB and %d goroutines (%d before) once the sessions timed out", after>>10, runtime.NumGoroutine(), goroutines)
 	// The runtime keeps the descriptors of goroutines that have ended, for
@@ -223,8 +226,15 @@ func TestStatelessCancel(t *testing.T) {
 	srv := mcpserver.New(f.reg, nil)
 	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
+	go func() {
+		select { // f.waitStarted would call t.Fatal off the test's goroutine
+		case <-f.started:
+		case <-time.After(10 * time.Second):
+		}
+		cancel() // the client goes away while the call runs
+	}()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
 		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`))
 	if err != nil {

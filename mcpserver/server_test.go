@@ -35,11 +35,23 @@ type fixture struct {
 	reg       *tool.Registry
 	signedIn  atomic.Bool
 	cancelled chan error
+	started   chan struct{} // the slow tool began to wait
+}
+
+// waitStarted waits until the slow tool is waiting, so that a test cancels
+// a call that is running rather than one still on its way.
+func (f *fixture) waitStarted(t *testing.T) {
+	t.Helper()
+	select {
+	case <-f.started:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the slow tool did not start")
+	}
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{cancelled: make(chan error, 1)}
+	f := &fixture{cancelled: make(chan error, 1), started: make(chan struct{}, 1)}
 	greet := tool.New("greet", "Greet someone.", func(ctx context.Context, a greetArgs) (string, error) {
 		return "hello " + a.Name, nil
 	}, tool.WithTitle("Greeter"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
@@ -54,6 +66,10 @@ func newFixture(t *testing.T) *fixture {
 			tool.Progress(ctx, fmt.Sprintf("step %d", i+1))
 		}
 		if a.Wait {
+			select {
+			case f.started <- struct{}{}:
+			default:
+			}
 			select {
 			case <-ctx.Done():
 				f.cancelled <- ctx.Err()
@@ -260,7 +276,7 @@ func TestProgressAndCancellation(t *testing.T) {
 		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 1, "wait": true}})
 		errc <- err
 	}()
-	time.Sleep(100 * time.Millisecond)
+	f.waitStarted(t)
 	cancel()
 	select {
 	case err := <-f.cancelled:

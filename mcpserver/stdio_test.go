@@ -116,7 +116,7 @@ func TestStdioCancel(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(t.Context(), &mcpserver.StdioTransport{Reader: pr, Writer: &out}) }()
 	io.WriteString(pw, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`+"\n")
-	time.Sleep(100 * time.Millisecond)
+	f.waitStarted(t)
 	io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`+"\n"+`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
 	select {
 	case err := <-f.cancelled:

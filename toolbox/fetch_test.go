@@ -202,7 +202,8 @@ func TestFetchRefusals(t *testing.T) {
 			}
 		}
 	}))
-	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 300 * time.Millisecond}, srv))
+	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 10 * time.Second}, srv))
+	short := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 300 * time.Millisecond}, srv)) // for /slow alone
 	for _, tt := range []struct {
 		name    string
 		url     string
@@ -237,7 +238,11 @@ func TestFetchRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			before := other.hits.Load()
-			_, err := fetch(t, f, tt.url)
+			fetcher := f
+			if strings.HasSuffix(tt.url, "/slow") {
+				fetcher = short
+			}
+			_, err := fetch(t, fetcher, tt.url)
 			if tt.path != "" {
 				verr, ok := errors.AsType[*tool.ValidationError](err)
 				if !ok || len(verr.Issues) == 0 || verr.Issues[0].Path != tt.path {
