@@ -603,3 +603,37 @@ func (b *breakable) Connect(ctx context.Context) (mcp.Connection, error) {
 	b.conn = conn
 	return conn, err
 }
+
+// TestRichContent checks that a remote result's images and links reach the
+// hands result as parts, with their text rendering as Content.
+func TestRichContent(t *testing.T) {
+	u := newUpstream(t)
+	u.server.AddTool(&mcp.Tool{
+		Name:        "chart",
+		Description: "Draw a chart.",
+		InputSchema: json.RawMessage(`{"type":"object"}`),
+	}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "sales by month"},
+			&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")},
+			&mcp.ResourceLink{URI: "file:///r.csv", Name: "data"},
+		}}, nil
+	})
+	c := u.connect(t, nil)
+	res := call(t.Context(), find(t, c, "chart"), "chart", `{}`)
+	if res.IsError || len(res.Parts) != 3 {
+		t.Fatalf("chart = %+v, want three parts", res)
+	}
+	if p := res.Parts[1]; p.Kind != tool.PartImage || p.MIME != "image/png" || string(p.Data) != "\x89PNG" {
+		t.Errorf("the image part = %+v", p)
+	}
+	if p := res.Parts[2]; p.Kind != tool.PartLink || p.URI != "file:///r.csv" {
+		t.Errorf("the link part = %+v", p)
+	}
+	if res.Content != tool.PartsText(res.Parts) {
+		t.Errorf("Content = %q, want the parts' text", res.Content)
+	}
+	if res := call(t.Context(), find(t, c, "add"), "add", `{"a":1,"b":1}`); res.Parts != nil {
+		t.Errorf("a text result has parts %+v", res.Parts)
+	}
+}

@@ -67,7 +67,7 @@ func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event
 		for ev := range r.cur.Load().raw.Stream(ctx, call) {
 			if res := ev.Result; res != nil {
 				if out, ok := res.Output.(*output); ok {
-					res.Content, res.Structured, res.Output = out.text, out.structured, out.result
+					res.Content, res.Parts, res.Structured, res.Output = out.text, out.parts, out.structured, out.result
 				}
 			}
 			if !yield(ev) {
@@ -82,6 +82,7 @@ func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event
 type output struct {
 	result     *mcp.CallToolResult
 	text       string
+	parts      []tool.Part // nil when the result is text alone
 	structured json.RawMessage
 }
 
@@ -198,7 +199,11 @@ func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx contex
 			}
 			return nil, &CallError{Server: c.name, Tool: remoteName, Err: err}
 		}
-		out := &output{result: res, text: text(res)}
+		parts := partsOf(res)
+		out := &output{result: res, text: text(res), parts: parts}
+		if parts != nil {
+			out.text = tool.PartsText(parts)
+		}
 		if res.IsError {
 			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.text, Result: res}
 		}
@@ -219,6 +224,44 @@ func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx contex
 		}
 		return out, nil
 	}
+}
+
+// partsOf returns a result's content as tool parts, so that images, audio
+// and resources reach a client of hands as what they are; nil when the
+// result is text alone, whose Content says everything.
+func partsOf(res *mcp.CallToolResult) []tool.Part {
+	parts := make([]tool.Part, 0, len(res.Content))
+	textOnly := true
+	for _, c := range res.Content {
+		switch c := c.(type) {
+		case *mcp.TextContent:
+			parts = append(parts, tool.Text(c.Text))
+			continue
+		case *mcp.ImageContent:
+			parts = append(parts, tool.Image(c.MIMEType, c.Data))
+		case *mcp.AudioContent:
+			parts = append(parts, tool.Audio(c.MIMEType, c.Data))
+		case *mcp.ResourceLink:
+			parts = append(parts, tool.Link(c.URI, c.Name, c.MIMEType))
+		case *mcp.EmbeddedResource:
+			r := c.Resource
+			if r == nil {
+				continue
+			}
+			if r.Blob != nil {
+				parts = append(parts, tool.ResourceBlob(r.URI, r.MIMEType, r.Blob))
+			} else {
+				parts = append(parts, tool.Resource(r.URI, r.MIMEType, r.Text))
+			}
+		default:
+			continue
+		}
+		textOnly = false
+	}
+	if textOnly {
+		return nil
+	}
+	return parts
 }
 
 // text renders a result's content for a model: text as it is, and a line
