@@ -30,8 +30,10 @@
 //     tooltest.Portable): a remote schema a provider would reject is
 //     refused by the provider adapter like a local one, and
 //     Options.Dialects leaves such tools out at once.
-//   - A result's text content is Result.Content (other content is named on
-//     a line of its own), its structured content is Result.Structured when
+//   - A result of text alone is Result.Content; one with images, audio or
+//     resources has them in Result.Parts, as tool parts that an mcpserver
+//     sends on as content, and their text rendering (tool.PartsText) in
+//     Result.Content. Its structured content is Result.Structured when
 //     the tool has an output schema, and the whole *mcp.CallToolResult is
 //     Result.Output. Structured content that does not satisfy the tool's
 //     own output schema is an error result (a *CallError): what a program
