@@ -32,7 +32,7 @@ const (
 // Build parts with [Text], [Image], [Audio], [Resource], [ResourceBlob] and
 // [Link].
 type Part struct {
-	Kind PartKind `json:"kind"`
+	Kind PartKind `json:"kind"`               // what the part is, which says which fields hold it
 	Text string   `json:"text,omitempty"`     // PartText; a text resource's content
 	MIME string   `json:"mimeType,omitempty"` // the media type of Data, of a resource, or of what a link points to
 	Data []byte   `json:"data,omitempty"`     // the bytes of an image, audio, or a binary resource
