@@ -1,5 +1,3 @@
-// Package editdist measures how far apart two names are, to suggest the
-// name someone probably meant.
 package editdist
 
 // Distance is the Levenshtein distance between a and b, in bytes: the number

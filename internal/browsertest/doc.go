@@ -1,0 +1,3 @@
+// Package browsertest starts a headless Chromium for tests that drive a web
+// page with chromedp.
+package browsertest

@@ -1,0 +1,3 @@
+// Package golden compares test output with files under testdata/ and, with
+// the -update flag, rewrites them.
+package golden
