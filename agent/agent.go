@@ -43,6 +43,14 @@ type Message struct {
 	// never bypasses what the model was meant to read.
 	// Adapters send it where the provider accepts structured results.
 	Structured json.RawMessage `json:"structured,omitempty"`
+	// Parts is, on a tool message, the call's rich content
+	// (tool.Result.Parts): text, images, audio, resources and links, of
+	// which Text is the text rendering (tool.PartsText). It is nil when
+	// the tool returned none, and when Text is not the parts' rendering
+	// (middleware rewrote it), for the reason given for Structured.
+	// Adapters send the images where the provider accepts them in a tool
+	// result, and Text where it does not. In JSON, a part's data is base64.
+	Parts []tool.Part `json:"parts,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their

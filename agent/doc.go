@@ -25,7 +25,8 @@
 // keeps what the model sent verbatim: arguments that are not valid JSON
 // stay as they were (in JSON, as the string "rawArgs"); each tool message
 // holds the result's text and, next to it, its structured output
-// (Message.Structured); and everything a provider needs to continue —
+// (Message.Structured) and its images, audio, resources and links
+// (Message.Parts); and everything a provider needs to continue —
 // reasoning items, thinking blocks, thought signatures, its own call IDs —
 // is in the opaque, provider-tagged State of the assistant message and its
 // calls, so a run resumes in another process with a Model made anew.

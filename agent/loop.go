@@ -335,7 +335,11 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 		if string(structured) != r.res.Content {
 			structured = nil // middleware rewrote what the model reads: the structured output must not bypass it
 		}
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, IsError: r.res.IsError})
+		parts := r.res.Parts
+		if tool.PartsText(parts) != r.res.Content {
+			parts = nil // likewise for the images and resources
+		}
+		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError})
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.

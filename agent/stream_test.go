@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -344,6 +345,45 @@ func TestRewrittenContentDropsStructured(t *testing.T) {
 			}
 			if !redact && string(m.Structured) != `{"token":"hunter2"}` {
 				t.Errorf("Structured = %s, want the output", m.Structured)
+			}
+		}
+	}
+}
+
+// TestHistoryKeepsParts checks that a tool message holds the result's
+// parts, that they survive a JSON round trip, and that a middleware that
+// rewrites the text drops them, as it drops the structured output.
+func TestHistoryKeepsParts(t *testing.T) {
+	parts := []tool.Part{tool.Text("The chart:"), tool.Image("image/png", []byte("\x89PNG\r\n\x1a\n")), tool.Link("file:///r.pdf", "report", "")}
+	chart := tool.New("chart", "Draw a chart.", func(context.Context, struct{}) ([]tool.Part, error) { return parts, nil })
+	for _, redact := range []bool{false, true} {
+		reg := newRegistry(t, &tool.Scope{Name: "s", Tools: []tool.Interface{chart}})
+		if redact {
+			reg.Use(tool.OnResult(func(_ context.Context, _ tool.Call, res *tool.Result) { res.Content = "[redacted]" }))
+		}
+		model := agenttest.NewScript(respond(agenttest.Call("1", "chart", `{}`)), agent.Response{Text: "ok"})
+		history, err := agent.Run(t.Context(), model, reg, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := json.Marshal(history)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decoded agent.History
+		if err := json.Unmarshal(data, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range decoded {
+			if m.Role != agent.RoleTool {
+				continue
+			}
+			var want []tool.Part
+			if !redact {
+				want = parts
+			}
+			if !reflect.DeepEqual(m.Parts, want) {
+				t.Errorf("redact=%v: the tool message's Parts after a JSON round trip = %+v, want %+v", redact, m.Parts, want)
 			}
 		}
 	}

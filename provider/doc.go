@@ -20,6 +20,14 @@
 // what to change ([CheckTools]). A tool is never sent with part of its
 // schema left out, nor in a form the provider would answer with a 400.
 //
+// # Rich results
+//
+// A tool message may carry the result's parts (agent.Message.Parts) next
+// to its text. An adapter whose API takes images in a tool result sends
+// each image of a type it takes as an image, and the rest as text:
+// [ResultParts] splits the parts so, given a test such as [Images]. A
+// result with no such image goes as its text.
+//
 // # State
 //
 // What a provider needs back to continue a conversation — reasoning

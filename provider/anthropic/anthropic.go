@@ -3,6 +3,7 @@ package anthropic
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/tool"
 )
 
 // DefaultMaxTokens is the max_tokens of every request when
@@ -372,10 +374,7 @@ func messages(in []agent.Message) ([]sdk.MessageParam, error) {
 			}
 		case agent.RoleTool:
 			r = agent.RoleUser
-			res := &sdk.ToolResultBlockParam{ToolUseID: msg.CallID}
-			if msg.Text != "" { // the API rejects an empty text block
-				res.Content = []sdk.ToolResultBlockParamContentUnion{{OfText: &sdk.TextBlockParam{Text: msg.Text}}}
-			}
+			res := &sdk.ToolResultBlockParam{ToolUseID: msg.CallID, Content: resultContent(msg)}
 			if msg.IsError {
 				res.IsError = sdk.Bool(true)
 			}
@@ -423,4 +422,34 @@ func (m *Model) fail(err error) error {
 		err = &provider.Error{Provider: "anthropic", StatusCode: apiErr.StatusCode, Code: string(apiErr.Type()), Message: apiErr.Message, Err: apiErr}
 	}
 	return fmt.Errorf("anthropic: %s: %w", m.model, err)
+}
+
+// images are the media types of the images a tool_result may hold.
+var images = provider.Images("image/jpeg", "image/png", "image/gif", "image/webp")
+
+// resultContent returns the content of a tool message's tool_result: its
+// images as image blocks, and the rest of its parts as text blocks between
+// them; or, when it has no image the API takes, its text, as one text
+// block. An empty text block is left out, since the API rejects it.
+func resultContent(msg agent.Message) []sdk.ToolResultBlockParamContentUnion {
+	parts := provider.ResultParts(msg.Parts, images)
+	if parts == nil {
+		if msg.Text == "" {
+			return nil
+		}
+		parts = []tool.Part{tool.Text(msg.Text)}
+	}
+	content := make([]sdk.ToolResultBlockParamContentUnion, 0, len(parts))
+	for _, p := range parts {
+		if p.Kind == tool.PartImage {
+			src := sdk.ImageBlockParamSourceUnion{OfBase64: &sdk.Base64ImageSourceParam{
+				Data:      base64.StdEncoding.EncodeToString(p.Data),
+				MediaType: sdk.Base64ImageSourceMediaType(p.MIME),
+			}}
+			content = append(content, sdk.ToolResultBlockParamContentUnion{OfImage: &sdk.ImageBlockParam{Source: src}})
+			continue
+		}
+		content = append(content, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: p.Text}})
+	}
+	return content
 }

@@ -78,6 +78,17 @@ func TestGenerate(t *testing.T) {
 			recorded: "answer", want: answer,
 		},
 		{name: "empty_result", req: emptyResult(), recorded: "answer", want: answer},
+		{
+			// The PNG goes as an image block; the rest of the parts,
+			// the SVG included, as text blocks around it.
+			name: "parts_result", req: providertest.PartsTurn(callText, parisCall, atlantisCall, true),
+			recorded: "answer", want: answer,
+		},
+		{
+			// Without an image the API takes, the result is its text.
+			name: "parts_text", req: providertest.PartsTurn(callText, parisCall, atlantisCall, false),
+			recorded: "answer", want: answer,
+		},
 		{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
 		{name: "strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
 	} {

@@ -14,7 +14,12 @@
 // The system prompt is the request's system field. Each tool is sent with
 // its input_schema. An assistant message becomes a text block and one
 // tool_use block per call; a tool message becomes a tool_result block with
-// its tool_use_id, and with is_error set for a failed call. The API wants
+// its tool_use_id, and with is_error set for a failed call. Its content is
+// the message's text, or, when its parts (agent.Message.Parts) hold an
+// image in a type the API takes (JPEG, PNG, GIF, WebP), each such image as
+// a base64 image block, and the other parts — audio, resources, links,
+// images of other types — as the text lines of tool.PartsText between
+// them. The API wants
 // the roles to alternate, so consecutive messages of one role are joined:
 // the results of one turn's calls go back together in one user message, as
 // the API requires. The whole conversation is sent on every turn; a Model

@@ -24,7 +24,11 @@
 // every turn.
 //
 // A tool message with structured output (Message.Structured) goes back
-// with that JSON value as its output instead of the text.
+// with that JSON value as its output instead of the text. The PNG, JPEG
+// and WebP images among a tool message's parts (Message.Parts) go as
+// inline data in the functionResponse's parts, next to the output; the
+// other parts (audio, resources, links, images of other types) reach the
+// model as the text, in which every part has its line (tool.PartsText).
 //
 // # Call IDs and thought signatures
 //

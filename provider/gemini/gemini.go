@@ -345,7 +345,7 @@ func contents(msgs []agent.Message) ([]*genai.Content, error) {
 			if msg.IsError {
 				result = map[string]any{"error": msg.Text}
 			}
-			add(genai.RoleUser, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: apiIDs[msg.CallID], Name: tool, Response: result}})
+			add(genai.RoleUser, &genai.Part{FunctionResponse: &genai.FunctionResponse{ID: apiIDs[msg.CallID], Name: tool, Response: result, Parts: responseParts(msg)}})
 		default:
 			return nil, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
 		}
@@ -462,4 +462,25 @@ func (m *Model) fail(err error) error {
 		err = &provider.Error{Provider: "gemini", StatusCode: apiErr.Code, Code: apiErr.Status, Message: apiErr.Message, Err: apiErr}
 	}
 	return fmt.Errorf("gemini: %s: %w", m.model, err)
+}
+
+// images are the media types of the images a functionResponse may hold.
+var images = provider.Images("image/png", "image/jpeg", "image/webp")
+
+// responseParts returns the images of a tool message's parts
+// (agent.Message.Parts) that the API takes in a functionResponse, as
+// inline data; nil for a failed call. The rest of the parts reach the
+// model as the message's text, the response's output, in which each image
+// is a note such as "[image image/png, 5120 bytes]".
+func responseParts(msg agent.Message) []*genai.FunctionResponsePart {
+	if msg.IsError {
+		return nil
+	}
+	var parts []*genai.FunctionResponsePart
+	for _, p := range msg.Parts {
+		if images(p) {
+			parts = append(parts, &genai.FunctionResponsePart{InlineData: &genai.FunctionResponseBlob{MIMEType: p.MIME, Data: p.Data}})
+		}
+	}
+	return parts
 }

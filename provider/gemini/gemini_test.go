@@ -63,6 +63,13 @@ func TestGenerate(t *testing.T) {
 			name: "answer", req: providertest.SecondTurn("Checking both cities.", "toolu_1", "toolu_2"),
 			recorded: "answer", want: answer,
 		},
+		{
+			// The PNG goes as inline data of the functionResponse's parts;
+			// the output is the text, with a note of each part.
+			name: "parts_result", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", true),
+			recorded: "answer", want: answer,
+		},
+		{name: "parts_text", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", false), recorded: "answer", want: answer},
 		{name: "schemas", opts: gemini.Options{MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
 		{name: "json_schema", opts: gemini.Options{JSONSchema: true}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
 	} {

@@ -68,6 +68,15 @@
 // tool_call_id. Neither API has a flag for a failed call, so the text of a
 // tool message with IsError set is sent prefixed with "Error: ".
 //
+// On the Responses API, a tool message whose parts (agent.Message.Parts)
+// hold an image in a type the API takes (PNG, JPEG, WebP, GIF) has a list
+// as its output: each such image as an input_image with a base64 data URL,
+// and the other parts — audio, resources, links, images of other types —
+// as input_text with the text lines of tool.PartsText between them. A
+// chat's tool message takes text only, so it is always the message's
+// text, in which an image is a note such as "[image image/png, 5120
+// bytes]".
+//
 // # Strict tools
 //
 // Tools are sent with strict: true unless [Options.NonStrict] is set, so

@@ -65,6 +65,10 @@ func TestGenerate(t *testing.T) {
 		}{
 			{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: twoCalls},
 			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), recorded: "answer", want: answer},
+			// Responses: the PNG goes as an input_image, the rest of the
+			// parts as input_text around it; Chat: the text.
+			{name: "parts_result", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, true), recorded: "answer", want: answer},
+			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), recorded: "answer", want: answer},
 			{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
 			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
 		} {

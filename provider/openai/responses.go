@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/tool"
 )
 
 // name is the key of the adapter's part of an opaque state.
@@ -89,6 +91,9 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 		case agent.RoleTool:
 			out := responses.ResponseInputItemParamOfFunctionCallOutput(resultText(msg))
 			out.OfFunctionCallOutput.CallID = oai.String(msg.CallID)
+			if items := outputItems(msg); items != nil {
+				out.OfFunctionCallOutput.Output = responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfResponseFunctionCallOutputItemArray: items}
+			}
 			input = append(input, out)
 		default:
 			return params, fmt.Errorf("message %d: unknown role %q", i, msg.Role)
@@ -233,4 +238,33 @@ func fromResponse(r *responses.Response) (*agent.Response, error) {
 		ReasoningTokens:   u.OutputTokensDetails.ReasoningTokens,
 	}
 	return resp, nil
+}
+
+// images are the media types of the images a function_call_output may
+// hold.
+var images = provider.Images("image/png", "image/jpeg", "image/webp", "image/gif")
+
+// outputItems returns the output of a tool message's function_call_output
+// as a list, when its parts (agent.Message.Parts) hold an image the API
+// takes: each such image as an input_image with a data URL, and the other
+// parts as input_text between them. It returns nil for a message that
+// goes as its text: a failed call, or one without such an image.
+func outputItems(msg agent.Message) responses.ResponseFunctionCallOutputItemListParam {
+	if msg.IsError {
+		return nil
+	}
+	parts := provider.ResultParts(msg.Parts, images)
+	if parts == nil {
+		return nil
+	}
+	items := make(responses.ResponseFunctionCallOutputItemListParam, 0, len(parts))
+	for _, p := range parts {
+		if p.Kind == tool.PartImage {
+			url := "data:" + p.MIME + ";base64," + base64.StdEncoding.EncodeToString(p.Data)
+			items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputImage: &responses.ResponseInputImageContentParam{ImageURL: oai.String(url)}})
+			continue
+		}
+		items = append(items, responses.ResponseFunctionCallOutputItemUnionParam{OfInputText: &responses.ResponseInputTextContentParam{Text: p.Text}})
+	}
+	return items
 }

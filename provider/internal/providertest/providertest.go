@@ -50,6 +50,32 @@ func ExchangeCalls(text, parisID, atlantisID string) []agent.Message {
 	}
 }
 
+// Chart is the image in PartsTurn's result: the eight bytes that open
+// every PNG file, enough for a request to carry.
+var Chart = []byte("\x89PNG\r\n\x1a\n")
+
+// PartsTurn returns the exchange's second turn with a rich result for
+// Paris, as agent.Run records a tool whose output is parts: the report as
+// text, a PNG image (when png is true), an image in a type no provider
+// takes (SVG), audio, a text resource and a link, with their text
+// rendering as the message's Text.
+func PartsTurn(text, parisID, atlantisID string, png bool) *agent.Request {
+	req := SecondTurn(text, parisID, atlantisID)
+	parts := []tool.Part{tool.Text(agenttest.WeatherReport)}
+	if png {
+		parts = append(parts, tool.Image("image/png", Chart))
+	}
+	parts = append(parts,
+		tool.Image("image/svg+xml", []byte("<svg/>")),
+		tool.Audio("audio/wav", []byte("RIFF")),
+		tool.Resource("file:///paris/forecast.txt", "text/plain", "Rain tomorrow."),
+		tool.Link("https://example.com/paris", "forecast", "text/html"),
+	)
+	req.Messages[2].Text = tool.PartsText(parts)
+	req.Messages[2].Parts = parts
+	return req
+}
+
 // Calls returns the response of the exchange's first turn.
 func Calls(text, parisID, atlantisID string) *agent.Response {
 	return &agent.Response{Text: text, Calls: ExchangeCalls(text, parisID, atlantisID)[0].Calls}
