@@ -23,6 +23,7 @@ const (
 
 // A Message is one entry of a conversation.
 type Message struct {
+	// Role says who wrote the message.
 	Role Role `json:"role"`
 	// Text is the message's text: what the user or the model said, or the
 	// content of a tool's result.
@@ -63,8 +64,8 @@ type Message struct {
 
 // A ToolCall is a model's request to run a tool.
 type ToolCall struct {
-	ID   string
-	Name string
+	ID   string // unique in the conversation; the loop makes one when the model sends none
+	Name string // the tool the model asked for
 	// Args are the arguments as the model sent them, byte for byte, even
 	// when they are not valid JSON: such a call's validation error then
 	// reaches the model as its result. In JSON, valid arguments are the
@@ -133,8 +134,8 @@ type Request struct {
 
 // A Response is a model's answer on one turn: text, tool calls, or both.
 type Response struct {
-	Text  string
-	Calls []ToolCall
+	Text  string     // what the model said
+	Calls []ToolCall // the tools it asks to run, in order
 	// FinishReason says why the model stopped; empty when the model does
 	// not say. The loop treats FinishLength, FinishContentFilter and
 	// FinishRefusal as an *IncompleteError and FinishMalformedCall as a
@@ -207,6 +208,7 @@ func (u Usage) Add(v Usage) Usage {
 // A Model is what a model provider implements: one turn in, one response
 // out. Generate must not keep req after it returns.
 type Model interface {
+	// Generate answers one turn. It must not keep req after it returns.
 	Generate(ctx context.Context, req *Request) (*Response, error)
 }
 
