@@ -16,14 +16,24 @@ func TestAdd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = reg.Add(&tool.Scope{Name: "remote", Instructions: "Remote tools.", Tools: []tool.Interface{
+	err = reg.Add(&tool.Scope{Name: "remote", Tools: []tool.Interface{
 		rec.tool("list_notes"), rec.tool("Get-User"), badName{}, rec.tool("add_note"),
 	}})
 	if got := nameErrors(err); !slices.Equal(got, []string{"Get-User collides with get_user: local, remote", "bad name invalid: remote"}) {
 		t.Errorf("Add = %v; want the collision and the invalid name reported, in order", got)
 	}
+	if got, want := reg.EnabledNames(t.Context()), []string{"get_user"}; !slices.Equal(got, want) {
+		t.Errorf("EnabledNames after a failed Add = %v, want %v: it adds nothing", got, want)
+	}
+	if got := len(reg.Scopes()); got != 1 {
+		t.Errorf("Scopes after a failed Add has %d scopes, want 1", got)
+	}
+	err = reg.Add(&tool.Scope{Name: "remote", Instructions: "Remote tools.", Tools: []tool.Interface{rec.tool("list_notes"), rec.tool("add_note")}})
+	if err != nil {
+		t.Fatalf("Add = %v", err)
+	}
 	if got, want := reg.EnabledNames(t.Context()), []string{"get_user", "list_notes", "add_note"}; !slices.Equal(got, want) {
-		t.Errorf("EnabledNames after Add = %v, want %v: the tools the registry can take are added", got, want)
+		t.Errorf("EnabledNames after Add = %v, want %v", got, want)
 	}
 	if got := len(reg.Tools()); got != 3 {
 		t.Errorf("Tools after Add has %d tools, want 3", got)

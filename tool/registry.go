@@ -148,23 +148,25 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 // Add adds the scope s after the registry's scopes, with its tools, while
 // the registry is in use: calls under way are not disturbed, and listing
 // and calls that start after Add returns see the new tools. The names are
-// held to the rules of NewRegistry, against every tool the registry has;
-// a tool whose name is invalid or taken is left out, and reported as a
-// *NameError (joined with errors.Join when there are several), and the
-// other tools are added all the same. Add reads s.Tools once: to add more
-// tools later, add another scope (it may have the same name). A registry
-// has no way to remove a tool; a tool that should no longer be offered
-// reports itself disabled (Enabler).
+// held to the rules of NewRegistry, against every tool the registry has:
+// if one is invalid or taken, Add adds nothing and reports every such name
+// as a *NameError (joined with errors.Join when there are several). Add
+// reads s.Tools once: to add more tools later, add another scope (it may
+// have the same name). A registry has no way to remove a tool; a tool that
+// should no longer be offered reports itself disabled (Enabler).
 func (r *Registry) Add(s *Scope) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	ts, errs := r.set().with([]*Scope{s})
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
 	r.tools.Store(ts)
-	return errors.Join(errs...)
+	return nil
 }
 
-// with returns a copy of ts with scopes added, leaving out each tool whose
-// name is invalid or taken, and the errors that say why.
+// with returns a copy of ts with scopes added, and a *NameError for each
+// tool whose name is invalid or taken; such a tool is left out.
 func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 	n := &toolSet{
 		scopes:     slices.Clip(ts.scopes),
