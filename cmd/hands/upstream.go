@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 
@@ -96,23 +97,48 @@ func (u *upstreams) follow(ctx context.Context) {
 	for _, c := range u.clients {
 		var added []tool.Interface
 		for _, t := range c.Tools() {
-			if _, held := u.reg.Lookup(t.Name()); !held && !u.refused[t.Name()] {
-				added = append(added, t)
+			if held, ok := u.reg.Lookup(t.Name()); (!ok || held != t) && !u.refused[t.Name()] {
+				added = append(added, t) // new, or with the name of a tool served already
 			}
 		}
 		if len(added) == 0 {
 			continue
 		}
-		if err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added}); err != nil {
+		for len(added) > 0 {
+			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added})
+			if err == nil {
+				break
+			}
+			// The registry adds all or nothing: the others go in without
+			// the tools it refused.
 			fmt.Fprintln(u.stderr, "hands: not serving a tool an upstream added:", err)
-			for _, t := range added {
-				if _, held := u.reg.Lookup(t.Name()); !held {
-					u.refused[t.Name()] = true
-				}
+			for _, name := range refusedNames(err) {
+				u.refused[name] = true
+			}
+			n := len(added)
+			added = slices.DeleteFunc(added, func(t tool.Interface) bool { return u.refused[t.Name()] })
+			if len(added) == n {
+				break // not a name the registry refused; not expected
 			}
 		}
 	}
 	u.srv.Sync(ctx)
+}
+
+// refusedNames returns the names of the *tool.NameErrors in err, which
+// Registry.Add joins.
+func refusedNames(err error) []string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var names []string
+	for _, e := range errs {
+		if ne, ok := errors.AsType[*tool.NameError](e); ok {
+			names = append(names, ne.Name)
+		}
+	}
+	return names
 }
 
 // close ends every upstream session at once: a server that ignores the end

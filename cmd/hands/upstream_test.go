@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -61,6 +63,10 @@ func TestUpstreamServer(t *testing.T) {
 				json.Unmarshal(req.Params.Arguments, &in)
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToLower(in.Text)}}}, nil
 			})
+			s.AddTool(&mcp.Tool{Name: "host_file", Description: "Collide with a bundled tool.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "upstream"}}}, nil
+				})
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
 		})
 	s.AddTool(&mcp.Tool{Name: "reshape", Description: "Let shout take times.", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -117,7 +123,8 @@ func TestServeUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no startup line: %v", err)
 	}
-	go io.Copy(io.Discard, stderrR)
+	var stderr lockedBuffer
+	go io.Copy(&stderr, stderrR)
 	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
 	if m == nil || !strings.Contains(line, "host_file, fetch_markdown, calls, count, grow, reshape, retire, shout") {
 		t.Fatalf("startup line %q does not name the bundled and the upstream tools", line)
@@ -216,6 +223,17 @@ func TestServeUpstream(t *testing.T) {
 	if text, isErr := callText("whisper", map[string]any{"text": "HI"}); isErr || text != "hi" {
 		t.Errorf("whisper = %q, isError %v", text, isErr)
 	}
+	// The upstream's host_file, added with whisper, is named on stderr and
+	// not served: host_file is still the bundled tool.
+	for i := 0; !strings.Contains(stderr.String(), `"host_file" is used twice`); i++ {
+		if i == 100 {
+			t.Fatalf("stderr does not say the upstream's host_file is not served:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if text, _ := callText("host_file", map[string]any{}); text == "upstream" {
+		t.Error("host_file reached the upstream's tool of that name")
+	}
 
 	if text, isErr := callText("reshape", nil); isErr || text != "reshaped" {
 		t.Fatalf("reshape = %q", text)
@@ -256,4 +274,23 @@ func TestServeUpstream(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that one goroutine may write while
+// another reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
