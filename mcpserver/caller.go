@@ -166,7 +166,9 @@ func (s *Server) sync(ctx context.Context, specs bool) {
 			break
 		}
 	}
-	s.register(tools)
+	for _, r := range tools {
+		s.registerLive(ctx, r)
+	}
 }
 
 // listChanged is a sending middleware that sends

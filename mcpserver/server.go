@@ -39,6 +39,7 @@ type Server struct {
 
 	regMu      sync.Mutex              // one registration at a time
 	registered map[string]registration // by name: every tool registered with the SDK server, as it was
+	refused    map[string]string       // by name: the spec, in JSON, that the SDK refused last, not tried again
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionList // the sessions that listed tools
@@ -65,7 +66,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
+	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, refused: map[string]string{}, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
@@ -74,7 +75,9 @@ func New(reg *tool.Registry, opts *Options) *Server {
 			Logging: &mcp.LoggingCapabilities{}, // see Log
 		},
 	})
-	s.register(s.pending(context.Background(), true))
+	for _, r := range s.pending(context.Background(), true) {
+		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
+	}
 	s.mcp.AddReceivingMiddleware(s.perCaller)
 	s.mcp.AddSendingMiddleware(s.listChanged)
 	return s
@@ -115,7 +118,7 @@ func (s *Server) pending(ctx context.Context, specs bool) []registration {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
 			continue
 		}
-		if ok && old.def == string(def) {
+		if (ok && old.def == string(def)) || s.refused[mt.Name] == string(def) {
 			continue
 		}
 		out = append(out, registration{tool: mt, def: string(def)})
@@ -123,21 +126,24 @@ func (s *Server) pending(ctx context.Context, specs bool) []registration {
 	return out
 }
 
-// register registers tools with the SDK server, replacing those of the same
-// names. A tool the SDK refuses (it panics) is logged and left as it was.
-// Hold regMu.
-func (s *Server) register(tools []registration) {
-	for _, r := range tools {
-		func() {
-			defer func() {
-				if v := recover(); v != nil {
-					s.logger.Error("mcpserver: the SDK refused a tool", "tool", r.tool.Name, "panic", fmt.Sprint(v))
-				}
-			}()
-			s.mcp.AddTool(r.tool, s.handler())
-			s.registered[r.tool.Name] = r
-		}()
-	}
+// register registers a tool with the SDK server, replacing one of the same
+// name. Hold regMu.
+func (s *Server) register(r registration) {
+	s.mcp.AddTool(r.tool, s.handler())
+	s.registered[r.tool.Name] = r
+}
+
+// registerLive is register for a server in use: a tool the SDK refuses (it
+// panics on an input schema that is not an object) is logged, once for
+// each spec, and left as it was. Hold regMu.
+func (s *Server) registerLive(ctx context.Context, r registration) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.ErrorContext(ctx, "mcpserver: the SDK refused a tool's spec; the tool is served as it was, if at all", "tool", r.tool.Name, "panic", fmt.Sprint(v))
+			s.refused[r.tool.Name] = r.def
+		}
+	}()
+	s.register(r)
 }
 
 // MCP returns the underlying SDK server, for what this package does not

@@ -8,22 +8,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// changing is a tool whose description changes when told, as a remote
-// tool's does when its server changes it.
+// changing is a tool whose description and input schema change when told,
+// as a remote tool's do when its server changes it.
 type changing struct {
 	tool.Interface
-	desc atomic.Pointer[string]
+	desc   atomic.Pointer[string]
+	schema atomic.Pointer[jsonschema.Schema]
 }
 
 func (c *changing) Spec() tool.Spec {
 	spec := c.Interface.Spec()
 	if d := c.desc.Load(); d != nil {
 		spec.Description = *d
+	}
+	if s := c.schema.Load(); s != nil {
+		spec.InputSchema = s
 	}
 	return spec
 }
@@ -95,5 +100,12 @@ func TestSyncFollowsRegistry(t *testing.T) {
 	told("a spec changed")
 	if got := listed()["echo"].Description; got != desc {
 		t.Errorf("tools/list after the spec changed describes echo as %q, want %q", got, desc)
+	}
+
+	// A spec the SDK refuses leaves the tool as it was listed.
+	echo.schema.Store(&jsonschema.Schema{Type: "string"})
+	srv.Sync(t.Context())
+	if got := listed()["echo"].Description; got != desc {
+		t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
 	}
 }
