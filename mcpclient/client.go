@@ -68,7 +68,7 @@ type Options struct {
 // A Change says which of a client's tools changed when the server's list
 // did, by the names a model calls them.
 type Change struct {
-	Added   []string // tools offered now and not before; a registry built earlier does not hold them
+	Added   []string // tools offered now and not before; a registry built earlier holds them once given them (tool.Registry.Add)
 	Updated []string // tools whose definition changed; their Spec and validation follow it
 	Removed []string // tools the server no longer lists; they are disabled
 }

@@ -62,20 +62,20 @@
 // On notifications/tools/list_changed the client lists the tools again,
 // on a goroutine of its own that Close ends, and calls Options.OnChange
 // with what changed. Each name is one tool for the life of the client, so
-// a registry built on Client.Tools follows the server as far as its
-// membership allows:
+// a registry built on Client.Tools follows the server:
 //
 //   - a tool the server changed keeps its identity, and its Spec and
 //     validation are the new ones at once;
 //   - a tool the server removed is disabled (tool.Enabler): a registry no
 //     longer lists it and answers its calls with a *tool.DisabledToolError;
 //     if the server lists it again, it is enabled again;
-//   - a tool the server added is in Client.Tools from then on, and reaches
-//     a registry built after the change (a registry's tools are fixed when
-//     it is built).
+//   - a tool the server added is in Client.Tools from then on; a registry
+//     built earlier takes it with tool.Registry.Add, in OnChange.
 //
-// An mcpserver.Server re-serving the tools calls Sync in OnChange, so that
-// the sessions whose list lost a tool are sent
-// notifications/tools/list_changed; see the MCP client section of
-// docs/DESIGN.md for what such a gateway does not yet follow.
+// A program that re-serves the tools with an mcpserver.Server, as hands
+// serve --upstream does, adds to its registry in OnChange the tools of
+// Client.Tools it does not hold (Change.Added names them) and calls the
+// server's Sync: its sessions are then sent
+// notifications/tools/list_changed and list the added tools, the changed
+// ones with their new specs, and no longer the removed ones.
 package mcpclient

@@ -104,12 +104,22 @@ func (s *Server) remember(ss *mcp.ServerSession, l *sessionList) {
 	s.pruneAt = 2*len(s.sessions) + 64
 }
 
-// Sync evaluates the enabled predicates for every session that has listed
-// tools, each with its own Caller, and sends notifications/tools/list_changed
-// to those whose list changed. The server calls it after every tools/call;
-// call it when anything else that predicates read changes. Sessions that
-// have ended are forgotten.
-func (s *Server) Sync(ctx context.Context) {
+// Sync makes the server follow its registry and sends
+// notifications/tools/list_changed to the sessions whose list changed. It
+// registers the tools added to the registry (Registry.Add) and registers
+// again each tool whose Spec changed, so that tools/list shows its spec now
+// (name, description, schemas, annotations); then it evaluates the enabled
+// predicates for every session that has listed tools, each with its own
+// Caller. A session is told when the names it would be listed changed, or
+// when a tool among them changed. The server itself runs Sync, without
+// comparing specs, after every tools/call; call it when anything else that
+// predicates read changes, and after adding tools to the registry or
+// changing a tool's spec. Sessions that have ended are forgotten.
+func (s *Server) Sync(ctx context.Context) { s.sync(ctx, true) }
+
+// sync is Sync; specs says whether to compare the specs of the tools
+// already registered, which builds every spec.
+func (s *Server) sync(ctx context.Context, specs bool) {
 	live := map[*mcp.ServerSession]bool{}
 	for ss := range s.mcp.Sessions() {
 		live[ss] = true
@@ -125,25 +135,39 @@ func (s *Server) Sync(ctx context.Context) {
 	}
 	s.mu.Unlock()
 	ctx = context.WithoutCancel(ctx)
-	changed := false
+	enabled := make(map[*sessionList][]string, len(lists))
 	for _, l := range lists {
 		// Predicates see this session's caller, and no other request.
-		names := s.reg.EnabledNames(context.WithValue(context.WithValue(ctx, requestKey{}, nil), callerKey{}, l.caller))
-		s.mu.Lock()
-		if !slices.Equal(names, l.names) {
+		enabled[l] = s.reg.EnabledNames(context.WithValue(context.WithValue(ctx, requestKey{}, nil), callerKey{}, l.caller))
+	}
+
+	// The sessions are marked before the SDK server changes, since its
+	// list_changed goes out once it has (a few milliseconds later), and
+	// listChanged lets it through only to the sessions marked.
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	tools := s.pending(ctx, specs)
+	changed := false
+	s.mu.Lock()
+	for l, names := range enabled {
+		if !slices.Equal(names, l.names) || slices.ContainsFunc(tools, func(r registration) bool {
+			_, ok := s.registered[r.tool.Name]
+			return ok && slices.Contains(names, r.tool.Name)
+		}) {
 			l.names, l.changed, changed = names, true, true
 		}
-		s.mu.Unlock()
 	}
-	if changed && len(s.names) > 0 {
-		// The SDK sends list_changed to every session when its tools
-		// change; registering a tool again is such a change, and
-		// listChanged lets the notification through only to the sessions
-		// marked above.
-		name := s.names[0]
-		t, _ := s.reg.Lookup(name)
-		spec := t.Spec()
-		s.mcp.AddTool(mcpTool(spec), s.handler(spec))
+	s.mu.Unlock()
+	if changed && len(tools) == 0 {
+		// Registering a tool again is how the SDK server is made to send
+		// list_changed.
+		for _, r := range s.registered {
+			tools = append(tools, r)
+			break
+		}
+	}
+	for _, r := range tools {
+		s.registerLive(ctx, r)
 	}
 }
 

@@ -63,8 +63,8 @@
 //
 // # Per-caller tool lists
 //
-// Every tool of the registry is registered with the SDK server once; what
-// a client sees is decided per request. tools/list lists the tools whose
+// Every tool of the registry is registered with the SDK server; what a
+// client sees is decided per request. tools/list lists the tools whose
 // enabled predicates hold for the caller, and a tools/call of a tool not
 // enabled for the caller is a JSON-RPC invalid-params error, as for a name
 // the server does not know. A predicate reads who is calling with
@@ -75,6 +75,12 @@
 // notifications/tools/list_changed to the sessions whose list changed, and
 // to no other. In stateless HTTP mode there are no sessions to notify;
 // clients list tools again on their next request.
+//
+// The server follows its registry as it changes. Sync registers the tools
+// added since (tool.Registry.Add) and registers again each tool whose Spec
+// changed, so tools/list shows the spec as it is now, and tells the
+// sessions whose list gained a tool or holds one that changed. A tool that
+// reports itself disabled is no longer listed, as for any predicate.
 //
 // # The playground
 //

@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -36,7 +37,9 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	names []string // every tool of the registry, all registered with the SDK server
+	regMu      sync.Mutex              // one registration at a time
+	registered map[string]registration // by name: every tool registered with the SDK server, as it was
+	refused    map[string]string       // by name: the spec, in JSON, that the SDK refused last, not tried again
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionList // the sessions that listed tools
@@ -63,7 +66,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
+	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, refused: map[string]string{}, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
@@ -72,12 +75,8 @@ func New(reg *tool.Registry, opts *Options) *Server {
 			Logging: &mcp.LoggingCapabilities{}, // see Log
 		},
 	})
-	for _, sc := range reg.Scopes() {
-		for _, t := range sc.Tools {
-			spec := t.Spec()
-			s.mcp.AddTool(mcpTool(spec), s.handler(spec))
-			s.names = append(s.names, spec.Name)
-		}
+	for _, r := range s.pending(context.Background(), true) {
+		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
 	}
 	s.mcp.AddReceivingMiddleware(s.perCaller)
 	s.mcp.AddSendingMiddleware(s.listChanged)
@@ -95,6 +94,56 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 		reg.SetLogger(opts.Logger)
 	}
 	return New(reg, opts), nil
+}
+
+// A registration is a tool as it was registered with the SDK server.
+type registration struct {
+	tool *mcp.Tool
+	def  string // tool in JSON, to compare with the tool's spec now
+}
+
+// pending returns the registry's tools that the SDK server does not have
+// yet and, with specs, those whose spec changed since they were
+// registered. Hold regMu.
+func (s *Server) pending(ctx context.Context, specs bool) []registration {
+	var out []registration
+	for _, t := range s.reg.Tools() {
+		old, ok := s.registered[t.Name()]
+		if ok && !specs {
+			continue
+		}
+		mt := mcpTool(t.Spec())
+		def, err := json.Marshal(mt)
+		if err != nil {
+			s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
+			continue
+		}
+		if (ok && old.def == string(def)) || s.refused[mt.Name] == string(def) {
+			continue
+		}
+		out = append(out, registration{tool: mt, def: string(def)})
+	}
+	return out
+}
+
+// register registers a tool with the SDK server, replacing one of the same
+// name. Hold regMu.
+func (s *Server) register(r registration) {
+	s.mcp.AddTool(r.tool, s.handler())
+	s.registered[r.tool.Name] = r
+}
+
+// registerLive is register for a server in use: a tool the SDK refuses (it
+// panics on an input schema that is not an object) is logged, once for
+// each spec, and left as it was. Hold regMu.
+func (s *Server) registerLive(ctx context.Context, r registration) {
+	defer func() {
+		if v := recover(); v != nil {
+			s.logger.ErrorContext(ctx, "mcpserver: the SDK refused a tool's spec; the tool is served as it was, if at all", "tool", r.tool.Name, "panic", fmt.Sprint(v))
+			s.refused[r.tool.Name] = r.def
+		}
+	}()
+	s.register(r)
 }
 
 // MCP returns the underlying SDK server, for what this package does not
@@ -147,7 +196,7 @@ func RequestFrom(ctx context.Context) (*mcp.CallToolRequest, bool) {
 }
 
 // handler runs one tools/call through the registry.
-func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
+func (s *Server) handler() mcp.ToolHandler {
 	return func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		ctx = context.WithValue(ctx, requestKey{}, req)
 		if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
@@ -196,7 +245,7 @@ func (s *Server) handler(spec tool.Spec) mcp.ToolHandler {
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
 		}
-		s.Sync(ctx)
+		s.sync(ctx, false)
 		return result, nil
 	}
 }
@@ -241,7 +290,9 @@ func (s *Server) Run(ctx context.Context, transport mcp.Transport) error {
 
 // String describes the server, for logs.
 func (s *Server) String() string {
-	return "mcpserver with " + strconv.Itoa(len(s.names)) + " tools"
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	return "mcpserver with " + strconv.Itoa(len(s.registered)) + " tools"
 }
 
 var _ fmt.Stringer = (*Server)(nil)

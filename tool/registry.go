@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"maps"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -51,7 +52,7 @@ type Instruction struct {
 	Placement Placement // where they go
 }
 
-// Errors that NewRegistry wraps in a *NameError.
+// Errors that NewRegistry and Registry.Add wrap in a *NameError.
 var (
 	// ErrInvalidName reports a tool name outside ^[a-zA-Z0-9_-]{1,64}$.
 	ErrInvalidName = errors.New("tool: invalid tool name")
@@ -86,18 +87,36 @@ func (e *NameError) Unwrap() error { return e.Err }
 
 // A Registry holds the tools a model may call, grouped in scopes, and runs
 // calls to them through its middleware. The zero Registry has no tools and
-// is ready to use. A Registry is safe for concurrent use.
+// is ready to use. A Registry is safe for concurrent use: Add may run while
+// tools are listed and called.
 type Registry struct {
-	scopes  []*Scope
-	entries []entry
-	byName  map[string]int // index into entries
+	tools atomic.Pointer[toolSet] // replaced, never changed, by Add
 
-	scopeState map[*Scope]*predicateState
-
-	mu         sync.Mutex // guards middleware and logger changes
+	mu         sync.Mutex // guards Add, middleware and logger changes
 	middleware []Middleware
 	chain      atomic.Pointer[Handler]
 	logger     atomic.Pointer[slog.Logger]
+}
+
+// A toolSet is what a registry holds at one time. It is never changed once
+// published: Add builds a new one, so listing and dispatch read it without
+// a lock.
+type toolSet struct {
+	scopes     []*Scope
+	entries    []entry
+	byName     map[string]int // index into entries
+	keys       map[string]int // collision key → index into entries
+	scopeState map[*Scope]*predicateState
+}
+
+var noTools = &toolSet{}
+
+// set returns the tools the registry holds now.
+func (r *Registry) set() *toolSet {
+	if ts := r.tools.Load(); ts != nil {
+		return ts
+	}
+	return noTools
 }
 
 type entry struct {
@@ -117,11 +136,54 @@ type predicateState struct{ panicking atomic.Bool }
 // in one scope or across scopes, as a *NameError (joined with errors.Join
 // when there are several).
 func NewRegistry(scopes ...*Scope) (*Registry, error) {
-	r := &Registry{scopes: scopes, byName: map[string]int{}, scopeState: map[*Scope]*predicateState{}}
+	ts, errs := noTools.with(scopes)
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	r := &Registry{}
+	r.tools.Store(ts)
+	return r, nil
+}
+
+// Add adds the scope s after the registry's scopes, with its tools, while
+// the registry is in use: calls under way are not disturbed, and listing
+// and calls that start after Add returns see the new tools. The names are
+// held to the rules of NewRegistry, against every tool the registry has:
+// if one is invalid or taken, Add adds nothing and reports every such name
+// as a *NameError (joined with errors.Join when there are several). Add
+// reads s.Tools once: to add more tools later, add another scope (it may
+// have the same name). A registry has no way to remove a tool; a tool that
+// should no longer be offered reports itself disabled (Enabler).
+func (r *Registry) Add(s *Scope) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts, errs := r.set().with([]*Scope{s})
+	if len(errs) > 0 {
+		return errors.Join(errs...)
+	}
+	r.tools.Store(ts)
+	return nil
+}
+
+// with returns a copy of ts with scopes added, and a *NameError for each
+// tool whose name is invalid or taken; such a tool is left out.
+func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
+	n := &toolSet{
+		scopes:     slices.Clip(ts.scopes),
+		entries:    slices.Clip(ts.entries),
+		byName:     maps.Clone(ts.byName),
+		keys:       maps.Clone(ts.keys),
+		scopeState: maps.Clone(ts.scopeState),
+	}
+	if n.byName == nil {
+		n.byName, n.keys, n.scopeState = map[string]int{}, map[string]int{}, map[*Scope]*predicateState{}
+	}
 	var errs []error
-	keys := map[string]int{} // collision key → index into entries
 	for _, s := range scopes {
-		r.scopeState[s] = &predicateState{}
+		if n.scopeState[s] == nil {
+			n.scopes = append(n.scopes, s)
+			n.scopeState[s] = &predicateState{}
+		}
 		for _, t := range s.Tools {
 			name := t.Name()
 			if err := CheckName(name); err != nil {
@@ -129,21 +191,18 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 				continue
 			}
 			key := collisionKey(name)
-			if i, dup := keys[key]; dup {
-				prev := r.entries[i]
+			if i, dup := n.keys[key]; dup {
+				prev := n.entries[i]
 				errs = append(errs, &NameError{Name: name, Other: prev.name, Scopes: []string{prev.scope.Name, s.Name}, Err: ErrDuplicateName})
 				continue
 			}
-			keys[key] = len(r.entries)
-			r.byName[name] = len(r.entries)
+			n.keys[key] = len(n.entries)
+			n.byName[name] = len(n.entries)
 			enabler, _ := t.(Enabler)
-			r.entries = append(r.entries, entry{tool: t, enabler: enabler, scope: s, name: name, state: &predicateState{}})
+			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, name: name, state: &predicateState{}})
 		}
 	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	return r, nil
+	return n, errs
 }
 
 func collisionKey(name string) string {
@@ -163,22 +222,35 @@ func (r *Registry) log() *slog.Logger {
 }
 
 // Scopes returns the registry's scopes, in order.
-func (r *Registry) Scopes() []*Scope { return slices.Clone(r.scopes) }
+func (r *Registry) Scopes() []*Scope { return slices.Clone(r.set().scopes) }
+
+// Tools returns every tool of the registry, enabled or not, in scope order
+// and then in the order of each scope's Tools, as Specs lists them.
+func (r *Registry) Tools() []Interface {
+	ts := r.set()
+	tools := make([]Interface, len(ts.entries))
+	for i, e := range ts.entries {
+		tools[i] = e.tool
+	}
+	return tools
+}
 
 // Lookup returns the tool named name, enabled or not.
 func (r *Registry) Lookup(name string) (Interface, bool) {
-	i, ok := r.byName[name]
+	ts := r.set()
+	i, ok := ts.byName[name]
 	if !ok {
 		return nil, false
 	}
-	return r.entries[i].tool, true
+	return ts.entries[i].tool, true
 }
 
 // Specs returns the specs of the tools enabled now, in scope order and then
 // in the order of each scope's Tools.
 func (r *Registry) Specs(ctx context.Context) []Spec {
-	specs := make([]Spec, 0, len(r.entries))
-	for _, e := range r.enabledEntries(ctx) {
+	entries := r.enabledEntries(ctx, r.set())
+	specs := make([]Spec, 0, len(entries))
+	for _, e := range entries {
 		specs = append(specs, e.tool.Spec())
 	}
 	return specs
@@ -188,8 +260,9 @@ func (r *Registry) Specs(ctx context.Context) []Spec {
 // order.
 func (r *Registry) Instructions(ctx context.Context) []Instruction {
 	var out []Instruction
-	for _, s := range r.scopes {
-		if s.Instructions != "" && r.scopeEnabled(ctx, s) {
+	ts := r.set()
+	for _, s := range ts.scopes {
+		if s.Instructions != "" && r.scopeEnabled(ctx, ts, s) {
 			out = append(out, Instruction{Scope: s.Name, Text: s.Instructions, Placement: s.Placement})
 		}
 	}
@@ -197,13 +270,13 @@ func (r *Registry) Instructions(ctx context.Context) []Instruction {
 }
 
 // enabledEntries evaluates every predicate once.
-func (r *Registry) enabledEntries(ctx context.Context) []entry {
+func (r *Registry) enabledEntries(ctx context.Context, ts *toolSet) []entry {
 	var out []entry
 	scopeOK := map[*Scope]bool{}
-	for _, e := range r.entries {
+	for _, e := range ts.entries {
 		ok, seen := scopeOK[e.scope]
 		if !seen {
-			ok = r.scopeEnabled(ctx, e.scope)
+			ok = r.scopeEnabled(ctx, ts, e.scope)
 			scopeOK[e.scope] = ok
 		}
 		if ok && r.toolEnabled(ctx, e) {
@@ -213,11 +286,11 @@ func (r *Registry) enabledEntries(ctx context.Context) []entry {
 	return out
 }
 
-func (r *Registry) scopeEnabled(ctx context.Context, s *Scope) bool {
+func (r *Registry) scopeEnabled(ctx context.Context, ts *toolSet, s *Scope) bool {
 	if s.Enabled == nil {
 		return true
 	}
-	return r.safely(ctx, r.scopeState[s], "scope", s.Name, s.Enabled)
+	return r.safely(ctx, ts.scopeState[s], "scope", s.Name, s.Enabled)
 }
 
 func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
@@ -228,8 +301,8 @@ func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
 }
 
 // safely evaluates a predicate, counting a panic as false. The first panic
-// of a run of them is logged; st, nil for a scope the registry was not
-// built with, remembers the run.
+// of a run of them is logged; st remembers the run; it is nil only for a scope
+// the registry does not hold.
 func (r *Registry) safely(ctx context.Context, st *predicateState, kind, name string, pred func(context.Context) bool) (ok bool) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -250,7 +323,7 @@ func (r *Registry) safely(ctx context.Context, st *predicateState, kind, name st
 // EnabledNames returns the names of the tools enabled now, in the order of
 // Specs, without building their specs.
 func (r *Registry) EnabledNames(ctx context.Context) []string {
-	entries := r.enabledEntries(ctx)
+	entries := r.enabledEntries(ctx, r.set())
 	names := make([]string, len(entries))
 	for i, e := range entries {
 		names[i] = e.name
@@ -281,12 +354,13 @@ func (r *Registry) handler() Handler {
 // dispatch is the innermost handler: it finds the tool, checks that it is
 // enabled, and streams the call.
 func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
-	i, ok := r.byName[call.Name]
+	ts := r.set()
+	i, ok := ts.byName[call.Name]
 	if !ok {
 		return single(r.unknown(ctx, call))
 	}
-	e := r.entries[i]
-	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {
+	e := ts.entries[i]
+	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
 		return single(disabled(call))
 	}
 	return e.tool.Stream(ctx, call)
@@ -390,12 +464,13 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if r.chain.Load() != nil {
 		return drain(ctx, r, call)
 	}
-	i, ok := r.byName[call.Name]
+	ts := r.set()
+	i, ok := ts.byName[call.Name]
 	if !ok {
 		return r.unknown(ctx, call)
 	}
-	e := r.entries[i]
-	if !r.scopeEnabled(ctx, e.scope) || !r.toolEnabled(ctx, e) {
+	e := ts.entries[i]
+	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
 		return disabled(call)
 	}
 	if t, ok := e.tool.(runner); ok {

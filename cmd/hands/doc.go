@@ -30,7 +30,8 @@
 // MCP servers: it starts each command (or connects to an http(s) URL) and
 // serves its tools beside the bundled ones, each call checked against the
 // tool's input schema by hands, under its limits, timeout and --token,
-// before it is passed on (see package mcpclient).
+// before it is passed on (see package mcpclient). The tools served follow
+// each upstream's list as it changes, without a restart.
 //
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,

@@ -208,7 +208,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		reg.Use(otelhands.Tools(nil))
 	}
 	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	ups.server.Store(srv)
+	ups.serve(ctx, reg, srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 
 	if ln == nil {

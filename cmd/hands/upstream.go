@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/mcpserver"
@@ -18,8 +18,13 @@ import (
 
 // upstreams are the MCP servers whose tools serve passes on (--upstream).
 type upstreams struct {
+	stderr io.Writer
+
+	mu      sync.Mutex // guards what follows
 	clients []*mcpclient.Client
-	server  atomic.Pointer[mcpserver.Server] // told of changes once it exists
+	reg     *tool.Registry    // serves the upstreams' tools, once serve has run
+	srv     *mcpserver.Server // serves reg
+	refused map[string]bool   // tools reg could not take, named on stderr once
 }
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
@@ -27,7 +32,7 @@ type upstreams struct {
 // error on stderr. Tools an upstream offers that hands cannot are named on
 // stderr.
 func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*upstreams, error) {
-	u := &upstreams{}
+	u := &upstreams{stderr: stderr, refused: map[string]bool{}}
 	for _, spec := range specs {
 		var transport mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
@@ -38,7 +43,7 @@ func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*u
 			cmd.Stderr = stderr
 			transport = &mcp.CommandTransport{Command: cmd}
 		}
-		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed(stderr)})
+		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
@@ -46,13 +51,17 @@ func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*u
 		for _, err := range c.Refused() {
 			fmt.Fprintln(stderr, "hands:", err)
 		}
+		u.mu.Lock()
 		u.clients = append(u.clients, c)
+		u.mu.Unlock()
 	}
 	return u, nil
 }
 
 // scopes returns one scope per upstream, named after its server.
 func (u *upstreams) scopes() []*tool.Scope {
+	u.mu.Lock()
+	defer u.mu.Unlock()
 	var scopes []*tool.Scope
 	for _, c := range u.clients {
 		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: c.Tools()})
@@ -60,18 +69,76 @@ func (u *upstreams) scopes() []*tool.Scope {
 	return scopes
 }
 
-// changed returns the OnChange of an upstream: the server's sessions are
-// told of removed and changed tools; added ones wait for a restart, since
-// a registry's tools are fixed when it is built.
-func (u *upstreams) changed(stderr io.Writer) func(context.Context, mcpclient.Change) {
-	return func(ctx context.Context, ch mcpclient.Change) {
-		if len(ch.Added) > 0 {
-			fmt.Fprintf(stderr, "hands: an upstream added %s; restart to serve them\n", strings.Join(ch.Added, ", "))
+// serve passes the upstreams' changes on from now on to reg, which holds
+// their scopes, and srv, which serves it; tools added upstream since reg
+// was built are added at once.
+func (u *upstreams) serve(ctx context.Context, reg *tool.Registry, srv *mcpserver.Server) {
+	u.mu.Lock()
+	u.reg, u.srv = reg, srv
+	u.mu.Unlock()
+	u.follow(ctx)
+}
+
+// changed is the OnChange of every upstream.
+func (u *upstreams) changed(ctx context.Context, _ mcpclient.Change) { u.follow(ctx) }
+
+// follow adds to the registry the upstreams' tools it does not hold (each
+// change adds a scope, named as the upstream's first one) and has the
+// server sync, which lists the added tools, shows the new specs of the
+// changed ones and stops listing the removed ones, which report themselves
+// disabled. A tool whose name the registry cannot take is named on stderr,
+// once.
+func (u *upstreams) follow(ctx context.Context) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.srv == nil {
+		return // scopes has not run yet, or serve will add what it missed
+	}
+	for _, c := range u.clients {
+		var added []tool.Interface
+		for _, t := range c.Tools() {
+			if held, ok := u.reg.Lookup(t.Name()); (!ok || held != t) && !u.refused[t.Name()] {
+				added = append(added, t) // new, or with the name of a tool served already
+			}
 		}
-		if srv := u.server.Load(); srv != nil {
-			srv.Sync(ctx)
+		if len(added) == 0 {
+			continue
+		}
+		for len(added) > 0 {
+			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added})
+			if err == nil {
+				break
+			}
+			// The registry adds all or nothing: the others go in without
+			// the tools it refused.
+			fmt.Fprintln(u.stderr, "hands: not serving a tool an upstream added:", err)
+			for _, name := range refusedNames(err) {
+				u.refused[name] = true
+			}
+			n := len(added)
+			added = slices.DeleteFunc(added, func(t tool.Interface) bool { return u.refused[t.Name()] })
+			if len(added) == n {
+				break // not a name the registry refused; not expected
+			}
 		}
 	}
+	u.srv.Sync(ctx)
+}
+
+// refusedNames returns the names of the *tool.NameErrors in err, which
+// Registry.Add joins.
+func refusedNames(err error) []string {
+	errs := []error{err}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	}
+	var names []string
+	for _, e := range errs {
+		if ne, ok := errors.AsType[*tool.NameError](e); ok {
+			names = append(names, ne.Name)
+		}
+	}
+	return names
 }
 
 // close ends every upstream session at once: a server that ignores the end

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -50,6 +52,39 @@ func TestUpstreamServer(t *testing.T) {
 			}
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "3"}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "grow", Description: "Start offering whisper.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{
+				Name:        "whisper",
+				Description: "Whisper a text.",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}},"required":["text"]}`),
+			}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var in struct{ Text string }
+				json.Unmarshal(req.Params.Arguments, &in)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.ToLower(in.Text)}}}, nil
+			})
+			s.AddTool(&mcp.Tool{Name: "host_file", Description: "Collide with a bundled tool.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "upstream"}}}, nil
+				})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "grown"}}}, nil
+		})
+	s.AddTool(&mcp.Tool{Name: "reshape", Description: "Let shout take times.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			s.AddTool(&mcp.Tool{
+				Name:        "shout",
+				Description: "Shout a text, some times.",
+				InputSchema: json.RawMessage(`{"type":"object","properties":{"text":{"type":"string","minLength":1},"times":{"type":"integer"}},"required":["text"],"additionalProperties":false}`),
+			}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var in struct {
+					Text  string
+					Times int
+				}
+				json.Unmarshal(req.Params.Arguments, &in)
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat(strings.ToUpper(in.Text), in.Times)}}}, nil
+			})
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "reshaped"}}}, nil
+		})
 	s.AddTool(&mcp.Tool{Name: "retire", Description: "Stop offering shout.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			s.RemoveTools("shout")
@@ -66,7 +101,9 @@ func TestUpstreamServer(t *testing.T) {
 // upstream's tools are listed with the bundled ones, calls pass through
 // with their progress, invalid arguments are answered by hands without
 // reaching the upstream, the token is required, and the upstream's list
-// changes reach the client.
+// changes reach the client: a tool added upstream is listed and called, a
+// changed tool is listed and validated with its new schema, and a removed
+// one is no longer listed.
 func TestServeUpstream(t *testing.T) {
 	exe, err := os.Executable()
 	if err != nil {
@@ -86,9 +123,10 @@ func TestServeUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no startup line: %v", err)
 	}
-	go io.Copy(io.Discard, stderrR)
+	var stderr lockedBuffer
+	go io.Copy(&stderr, stderrR)
 	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
-	if m == nil || !strings.Contains(line, "host_file, fetch_markdown, calls, count, retire, shout") {
+	if m == nil || !strings.Contains(line, "host_file, fetch_markdown, calls, count, grow, reshape, retire, shout") {
 		t.Fatalf("startup line %q does not name the bundled and the upstream tools", line)
 	}
 	endpoint := m[1] + "/mcp"
@@ -110,19 +148,35 @@ func TestServeUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer session.Close()
-	listed := func() []string {
+	listedTools := func() []*mcp.Tool {
 		t.Helper()
 		res, err := session.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
+		return res.Tools
+	}
+	listed := func() []string {
+		t.Helper()
 		var names []string
-		for _, tl := range res.Tools {
+		for _, tl := range listedTools() {
 			names = append(names, tl.Name)
 		}
 		return names
 	}
-	if got, want := listed(), []string{"calls", "count", "fetch_markdown", "host_file", "retire", "shout"}; !slices.Equal(got, want) { // sorted by the SDK
+	// waitFor lists the tools after each list_changed until ok holds.
+	waitFor := func(what string, ok func([]*mcp.Tool) bool) {
+		t.Helper()
+		deadline := time.After(10 * time.Second)
+		for !ok(listedTools()) {
+			select {
+			case <-changed:
+			case <-deadline:
+				t.Fatalf("tools/list does not show that %s: %v", what, listed())
+			}
+		}
+	}
+	if got, want := listed(), []string{"calls", "count", "fetch_markdown", "grow", "host_file", "reshape", "retire", "shout"}; !slices.Equal(got, want) { // sorted by the SDK
 		t.Fatalf("tools/list = %v, want %v", got, want)
 	}
 	callText := func(name string, args map[string]any) (string, bool) {
@@ -160,6 +214,42 @@ func TestServeUpstream(t *testing.T) {
 		t.Error("the upstream's progress did not reach the client")
 	}
 
+	if text, isErr := callText("grow", nil); isErr || text != "grown" {
+		t.Fatalf("grow = %q", text)
+	}
+	waitFor("the upstream added whisper", func(tools []*mcp.Tool) bool {
+		return slices.ContainsFunc(tools, func(tl *mcp.Tool) bool { return tl.Name == "whisper" })
+	})
+	if text, isErr := callText("whisper", map[string]any{"text": "HI"}); isErr || text != "hi" {
+		t.Errorf("whisper = %q, isError %v", text, isErr)
+	}
+	// The upstream's host_file, added with whisper, is named on stderr and
+	// not served: host_file is still the bundled tool.
+	for i := 0; !strings.Contains(stderr.String(), `"host_file" is used twice`); i++ {
+		if i == 100 {
+			t.Fatalf("stderr does not say the upstream's host_file is not served:\n%s", stderr.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if text, _ := callText("host_file", map[string]any{}); text == "upstream" {
+		t.Error("host_file reached the upstream's tool of that name")
+	}
+
+	if text, isErr := callText("reshape", nil); isErr || text != "reshaped" {
+		t.Fatalf("reshape = %q", text)
+	}
+	waitFor("the upstream changed shout", func(tools []*mcp.Tool) bool {
+		i := slices.IndexFunc(tools, func(tl *mcp.Tool) bool { return tl.Name == "shout" })
+		if i < 0 {
+			return false
+		}
+		schema, err := json.Marshal(tools[i].InputSchema)
+		return err == nil && strings.Contains(string(schema), `"times"`) && tools[i].Description == "Shout a text, some times."
+	})
+	if text, isErr := callText("shout", map[string]any{"text": "hi", "times": 2}); isErr || text != "HIHI" {
+		t.Errorf("shout with times = %q, isError %v; hands must validate against the new schema", text, isErr)
+	}
+
 	if text, isErr := callText("retire", nil); isErr || text != "retired" {
 		t.Fatalf("retire = %q", text)
 	}
@@ -184,4 +274,23 @@ func TestServeUpstream(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("serve did not stop")
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that one goroutine may write while
+// another reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }

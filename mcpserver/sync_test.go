@@ -1,0 +1,111 @@
+package mcpserver_test
+
+import (
+	"context"
+	"maps"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// changing is a tool whose description and input schema change when told,
+// as a remote tool's do when its server changes it.
+type changing struct {
+	tool.Interface
+	desc   atomic.Pointer[string]
+	schema atomic.Pointer[jsonschema.Schema]
+}
+
+func (c *changing) Spec() tool.Spec {
+	spec := c.Interface.Spec()
+	if d := c.desc.Load(); d != nil {
+		spec.Description = *d
+	}
+	if s := c.schema.Load(); s != nil {
+		spec.InputSchema = s
+	}
+	return spec
+}
+
+// TestSyncFollowsRegistry adds a tool to a served registry and changes
+// another's spec: after Sync, a session that listed tools is told, lists
+// the new tool and the new spec, and calls the new tool; a session whose
+// list is unchanged is not told.
+func TestSyncFollowsRegistry(t *testing.T) {
+	echo := &changing{Interface: tool.New("echo", "Echo a text.", func(ctx context.Context, in struct {
+		Text string `json:"text"`
+	}) (string, error) {
+		return in.Text, nil
+	})}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "first", Tools: []tool.Interface{echo}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(reg, nil)
+	changed := make(chan struct{}, 4)
+	session := connect(t, srv, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	listed := func() map[string]*mcp.Tool {
+		t.Helper()
+		res, err := session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tools := map[string]*mcp.Tool{}
+		for _, tl := range res.Tools {
+			tools[tl.Name] = tl
+		}
+		return tools
+	}
+	told := func(what string) {
+		t.Helper()
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("no list_changed after %s", what)
+		}
+	}
+	listed()
+
+	srv.Sync(t.Context())
+	select {
+	case <-changed:
+		t.Error("list_changed after a Sync that changed nothing")
+	case <-time.After(100 * time.Millisecond):
+	}
+
+	ping := tool.New("ping", "Answer pong.", func(context.Context, struct{}) (string, error) { return "pong", nil })
+	if err := reg.Add(&tool.Scope{Name: "second", Tools: []tool.Interface{ping}}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Sync(t.Context())
+	told("a tool was added")
+	if got := slices.Sorted(maps.Keys(listed())); !slices.Equal(got, []string{"echo", "ping"}) {
+		t.Fatalf("tools/list after Add and Sync = %v, want echo and ping", got)
+	}
+	if res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}}); err != nil || text(res) != "pong" {
+		t.Errorf("CallTool(ping) = %+v, %v", res, err)
+	}
+
+	desc := "Echo a text back, unchanged."
+	echo.desc.Store(&desc)
+	srv.Sync(t.Context())
+	told("a spec changed")
+	if got := listed()["echo"].Description; got != desc {
+		t.Errorf("tools/list after the spec changed describes echo as %q, want %q", got, desc)
+	}
+
+	// A spec the SDK refuses leaves the tool as it was listed.
+	echo.schema.Store(&jsonschema.Schema{Type: "string"})
+	srv.Sync(t.Context())
+	if got := listed()["echo"].Description; got != desc {
+		t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
+	}
+}
