@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -422,5 +423,12 @@ func TestTokenFromConfig(t *testing.T) {
 	defer closeEnv()
 	if got := tools.token.Reveal(); got != "s3cret" {
 		t.Errorf("the token from the config file = %q", got)
+	}
+}
+
+func TestUpstreamEnvHidesTheToken(t *testing.T) {
+	got := upstreamEnv([]string{"PATH=/bin", "HANDS_TOKEN=s3cret", "HANDS_BUCKET=mem://"})
+	if !slices.Equal(got, []string{"PATH=/bin", "HANDS_BUCKET=mem://"}) {
+		t.Errorf("upstreamEnv = %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -40,6 +41,7 @@ func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*u
 		} else {
 			args := strings.Fields(spec)
 			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Env = upstreamEnv(os.Environ())
 			cmd.Stderr = stderr
 			transport = &mcp.CommandTransport{Command: cmd}
 		}
@@ -151,4 +153,17 @@ func (u *upstreams) close() error {
 	}
 	wg.Wait()
 	return errors.Join(errs...)
+}
+
+// upstreamEnv returns the environment an upstream command is started with:
+// hands' own, less the secret that guards hands itself — an upstream is
+// another program, and the token that lets clients in is not its to see.
+func upstreamEnv(env []string) []string {
+	out := make([]string, 0, len(env))
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "HANDS_TOKEN=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
