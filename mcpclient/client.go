@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -22,6 +23,17 @@ import (
 // DefaultTimeout bounds a call of a remote tool when Options.Timeout is
 // zero.
 const DefaultTimeout = 5 * time.Minute
+
+// The bounds on what a server may hand the client, where Options leave
+// them at zero: a server is another program, and what it sends costs this
+// one memory and the model's context.
+const (
+	// DefaultMaxTools is how many tools a server may list.
+	DefaultMaxTools = 1000
+	// DefaultMaxTextBytes is how much of a result's text a model reads;
+	// the rest is cut, with a note saying how much.
+	DefaultMaxTextBytes = 1 << 20
+)
 
 // Options configure a Client. A nil *Options selects every default.
 type Options struct {
@@ -63,6 +75,15 @@ type Options struct {
 	// Logger receives the client's and the SDK's diagnostics. Nil discards
 	// them.
 	Logger *slog.Logger
+	// MaxTools is how many tools the server may list; a listing with more
+	// is an error, and the tools stay as they were. Zero selects
+	// DefaultMaxTools; a negative value removes the bound.
+	MaxTools int
+	// MaxTextBytes is how much of a text result (or of an error result's
+	// text) a model reads; the rest is cut at a character boundary, with a
+	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
+	// negative value removes the bound.
+	MaxTextBytes int
 }
 
 // A Change says which of a client's tools changed when the server's list
@@ -241,9 +262,13 @@ func (c *Client) refresh(ctx context.Context) (Change, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
 	var listed []*mcp.Tool
+	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
 	for t, err := range c.session.Tools(ctx, nil) {
 		if err != nil {
 			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
+		}
+		if maxTools > 0 && len(listed) == maxTools {
+			return Change{}, fmt.Errorf("mcpclient: %s lists more than %d tools (Options.MaxTools)", c.name, maxTools)
 		}
 		listed = append(listed, t)
 	}

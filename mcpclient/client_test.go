@@ -637,3 +637,26 @@ func TestRichContent(t *testing.T) {
 		t.Errorf("a text result has parts %+v", res.Parts)
 	}
 }
+
+// TestServerBounds checks the bounds on what a server hands the client: a
+// listing of more tools than MaxTools is an error, and a result's text is
+// cut to MaxTextBytes with a note.
+func TestServerBounds(t *testing.T) {
+	u := newUpstream(t)
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := u.server.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	if c, err := mcpclient.Connect(t.Context(), ct, &mcpclient.Options{MaxTools: 2}); err == nil {
+		c.Close()
+		t.Fatal("Connect took a server that lists more tools than MaxTools")
+	}
+
+	c := u.connect(t, &mcpclient.Options{MaxTextBytes: 50})
+	res := call(t.Context(), find(t, c, "add"), "add", `{"a":100,"b":100}`)
+	if res.IsError || !strings.HasPrefix(res.Content, strings.Repeat("I", 50)+"\n[truncated: 150 more bytes]") {
+		t.Errorf("a 200-byte text under a 50-byte bound = %q", res.Content)
+	}
+}

@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
@@ -200,9 +202,9 @@ func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx contex
 			return nil, &CallError{Server: c.name, Tool: remoteName, Err: err}
 		}
 		parts := partsOf(res)
-		out := &output{result: res, text: text(res), parts: parts}
+		out := &output{result: res, text: cutText(text(res), c.opts.MaxTextBytes), parts: parts}
 		if parts != nil {
-			out.text = tool.PartsText(parts)
+			out.text = tool.PartsText(parts) // the parts' own text, which a reader checks them against
 		}
 		if res.IsError {
 			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.text, Result: res}
@@ -365,4 +367,19 @@ func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 	if f != nil {
 		f.put(req.Params)
 	}
+}
+
+// cutText cuts a result's text to max bytes (DefaultMaxTextBytes when
+// zero, no cut when negative) at a character boundary, with a note the
+// model reads.
+func cutText(s string, max int) string {
+	max = cmp.Or(max, DefaultMaxTextBytes)
+	if max < 0 || len(s) <= max {
+		return s
+	}
+	cut := max
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[truncated: %d more bytes]", len(s)-cut)
 }
