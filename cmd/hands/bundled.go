@@ -52,13 +52,18 @@ func (b *bundle) names() []string {
 // bundledTools loads the environment and builds the tools. publicBase is the
 // base URL of the files when this process serves them; the environment's
 // HANDS_PUBLIC_URL wins over it.
-func bundledTools(ctx context.Context, configFile, publicBase string) (*bundle, func(), error) {
+// The default bucket is opened, and its directory created, only when
+// writes is true: a command that will not call host_file creates nothing.
+func bundledTools(ctx context.Context, configFile, publicBase string, writes bool) (*bundle, func(), error) {
 	var e env
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
 	closeEnv := func() { bind.Close(&e) }
 	public := cmp.Or(e.PublicURL, publicBase)
+	if e.Bucket == nil && !writes {
+		e.Bucket, public = memblob.OpenBucket(nil), cmp.Or(public, "https://files.invalid") // never written: host_file is not called
+	}
 	if e.Bucket == nil {
 		bucket, url, err := openDefaultBucket()
 		if err != nil {

@@ -179,7 +179,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer ln.Close()
 		publicBase = "http://" + displayAddr(ln.Addr()) + "/files"
 	}
-	tools, closeEnv, err := bundledTools(ctx, *config, publicBase)
+	tools, closeEnv, err := bundledTools(ctx, *config, publicBase, true)
 	if err != nil {
 		return err
 	}
@@ -341,7 +341,7 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 2 {
 		input = fs.Arg(1)
 	}
-	tools, closeEnv, err := bundledTools(ctx, *config, "")
+	tools, closeEnv, err := bundledTools(ctx, *config, "", name == "host_file")
 	if err != nil {
 		return err
 	}

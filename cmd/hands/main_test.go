@@ -151,6 +151,9 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 			t.Errorf("%v: %v\n%s", args, err, stderr)
 		}
 	}
+	if _, _, err := runCmd(t, "call", "fetch_markdown", `{"url":"ftp://example.com/"}`); err == nil {
+		t.Error("call fetch_markdown with an ftp URL succeeded")
+	}
 	assertCreatedNothing(t, dir)
 }
 
@@ -416,7 +419,7 @@ func TestTokenFromConfig(t *testing.T) {
 	if err := os.WriteFile(config, []byte(`{"HANDS_TOKEN":"s3cret"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tools, closeEnv, err := bundledTools(t.Context(), config, "http://127.0.0.1/files")
+	tools, closeEnv, err := bundledTools(t.Context(), config, "http://127.0.0.1/files", false)
 	if err != nil {
 		t.Fatal(err)
 	}
