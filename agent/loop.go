@@ -141,7 +141,7 @@ func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 		}
 	}
 	if l.tools != tool.Handler(reg) {
-		l.tools = tool.Guard(l.tools, nil) // the registry guards its own middleware, not what wraps it
+		l.tools = tool.Guard(l.tools, reg.Logger()) // the registry guards its own middleware, not what wraps it
 	}
 	return l
 }

@@ -214,7 +214,12 @@ func collisionKey(name string) string {
 // normally. Nil restores slog.Default.
 func (r *Registry) SetLogger(l *slog.Logger) { r.logger.Store(l) }
 
-func (r *Registry) log() *slog.Logger {
+func (r *Registry) log() *slog.Logger { return r.Logger() }
+
+// Logger returns where the registry logs: the logger given to SetLogger,
+// or slog.Default. Code that wraps the registry's calls (a Guard around
+// middleware of its own) logs there too.
+func (r *Registry) Logger() *slog.Logger {
 	if l := r.logger.Load(); l != nil {
 		return l
 	}
