@@ -3,8 +3,10 @@
 package examples
 
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -56,11 +58,21 @@ func TestExamplesExitCleanly(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
 			cmd.Stderr = &stderr
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(time.Second) // let it reach its loop and install its signal handler
+			// A server that answers a request has installed its signal
+			// handler; a program that reads no input ends its output.
+			io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+			lines := bufio.NewScanner(stdout)
+			for lines.Scan() && !strings.Contains(lines.Text(), `"id":1`) {
+			}
+			go io.Copy(io.Discard, stdout)
 			if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 				t.Fatal(err)
 			}
