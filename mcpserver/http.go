@@ -163,14 +163,20 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 			PropagateRequestCancellation: true,
 		}),
 	}
-	h.next = h.sdk
-	if o.Verify != nil {
-		h.next = auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
-			ResourceMetadataURL: o.ResourceMetadataURL,
-			Scopes:              o.Scopes,
-		})(h.sdk)
-	}
+	h.next = o.requireToken(h.sdk)
 	return h
+}
+
+// requireToken wraps next in the SDK's bearer-token check when the options
+// set Verify; otherwise it returns next.
+func (o *HTTPOptions) requireToken(next http.Handler) http.Handler {
+	if o.Verify == nil {
+		return next
+	}
+	return auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
+		ResourceMetadataURL: o.ResourceMetadataURL,
+		Scopes:              o.Scopes,
+	})(next)
 }
 
 // An httpHandler guards the SDK's streamable HTTP handler.

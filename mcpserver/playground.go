@@ -15,7 +15,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // playgroundFiles are the page's static files: plain HTML, CSS and
@@ -84,13 +83,7 @@ func (s *Server) Playground(opts *PlaygroundOptions) http.Handler {
 	}
 	p := &playground{srv: s, opts: o, allowed: httpOpts.AllowedOrigins, static: http.FileServerFS(static)}
 	p.index = p.renderIndex(static)
-	p.tools = http.HandlerFunc(p.serveTools)
-	if httpOpts.Verify != nil {
-		p.tools = auth.RequireBearerToken(httpOpts.Verify, &auth.RequireBearerTokenOptions{
-			ResourceMetadataURL: httpOpts.ResourceMetadataURL,
-			Scopes:              httpOpts.Scopes,
-		})(p.tools)
-	}
+	p.tools = httpOpts.requireToken(http.HandlerFunc(p.serveTools))
 	return p
 }
 
