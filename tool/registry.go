@@ -359,16 +359,27 @@ func (r *Registry) handler() Handler {
 // dispatch is the innermost handler: it finds the tool, checks that it is
 // enabled, and streams the call.
 func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
+	t, refusal := r.resolve(ctx, call)
+	if t == nil {
+		return single(refusal)
+	}
+	return t.Stream(ctx, call)
+}
+
+// resolve finds the tool a call names and checks that it is enabled now;
+// when it is not there or not enabled, it returns nil and the call's
+// result.
+func (r *Registry) resolve(ctx context.Context, call Call) (Interface, Result) {
 	ts := r.set()
 	i, ok := ts.byName[call.Name]
 	if !ok {
-		return single(r.unknown(ctx, call))
+		return nil, r.unknown(ctx, call)
 	}
 	e := ts.entries[i]
 	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
-		return single(disabled(call))
+		return nil, disabled(call)
 	}
-	return e.tool.Stream(ctx, call)
+	return e.tool, Result{}
 }
 
 // unknown is the result of a call to a name no scope provides.
@@ -469,17 +480,12 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if r.chain.Load() != nil {
 		return drain(ctx, r, call)
 	}
-	ts := r.set()
-	i, ok := ts.byName[call.Name]
-	if !ok {
-		return r.unknown(ctx, call)
+	t, refusal := r.resolve(ctx, call)
+	if t == nil {
+		return refusal
 	}
-	e := ts.entries[i]
-	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
-		return disabled(call)
-	}
-	if t, ok := e.tool.(runner); ok {
+	if t, ok := t.(runner); ok {
 		return t.run(ctx, call)
 	}
-	return drain(ctx, r, call)
+	return drain(ctx, Guard(t, r.log()), call) // a tool of the user's own, guarded as Stream guards it
 }
