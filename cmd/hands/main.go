@@ -350,14 +350,10 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var res tool.Result
-	for ev := range reg.Stream(ctx, tool.Call{ID: "cli", Name: name, Args: json.RawMessage(input)}) {
-		if ev.Result != nil {
-			res = *ev.Result
-			continue
-		}
-		fmt.Fprintf(stderr, "progress: %v\n", ev.Progress)
-	}
+	res := tool.Drain(ctx, reg, tool.Call{ID: "cli", Name: name, Args: json.RawMessage(input)}, func(v any) bool {
+		fmt.Fprintf(stderr, "progress: %v\n", v)
+		return true
+	})
 	if !res.IsError {
 		_, err := fmt.Fprintln(stdout, res.Content)
 		return err
