@@ -20,6 +20,7 @@ import (
 
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/otelexport"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/otelhands"
 	"github.com/hands-go/hands/tool"
@@ -199,8 +200,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes()...)...); err != nil {
 		return err
 	}
-	if otelhands.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
-		shutdown, err := otelhands.InstallFromEnv(ctx, "hands")
+	if otelexport.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
+		shutdown, err := otelexport.InstallFromEnv(ctx, "hands")
 		if err != nil {
 			return err
 		}
