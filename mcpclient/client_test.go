@@ -463,15 +463,15 @@ func TestDialects(t *testing.T) {
 	c := u.connect(t, nil)
 	tag := find(t, c, "tag")
 	spec := tag.Spec()
-	err := dialect.OpenAIStrict.Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema})
+	err := dialect.OpenAIStrict().Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema})
 	if !errors.Is(err, dialect.ErrRejected) {
 		t.Errorf("OpenAIStrict.Check(tag) = %v, want ErrRejected", err)
 	}
-	if err := dialect.MCP.Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}); err != nil {
+	if err := dialect.MCP().Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}); err != nil {
 		t.Errorf("MCP.Check(tag) = %v", err)
 	}
 	var errs int
-	for _, p := range tool.Lint(dialect.OpenAIStrict, c.Tools()...) {
+	for _, p := range tool.Lint(dialect.OpenAIStrict(), c.Tools()...) {
 		if p.Severity == dialect.SeverityError {
 			errs++
 			if p.Tool != "tag" {
@@ -483,7 +483,7 @@ func TestDialects(t *testing.T) {
 		t.Error("Lint(OpenAIStrict) reports no error for tag")
 	}
 
-	c = u.connect(t, &mcpclient.Options{Dialects: []*dialect.Dialect{dialect.OpenAIStrict}})
+	c = u.connect(t, &mcpclient.Options{Dialects: []*dialect.Dialect{dialect.OpenAIStrict()}})
 	if got := names(c.Tools()); slices.Contains(got, "tag") {
 		t.Errorf("with Dialects OpenAIStrict, Tools() = %v, want tag left out", got)
 	}
