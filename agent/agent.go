@@ -310,7 +310,8 @@ var ErrTurnLimit = errors.New("agent: turn limit reached")
 // A TurnLimitError reports that the model was still calling tools when the
 // turn limit was reached.
 type TurnLimitError struct {
-	Turns int // the limit that was reached
+	Turns int   // the limit that was reached
+	Err   error // ErrTurnLimit
 }
 
 // Error says how many turns ran.
@@ -318,11 +319,11 @@ func (e *TurnLimitError) Error() string {
 	return fmt.Sprintf("agent: the model was still calling tools after %d turns", e.Turns)
 }
 
-// Is reports whether target is ErrTurnLimit.
-func (e *TurnLimitError) Is(target error) bool { return target == ErrTurnLimit }
+// Unwrap returns Err.
+func (e *TurnLimitError) Unwrap() error { return e.Err }
 
 // The kinds of incomplete response. An *IncompleteError matches one of
-// them with errors.Is.
+// them with errors.Is: its Err.
 var (
 	// ErrTruncated matches a response cut off at the token limit.
 	ErrTruncated = errors.New("agent: the response was truncated")
@@ -340,6 +341,7 @@ var (
 type IncompleteError struct {
 	Turn     int       // the turn, from 1
 	Response *Response // what the model sent, its calls included
+	Err      error     // ErrTruncated, ErrFiltered or ErrRefused, after the finish reason
 }
 
 // Error says why the response is incomplete.
@@ -355,18 +357,21 @@ func (e *IncompleteError) Error() string {
 	return s
 }
 
-// Is reports whether target is the sentinel of the response's finish
-// reason: ErrTruncated, ErrFiltered or ErrRefused.
-func (e *IncompleteError) Is(target error) bool {
-	switch e.Response.FinishReason {
+// Unwrap returns Err.
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// incompleteKind returns the sentinel of an incomplete response's finish
+// reason, or nil for a complete one.
+func incompleteKind(reason FinishReason) error {
+	switch reason {
 	case FinishLength:
-		return target == ErrTruncated
+		return ErrTruncated
 	case FinishContentFilter:
-		return target == ErrFiltered
+		return ErrFiltered
 	case FinishRefusal:
-		return target == ErrRefused
+		return ErrRefused
 	}
-	return false
+	return nil
 }
 
 // MalformedCallText is the start of the user message the loop adds after a

@@ -141,24 +141,23 @@ type DefinitionError struct {
 
 // Error names the type, the field and the tag, then the problem.
 func (e *DefinitionError) Error() string {
-	var b strings.Builder
-	b.WriteString("schema: type ")
-	if e.Type != nil {
-		b.WriteString(e.Type.String())
-	} else {
-		b.WriteString("<nil>")
+	return msgtext.Definition("schema", definitionPlace(e.Type, e.Field, e.Tag), e.Err)
+}
+
+// definitionPlace says where a definition mistake is: the type, the field
+// and the tag, those that are known.
+func definitionPlace(t reflect.Type, field, tag string) []string {
+	where := []string{"type <nil>"}
+	if t != nil {
+		where[0] = "type " + t.String()
 	}
-	if e.Field != "" {
-		b.WriteString(", field ")
-		b.WriteString(e.Field)
+	if field != "" {
+		where = append(where, "field "+field)
 	}
-	if e.Tag != "" {
-		b.WriteString(", tag ")
-		b.WriteString(e.Tag)
+	if tag != "" {
+		where = append(where, "tag `"+tag+"`")
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return where
 }
 
 // Unwrap returns e.Err.

@@ -384,12 +384,12 @@ func (r *Registry) resolve(ctx context.Context, call Call) (Interface, Result) {
 
 // unknown is the result of a call to a name no scope provides.
 func (r *Registry) unknown(ctx context.Context, call Call) Result {
-	return ErrorResult(call, &UnknownToolError{Tool: call.Name, CallID: call.ID, Available: r.EnabledNames(ctx)})
+	return ErrorResult(call, &UnknownToolError{Tool: call.Name, CallID: call.ID, Available: r.EnabledNames(ctx), Err: ErrUnknownTool})
 }
 
 // disabled is the result of a call to a tool not enabled now.
 func disabled(call Call) Result {
-	return ErrorResult(call, &DisabledToolError{Tool: call.Name, CallID: call.ID})
+	return ErrorResult(call, &DisabledToolError{Tool: call.Name, CallID: call.ID, Err: ErrDisabled})
 }
 
 // single yields one result.
@@ -444,7 +444,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 			case done: // a panic after the result: the call is answered
 				logger.ErrorContext(ctx, "tool: a handler panicked after its result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			default:
-				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
+				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked})
 				done = true
 				emit(Event{Result: &res})
 			}
@@ -469,7 +469,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 		}
 		if !done {
 			done = true
-			res := ErrorResult(call, ErrNoResult)
+			res := ErrorResult(call, &NoResultError{Tool: call.Name, CallID: call.ID, Err: ErrNoResult})
 			emit(Event{Result: &res})
 		}
 	}

@@ -104,7 +104,7 @@ func drain(ctx context.Context, h Handler, call Call, progress func(v any) bool)
 		case v := <-events:
 			if !progress(v) {
 				cancel()
-				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled})
+				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled, Err: ErrCanceled})
 			}
 		case res = <-got:
 			have, got = true, nil
@@ -134,7 +134,7 @@ func canceled(ctx context.Context, call Call) error {
 	if _, ok := cause.(*TimeoutError); ok {
 		cause = context.DeadlineExceeded
 	}
-	return &CanceledError{Tool: call.Name, CallID: call.ID, Cause: cause}
+	return &CanceledError{Tool: call.Name, CallID: call.ID, Cause: cause, Err: ErrCanceled}
 }
 
 // drainHere ranges over h's stream of call on the calling goroutine and
@@ -150,10 +150,10 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 			return // not recovered: the caller's panic goes on as it was
 		}
 		if v := recover(); v != nil && !done {
-			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()}), true
+			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked}), true
 		}
 		if !done {
-			res = ErrorResult(call, ErrNoResult)
+			res = ErrorResult(call, &NoResultError{Tool: call.Name, CallID: call.ID, Err: ErrNoResult})
 		}
 		if seen != nil {
 			seen(res)
@@ -173,7 +173,7 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 			ok := progress(ev.Progress)
 			inProgress = false
 			if !ok {
-				res, done = ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled}), true
+				res, done = ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled, Err: ErrCanceled}), true
 				break
 			}
 		}
@@ -220,7 +220,7 @@ func RunAll(ctx context.Context, h Handler, calls []Call, opts *BatchOptions) []
 	}
 	for i, ok := range has {
 		if !ok {
-			results[i] = ErrorResult(calls[i], &CanceledError{Tool: calls[i].Name, CallID: calls[i].ID, Cause: context.Canceled})
+			results[i] = ErrorResult(calls[i], &CanceledError{Tool: calls[i].Name, CallID: calls[i].ID, Cause: context.Canceled, Err: ErrCanceled})
 		}
 	}
 	return results
@@ -346,7 +346,7 @@ type callRunner interface {
 func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = c.errorResult(call, &PanicError{Tool: c.name, CallID: call.ID, Value: v, Stack: debug.Stack()}, nil)
+			res = c.errorResult(call, &PanicError{Tool: c.name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked}, nil)
 		}
 	}()
 	if ctx.Err() != nil {
@@ -379,7 +379,7 @@ func (c *core) errorResult(call Call, err error, repairs []Repair) Result {
 // *TimeoutError of this call, so that ended can tell the tool's deadline
 // from the caller's.
 func (c *core) withTimeout(ctx context.Context, callID string) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Tool: c.name, CallID: callID, Timeout: c.timeout})
+	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Tool: c.name, CallID: callID, Timeout: c.timeout, Err: ErrTimedOut})
 }
 
 // ended returns the error of a call whose context has ended: a
@@ -392,7 +392,7 @@ func (c *core) ended(ctx context.Context, callID string) error {
 		}
 		cause = context.DeadlineExceeded // an outer call's timeout: to this call, its caller's deadline
 	}
-	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause}
+	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause, Err: ErrCanceled}
 }
 
 // run is Run for one tool. When ctx cannot end and the tool has no
