@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"runtime/debug"
@@ -99,6 +100,7 @@ func drain(ctx context.Context, h Handler, call Call, progress func(v any) bool)
 	}()
 	var res Result
 	have := false
+	waiting := got // nil once the result is in
 	for {
 		select {
 		case v := <-events:
@@ -106,8 +108,8 @@ func drain(ctx context.Context, h Handler, call Call, progress func(v any) bool)
 				cancel()
 				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled, Err: ErrCanceled})
 			}
-		case res = <-got:
-			have, got = true, nil
+		case res = <-waiting:
+			have, waiting = true, nil
 		case <-finished:
 			if !have {
 				res = <-got
@@ -149,7 +151,11 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 		if inProgress {
 			return // not recovered: the caller's panic goes on as it was
 		}
-		if v := recover(); v != nil && !done {
+		switch v := recover(); {
+		case v == nil:
+		case done: // after the result: the call is answered
+			slog.Default().ErrorContext(ctx, "tool: a handler panicked after its result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		default:
 			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked}), true
 		}
 		if !done {
