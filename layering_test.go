@@ -85,6 +85,10 @@ func TestEdgeLayering(t *testing.T) {
 		{"./mcpclient", []string{module + "/mcpserver"}},
 		{"./mcpserver", []string{module + "/mcpclient"}},
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
+		{"./otelhands", []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc", module + "/mcpserver", module + "/mcpclient"}},
+		{"./provider/...", []string{module + "/mcpserver", module + "/mcpclient", module + "/otelhands", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
+		{"./toolbox", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}},
+		{"./tooltest", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", "go.opentelemetry.io/"}},
 	} {
 		for _, dep := range deps(t, tt.pkg) {
 			for _, f := range tt.forbidden {
