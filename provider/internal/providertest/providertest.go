@@ -6,6 +6,8 @@ import (
 	"errors"
 	"reflect"
 	"slices"
+	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -334,4 +336,107 @@ func Stream(t testing.TB, m agent.StreamingModel, req *agent.Request) (*agent.Re
 func dumpHistory(h agent.History) string {
 	data, _ := json.Marshal(h)
 	return string(data)
+}
+
+// Answer returns the request of the turn after req: req's messages, then
+// resp as the assistant's message, with its state, and a tool message for
+// each of resp's calls with the result text results[i], as agent.Run
+// records them.
+func Answer(req *agent.Request, resp *agent.Response, results ...string) *agent.Request {
+	next := *req
+	next.Messages = append(slices.Clone(req.Messages), agent.Message{
+		Role: agent.RoleAssistant, Text: resp.Text, Calls: resp.Calls, State: resp.State,
+	})
+	for i, c := range resp.Calls {
+		next.Messages = append(next.Messages, agent.Message{Role: agent.RoleTool, CallID: c.ID, Name: c.Name, Text: results[i]})
+	}
+	return &next
+}
+
+// At returns the value at the JSON Pointer ptr (RFC 6901) in the JSON
+// document doc, compacted, and fails the test if there is none.
+func At(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("At(%s): %v", ptr, err)
+	}
+	if ptr != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			switch x := v.(type) {
+			case map[string]any:
+				var ok bool
+				if v, ok = x[tok]; !ok {
+					t.Fatalf("At(%s): no member %q in %s", ptr, tok, doc)
+				}
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(x) {
+					t.Fatalf("At(%s): no element %q in %s", ptr, tok, doc)
+				}
+				v = x[i]
+			default:
+				t.Fatalf("At(%s): %q reaches into a scalar in %s", ptr, tok, doc)
+			}
+		}
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// Shape returns the structure of the JSON value at ptr in doc: each object
+// as its member names with their shapes, each array as its elements'
+// shapes, and each scalar as its JSON type. Two requests with the same
+// shape at a pointer are built alike there, whatever their text.
+func Shape(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(At(t, doc, ptr)), &v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(shape(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func shape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = shape(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = shape(e)
+		}
+		return s
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	default:
+		return "null"
+	}
+}
+
+// StringAt returns the string at the JSON Pointer ptr in doc, and fails
+// the test if there is none.
+func StringAt(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal([]byte(At(t, doc, ptr)), &s); err != nil {
+		t.Fatalf("StringAt(%s): %v", ptr, err)
+	}
+	return s
 }

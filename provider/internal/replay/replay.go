@@ -16,14 +16,18 @@ import (
 type Response struct {
 	// Status is the HTTP status; zero means 200.
 	Status int `json:"status,omitempty"`
-	// Header holds the response's headers, beyond Content-Type, which is
-	// always application/json.
+	// Header holds the response's headers. Content-Type is
+	// application/json unless Header or Events say otherwise.
 	Header map[string]string `json:"header,omitempty"`
 	// Body is the response body, a JSON value.
 	Body json.RawMessage `json:"body,omitempty"`
 	// Events, when set, are sent instead of Body as a stream of
 	// server-sent events.
 	Events []Event `json:"events,omitempty"`
+	// Raw, when set, is sent instead of Body byte for byte: the body of a
+	// response recorded from a live service ([LoadHTTPRR],
+	// [LoadCassette]), JSON or an event stream as it arrived.
+	Raw []byte `json:"-"`
 }
 
 // An Event is one recorded server-sent event.
@@ -134,8 +138,14 @@ func NewServer(t testing.TB, answer func(Request) Response) *Server {
 			}
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
 		w.WriteHeader(status)
+		if resp.Raw != nil {
+			w.Write(resp.Raw)
+			return
+		}
 		w.Write(resp.Body)
 	}))
 	t.Cleanup(srv.Close)
