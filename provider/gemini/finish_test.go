@@ -135,6 +135,27 @@ func TestStream(t *testing.T) {
 	}
 }
 
+// TestStreamCallWithoutID checks that a streamed call the API gives no ID,
+// in chunks that carry no response ID either, has the same ID in its delta
+// as in the response (providertest.Stream compares them), and that the ID
+// goes back to the API nowhere. The chunks are hand-written; the recorded
+// stream in TestRecordedStreamThoughtSignature has a response ID.
+func TestStreamCallWithoutID(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Response{Events: []replay.Event{
+		{Data: json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},"index":0}]}`)},
+		{Data: json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}]}`)},
+	}}))
+	m := newModel(t, srv, gemini.Options{Stream: true})
+	resp, _ := providertest.Stream(t, m, providertest.FirstTurn())
+	if len(resp.Calls) != 1 || !strings.HasPrefix(resp.Calls[0].ID, "call_") || resp.Calls[0].State != nil {
+		t.Fatalf("Stream's response = %s; want one call with an ID of the Model's making and no state", providertest.Show(resp))
+	}
+	providertest.Stream(t, m, providertest.Answer(providertest.FirstTurn(), resp, "Sunny"))
+	if sent := srv.Requests()[1].Body; bytes.Contains(sent, []byte(resp.Calls[0].ID)) {
+		t.Errorf("the second request carries the Model's own call ID %s: %s", resp.Calls[0].ID, sent)
+	}
+}
+
 // TestContinuation checks that a CONTINUATION finish never reaches the
 // Model: the SDK sends the request again with the continuation token and
 // merges the answers.
