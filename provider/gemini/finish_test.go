@@ -18,16 +18,16 @@ import (
 // SAFETY stop end the run with the matching error.
 func TestIncomplete(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		want     error
-		raw      string
+		fixture string
+		want    error
+		raw     string
 	}{
 		{"blocked", agent.ErrFiltered, "blocked: PROHIBITED_CONTENT"},
 		{"max_tokens", agent.ErrTruncated, "MAX_TOKENS"},
 		{"safety", agent.ErrFiltered, "SAFETY"},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			resp := providertest.Incomplete(t, newModel(t, srv, gemini.Options{}), tt.want)
 			if resp.RawFinishReason != tt.raw {
 				t.Errorf("RawFinishReason = %q, want %q", resp.RawFinishReason, tt.raw)

@@ -6,6 +6,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -43,6 +44,9 @@ var dropped = []string{"Content-Length", "Transfer-Encoding", "Content-Encoding"
 // recordedResponse returns a Response that sends body byte for byte, with
 // the recorded status and headers.
 func recordedResponse(status int, header http.Header, body []byte) Response {
+	if body == nil {
+		body = []byte{}
+	}
 	r := Response{Status: status, Header: map[string]string{}, Raw: body}
 	for k, vs := range header {
 		if len(vs) > 0 && !slices.Contains(dropped, http.CanonicalHeaderKey(k)) {
@@ -64,10 +68,20 @@ func LoadHTTPRR(t testing.TB, path string) []Exchange {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const header = "httprr trace v1\n"
-	rest, ok := bytes.CutPrefix(data, []byte(header))
+	out, err := ParseHTTPRR(data)
+	if err != nil {
+		t.Fatalf("replay: %s: %v", path, err)
+	}
+	return out
+}
+
+// ParseHTTPRR parses an httprr trace (see [LoadHTTPRR]). Every record must
+// hold exactly one request and one response, each body ending where its
+// record ends.
+func ParseHTTPRR(data []byte) ([]Exchange, error) {
+	rest, ok := bytes.CutPrefix(data, []byte("httprr trace v1\n"))
 	if !ok {
-		t.Fatalf("replay: %s is not an httprr trace", path)
+		return nil, errors.New("not an httprr trace")
 	}
 	var out []Exchange
 	for len(rest) > 0 {
@@ -76,7 +90,7 @@ func LoadHTTPRR(t testing.TB, path string) []Exchange {
 		n, err1 := strconv.Atoi(n1)
 		m, err2 := strconv.Atoi(n2)
 		if !ok || !ok2 || err1 != nil || err2 != nil || n < 0 || m < 0 || n > len(after) || m > len(after)-n {
-			t.Fatalf("replay: %s: corrupt record header %q", path, line)
+			return nil, fmt.Errorf("record %d: corrupt header %q", len(out)+1, line)
 		}
 		reqWire, respWire := after[:n], after[n:n+m]
 		rest = after[n+m:]
@@ -84,15 +98,24 @@ func LoadHTTPRR(t testing.TB, path string) []Exchange {
 		rb := bufio.NewReader(bytes.NewReader(reqWire))
 		req, err := http.ReadRequest(rb)
 		if err != nil {
-			t.Fatalf("replay: %s: request %d: %v", path, len(out)+1, err)
+			return nil, fmt.Errorf("record %d: request: %w", len(out)+1, err)
 		}
-		reqBody := readAll(t, path, "request", req.Body, rb)
+		reqBody, err := readAll(req.Body, rb)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: request: %w", len(out)+1, err)
+		}
 		pb := bufio.NewReader(bytes.NewReader(respWire))
 		resp, err := http.ReadResponse(pb, req)
 		if err != nil {
-			t.Fatalf("replay: %s: response %d: %v", path, len(out)+1, err)
+			return nil, fmt.Errorf("record %d: response: %w", len(out)+1, err)
 		}
-		respBody := readAll(t, path, "response", resp.Body, pb)
+		if resp.StatusCode < 100 || resp.StatusCode > 999 {
+			return nil, fmt.Errorf("record %d: response: status %d", len(out)+1, resp.StatusCode)
+		}
+		respBody, err := readAll(resp.Body, pb)
+		if err != nil {
+			return nil, fmt.Errorf("record %d: response: %w", len(out)+1, err)
+		}
 		out = append(out, Exchange{
 			Request: Request{
 				Method: req.Method, Path: req.URL.Path, Query: req.URL.RawQuery,
@@ -102,23 +125,22 @@ func LoadHTTPRR(t testing.TB, path string) []Exchange {
 		})
 	}
 	if len(out) == 0 {
-		t.Fatalf("replay: %s records no exchange", path)
+		return nil, errors.New("no exchange recorded")
 	}
-	return out
+	return out, nil
 }
 
-// readAll reads a recorded body and fails the test unless it ends where its
-// record ends.
-func readAll(t testing.TB, path, what string, body io.ReadCloser, rest *bufio.Reader) []byte {
-	t.Helper()
+// readAll reads a recorded body, and reports an error unless the body ends
+// where its record ends.
+func readAll(body io.ReadCloser, rest *bufio.Reader) ([]byte, error) {
 	data, err := io.ReadAll(body)
 	if err != nil {
-		t.Fatalf("replay: %s: %s body: %v", path, what, err)
+		return nil, err
 	}
 	if extra, _ := io.ReadAll(rest); len(extra) > 0 {
-		t.Fatalf("replay: %s: %d bytes after a %s's body", path, len(extra), what)
+		return nil, fmt.Errorf("%d bytes after the body", len(extra))
 	}
-	return data
+	return data, nil
 }
 
 // A cassette is a VCR cassette as vcrpy writes it, with pydantic-ai's
@@ -145,38 +167,48 @@ type cassette struct {
 }
 
 // LoadCassette reads the exchanges of a VCR cassette in YAML, as vcrpy
-// records them for pydantic-ai. A body the cassette keeps as text is
-// replayed byte for byte; one it keeps parsed ("parsed_body") is encoded
-// back to JSON, with the same values and its keys in sorted order.
+// records them for pydantic-ai, failing the test if it cannot.
 func LoadCassette(t testing.TB, path string) []Exchange {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var c cassette
-	if err := yaml.Unmarshal(data, &c); err != nil {
+	out, err := ParseCassette(data)
+	if err != nil {
 		t.Fatalf("replay: %s: %v", path, err)
 	}
+	return out
+}
+
+// ParseCassette parses a VCR cassette (see [LoadCassette]). A body the
+// cassette keeps as text is replayed byte for byte; one it keeps parsed
+// ("parsed_body") is encoded back to JSON, with the same values and its
+// keys in sorted order. Every response needs a status and a body.
+func ParseCassette(data []byte) ([]Exchange, error) {
+	var c cassette
+	if err := yaml.Unmarshal(data, &c); err != nil {
+		return nil, err
+	}
 	if len(c.Interactions) == 0 {
-		t.Fatalf("replay: %s records no exchange", path)
+		return nil, errors.New("no exchange recorded")
 	}
 	var out []Exchange
 	for i, in := range c.Interactions {
 		u, err := url.Parse(in.Request.URI)
 		if err != nil {
-			t.Fatalf("replay: %s: request %d: %v", path, i+1, err)
+			return nil, fmt.Errorf("request %d: %w", i+1, err)
 		}
 		reqBody, err := cassetteBody(in.Request.Body, in.Request.ParsedBody)
 		if err != nil {
-			t.Fatalf("replay: %s: request %d: %v", path, i+1, err)
+			return nil, fmt.Errorf("request %d: %w", i+1, err)
 		}
 		respBody, err := cassetteBody(in.Response.Body, in.Response.ParsedBody)
 		if err != nil {
-			t.Fatalf("replay: %s: response %d: %v", path, i+1, err)
+			return nil, fmt.Errorf("response %d: %w", i+1, err)
 		}
-		if in.Response.Status.Code == 0 || respBody == nil {
-			t.Fatalf("replay: %s: response %d has no status or no body", path, i+1)
+		if in.Response.Status.Code < 100 || in.Response.Status.Code > 999 || respBody == nil {
+			return nil, fmt.Errorf("response %d has no status or no body", i+1)
 		}
 		out = append(out, Exchange{
 			Request: Request{
@@ -186,7 +218,7 @@ func LoadCassette(t testing.TB, path string) []Exchange {
 			Response: recordedResponse(in.Response.Status.Code, http.Header(in.Response.Headers), respBody),
 		})
 	}
-	return out
+	return out, nil
 }
 
 // cassetteBody returns a body from a cassette: body's text, or parsed

@@ -12,7 +12,8 @@ import (
 	"testing"
 )
 
-// A Response is one recorded HTTP response.
+// A Response is one HTTP response for the server to send: a hand-written
+// fixture ([Load]) or one recorded from a live service.
 type Response struct {
 	// Status is the HTTP status; zero means 200.
 	Status int `json:"status,omitempty"`
@@ -30,7 +31,7 @@ type Response struct {
 	Raw []byte `json:"-"`
 }
 
-// An Event is one recorded server-sent event.
+// An Event is one server-sent event of a hand-written stream.
 type Event struct {
 	// Event is the event's name; empty for an event without one.
 	Event string `json:"event,omitempty"`
@@ -53,8 +54,8 @@ func (e Event) write(w io.Writer) {
 	fmt.Fprintf(w, "data: %s\n\n", text)
 }
 
-// Load reads a recorded response from the file at path, failing the test if
-// it cannot.
+// Load reads a hand-written response from the file at path, failing the
+// test if it cannot.
 func Load(t testing.TB, path string) Response {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -174,8 +175,8 @@ func Sequence(t testing.TB, responses ...Response) func(Request) Response {
 		mu.Lock()
 		defer mu.Unlock()
 		if next >= len(responses) {
-			t.Errorf("replay: request %d, but only %d responses are recorded", next+1, len(responses))
-			return Response{Status: http.StatusInternalServerError, Body: json.RawMessage(`{"error":"no more recorded responses"}`)}
+			t.Errorf("replay: request %d, but only %d responses are scripted", next+1, len(responses))
+			return Response{Status: http.StatusInternalServerError, Body: json.RawMessage(`{"error":"no more scripted responses"}`)}
 		}
 		next++
 		return responses[next-1]
