@@ -4,12 +4,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -439,4 +442,56 @@ func StringAt(t testing.TB, doc []byte, ptr string) string {
 		t.Fatalf("StringAt(%s): %v", ptr, err)
 	}
 	return s
+}
+
+// LiveModel returns the model a live test uses: the environment variable
+// named env when it is set, otherwise def.
+func LiveModel(env, def string) string {
+	if m := os.Getenv(env); m != "" {
+		return m
+	}
+	return def
+}
+
+// Live runs one real exchange on m, a Model that reaches its provider's
+// live API: the model is asked to add two numbers with a tool, and the
+// test fails unless the tool ran with those numbers and the answer, after
+// the tool's result went back, holds their sum. It is the adapters' smoke
+// test, run only when an API key is set.
+func Live(t testing.TB, m agent.Model) {
+	t.Helper()
+	type args struct {
+		A int `json:"a" jsonschema:"the first addend"`
+		B int `json:"b" jsonschema:"the second addend"`
+	}
+	var (
+		mu  sync.Mutex
+		ran []args
+	)
+	add := tool.New("add", "Add two integers and return their sum.", func(ctx context.Context, a args) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, a)
+		return strconv.Itoa(a.A + a.B), nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "math", Tools: []tool.Interface{add}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	prompt := agent.UserText("Use the add tool to add 1234 and 5678. Then reply with the sum alone.")
+	history, err := agent.Run(ctx, m, reg, agent.History{prompt}, &agent.Options{MaxTurns: 4})
+	if err != nil {
+		t.Fatalf("agent.Run: %v; history %s", err, dumpHistory(history))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(ran, args{A: 1234, B: 5678}) && !slices.Contains(ran, args{A: 5678, B: 1234}) {
+		t.Errorf("the tool ran with %+v; want 1234 and 5678; history %s", ran, dumpHistory(history))
+	}
+	last := history[len(history)-1]
+	if last.Role != agent.RoleAssistant || !strings.Contains(strings.ReplaceAll(last.Text, ",", ""), "6912") {
+		t.Errorf("the answer is %q, want the sum 6912; history %s", last.Text, dumpHistory(history))
+	}
 }

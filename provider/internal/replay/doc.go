@@ -15,9 +15,10 @@
 //     repository, path, commit, Git blob ID and license, and
 //     [CheckManifest] fails a test when a copy differs from its source.
 //
-// A hand-written response is a JSON file:
+// A hand-written response is a JSON file that says so:
 //
 //	{
+//	  "source": "hand-written",
 //	  "status": 429,
 //	  "header": {"Retry-After": "0"},
 //	  "body": {"error": {"type": "rate_limit_error", "message": "..."}}
@@ -27,6 +28,7 @@
 // "body", each with the event's name, if it has one, and its data:
 //
 //	{
+//	  "source": "hand-written",
 //	  "events": [
 //	    {"event": "message_start", "data": {"type": "message_start", ...}},
 //	    {"data": "[DONE]"}

@@ -15,6 +15,9 @@ import (
 // A Response is one HTTP response for the server to send: a hand-written
 // fixture ([Load]) or one recorded from a live service.
 type Response struct {
+	// Source says where a fixture comes from; [Load] requires
+	// "hand-written", the only kind kept as these JSON files.
+	Source string `json:"source,omitempty"`
 	// Status is the HTTP status; zero means 200.
 	Status int `json:"status,omitempty"`
 	// Header holds the response's headers. Content-Type is
@@ -65,6 +68,9 @@ func Load(t testing.TB, path string) Response {
 	var r Response
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("replay: %s: %v", path, err)
+	}
+	if r.Source != "hand-written" {
+		t.Fatalf(`replay: %s says "source": %q; a fixture file is "hand-written", and traffic recorded from a live service goes in testdata/recorded/ with its manifest`, path, r.Source)
 	}
 	return r
 }
