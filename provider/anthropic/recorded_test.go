@@ -1,8 +1,11 @@
 package anthropic_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"os"
+	"reflect"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
@@ -13,7 +16,7 @@ import (
 )
 
 // The tests in this file replay traffic recorded against the live
-// Anthropic API and published by pydantic-ai, copied unmodified into
+// Anthropic API and published by pydantic-ai and langchaingo, copied into
 // testdata/recorded/ (manifest.json names each file's source, commit and
 // license). Unlike the hand-written fixtures in testdata/, these bodies are
 // what the service sent. The cassettes keep JSON bodies parsed, so each is
@@ -131,5 +134,51 @@ func TestRecordedThinking(t *testing.T) {
 	}
 	if g := providertest.StringAt(t, sent[1].Body, "/messages/2/content/0/tool_use_id"); g != call.ID {
 		t.Errorf("the result went back for %s, want %s", g, call.ID)
+	}
+}
+
+// TestRecordedStreamCalls replays claude-sonnet-4-5's streamed text and two
+// calls, recorded by langchaingo: the arguments of the first arrive in
+// pieces, the second has none (its one input_json_delta is empty), and the
+// API pads each event's data with spaces. The deltas must add up to the
+// response, the call without arguments to {} in both.
+func TestRecordedStreamCalls(t *testing.T) {
+	body, err := os.ReadFile(recorded + "TestAnthropic_GenerateContentWithToolAndStreaming.response.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := replay.NewServer(t, replay.Always(replay.Response{
+		Header: map[string]string{"Content-Type": "text/event-stream; charset=utf-8"},
+		Raw:    body,
+	}))
+	m := newModel(t, srv, anthropic.Options{Stream: true})
+
+	type tipArgs struct {
+		BillAmount    float64 `json:"billAmount" jsonschema:"The total bill amount"`
+		TipPercentage float64 `json:"tipPercentage" jsonschema:"The tip percentage"`
+	}
+	tip := tool.New("calculateTip", "Calculate tip amount based on bill total and percentage",
+		func(context.Context, tipArgs) (string, error) { return "", nil })
+	waiter := tool.New("getWaiterName", "Get the name of the waiter",
+		func(context.Context, struct{}) (string, error) { return "", nil })
+	req := &agent.Request{
+		Messages: []agent.Message{agent.UserText("Calculate a 15% tip on a $50 bill and tell me who is the waiter in the format: '<waiterName> should get a tip of <tipAmount>'")},
+		Tools:    []tool.Spec{tip.Spec(), waiter.Spec()},
+	}
+	resp, _ := providertest.Stream(t, m, req)
+	want := &agent.Response{
+		Text: "I'll calculate the tip and get the waiter's name for you.",
+		Calls: []agent.ToolCall{
+			{ID: "toolu_01VsaoaKxpzdz8vgY4hTGjE3", Name: "calculateTip", Args: []byte(`{"billAmount": 50, "tipPercentage": 15}`)},
+			{ID: "toolu_01Uksi8drJHeC8rCj8yVUtCJ", Name: "getWaiterName", Args: []byte(`{}`)},
+		},
+		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_use",
+		Usage: agent.Usage{InputTokens: 679, OutputTokens: 111},
+	}
+	if p := providertest.Project(resp, want); !reflect.DeepEqual(p, want) {
+		t.Errorf("Stream = %s, want %s", providertest.Show(p), providertest.Show(want))
+	}
+	if !bytes.Equal(resp.Calls[0].Args, want.Calls[0].Args) {
+		t.Errorf("the first call's arguments are %s, want them as streamed: %s", resp.Calls[0].Args, want.Calls[0].Args)
 	}
 }

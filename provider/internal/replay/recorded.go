@@ -248,8 +248,15 @@ type Source struct {
 	Repository string `json:"repository"`
 	Path       string `json:"path"`
 	Commit     string `json:"commit"`
-	// Blob is the original's Git blob ID (git rev-parse COMMIT:PATH).
-	Blob string `json:"blob"`
+	// Blob is the original's Git blob ID (git rev-parse COMMIT:PATH),
+	// which the copy's must equal.
+	Blob string `json:"blob,omitempty"`
+	// Extract, when the copy is one part of the original rather than all
+	// of it, says which part and how it was taken; Length is then the
+	// part's length in bytes as the original records it (a body's
+	// Content-Length), which the copy's must equal, and Blob is empty.
+	Extract string `json:"extract,omitempty"`
+	Length  int    `json:"length,omitempty"`
 	// License is the original's license, and LicenseFile the copy of its
 	// text next to the recordings.
 	License     string `json:"license"`
@@ -259,9 +266,10 @@ type Source struct {
 }
 
 // CheckManifest fails the test unless dir/manifest.json lists every file
-// of dir other than itself and the license texts, each with a source, and
-// each file is an unmodified copy of its original: its Git blob ID is the
-// one the manifest gives. It returns the sources by file name.
+// of dir other than itself and the license texts, each with a source and
+// its license's text, and each file is an unmodified copy of its original
+// — its Git blob ID is the one the manifest gives — or, for an extract, of
+// the recorded length. It returns the sources by file name.
 func CheckManifest(t testing.TB, dir string) map[string]Source {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.json"))
@@ -274,8 +282,10 @@ func CheckManifest(t testing.TB, dir string) map[string]Source {
 	}
 	bySource := map[string]Source{}
 	for _, s := range sources {
-		if s.File == "" || s.Repository == "" || s.Path == "" || len(s.Commit) != 40 || len(s.Blob) != 40 || s.License == "" || s.Recorded == "" {
-			t.Errorf("replay: %s/manifest.json: %+v lacks a field", dir, s)
+		whole := len(s.Blob) == 40 && s.Extract == "" && s.Length == 0
+		part := s.Blob == "" && s.Extract != "" && s.Length > 0
+		if s.File == "" || s.Repository == "" || s.Path == "" || len(s.Commit) != 40 || !whole && !part || s.License == "" || s.Recorded == "" {
+			t.Errorf("replay: %s/manifest.json: %+v lacks a field, or has both a blob and an extract", dir, s)
 		}
 		if _, err := os.Stat(filepath.Join(dir, s.LicenseFile)); s.LicenseFile == "" || err != nil {
 			t.Errorf("replay: %s: the license text of %s, %q, is missing", dir, s.File, s.LicenseFile)
@@ -285,8 +295,11 @@ func CheckManifest(t testing.TB, dir string) map[string]Source {
 			t.Error(err)
 			continue
 		}
-		if got := BlobID(copied); got != s.Blob {
+		if got := BlobID(copied); s.Blob != "" && got != s.Blob {
 			t.Errorf("replay: %s/%s has blob ID %s, want %s: the copy differs from %s/%s at %s", dir, s.File, got, s.Blob, s.Repository, s.Path, s.Commit)
+		}
+		if s.Extract != "" && len(copied) != s.Length {
+			t.Errorf("replay: %s/%s has %d bytes, want the %d of %s in %s/%s at %s", dir, s.File, len(copied), s.Length, s.Extract, s.Repository, s.Path, s.Commit)
 		}
 		bySource[s.File] = s
 	}

@@ -236,8 +236,23 @@ func TestCheckManifest(t *testing.T) {
 		t.Errorf("CheckManifest of a changed copy: %q; want one failure", msgs)
 	}
 	write("a.httprr", "hello\n")
-	write("b.httprr", "unlisted")
-	if msgs := checkManifest(t, dir); len(msgs) != 1 || !strings.Contains(msgs[0], "b.httprr") {
+	write("b.sse", "data: {}\n\n")
+	if msgs := checkManifest(t, dir); len(msgs) != 1 || !strings.Contains(msgs[0], "b.sse") {
 		t.Errorf("CheckManifest with an unlisted file: %q; want one failure naming it", msgs)
+	}
+
+	extract := func(length int) string {
+		return fmt.Sprintf(`[{"file": "b.sse", "repository": "github.com/b/b", "path": "testdata/b.httprr",
+			"commit": "0123456789012345678901234567890123456789", "extract": "the response's body", "length": %d,
+			"license": "MIT", "license_file": "LICENSE.a", "recorded": "api.example.com"}]`, length)
+	}
+	os.Remove(filepath.Join(dir, "a.httprr"))
+	write("manifest.json", extract(len("data: {}\n\n")))
+	if msgs := checkManifest(t, dir); len(msgs) != 0 {
+		t.Fatalf("CheckManifest of a true extract: %q", msgs)
+	}
+	write("manifest.json", extract(len("data: {}\n\n")+1))
+	if msgs := checkManifest(t, dir); len(msgs) != 1 || !strings.Contains(msgs[0], "bytes") {
+		t.Errorf("CheckManifest of an extract of another length: %q; want one failure", msgs)
 	}
 }
