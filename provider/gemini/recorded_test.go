@@ -3,6 +3,8 @@ package gemini_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
+	"os"
 	"reflect"
 	"testing"
 
@@ -133,4 +135,65 @@ func streamTurn(t *testing.T, m *gemini.Model, req *agent.Request, want *agent.R
 		t.Errorf("Stream = %s, want %s", providertest.Show(p), providertest.Show(want))
 	}
 	return resp
+}
+
+// TestRecordedParallelCallsWithIDs replays gemini-3-flash-preview's two
+// parallel calls, which the API gave IDs and the first of them a thought
+// signature, recorded by langchaingo, then its answer to their responses.
+// The second request's model turn must equal the recorded one, which the
+// API accepted: each call with its ID, the signature on the first only.
+func TestRecordedParallelCallsWithIDs(t *testing.T) {
+	const prefix = recorded + "TestGoogleAI_ParallelFunctionCallsWithSignature."
+	load := func(name string) []byte {
+		data, err := os.ReadFile(prefix + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return data
+	}
+	header := map[string]string{"Content-Type": "application/json; charset=UTF-8"}
+	srv := replay.NewServer(t, replay.Sequence(t,
+		replay.Response{Header: header, Raw: load("response1.json")},
+		replay.Response{Header: header, Raw: load("response2.json")}))
+	m := newModel(t, srv, gemini.Options{})
+
+	type args struct {
+		Location string `json:"location" jsonschema:"The city name, e.g. Paris"`
+	}
+	temp := tool.New("get_temperature", "Get the current temperature for a location",
+		func(context.Context, args) (string, error) { return "22°C", nil })
+	first := &agent.Request{
+		Messages: []agent.Message{agent.UserText("What's the temperature in Paris and London?")},
+		Tools:    []tool.Spec{temp.Spec()},
+	}
+	calls := []agent.ToolCall{
+		{ID: "pkjly1p7", Name: "get_temperature", Args: []byte(`{"location":"Paris"}`)},
+		{ID: "bnxwmmb1", Name: "get_temperature", Args: []byte(`{"location":"London"}`)},
+	}
+	// The response's finishMessage, "Model generated function call(s).",
+	// does not reach the Model: genai v1.77 copies none from a Gemini API
+	// candidate.
+	resp := providertest.Generate(t, m, first, &agent.Response{
+		Calls:        calls,
+		FinishReason: agent.FinishToolCalls, RawFinishReason: "STOP",
+		Usage: agent.Usage{InputTokens: 69, OutputTokens: 88, ReasoningTokens: 56},
+	})
+	providertest.Generate(t, m, providertest.Answer(first, resp, "22°C", "22°C"), &agent.Response{
+		Text:         "The temperature is currently 22°C in both Paris and London.",
+		FinishReason: agent.FinishStop, RawFinishReason: "STOP",
+		Usage: agent.Usage{InputTokens: 131, OutputTokens: 15},
+	})
+
+	sent, rec := srv.Requests()[1].Body, load("request2.json")
+	if g, w := providertest.At(t, sent, "/contents/1"), providertest.At(t, rec, "/contents/1"); g != w {
+		t.Errorf("second request: the model turn went back as\n%s\nwant it as recorded:\n%s", g, w)
+	}
+	for i, c := range calls {
+		part := fmt.Sprintf("/contents/2/parts/%d/functionResponse", i)
+		for _, field := range []string{"/id", "/name"} {
+			if g, w := providertest.StringAt(t, sent, part+field), providertest.StringAt(t, rec, part+field); g != w {
+				t.Errorf("second request: %s%s = %q, want %q as recorded (call %s)", part, field, g, w, c.ID)
+			}
+		}
+	}
 }
