@@ -128,6 +128,43 @@ func TestRecordedChatParallelCallsStream(t *testing.T) {
 	}
 }
 
+// TestRecordedChatRoundTrip replays gpt-4.1-mini's call through Chat
+// Completions, with a system prompt, then its answer to the result,
+// recorded by pydantic-ai. The second request's messages must equal the
+// recorded ones, which the API accepted: the system prompt, the question,
+// the assistant's call as made, and the result under its call's ID.
+func TestRecordedChatRoundTrip(t *testing.T) {
+	x := replay.LoadCassette(t, recorded+"test_openai_instructions_with_tool_calls_keep_instructions.yaml")
+	srv := replay.NewServer(t, replay.Sequence(t, replay.Responses(x)...))
+	m := newModel(t, srv, openai.Options{API: openai.ChatCompletions})
+
+	type args struct {
+		City string `json:"city"`
+	}
+	temp := tool.New("get_temperature", "Get the temperature in a city.",
+		func(context.Context, args) (string, error) { return "20.0", nil })
+	first := &agent.Request{
+		System:   "You are a helpful assistant.",
+		Messages: []agent.Message{agent.UserText("What is the temperature in Tokyo?")},
+		Tools:    []tool.Spec{temp.Spec()},
+	}
+	resp := providertest.Generate(t, m, first, &agent.Response{
+		Calls:        []agent.ToolCall{{ID: "call_bhZkmIKKItNGJ41whHUHB7p9", Name: "get_temperature", Args: []byte(`{"city":"Tokyo"}`)}},
+		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_calls",
+		Usage: agent.Usage{InputTokens: 50, OutputTokens: 15},
+	})
+	providertest.Generate(t, m, providertest.Answer(first, resp, "20.0"), &agent.Response{
+		Text:         "The temperature in Tokyo is currently 20.0 degrees Celsius.",
+		FinishReason: agent.FinishStop, RawFinishReason: "stop",
+		Usage: agent.Usage{InputTokens: 75, OutputTokens: 15},
+	})
+	for i, r := range srv.Requests() {
+		if g, w := providertest.At(t, r.Body, "/messages"), providertest.At(t, x[i].Request.Body, "/messages"); g != w {
+			t.Errorf("request %d: messages =\n%s\nwant them as recorded:\n%s", i+1, g, w)
+		}
+	}
+}
+
 // capitalTool answers pydantic-ai's recorded questions.
 func capitalTool(answer string) tool.Spec {
 	type args struct {
