@@ -153,6 +153,22 @@ func TestParseCassette(t *testing.T) {
 	}
 }
 
+func FuzzParseCassette(f *testing.F) {
+	f.Add(cassetteText)
+	f.Add("interactions:\n- response:\n    status: {code: 200}\n    body: {string: ''}\n")
+	f.Fuzz(func(t *testing.T, data string) {
+		x, err := ParseCassette([]byte(data))
+		if err == nil && len(x) == 0 {
+			t.Errorf("ParseCassette(%q) = no exchanges and no error", data)
+		}
+		for _, e := range x {
+			if e.Response.Raw == nil || e.Response.Status < 100 || e.Response.Status > 999 {
+				t.Errorf("ParseCassette(%q): a response without a body or a status: %+v", data, e.Response)
+			}
+		}
+	})
+}
+
 // TestServerRaw checks that a recorded response goes out as recorded: its
 // status, its Content-Type and its body byte for byte.
 func TestServerRaw(t *testing.T) {
