@@ -90,12 +90,12 @@ func TestRecordedStreamThoughtSignature(t *testing.T) {
 		Messages: []agent.Message{agent.UserText("What is the capital of the user country? Call the tool")},
 		Tools:    []tool.Spec{country.Spec()},
 	}
-	resp := streamTurn(t, m, first, &agent.Response{
+	resp := providertest.Streamed(t, m, first, &agent.Response{
 		Calls:        []agent.ToolCall{{ID: "call_QUVVadTSNJ6_qtsPvN7J8Q0_1", Name: "get_country", Args: []byte(`{}`)}},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 29, OutputTokens: 212, ReasoningTokens: 202},
 	})
-	streamTurn(t, m, providertest.Answer(first, resp, "Mexico"), &agent.Response{
+	providertest.Streamed(t, m, providertest.Answer(first, resp, "Mexico"), &agent.Response{
 		Text:         "The capital of Mexico is Mexico City.",
 		FinishReason: agent.FinishStop, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 257, OutputTokens: 8},
@@ -124,17 +124,6 @@ func TestRecordedStreamThoughtSignature(t *testing.T) {
 			t.Errorf("second request: %s = %q, want %q", ptr, g, want)
 		}
 	}
-}
-
-// streamTurn streams one turn of m and fails the test unless the response
-// is want in the fields want sets.
-func streamTurn(t *testing.T, m *gemini.Model, req *agent.Request, want *agent.Response) *agent.Response {
-	t.Helper()
-	resp, _ := providertest.Stream(t, m, req)
-	if p := providertest.Project(resp, want); !reflect.DeepEqual(p, want) {
-		t.Errorf("Stream = %s, want %s", providertest.Show(p), providertest.Show(want))
-	}
-	return resp
 }
 
 // TestRecordedParallelCallsWithIDs replays gemini-3-flash-preview's two

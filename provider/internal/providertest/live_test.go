@@ -3,7 +3,6 @@ package providertest
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 	"testing"
 
@@ -27,37 +26,6 @@ func (s *script) Generate(ctx context.Context, req *agent.Request) (*agent.Respo
 	return r, nil
 }
 
-// failures is a testing.TB that keeps the failures it is told of.
-type failures struct {
-	testing.TB
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (f *failures) Helper() {}
-func (f *failures) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-}
-func (f *failures) Fatalf(format string, args ...any) {
-	f.Errorf(format, args...)
-	runtime.Goexit()
-}
-func (f *failures) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
-
-// live runs Live on m and returns its failures.
-func live(t *testing.T, m agent.Model) []string {
-	f := &failures{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		Live(f, m)
-	}()
-	<-done
-	return f.msgs
-}
-
 // TestLive checks the live smoke test itself on scripted models: it passes
 // a model that calls the tool and answers with the sum, and fails one that
 // answers without calling it, or with another number.
@@ -73,7 +41,7 @@ func TestLive(t *testing.T) {
 		{"wrong sum", []*agent.Response{call, {Text: "6913"}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			msgs := live(t, &script{responses: tt.responses})
+			msgs := Capture(t, func(tb testing.TB) { Live(tb, &script{responses: tt.responses}) })
 			if tt.pass && len(msgs) > 0 {
 				t.Errorf("Live failed a model that did it right: %q", msgs)
 			}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -495,3 +497,54 @@ func Live(t testing.TB, m agent.Model) {
 		t.Errorf("the answer is %q, want the sum 6912; history %s", last.Text, dumpHistory(history))
 	}
 }
+
+// Streamed runs one turn of m through Stream, as [Stream] does, and fails
+// the test unless the response is want in the fields want sets, as
+// [Generate] compares them. It returns the response.
+func Streamed(t testing.TB, m agent.StreamingModel, req *agent.Request, want *agent.Response) *agent.Response {
+	t.Helper()
+	resp, _ := Stream(t, m, req)
+	if p := Project(resp, want); !reflect.DeepEqual(p, want) {
+		t.Errorf("Stream = %s, want %s", Show(p), Show(want))
+	}
+	return resp
+}
+
+// Capture runs check with a testing.TB that keeps the failures reported
+// to it instead of failing t, and returns them: how a test checks that a
+// checker such as [Live] or replay.CheckManifest fails when it should.
+func Capture(t testing.TB, check func(testing.TB)) []string {
+	f := &failures{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		check(f)
+	}()
+	<-done
+	return f.msgs
+}
+
+// failures is a testing.TB that keeps the failures it is told of; Fatal
+// and Fatalf end the goroutine, as they do a test's.
+type failures struct {
+	testing.TB
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (f *failures) Helper() {}
+
+func (f *failures) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
+
+func (f *failures) Error(args ...any) { f.Errorf("%s", fmt.Sprint(args...)) }
+
+func (f *failures) Fatalf(format string, args ...any) {
+	f.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (f *failures) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"fmt"
@@ -6,10 +6,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/hands-go/hands/provider/internal/providertest"
+	"github.com/hands-go/hands/provider/internal/replay"
 )
 
 // trace returns an httprr trace of one exchange, as rsc.io/httprr writes
@@ -22,7 +23,7 @@ func trace(body string) string {
 
 func TestParseHTTPRR(t *testing.T) {
 	const events = "event: ping\ndata: {\"type\": \"ping\"}      \n\n"
-	x, err := ParseHTTPRR([]byte(trace(events)))
+	x, err := replay.ParseHTTPRR([]byte(trace(events)))
 	if err != nil {
 		t.Fatalf("ParseHTTPRR: %v", err)
 	}
@@ -55,8 +56,8 @@ func TestParseHTTPRR(t *testing.T) {
 		{"a body shorter than its record", strings.Replace(good, "Content-Length: 2\r\n", "Content-Length: 1\r\n", 1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if x, err := ParseHTTPRR([]byte(tt.data)); err == nil {
-				t.Errorf("ParseHTTPRR(%q) = %d exchanges, nil; want an error", tt.data, len(x))
+			if x, err := replay.ParseHTTPRR([]byte(tt.data)); err == nil {
+				t.Errorf("replay.ParseHTTPRR(%q) = %d exchanges, nil; want an error", tt.data, len(x))
 			}
 		})
 	}
@@ -67,13 +68,13 @@ func FuzzParseHTTPRR(f *testing.F) {
 	f.Add(trace(""))
 	f.Add("httprr trace v1\n0 0\n")
 	f.Fuzz(func(t *testing.T, data string) {
-		x, err := ParseHTTPRR([]byte(data))
+		x, err := replay.ParseHTTPRR([]byte(data))
 		if err == nil && len(x) == 0 {
-			t.Errorf("ParseHTTPRR(%q) = no exchanges and no error", data)
+			t.Errorf("replay.ParseHTTPRR(%q) = no exchanges and no error", data)
 		}
 		for _, e := range x {
 			if e.Response.Raw == nil || e.Response.Status < 100 {
-				t.Errorf("ParseHTTPRR(%q): a response without a body or a status: %+v", data, e.Response)
+				t.Errorf("replay.ParseHTTPRR(%q): a response without a body or a status: %+v", data, e.Response)
 			}
 		}
 	})
@@ -113,7 +114,7 @@ version: 1
 `
 
 func TestParseCassette(t *testing.T) {
-	x, err := ParseCassette([]byte(cassetteText))
+	x, err := replay.ParseCassette([]byte(cassetteText))
 	if err != nil {
 		t.Fatalf("ParseCassette: %v", err)
 	}
@@ -146,7 +147,7 @@ func TestParseCassette(t *testing.T) {
 		{"no body", strings.Replace(cassetteText, "    parsed_body:\n      output_text: ok\n      temperature: 1.0\n", "", 1)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if x, err := ParseCassette([]byte(tt.data)); err == nil {
+			if x, err := replay.ParseCassette([]byte(tt.data)); err == nil {
 				t.Errorf("ParseCassette = %d exchanges, nil; want an error", len(x))
 			}
 		})
@@ -157,13 +158,13 @@ func FuzzParseCassette(f *testing.F) {
 	f.Add(cassetteText)
 	f.Add("interactions:\n- response:\n    status: {code: 200}\n    body: {string: ''}\n")
 	f.Fuzz(func(t *testing.T, data string) {
-		x, err := ParseCassette([]byte(data))
+		x, err := replay.ParseCassette([]byte(data))
 		if err == nil && len(x) == 0 {
-			t.Errorf("ParseCassette(%q) = no exchanges and no error", data)
+			t.Errorf("replay.ParseCassette(%q) = no exchanges and no error", data)
 		}
 		for _, e := range x {
 			if e.Response.Raw == nil || e.Response.Status < 100 || e.Response.Status > 999 {
-				t.Errorf("ParseCassette(%q): a response without a body or a status: %+v", data, e.Response)
+				t.Errorf("replay.ParseCassette(%q): a response without a body or a status: %+v", data, e.Response)
 			}
 		}
 	})
@@ -172,11 +173,11 @@ func FuzzParseCassette(f *testing.F) {
 // TestServerRaw checks that a recorded response goes out as recorded: its
 // status, its Content-Type and its body byte for byte.
 func TestServerRaw(t *testing.T) {
-	x, err := ParseHTTPRR([]byte(trace("data: {\"a\": 1}   \r\n\r\n")))
+	x, err := replay.ParseHTTPRR([]byte(trace("data: {\"a\": 1}   \r\n\r\n")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := NewServer(t, Always(x[0].Response))
+	srv := replay.NewServer(t, replay.Always(x[0].Response))
 	resp, err := http.Post(srv.URL, "application/json", strings.NewReader("{}"))
 	if err != nil {
 		t.Fatal(err)
@@ -193,41 +194,14 @@ func TestServerRaw(t *testing.T) {
 
 func TestBlobID(t *testing.T) {
 	// git hash-object on a file holding "hello\n".
-	if got, want := BlobID([]byte("hello\n")), "ce013625030ba8dba906f756967f9e9ca394464a"; got != want {
-		t.Errorf("BlobID(hello) = %s, want %s", got, want)
+	if got, want := replay.BlobID([]byte("hello\n")), "ce013625030ba8dba906f756967f9e9ca394464a"; got != want {
+		t.Errorf("replay.BlobID(hello) = %s, want %s", got, want)
 	}
 }
 
-// failures is a testing.TB that keeps the failures it is told of.
-type failures struct {
-	testing.TB
-	mu   sync.Mutex
-	msgs []string
-}
-
-func (f *failures) Helper() {}
-func (f *failures) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
-}
-func (f *failures) Error(args ...any) { f.Errorf("%s", fmt.Sprint(args...)) }
-func (f *failures) Fatalf(format string, args ...any) {
-	f.Errorf(format, args...)
-	runtime.Goexit()
-}
-func (f *failures) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }
-
 // checkManifest runs CheckManifest on dir and returns its failures.
 func checkManifest(t *testing.T, dir string) []string {
-	f := &failures{TB: t}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		CheckManifest(f, dir)
-	}()
-	<-done
-	return f.msgs
+	return providertest.Capture(t, func(tb testing.TB) { replay.CheckManifest(tb, dir) })
 }
 
 func TestCheckManifest(t *testing.T) {
