@@ -166,35 +166,6 @@ func capitalTool(answer string) tool.Spec {
 		func(context.Context, args) (string, error) { return answer, nil }).Spec()
 }
 
-// TestRecordedResponsesRoundTrip replays gpt-4o's function_call item through
-// the Responses API, then its answer to the result, and checks that the
-// second request gives the call back as the model made it, its output
-// under its call_id.
-func TestRecordedResponsesRoundTrip(t *testing.T) {
-	x := replay.LoadCassette(t, recorded+"test_openai_responses_model_simple_response_with_tool_call.yaml")
-	srv := replay.NewServer(t, replay.Sequence(t, replay.Responses(x)...))
-	m := newModel(t, srv, openai.Options{NoReasoning: true})
-
-	first := &agent.Request{
-		Messages: []agent.Message{agent.UserText("What is the capital of PotatoLand?")},
-		Tools:    []tool.Spec{capitalTool("Potato City")},
-	}
-	call := agent.ToolCall{ID: "call_YfwRsW8sUxDKipwyhWTzOXCA", Name: "get_capital", Args: []byte(`{"country":"PotatoLand"}`)}
-	resp := providertest.Generate(t, m, first, &agent.Response{
-		Calls:        []agent.ToolCall{call},
-		FinishReason: agent.FinishToolCalls, RawFinishReason: "completed",
-		Usage: agent.Usage{InputTokens: 40, OutputTokens: 18},
-	})
-	providertest.Generate(t, m, providertest.Answer(first, resp, "Potato City"), &agent.Response{
-		Text:         "The capital of PotatoLand is Potato City.",
-		FinishReason: agent.FinishStop, RawFinishReason: "completed",
-		Usage: agent.Usage{InputTokens: 67, OutputTokens: 11},
-	})
-
-	sent, rec := srv.Requests()[1].Body, x[1].Request.Body
-	checkFunctionCallItems(t, sent, rec, call, "Potato City")
-}
-
 // checkFunctionCallItems checks the second request of a Responses
 // exchange: the function_call item goes back with the call's call_id, name
 // and arguments byte for byte, and the function_call_output item follows
@@ -242,29 +213,61 @@ func item(t *testing.T, doc []byte, typ string) int {
 	return -1
 }
 
-// TestRecordedResponsesStreamRoundTrip replays the same exchange streamed:
-// the function_call item's arguments in pieces, then the answer's text.
-// The recording's client sent the fc_ item ID back as the call_id (it is
-// from March 2025); the adapter sends the call_id the API gave.
-func TestRecordedResponsesStreamRoundTrip(t *testing.T) {
-	x := replay.LoadCassette(t, recorded+"test_openai_responses_stream.yaml")
-	srv := replay.NewServer(t, replay.Sequence(t, replay.Responses(x)...))
-	m := newModel(t, srv, openai.Options{NoReasoning: true, Stream: true})
+// TestRecordedResponsesRoundTrip replays gpt-4o's function_call item
+// through the Responses API, then its answer to the result, as a whole
+// response and streamed (the arguments in pieces, then the answer's text),
+// and checks that the second request gives the call back as the model
+// made it, its output under its call_id. The streamed recording's client,
+// from March 2025, sent the fc_ item ID back as the call_id; the adapter
+// sends the call_id the API gave.
+func TestRecordedResponsesRoundTrip(t *testing.T) {
+	for _, tt := range []struct {
+		file          string
+		stream        bool
+		country, city string
+		call          agent.ToolCall
+		first, second agent.Usage
+		answer        string
+	}{
+		{
+			file: "test_openai_responses_model_simple_response_with_tool_call.yaml", country: "PotatoLand", city: "Potato City",
+			call:   agent.ToolCall{ID: "call_YfwRsW8sUxDKipwyhWTzOXCA", Name: "get_capital", Args: []byte(`{"country":"PotatoLand"}`)},
+			first:  agent.Usage{InputTokens: 40, OutputTokens: 18},
+			answer: "The capital of PotatoLand is Potato City.", second: agent.Usage{InputTokens: 67, OutputTokens: 11},
+		},
+		{
+			file: "test_openai_responses_stream.yaml", stream: true, country: "France", city: "Paris",
+			call:   agent.ToolCall{ID: "call_kL0PCQV7M2WMoVX8V8OtYSAL", Name: "get_capital", Args: []byte(`{"country":"France"}`)},
+			first:  agent.Usage{InputTokens: 255, OutputTokens: 16},
+			answer: "The capital of France is Paris.", second: agent.Usage{InputTokens: 278, OutputTokens: 9},
+		},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			x := replay.LoadCassette(t, recorded+tt.file)
+			srv := replay.NewServer(t, replay.Sequence(t, replay.Responses(x)...))
+			m := newModel(t, srv, openai.Options{NoReasoning: true, Stream: tt.stream})
+			turn := func(req *agent.Request, want *agent.Response) *agent.Response {
+				if tt.stream {
+					return providertest.Streamed(t, m, req, want)
+				}
+				return providertest.Generate(t, m, req, want)
+			}
 
-	first := &agent.Request{
-		Messages: []agent.Message{agent.UserText("What is the capital of France?")},
-		Tools:    []tool.Spec{capitalTool("Paris")},
+			first := &agent.Request{
+				Messages: []agent.Message{agent.UserText("What is the capital of " + tt.country + "?")},
+				Tools:    []tool.Spec{capitalTool(tt.city)},
+			}
+			resp := turn(first, &agent.Response{
+				Calls:        []agent.ToolCall{tt.call},
+				FinishReason: agent.FinishToolCalls, RawFinishReason: "completed",
+				Usage: tt.first,
+			})
+			turn(providertest.Answer(first, resp, tt.city), &agent.Response{
+				Text:         tt.answer,
+				FinishReason: agent.FinishStop, RawFinishReason: "completed",
+				Usage: tt.second,
+			})
+			checkFunctionCallItems(t, srv.Requests()[1].Body, x[1].Request.Body, tt.call, tt.city)
+		})
 	}
-	call := agent.ToolCall{ID: "call_kL0PCQV7M2WMoVX8V8OtYSAL", Name: "get_capital", Args: []byte(`{"country":"France"}`)}
-	resp := providertest.Streamed(t, m, first, &agent.Response{
-		Calls:        []agent.ToolCall{call},
-		FinishReason: agent.FinishToolCalls, RawFinishReason: "completed",
-		Usage: agent.Usage{InputTokens: 255, OutputTokens: 16},
-	})
-	providertest.Streamed(t, m, providertest.Answer(first, resp, "Paris"), &agent.Response{
-		Text:         "The capital of France is Paris.",
-		FinishReason: agent.FinishStop, RawFinishReason: "completed",
-		Usage: agent.Usage{InputTokens: 278, OutputTokens: 9},
-	})
-	checkFunctionCallItems(t, srv.Requests()[1].Body, x[1].Request.Body, call, "Paris")
 }
