@@ -64,7 +64,7 @@ func TestRecordedRoundTrip(t *testing.T) {
 		t.Errorf("second request: the model turn went back as %s, want %s as recorded", g, w)
 	}
 	// The recorded client put the result under "response"; the adapter
-	// puts it under "output", as the API's documentation asks.
+	// puts it under "output", as the genai SDK documents FunctionResponse.
 	for ptr, want := range map[string]string{
 		"/contents/2/role":                                     "user",
 		"/contents/2/parts/0/functionResponse/name":            "calculate",
