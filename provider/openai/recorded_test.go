@@ -170,9 +170,9 @@ func capitalTool(answer string) tool.Spec {
 // exchange: the function_call item goes back with the call's call_id, name
 // and arguments byte for byte, and the function_call_output item follows
 // it with output under that call_id, shaped as in the recorded request.
-// (The recorded client sent the function_call item without its fc_ ID and
-// with a null status; the adapter sends the ID it kept in the call's state
-// and no status, so that item is compared by its values only.)
+// (The recorded clients sent the function_call item without an id, one of
+// them with a null status; the adapter sends the fc_ ID it kept in the
+// call's state and no status, so that item is compared by its values only.)
 func checkFunctionCallItems(t *testing.T, sent, rec []byte, call agent.ToolCall, output string) {
 	t.Helper()
 	c, o := item(t, sent, "function_call"), item(t, sent, "function_call_output")
