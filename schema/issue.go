@@ -101,16 +101,16 @@ func (i Issue) Append(b []byte) []byte {
 	return append(b, i.Message...)
 }
 
-// ErrInvalid is matched by an *Error: a document that does not satisfy its
+// ErrInvalidDocument is matched by an *Error: a document that does not satisfy its
 // schema.
-var ErrInvalid = errors.New("schema: invalid document")
+var ErrInvalidDocument = errors.New("schema: invalid document")
 
 // An Error reports every issue found in one JSON document, in document
 // order. Validators return it as a *Error. A Validate method may return one
 // to report issues at paths below its value; its Err may then be left nil.
 type Error struct {
 	Issues []Issue // every issue, in document order, cut to the issue limit
-	Err    error   // ErrInvalid
+	Err    error   // ErrInvalidDocument
 }
 
 // Unwrap returns Err.

@@ -79,10 +79,10 @@ func FuzzCheckJSON(f *testing.F) {
 	})
 }
 
-// TestErrorMatchesErrInvalid checks that every way a validator rejects a
+// TestErrorMatchesErrInvalidDocument checks that every way a validator rejects a
 // document — its schema, its limits, a Go value's check — is an *Error
-// that matches ErrInvalid.
-func TestErrorMatchesErrInvalid(t *testing.T) {
+// that matches ErrInvalidDocument.
+func TestErrorMatchesErrInvalidDocument(t *testing.T) {
 	type doc struct {
 		Name string `json:"name" tool:"minLength=2"`
 	}
@@ -96,8 +96,8 @@ func TestErrorMatchesErrInvalid(t *testing.T) {
 		"value":  v.Check(doc{Name: "x"}),
 	} {
 		serr, ok := errors.AsType[*Error](err)
-		if !ok || !errors.Is(err, ErrInvalid) || len(serr.Issues) == 0 {
-			t.Errorf("%s: %v, want an *Error with issues that matches ErrInvalid", name, err)
+		if !ok || !errors.Is(err, ErrInvalidDocument) || len(serr.Issues) == 0 {
+			t.Errorf("%s: %v, want an *Error with issues that matches ErrInvalidDocument", name, err)
 		}
 	}
 }

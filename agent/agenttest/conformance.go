@@ -77,12 +77,12 @@ type WeatherArgs struct {
 //   - Canceled checks that Generate with a cancelled context returns an
 //     error that matches context.Canceled.
 //
-// m may be a live model, or an adapter pointed at a server that replays a
-// recording of the exchange: first a turn that calls WeatherTool for Paris
-// and for Atlantis, then, once a request carries WeatherReport, the answer.
-// TestModel asks m for those two responses and no more, so a script of the
-// two turns (see NewStreamScript) passes it; a call with a cancelled
-// context must not count as one.
+// m may be a live model, or an adapter pointed at a server that replays
+// the exchange, recorded or written by hand: first a turn that calls
+// WeatherTool for Paris and for Atlantis, then, once a request carries
+// WeatherReport, the answer. TestModel asks m for those two responses and
+// no more, so a script of the two turns (see NewStreamScript) passes it; a
+// call with a cancelled context must not count as one.
 func TestModel(t *testing.T, m agent.Model) {
 	t.Helper()
 	var first []agent.Chunk // the first turn's chunks, when m streams
