@@ -101,8 +101,8 @@ func (i Issue) Append(b []byte) []byte {
 	return append(b, i.Message...)
 }
 
-// ErrInvalidDocument is matched by an *Error: a document that does not satisfy its
-// schema.
+// ErrInvalidDocument is matched by an *Error: a document that does not
+// satisfy its schema.
 var ErrInvalidDocument = errors.New("schema: invalid document")
 
 // An Error reports every issue found in one JSON document, in document
