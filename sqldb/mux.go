@@ -6,8 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"slices"
-	"sync"
+
+	"github.com/hands-go/hands/internal/urlmux"
 )
 
 // An Opener opens the databases of one URL scheme. Each driver package has
@@ -21,42 +21,18 @@ type Opener interface {
 
 // A URLMux sends a database URL to the opener of its scheme. The zero value
 // is ready to use.
-type URLMux struct {
-	mu      sync.RWMutex
-	openers map[string]Opener
-}
+type URLMux struct{ m urlmux.Mux[Opener] }
 
 // Register makes o the opener of scheme. It panics if the scheme already
 // has one, which is a mistake in the program.
-func (m *URLMux) Register(scheme string, o Opener) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if _, dup := m.openers[scheme]; dup {
-		panic("sqldb: scheme " + scheme + " registered twice")
-	}
-	if m.openers == nil {
-		m.openers = map[string]Opener{}
-	}
-	m.openers[scheme] = o
-}
+func (m *URLMux) Register(scheme string, o Opener) { m.m.Register("sqldb", scheme, o) }
 
 // Schemes returns the registered schemes, sorted.
-func (m *URLMux) Schemes() []string {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	var s []string
-	for k := range m.openers {
-		s = append(s, k)
-	}
-	slices.Sort(s)
-	return s
-}
+func (m *URLMux) Schemes() []string { return m.m.Schemes() }
 
 // ValidScheme reports whether scheme has an opener.
 func (m *URLMux) ValidScheme(scheme string) bool {
-	m.mu.RLock()
-	defer m.mu.RUnlock()
-	_, ok := m.openers[scheme]
+	_, ok := m.m.Lookup(scheme)
 	return ok
 }
 
@@ -67,9 +43,7 @@ func (m *URLMux) OpenDB(ctx context.Context, s string) (*sql.DB, error) {
 	if err != nil || u.Scheme == "" {
 		return nil, errors.New("sqldb: want a database URL, such as sqlite:///var/lib/app.db or postgres://user@host/db")
 	}
-	m.mu.RLock()
-	o, ok := m.openers[u.Scheme]
-	m.mu.RUnlock()
+	o, ok := m.m.Lookup(u.Scheme)
 	if !ok {
 		return nil, fmt.Errorf("sqldb: no driver for the scheme %q; the schemes are %v (import a driver package such as sqldb/sqlitedb)", u.Scheme, m.Schemes())
 	}
@@ -89,12 +63,8 @@ func Open(ctx context.Context, s string) (*sql.DB, error) {
 }
 
 // CheckParams returns an error naming the first query parameter of u that
-// is not among known, so that a misspelt option is not silently ignored.
+// is not among known, so that a misspelt option is not silently ignored. A
+// driver's opener calls it first.
 func CheckParams(u *url.URL, known ...string) error {
-	for k := range u.Query() {
-		if !slices.Contains(known, k) {
-			return fmt.Errorf("sqldb: %s: unknown query parameter %q; the parameters are %v", u.Redacted(), k, known)
-		}
-	}
-	return nil
+	return urlmux.CheckParams("sqldb", u, known...)
 }
