@@ -219,7 +219,11 @@ func (r *Result) Text() string {
 		}
 		b.WriteByte('\n')
 	}
-	fmt.Fprintf(&b, "(%d rows", len(r.Rows))
+	if len(r.Rows) == 1 {
+		b.WriteString("(1 row")
+	} else {
+		fmt.Fprintf(&b, "(%d rows", len(r.Rows))
+	}
 	if r.Truncated != "" {
 		b.WriteString("; more not shown: " + r.Truncated)
 	}
@@ -235,3 +239,7 @@ func Schema(ctx context.Context, db *sql.DB) ([]Table, error) {
 	}
 	return e.Schema(ctx, db)
 }
+
+// ModelText returns Text, so that a tool whose output is a *Result shows
+// the model the table while clients get the JSON.
+func (r *Result) ModelText() string { return r.Text() }

@@ -36,7 +36,7 @@ func TestPostgres(t *testing.T) {
 	}
 
 	t.Run("query", func(t *testing.T) {
-		res, err := sqldb.Query(t.Context(), db, `SELECT id, body FROM notes WHERE id >= $1 ORDER BY id`, []any{2}, nil)
+		res, err := sqldb.Query(t.Context(), db, `SELECT id, body FROM notes WHERE id >= $1 ORDER BY id`, []any{"2"}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
