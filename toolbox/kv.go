@@ -35,9 +35,9 @@ type KVPutArgs struct {
 	Value string `json:"value" jsonschema:"the text to store; it replaces any value under the key"`
 	// TTLSeconds makes the entry expire; 0 keeps it.
 	TTLSeconds int64 `json:"ttlSeconds,omitempty" jsonschema:"forget the entry after this many seconds; omit to keep it" tool:"minimum=1,maximum=315360000"`
-	// Metadata is a small object stored with the value and shown by
-	// kv_list.
-	Metadata map[string]any `json:"metadata,omitempty" jsonschema:"a small JSON object stored with the value and shown by kv_list, such as {\"topic\":\"travel\"}"`
+	// Note is stored with the value as its metadata {"note": Note} and
+	// shown by kv_list.
+	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=200"`
 }
 
 // KVDeleteArgs is the input of kv_delete.
@@ -122,8 +122,8 @@ func KVTools(store *kv.Store) []tool.Interface {
 				return "", fmt.Errorf("%w: the value is %d bytes and the limit is %d (%s); store it in parts under several keys", kv.ErrOversize, len(a.Value), maxVal, sizeText(maxVal))
 			}
 			opts := &kv.PutOptions{TTL: time.Duration(a.TTLSeconds) * time.Second}
-			if a.Metadata != nil {
-				m, err := json.Marshal(a.Metadata)
+			if a.Note != "" {
+				m, err := json.Marshal(map[string]string{"note": a.Note})
 				if err != nil {
 					return "", err
 				}

@@ -22,14 +22,14 @@ func TestKVTools(t *testing.T) {
 		t.Helper()
 		return tool.Run(t.Context(), reg, tool.Call{Name: name, Args: json.RawMessage(args)})
 	}
-	if res := call("kv_put", `{"key":"trip/city","value":"Oslo","metadata":{"topic":"travel"},"ttlSeconds":3600}`); res.IsError {
+	if res := call("kv_put", `{"key":"trip/city","value":"Oslo","note":"travel","ttlSeconds":3600}`); res.IsError {
 		t.Fatal(res.Err)
 	}
 	call("kv_put", `{"key":"trip/date","value":"May"}`)
 	call("kv_put", `{"key":"other","value":"x"}`)
 	res := call("kv_get", `{"key":"trip/city"}`)
 	var e toolbox.KVEntry
-	if err := json.Unmarshal([]byte(res.Content), &e); err != nil || e.Value != "Oslo" || e.Metadata["topic"] != "travel" || e.Expires == nil {
+	if err := json.Unmarshal([]byte(res.Content), &e); err != nil || e.Value != "Oslo" || e.Metadata["note"] != "travel" || e.Expires == nil {
 		t.Errorf("kv_get = %s, %v", res.Content, err)
 	}
 	res = call("kv_list", `{"prefix":"trip/","limit":1}`)
