@@ -72,3 +72,16 @@ func modulePath(pkg string) string {
 	}
 	return pkg
 }
+
+// TestDriversStayInTheirPackages keeps the database and store clients out
+// of the portable packages: sqldb, kv and bind depend on no driver, so a
+// program links only the drivers it imports.
+func TestDriversStayInTheirPackages(t *testing.T) {
+	for _, pkg := range deps(t, "./sqldb", "./kv", "./bind", "./toolbox") {
+		for _, driver := range []string{"github.com/jackc/pgx", "github.com/ncruces/", "github.com/redis/go-redis", "modernc.org/"} {
+			if strings.HasPrefix(pkg, driver) {
+				t.Errorf("a portable package depends on the driver %s", pkg)
+			}
+		}
+	}
+}
