@@ -73,14 +73,37 @@ func modulePath(pkg string) string {
 	return pkg
 }
 
-// TestDriversStayInTheirPackages keeps the database and store clients out
-// of the portable packages: sqldb, kv and bind depend on no driver, so a
-// program links only the drivers it imports.
-func TestDriversStayInTheirPackages(t *testing.T) {
-	for _, pkg := range deps(t, "./sqldb", "./kv", "./bind", "./toolbox") {
-		for _, driver := range []string{"github.com/jackc/pgx", "github.com/ncruces/", "github.com/redis/go-redis", "modernc.org/"} {
-			if strings.HasPrefix(pkg, driver) {
-				t.Errorf("a portable package depends on the driver %s", pkg)
+// databaseDrivers are the clients of databases and stores, which only the
+// driver packages (sqldb/sqlitedb, sqldb/pgdb, kv/sqlitekv, kv/rediskv)
+// import.
+var databaseDrivers = []string{"github.com/jackc/pgx", "github.com/ncruces/go-sqlite3", "github.com/redis/go-redis", "modernc.org/sqlite"}
+
+// TestEdgeLayering keeps the edge packages on the APIs they build on, not
+// on the implementations beside them: a client of MCP servers needs no
+// server, instrumentation needs the OpenTelemetry API, never its SDK or
+// an exporter, which the program that sets up telemetry chooses, and the
+// portable resource packages link no database driver, so that a program
+// links only the drivers it imports.
+func TestEdgeLayering(t *testing.T) {
+	for _, tt := range []struct {
+		pkg       string
+		forbidden []string // package path prefixes
+	}{
+		{"./mcpclient", []string{module + "/mcpserver"}},
+		{"./mcpserver", []string{module + "/mcpclient"}},
+		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
+		{"./sqldb", databaseDrivers},
+		{"./kv", databaseDrivers},
+		{"./bind", databaseDrivers},
+		{"./toolbox", databaseDrivers},
+		{"./tool", databaseDrivers},
+		{"./agent", databaseDrivers},
+	} {
+		for _, dep := range deps(t, tt.pkg) {
+			for _, f := range tt.forbidden {
+				if dep == f || strings.HasPrefix(dep, f+"/") {
+					t.Errorf("%s depends on %s", tt.pkg, dep)
+				}
 			}
 		}
 	}
