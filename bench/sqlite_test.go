@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	_ "github.com/ncruces/go-sqlite3/driver" // registers "sqlite3"
 	_ "modernc.org/sqlite"                   // registers "sqlite"
@@ -103,6 +104,67 @@ func BenchmarkSQLiteDrivers(b *testing.B) {
 					b.Fatal(n, err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkSQLiteDriverRatio interleaves the two drivers on each workload,
+// timing both in every iteration, and reports ncruces' time over
+// modernc's: on a shared machine both see the same moments, so the ratio
+// varies far less than either time.
+func BenchmarkSQLiteDriverRatio(b *testing.B) {
+	work := map[string]func(b *testing.B, db *sql.DB, i int){
+		"point": func(b *testing.B, db *sql.DB, i int) {
+			var v []byte
+			if err := db.QueryRow(`SELECT v FROM t WHERE k = ?`, fmt.Sprintf("key%04d", i%1000)).Scan(&v); err != nil {
+				b.Fatal(err)
+			}
+		},
+		"insert": func(b *testing.B, db *sql.DB, i int) {
+			if _, err := db.Exec(`INSERT OR REPLACE INTO t VALUES (?, ?)`, fmt.Sprintf("new%d", i), make([]byte, 100)); err != nil {
+				b.Fatal(err)
+			}
+		},
+		"scan1000": func(b *testing.B, db *sql.DB, i int) {
+			rows, err := db.Query(`SELECT k, v FROM t LIMIT 1000`)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for rows.Next() {
+				var k string
+				var v []byte
+				if err := rows.Scan(&k, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+			rows.Close()
+		},
+		"cte10k": func(b *testing.B, db *sql.DB, i int) {
+			var n int
+			if err := db.QueryRow(`WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 10000) SELECT count(*) FROM c`).Scan(&n); err != nil || n != 10000 {
+				b.Fatal(n, err)
+			}
+		},
+	}
+	for _, name := range []string{"point", "insert", "scan1000", "cte10k"} {
+		b.Run(name, func(b *testing.B) {
+			m := openSQLite(b, "sqlite", "")
+			n := openSQLite(b, "sqlite3", "file:")
+			f := work[name]
+			var tm, tn time.Duration
+			i := 0
+			for b.Loop() {
+				t0 := time.Now()
+				f(b, m, i)
+				t1 := time.Now()
+				f(b, n, i)
+				tm += t1.Sub(t0)
+				tn += time.Since(t1)
+				i++
+			}
+			b.ReportMetric(float64(tn)/float64(tm), "ncruces/modernc")
+			b.ReportMetric(float64(tm.Nanoseconds())/float64(b.N), "modernc-ns/op")
+			b.ReportMetric(float64(tn.Nanoseconds())/float64(b.N), "ncruces-ns/op")
 		})
 	}
 }

@@ -222,3 +222,56 @@ func BenchmarkOverheadRatio(b *testing.B) {
 		kvRatio(b, rediskv.New(redis.NewClient(opts), "bench:"))
 	})
 }
+
+// BenchmarkKVStoreRatio interleaves the embedded store (sqlitekv) and Redis
+// (rediskv, on 127.0.0.1) on the same Get and Put through kv.Store, and
+// reports Redis' time over the embedded store's, with the operations per
+// second of each.
+func BenchmarkKVStoreRatio(b *testing.B) {
+	ctx := context.Background()
+	lite, err := sqlitekv.Open(ctx, filepath.Join(b.TempDir(), "kv.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := redistest.Start(b)
+	opts, err := redis.ParseURL(srv.URL)
+	if err != nil {
+		b.Fatal(err)
+	}
+	stores := [2]*kv.Store{kv.New(lite, nil), kv.New(rediskv.New(redis.NewClient(opts), "bench:"), nil)}
+	defer stores[0].Close()
+	defer stores[1].Close()
+	for _, s := range stores {
+		for i := range 1000 {
+			if err := s.Put(ctx, fmt.Sprintf("user/%d/name", i), []byte("Ada Lovelace"), nil); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	for _, op := range []string{"get", "put"} {
+		b.Run(op, func(b *testing.B) {
+			var took [2]time.Duration
+			i := 0
+			for b.Loop() {
+				key := fmt.Sprintf("user/%d/name", i%1000)
+				for j, s := range stores {
+					t0 := time.Now()
+					var err error
+					if op == "get" {
+						_, err = s.Get(ctx, key)
+					} else {
+						err = s.Put(ctx, key, []byte("Ada Lovelace"), nil)
+					}
+					took[j] += time.Since(t0)
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				i++
+			}
+			b.ReportMetric(float64(took[1])/float64(took[0]), "redis/sqlite")
+			b.ReportMetric(float64(b.N)/took[0].Seconds(), "sqlite-ops/s")
+			b.ReportMetric(float64(b.N)/took[1].Seconds(), "redis-ops/s")
+		})
+	}
+}

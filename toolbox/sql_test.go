@@ -24,7 +24,7 @@ func TestSQLTools(t *testing.T) {
 	}
 	query := toolbox.SQLQuery(db, nil)
 	schemaTool := toolbox.SQLSchema(db, "")
-	for _, d := range []*dialect.Dialect{dialect.OpenAIStrict, dialect.AnthropicStrict, dialect.Gemini} {
+	for _, d := range []*dialect.Dialect{dialect.OpenAIStrict(), dialect.AnthropicStrict(), dialect.Gemini()} {
 		for _, p := range tool.Lint(d, query, schemaTool) {
 			if p.Severity == dialect.SeverityError {
 				t.Errorf("%s: %v", d.Name, p)
