@@ -20,6 +20,11 @@ const (
 // ErrNoEngine reports a *sql.DB whose driver registered no Engine.
 var ErrNoEngine = errors.New("no engine for this database driver")
 
+// ErrStatementTimeout is what an Engine wraps in the error of a statement
+// that the database itself ended at Session.Timeout (PostgreSQL's
+// statement_timeout), which can come before the context's deadline.
+var ErrStatementTimeout = errors.New("statement timeout")
+
 // QueryOptions bound one Query. The zero value selects every default.
 type QueryOptions struct {
 	// Write lets the statement change data. If false, the database refuses
@@ -121,7 +126,8 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 		return err
 	})
 	if err != nil && !(res.Truncated != "" && !opts.Write && ctx.Err() == nil) {
-		return nil, &QueryError{TimedOut: errors.Is(ctx.Err(), context.DeadlineExceeded), Err: err}
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, ErrStatementTimeout)
+		return nil, &QueryError{TimedOut: timedOut, Err: err}
 	}
 	return res, nil
 }
