@@ -265,3 +265,19 @@ func TestOpenURLs(t *testing.T) {
 	}
 	_ = sqlitedb.Scheme
 }
+
+// TestRelativePath opens sqlite://./dir/x.db under the working directory.
+func TestRelativePath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	db, err := sqldb.Open(t.Context(), "sqlite://./sub dir/x.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t(x)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join("sub dir", "x.db")); err != nil {
+		t.Errorf("the database is not at ./sub dir/x.db: %v", err)
+	}
+}
