@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/bind"
@@ -23,15 +24,19 @@ type env struct {
 	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
-	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
+	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"`        // serve --http's bearer token
+	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
-	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
-	bucket   *blob.Bucket
-	hostFile tool.Interface
-	fetch    tool.Interface
+	token bind.Secret // HANDS_TOKEN, from the environment or the config file
+	// upstreamEnv names the variables passed on to upstream commands
+	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
+	upstreamEnv []string
+	bucket      *blob.Bucket
+	hostFile    tool.Interface
+	fetch       tool.Interface
 }
 
 func (b *bundle) list() []tool.Interface { return []tool.Interface{b.hostFile, b.fetch} }
@@ -78,10 +83,11 @@ func bundledTools(ctx context.Context, configFile, publicBase string, writes boo
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
 	b := &bundle{
-		token:    e.Token,
-		bucket:   e.Bucket,
-		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
+		token:       e.Token,
+		bucket:      e.Bucket,
+		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
+		hostFile:    toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:       toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
 	}
 	return b, closeEnv, nil
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -29,19 +30,25 @@ type upstreams struct {
 }
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
-// command and its arguments, split at spaces, started with its standard
-// error on stderr. Tools an upstream offers that hands cannot are named on
-// stderr.
-func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*upstreams, error) {
+// command line, split into words as a POSIX shell does (splitWords) and
+// started with the environment upstreamEnv allows and its standard error
+// on stderr. passEnv names the variables an upstream command gets besides
+// those of safeEnv. Tools an upstream offers that hands cannot are named
+// on stderr.
+func connectUpstreams(ctx context.Context, specs, passEnv []string, stderr io.Writer) (*upstreams, error) {
 	u := &upstreams{stderr: stderr, refused: map[string]bool{}}
 	for _, spec := range specs {
 		var transport mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
 			transport = mcpclient.HTTP(spec, nil)
 		} else {
-			args := strings.Fields(spec)
+			args, err := splitWords(spec)
+			if err != nil || len(args) == 0 {
+				u.close()
+				return nil, fmt.Errorf("--upstream %q: %w", spec, cmp.Or(err, errors.New("no command given")))
+			}
 			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Env = upstreamEnv(os.Environ())
+			cmd.Env = upstreamEnv(os.Environ(), passEnv)
 			cmd.Stderr = stderr
 			transport = &mcp.CommandTransport{Command: cmd}
 		}
@@ -155,13 +162,25 @@ func (u *upstreams) close() error {
 	return errors.Join(errs...)
 }
 
+// safeEnv names the variables of hands' environment that every upstream
+// command gets: where it lives and how it should speak, nothing that
+// grants access. LC_ stands for every LC_ variable.
+var safeEnv = []string{"HOME", "PATH", "LANG", "LC_", "TMPDIR", "TEMP", "TMP", "TZ", "TERM", "USER", "LOGNAME", "SHELL",
+	"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA", "PROGRAMFILES"}
+
 // upstreamEnv returns the environment an upstream command is started with:
-// hands' own, less the secret that guards hands itself — an upstream is
-// another program, and the token that lets clients in is not its to see.
-func upstreamEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+// the variables of env named in safeEnv or in pass, and no other — an
+// upstream is another program, and hands' credentials (its token, cloud
+// and model keys) are not its to see unless the operator passes them on
+// by name. HANDS_TOKEN is never passed.
+func upstreamEnv(env, pass []string) []string {
+	out := make([]string, 0, len(safeEnv)+len(pass))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "HANDS_TOKEN=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "HANDS_TOKEN" {
+			continue
+		}
+		if slices.Contains(safeEnv, name) || slices.Contains(pass, name) || strings.HasPrefix(name, "LC_") {
 			out = append(out, kv)
 		}
 	}
