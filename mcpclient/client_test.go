@@ -660,3 +660,37 @@ func TestServerBounds(t *testing.T) {
 		t.Errorf("a 200-byte text under a 50-byte bound = %q", res.Content)
 	}
 }
+
+// TestTextBoundWithParts checks that MaxTextBytes holds for a result with
+// parts other than text: the text of its parts, in all, is cut to the
+// bound, and its other parts are kept.
+func TestTextBoundWithParts(t *testing.T) {
+	u := newUpstream(t)
+	long := strings.Repeat("x", 200)
+	u.server.AddTool(&mcp.Tool{Name: "mixed", Description: "Text around an image.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: long},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: long}},
+				&mcp.TextContent{Text: long},
+			}}, nil
+		})
+	c := u.connect(t, &mcpclient.Options{MaxTextBytes: 50})
+	res := call(t.Context(), find(t, c, "mixed"), "mixed", `{}`)
+	text := 0
+	images := 0
+	for _, p := range res.Parts {
+		text += len(p.Text)
+		if p.Kind == tool.PartImage {
+			images++
+		}
+	}
+	const note = len("\n[truncated: 150 more bytes]")
+	if text > 50+note || images != 1 {
+		t.Errorf("mixed under a 50-byte bound: %d bytes of text in its parts and %d images, want at most %d and 1", text, images, 50+note)
+	}
+	if len(res.Content) > 50+note+100 {
+		t.Errorf("mixed under a 50-byte bound: Content has %d bytes", len(res.Content))
+	}
+}

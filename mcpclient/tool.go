@@ -183,6 +183,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		}
 		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
 		if out.Parts != nil {
+			out.Parts = cutParts(out.Parts, c.opts.MaxTextBytes)
 			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against
 		}
 		if res.IsError {
@@ -371,6 +372,36 @@ func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 	}
 }
 
+// cutParts holds the text of parts (text parts and text resources) to max
+// bytes in all, as cutText does for one text: the part that reaches the
+// bound is cut with a note, and the text parts after it are left out; the
+// other parts stay. The parts are copied before they are changed.
+func cutParts(parts []tool.Part, max int) []tool.Part {
+	max = cmp.Or(max, DefaultMaxTextBytes)
+	if max < 0 {
+		return parts
+	}
+	out := make([]tool.Part, 0, len(parts))
+	left := max
+	for _, p := range parts {
+		if p.Kind != tool.PartText && (p.Kind != tool.PartResource || p.Data != nil) {
+			out = append(out, p)
+			continue
+		}
+		if left == 0 && len(p.Text) > 0 {
+			continue // past the bound: the note on the part that reached it says so
+		}
+		if len(p.Text) > left {
+			p.Text = cutAt(p.Text, left)
+			left = 0
+		} else {
+			left -= len(p.Text)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // cutText cuts a result's text to max bytes (DefaultMaxTextBytes when
 // zero, no cut when negative) at a character boundary, with a note the
 // model reads.
@@ -379,6 +410,11 @@ func cutText(s string, max int) string {
 	if max < 0 || len(s) <= max {
 		return s
 	}
+	return cutAt(s, max)
+}
+
+// cutAt cuts s to at most max bytes at a character boundary, with a note.
+func cutAt(s string, max int) string {
 	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--
