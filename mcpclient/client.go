@@ -30,6 +30,9 @@ const DefaultTimeout = 5 * time.Minute
 const (
 	// DefaultMaxTools is how many tools a server may list.
 	DefaultMaxTools = 1000
+	// DefaultMaxToolBytes is how large one tool's definition (its name,
+	// description, schemas and annotations, as JSON) may be.
+	DefaultMaxToolBytes = 64 << 10
 	// DefaultMaxTextBytes is how much of a result's text a model reads;
 	// the rest is cut, with a note saying how much.
 	DefaultMaxTextBytes = 1 << 20
@@ -79,6 +82,13 @@ type Options struct {
 	// is an error, and the tools stay as they were. Zero selects
 	// DefaultMaxTools; a negative value removes the bound.
 	MaxTools int
+	// MaxToolBytes is how large one tool's definition (as JSON, its
+	// description and schemas included) may be; a larger one is refused
+	// (a *RefusedError matching ErrToolTooLarge), since every list a
+	// model reads repeats it. Zero selects DefaultMaxToolBytes; a negative
+	// value removes the bound. Schemas are also held to
+	// dynamic.MaxSchemaDepth, before they are compiled.
+	MaxToolBytes int
 	// MaxTextBytes is how much of a text result (or of an error result's
 	// text) a model reads; the rest is cut at a character boundary, with a
 	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
@@ -293,6 +303,10 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 		def, err := json.Marshal(mt)
 		if err != nil {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: err})
+			continue
+		}
+		if max := cmp.Or(c.opts.MaxToolBytes, DefaultMaxToolBytes); max > 0 && len(def) > max {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}})
 			continue
 		}
 		c.mu.Lock()

@@ -113,11 +113,11 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 	if mt.OutputSchema != nil {
 		data, err := json.Marshal(mt.OutputSchema)
 		if err == nil {
-			out = new(jsonschema.Schema)
-			err = json.Unmarshal(data, out)
+			check, err = dynamic.NewValidator(data) // first: it holds the schema to its bounds
 		}
 		if err == nil {
-			check, err = dynamic.NewValidator(data)
+			out = new(jsonschema.Schema)
+			err = json.Unmarshal(data, out)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)
