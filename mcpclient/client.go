@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -33,6 +36,11 @@ const (
 	// DefaultMaxToolBytes is how large one tool's definition (its name,
 	// description, schemas and annotations, as JSON) may be.
 	DefaultMaxToolBytes = 64 << 10
+	// DefaultMaxMessageBytes is how large one message from the server (a
+	// result, say) may be on the wire. It is the SDK's own bound on a line
+	// of a command's output (mcp.DefaultMaxLineLength) and on a server-sent
+	// event (mcp.DefaultMaxEventSize); HTTP applies it to JSON bodies too.
+	DefaultMaxMessageBytes = 16 << 20
 	// DefaultMaxTextBytes is how much of a result's text a model reads;
 	// the rest is cut, with a note saying how much.
 	DefaultMaxTextBytes = 1 << 20
@@ -368,10 +376,60 @@ func Command(name string, args ...string) mcp.Transport {
 
 // HTTP returns a transport to the streamable HTTP endpoint at url that
 // sends header with every request: an Authorization header, say. A nil
-// header sends none.
+// header sends none. No message the server sends may be larger than
+// DefaultMaxMessageBytes, whether it comes as a JSON body or as a
+// server-sent event: a larger one ends the session once that much is read.
 func HTTP(url string, header http.Header) mcp.Transport {
-	client := &http.Client{Transport: headerTransport{header: header, next: http.DefaultTransport}}
-	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}
+	next := boundedTransport{max: DefaultMaxMessageBytes, next: http.DefaultTransport}
+	client := &http.Client{Transport: headerTransport{header: header, next: next}}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: DefaultMaxMessageBytes}
+}
+
+// boundedTransport bounds the JSON bodies of responses: the SDK reads one
+// whole before it decodes it. Event streams are bounded event by event by
+// the SDK (StreamableClientTransport.MaxEventSize).
+type boundedTransport struct {
+	max  int
+	next http.RoundTripper
+}
+
+func (t boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || resp.Body == nil || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	if resp.ContentLength > int64(t.max) {
+		resp.Body.Close()
+		return nil, &SizeError{Bytes: int(min(resp.ContentLength, math.MaxInt)), Limit: t.max, Err: ErrMessageTooLarge}
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// boundedBody fails a read past its bound, having read no more than the
+// bound allows.
+type boundedBody struct {
+	io.ReadCloser
+	left, max int
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body that ends exactly at the bound from
+		// one that goes on.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, &SizeError{Bytes: b.max + 1, Limit: b.max, Err: ErrMessageTooLarge}
+		}
+		return 0, err
+	}
+	if len(p) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= n
+	return n, err
 }
 
 // headerTransport adds its header to every request.

@@ -126,7 +126,7 @@ func names(tools []tool.Interface) []string {
 	return list
 }
 
-func find(t *testing.T, c *mcpclient.Client, name string) tool.Interface {
+func find(t testing.TB, c *mcpclient.Client, name string) tool.Interface {
 	t.Helper()
 	for _, tl := range c.Tools() {
 		if tl.Name() == name {

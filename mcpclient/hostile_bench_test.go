@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hands-go/hands/mcpclient"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +37,21 @@ func BenchmarkConnectMany(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		c.Close()
+	}
+}
+
+// BenchmarkBigResultHTTP calls a tool whose result is 96 MiB of text,
+// answered as one JSON body over streamable HTTP.
+func BenchmarkBigResultHTTP(b *testing.B) {
+	ts, _ := bigResultServer(b, 96<<20)
+	b.ReportAllocs()
+	for b.Loop() {
+		c, err := mcpclient.Connect(b.Context(), mcpclient.HTTP(ts.URL, nil), nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		call(b.Context(), find(b, c, "big"), "big", `{}`)
 		c.Close()
 	}
 }

@@ -1,11 +1,18 @@
 package mcpclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hands-go/hands/dynamic"
@@ -104,5 +111,74 @@ func TestLargeToolRefused(t *testing.T) {
 		if !errors.Is(err, mcpclient.ErrToolTooLarge) {
 			t.Errorf("Refused() has %v, want ErrTooLarge", err)
 		}
+	}
+}
+
+// bigResultServer serves an MCP server over streamable HTTP with JSON
+// responses, whose tool "big" answers with size bytes of text, written in
+// small pieces from one buffer so that the server itself holds little.
+// written counts the bytes of the answers to tools/call that the client
+// took.
+func bigResultServer(t testing.TB, size int) (ts *httptest.Server, written *atomic.Int64) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "big", Description: "Answer at length.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("answered by the handler below")
+		})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	written = new(atomic.Int64)
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(body, &req)
+		if req.Method != "tools/call" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		count := func(n int, err error) error { written.Add(int64(n)); return err }
+		if count(fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, req.ID)) != nil {
+			return
+		}
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for left := size; left > 0; left -= len(chunk) {
+			if count(w.Write(chunk[:min(left, len(chunk))])) != nil {
+				return
+			}
+		}
+		count(io.WriteString(w, `"}]}}`))
+	}))
+	t.Cleanup(ts.Close)
+	return ts, written
+}
+
+// TestBigResultOverHTTP checks that a result larger than
+// DefaultMaxMessageBytes, answered as one JSON body, is refused as it is
+// read: the call fails, the client takes little more than the bound, and
+// allocates a small multiple of it.
+func TestBigResultOverHTTP(t *testing.T) {
+	const size = 6 * mcpclient.DefaultMaxMessageBytes
+	ts, written := bigResultServer(t, size)
+	c, err := mcpclient.Connect(t.Context(), mcpclient.HTTP(ts.URL, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := call(t.Context(), find(t, c, "big"), "big", `{}`)
+	runtime.ReadMemStats(&after)
+	if !res.IsError {
+		t.Errorf("a result of %d bytes over a bound of %d was taken: %d bytes of content", size, mcpclient.DefaultMaxMessageBytes, len(res.Content))
+	}
+	if got := written.Load(); got > 2*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("the client took %d bytes of a %d-byte result, over a bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("the call allocated %d bytes for a %d-byte result, over 4 times the bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
 	}
 }
