@@ -27,12 +27,19 @@ import (
 // zero.
 const DefaultTimeout = 5 * time.Minute
 
+// DefaultListTimeout bounds the handshake with a server and each listing of
+// its tools when Options.ListTimeout is zero.
+const DefaultListTimeout = 30 * time.Second
+
 // The bounds on what a server may hand the client, where Options leave
 // them at zero: a server is another program, and what it sends costs this
 // one memory and the model's context.
 const (
 	// DefaultMaxTools is how many tools a server may list.
 	DefaultMaxTools = 1000
+	// DefaultMaxListPages is how many pages a listing of a server's tools
+	// may take.
+	DefaultMaxListPages = 100
 	// DefaultMaxToolBytes is how large one tool's definition (its name,
 	// description, schemas and annotations, as JSON) may be.
 	DefaultMaxToolBytes = 64 << 10
@@ -97,6 +104,15 @@ type Options struct {
 	// value removes the bound. Schemas are also held to
 	// dynamic.MaxSchemaDepth, before they are compiled.
 	MaxToolBytes int
+	// ListTimeout bounds the handshake with the server (initialize), within
+	// Connect's ctx, and each listing of its tools: a server that does not
+	// answer cannot hold up its client's start. Zero selects
+	// DefaultListTimeout; a negative value removes the bound.
+	ListTimeout time.Duration
+	// MaxListPages is how many pages a listing of the tools may take; a
+	// listing with more is an error, and the tools stay as they were. Zero
+	// selects DefaultMaxListPages; a negative value removes the bound.
+	MaxListPages int
 	// MaxTextBytes is how much of a text result (or of an error result's
 	// text) a model reads; the rest is cut at a character boundary, with a
 	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
@@ -156,7 +172,9 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
 	})
-	session, err := client.Connect(ctx, transport, nil)
+	hctx, cancel := c.listContext(ctx)
+	session, err := client.Connect(hctx, transport, nil)
+	cancel()
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
 	}
@@ -262,9 +280,7 @@ func (c *Client) follow(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
-		lctx, cancel := context.WithTimeout(ctx, time.Minute)
-		ch, err := c.refresh(lctx)
-		cancel()
+		ch, err := c.refresh(ctx)
 		if err != nil {
 			c.logger.WarnContext(ctx, "mcpclient: listing tools after a change failed", "server", c.name, "err", err)
 			continue
@@ -275,20 +291,43 @@ func (c *Client) follow(ctx context.Context) {
 	}
 }
 
-// refresh lists the tools and applies the list.
+// listContext returns ctx bounded by Options.ListTimeout.
+func (c *Client) listContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	switch d := cmp.Or(c.opts.ListTimeout, DefaultListTimeout); {
+	case d > 0:
+		return context.WithTimeout(ctx, d)
+	default:
+		return context.WithCancel(ctx)
+	}
+}
+
+// refresh lists the tools, page by page within Options.ListTimeout,
+// MaxListPages and MaxTools, and applies the list.
 func (c *Client) refresh(ctx context.Context) (Change, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	ctx, cancel := c.listContext(ctx)
+	defer cancel()
 	var listed []*mcp.Tool
 	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
-	for t, err := range c.session.Tools(ctx, nil) {
+	maxPages := cmp.Or(c.opts.MaxListPages, DefaultMaxListPages)
+	params := &mcp.ListToolsParams{}
+	for pages := 1; ; pages++ {
+		if maxPages > 0 && pages > maxPages {
+			return Change{}, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
+		}
+		res, err := c.session.ListTools(ctx, params)
 		if err != nil {
 			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
 		}
-		if maxTools > 0 && len(listed) == maxTools {
+		if maxTools > 0 && len(listed)+len(res.Tools) > maxTools {
 			return Change{}, fmt.Errorf("mcpclient: %s lists more than %d tools (Options.MaxTools)", c.name, maxTools)
 		}
-		listed = append(listed, t)
+		listed = append(listed, res.Tools...)
+		if res.NextCursor == "" {
+			break
+		}
+		params.Cursor = res.NextCursor
 	}
 	return c.apply(listed), nil
 }

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/dynamic"
 	"github.com/hands-go/hands/mcpclient"
@@ -180,5 +181,81 @@ func TestBigResultOverHTTP(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 4*mcpclient.DefaultMaxMessageBytes {
 		t.Errorf("the call allocated %d bytes for a %d-byte result, over 4 times the bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+}
+
+// TestHangingServer checks that a server that never answers initialize,
+// or whose tool list never ends, cannot hold up Connect.
+func TestHangingServer(t *testing.T) {
+	t.Run("silent initialize", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // the test's own bound, far past the client's
+		defer cancel()
+		ct, st := mcp.NewInMemoryTransports()
+		conn, err := st.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go func() { // reads every message, answers none
+			for {
+				if _, err := conn.Read(ctx); err != nil {
+					return
+				}
+			}
+		}()
+		c, err := mcpclient.Connect(ctx, ct, &mcpclient.Options{ListTimeout: 500 * time.Millisecond})
+		if err == nil {
+			c.Close()
+			t.Fatal("Connect succeeded")
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Connect returned only at the test's own deadline: %v", err)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		mw   mcp.Middleware
+	}{
+		{"endless pages", func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}, NextCursor: "more"}, nil
+				}
+				return next(ctx, method, req)
+			}
+		}},
+		{"slow pages", func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					select {
+					case <-ctx.Done():
+					case <-time.After(50 * time.Millisecond):
+					}
+					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}, NextCursor: "more"}, nil
+				}
+				return next(ctx, method, req)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := hostileServer(&mcp.Tool{Name: "fine", Description: "Fine.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+			s.AddReceivingMiddleware(tt.mw)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // the test's own bound, far past the client's
+			defer cancel()
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			c, err := mcpclient.Connect(ctx, ct, &mcpclient.Options{ListTimeout: 500 * time.Millisecond, MaxListPages: 20})
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("Connect returned only at the test's own deadline: %v", err)
+			}
+		})
 	}
 }
