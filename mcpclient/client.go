@@ -125,7 +125,7 @@ type Options struct {
 type Change struct {
 	Added   []string // tools offered now and not before; a registry built earlier holds them once given them (tool.Registry.Add)
 	Updated []string // tools whose definition changed; their Spec and validation follow it
-	Removed []string // tools the server no longer lists; they are disabled
+	Removed []string // tools the server no longer lists; they are disabled and forgotten
 }
 
 // A Client is a session with one MCP server, whose tools it offers as hands
@@ -139,7 +139,7 @@ type Client struct {
 	refreshMu sync.Mutex // one listing at a time
 
 	mu      sync.Mutex
-	byName  map[string]*remote // every tool ever offered, by its name on the server
+	byName  map[string]*remote // the tools offered now, by their names on the server
 	order   []*remote          // the tools offered now, in the server's order
 	refused []error
 
@@ -211,11 +211,14 @@ func (c *Client) Name() string { return c.name }
 func (c *Client) Session() *mcp.ClientSession { return c.session }
 
 // Tools returns the tools the server offers now, in the server's order,
-// after filtering and with Prefix. Each name is always the same tool: a
-// tool the server changes keeps its identity, and its Spec and validation
-// follow the change; a tool the server removes is disabled (it implements
-// tool.Enabler), so a registry built earlier no longer lists it and
-// refuses its calls with a *tool.DisabledToolError.
+// after filtering and with Prefix. A name is the same tool for as long as
+// the server lists it: a tool the server changes keeps its identity, and
+// its Spec and validation follow the change. A tool the server removes is
+// disabled (it implements tool.Enabler), so a registry built earlier no
+// longer lists it and refuses its calls with a *tool.DisabledToolError,
+// and the client forgets it: if the server lists it again, it is a new
+// tool, which a registry takes once the old one is removed from it
+// (tool.Registry.Remove).
 func (c *Client) Tools() []tool.Interface {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -390,10 +393,20 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.byName {
-		if !slices.Contains(order, r) && !r.gone.Load() {
-			r.gone.Store(true)
-			ch.Removed = append(ch.Removed, r.name)
+	current := make(map[*remote]bool, len(order))
+	for _, r := range order {
+		current[r] = true
+	}
+	for remoteName, r := range c.byName {
+		if !current[r] {
+			// Forgotten, so that what the client holds is the server's
+			// list now and no more: a server that renames its tools on
+			// every change cannot make it grow.
+			delete(c.byName, remoteName)
+			if !r.gone.Load() {
+				r.gone.Store(true)
+				ch.Removed = append(ch.Removed, r.name)
+			}
 		}
 	}
 	slices.Sort(ch.Removed)

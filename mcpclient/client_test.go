@@ -364,6 +364,7 @@ func TestListChanged(t *testing.T) {
 		return mcpclient.Change{}
 	}
 
+	oldFail := find(t, c, "fail")
 	u.server.RemoveTools("fail")
 	if ch := next(); !reflect.DeepEqual(ch, mcpclient.Change{Removed: []string{"fail"}}) {
 		t.Errorf("after removing fail: %+v", ch)
@@ -394,14 +395,23 @@ func TestListChanged(t *testing.T) {
 		t.Errorf("add = %+v, want the new handler's answer", res)
 	}
 
-	// A new tool is offered by the client; a registry built before does
-	// not hold it, one built now does.
+	// A removed tool listed again is a new tool: a registry built before
+	// holds the old one, disabled, until it is removed.
 	u.server.AddTool(&mcp.Tool{Name: "fail", Description: "Fail again.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "back"}}}, nil
 		})
 	if ch := next(); !reflect.DeepEqual(ch, mcpclient.Change{Added: []string{"fail"}}) {
 		t.Errorf("after adding fail back: %+v", ch)
+	}
+	if res := call(ctx, reg, "fail", `{}`); !errors.Is(res.Err, tool.ErrDisabled) {
+		t.Errorf("the old fail, in a registry built before it came back, = %+v, want ErrDisabled", res)
+	}
+	if n := reg.Remove(oldFail); n != 1 {
+		t.Errorf("Remove(the old fail) = %d, want 1", n)
+	}
+	if err := reg.Add(&tool.Scope{Name: "up", Tools: []tool.Interface{find(t, c, "fail")}}); err != nil {
+		t.Fatal(err)
 	}
 	if res := call(ctx, reg, "fail", `{}`); res.Content != "back" {
 		t.Errorf("fail, back under its old name, = %+v", res)

@@ -200,7 +200,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), stderr)
+	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), stderr)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -27,6 +28,16 @@ type upstreams struct {
 	reg     *tool.Registry    // serves the upstreams' tools, once serve has run
 	srv     *mcpserver.Server // serves reg
 	refused map[string]bool   // tools reg could not take, named on stderr once
+	// served are the tools of each upstream that reg holds, so that those
+	// an upstream no longer offers are removed from it.
+	served map[*mcpclient.Client][]tool.Interface
+}
+
+// maxToolsPerUpstream is how many tools each of n upstreams may offer
+// beside bundled tools: together they fit the first page of tools/list,
+// so that no upstream can push the bundled tools off it.
+func maxToolsPerUpstream(n, bundled int) int {
+	return max(1, (mcp.DefaultPageSize-bundled)/max(n, 1))
 }
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
@@ -35,8 +46,8 @@ type upstreams struct {
 // on stderr. passEnv names the variables an upstream command gets besides
 // those of safeEnv. Tools an upstream offers that hands cannot are named
 // on stderr.
-func connectUpstreams(ctx context.Context, specs, passEnv []string, stderr io.Writer) (*upstreams, error) {
-	u := &upstreams{stderr: stderr, refused: map[string]bool{}}
+func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, stderr io.Writer) (*upstreams, error) {
+	u := &upstreams{stderr: stderr, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
 	for _, spec := range specs {
 		var transport mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
@@ -52,7 +63,7 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, stderr io.Wr
 			cmd.Stderr = stderr
 			transport = &mcp.CommandTransport{Command: cmd}
 		}
-		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed})
+		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed, MaxTools: maxToolsPerUpstream(len(specs), bundled)})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
@@ -73,7 +84,9 @@ func (u *upstreams) scopes() []*tool.Scope {
 	defer u.mu.Unlock()
 	var scopes []*tool.Scope
 	for _, c := range u.clients {
-		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: c.Tools()})
+		tools := c.Tools()
+		u.served[c] = tools
+		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: tools})
 	}
 	return scopes
 }
@@ -91,12 +104,13 @@ func (u *upstreams) serve(ctx context.Context, reg *tool.Registry, srv *mcpserve
 // changed is the OnChange of every upstream.
 func (u *upstreams) changed(ctx context.Context, _ mcpclient.Change) { u.follow(ctx) }
 
-// follow adds to the registry the upstreams' tools it does not hold (each
-// change adds a scope, named as the upstream's first one) and has the
-// server sync, which lists the added tools, shows the new specs of the
-// changed ones and stops listing the removed ones, which report themselves
-// disabled. A tool whose name the registry cannot take is named on stderr,
-// once.
+// follow removes from the registry the upstreams' tools they no longer
+// offer, adds those it does not hold (each change adds a scope, named as
+// the upstream's first one) and has the server sync, which lists the added
+// tools, shows the new specs of the changed ones and stops listing the
+// removed ones. What the registry holds of an upstream is thus its list
+// now, whatever it offered before. A tool whose name the registry cannot
+// take is named on stderr, once.
 func (u *upstreams) follow(ctx context.Context) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -104,8 +118,21 @@ func (u *upstreams) follow(ctx context.Context) {
 		return // scopes has not run yet, or serve will add what it missed
 	}
 	for _, c := range u.clients {
+		now := c.Tools()
+		offered := make(map[tool.Interface]bool, len(now))
+		for _, t := range now {
+			offered[t] = true
+		}
+		var gone []tool.Interface
+		for _, t := range u.served[c] {
+			if !offered[t] {
+				gone = append(gone, t)
+			}
+		}
+		u.reg.Remove(gone...)
+		u.served[c] = slices.DeleteFunc(u.served[c], func(t tool.Interface) bool { return !offered[t] })
 		var added []tool.Interface
-		for _, t := range c.Tools() {
+		for _, t := range now {
 			if held, ok := u.reg.Lookup(t.Name()); (!ok || held != t) && !u.refused[t.Name()] {
 				added = append(added, t) // new, or with the name of a tool served already
 			}
@@ -116,6 +143,7 @@ func (u *upstreams) follow(ctx context.Context) {
 		for len(added) > 0 {
 			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added})
 			if err == nil {
+				u.served[c] = append(u.served[c], added...)
 				break
 			}
 			// The registry adds all or nothing: the others go in without
@@ -131,6 +159,15 @@ func (u *upstreams) follow(ctx context.Context) {
 			}
 		}
 	}
+	// Forget the refusals of names no upstream offers now, so that they
+	// cannot pile up either.
+	offered := map[string]bool{}
+	for _, c := range u.clients {
+		for _, t := range c.Tools() {
+			offered[t.Name()] = true
+		}
+	}
+	maps.DeleteFunc(u.refused, func(name string, _ bool) bool { return !offered[name] })
 	u.srv.Sync(ctx)
 }
 
