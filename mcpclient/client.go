@@ -118,7 +118,21 @@ type Options struct {
 	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
 	// negative value removes the bound.
 	MaxTextBytes int
+	// Reconnect, when set, makes the client start a new session when its
+	// session ends other than by Close (the server exited, or dropped the
+	// connection): it connects over the transport Reconnect returns and
+	// lists the tools again, first after ReconnectDelay and then after
+	// twice as long each time it fails, up to a minute. Until then calls
+	// fail with ErrDisconnected. A transport serves one session, so
+	// Reconnect returns a new one each time: a new Command, say.
+	Reconnect func() mcp.Transport
+	// ReconnectDelay is the first wait before reconnecting. Zero selects
+	// one second.
+	ReconnectDelay time.Duration
 }
+
+// maxReconnectDelay is the longest wait between two attempts to reconnect.
+const maxReconnectDelay = time.Minute
 
 // A Change says which of a client's tools changed when the server's list
 // did, by the names a model calls them.
@@ -134,7 +148,8 @@ type Client struct {
 	name    string
 	opts    Options
 	logger  *slog.Logger
-	session *mcp.ClientSession
+	client  *mcp.Client
+	session atomic.Pointer[mcp.ClientSession] // replaced when the client reconnects
 
 	refreshMu sync.Mutex // one listing at a time
 
@@ -172,13 +187,12 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
 	})
-	hctx, cancel := c.listContext(ctx)
-	session, err := client.Connect(hctx, transport, nil)
-	cancel()
+	c.client = client
+	session, err := c.handshake(ctx, transport)
 	if err != nil {
-		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
+		return nil, err
 	}
-	c.session = session
+	c.session.Store(session)
 	c.name = c.opts.Name
 	if c.name == "" {
 		if res := session.InitializeResult(); res != nil && res.ServerInfo != nil {
@@ -193,7 +207,59 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
 	c.worker.Go(func() { c.follow(life) })
+	if c.opts.Reconnect != nil {
+		c.worker.Go(func() { c.keep(life) })
+	}
 	return c, nil
+}
+
+// handshake connects c's SDK client over transport, within ListTimeout.
+func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
+	hctx, cancel := c.listContext(ctx)
+	defer cancel()
+	session, err := c.client.Connect(hctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
+	}
+	return session, nil
+}
+
+// keep starts a new session each time the session ends, until ctx ends
+// (Close), waiting ReconnectDelay and then twice as long after each
+// failure, up to maxReconnectDelay.
+func (c *Client) keep(ctx context.Context) {
+	for {
+		c.session.Load().Wait()
+		delay := cmp.Or(c.opts.ReconnectDelay, time.Second)
+		for {
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			session, err := c.handshake(ctx, c.opts.Reconnect())
+			if err != nil {
+				delay = min(2*delay, maxReconnectDelay)
+				c.logger.WarnContext(ctx, "mcpclient: reconnecting failed", "server", c.name, "err", err, "retry in", delay)
+				continue
+			}
+			c.session.Store(session)
+			if ctx.Err() != nil { // Close ran meanwhile, and closed the old session
+				session.Close()
+				return
+			}
+			c.logger.InfoContext(ctx, "mcpclient: reconnected", "server", c.name)
+			ch, err := c.refresh(ctx)
+			if err != nil {
+				c.logger.WarnContext(ctx, "mcpclient: listing tools after reconnecting failed", "server", c.name, "err", err)
+			} else if c.opts.OnChange != nil && (len(ch.Added) > 0 || len(ch.Updated) > 0 || len(ch.Removed) > 0) {
+				c.opts.OnChange(ctx, ch)
+			}
+			break
+		}
+	}
 }
 
 func nameOr(name, fallback string) string {
@@ -208,7 +274,8 @@ func (c *Client) Name() string { return c.name }
 
 // Session returns the SDK's session, for what this package does not cover
 // (prompts, resources).
-func (c *Client) Session() *mcp.ClientSession { return c.session }
+// After a reconnection (Options.Reconnect) it is the new session.
+func (c *Client) Session() *mcp.ClientSession { return c.session.Load() }
 
 // Tools returns the tools the server offers now, in the server's order,
 // after filtering and with Prefix. A name is the same tool for as long as
@@ -252,8 +319,9 @@ func (c *Client) Close() error {
 	var err error
 	c.closing.Do(func() {
 		c.stop()
+		err = c.session.Load().Close() // also ends keep's wait for the session's end
 		c.worker.Wait()
-		err = c.session.Close()
+		c.session.Load().Close() // one keep may have started meanwhile
 		c.mu.Lock()
 		for _, r := range c.byName {
 			r.gone.Store(true)
@@ -319,7 +387,7 @@ func (c *Client) refresh(ctx context.Context) (Change, error) {
 		if maxPages > 0 && pages > maxPages {
 			return Change{}, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
 		}
-		res, err := c.session.ListTools(ctx, params)
+		res, err := c.session.Load().ListTools(ctx, params)
 		if err != nil {
 			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
 		}

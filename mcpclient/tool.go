@@ -173,7 +173,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
 		params.SetProgressToken(token)
 		stop := c.forward(ctx, token)
-		res, err := c.session.CallTool(ctx, params)
+		res, err := c.session.Load().CallTool(ctx, params)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {

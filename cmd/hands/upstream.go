@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"maps"
 	"os"
 	"os/exec"
@@ -49,21 +50,28 @@ func maxToolsPerUpstream(n, bundled int) int {
 func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, stderr io.Writer) (*upstreams, error) {
 	u := &upstreams{stderr: stderr, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
 	for _, spec := range specs {
-		var transport mcp.Transport
+		var transport func() mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-			transport = mcpclient.HTTP(spec, nil)
+			transport = func() mcp.Transport { return mcpclient.HTTP(spec, nil) }
 		} else {
 			args, err := splitWords(spec)
 			if err != nil || len(args) == 0 {
 				u.close()
 				return nil, fmt.Errorf("--upstream %q: %w", spec, cmp.Or(err, errors.New("no command given")))
 			}
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Env = upstreamEnv(os.Environ(), passEnv)
-			cmd.Stderr = stderr
-			transport = &mcp.CommandTransport{Command: cmd}
+			transport = func() mcp.Transport {
+				cmd := exec.Command(args[0], args[1:]...)
+				cmd.Env = upstreamEnv(os.Environ(), passEnv)
+				cmd.Stderr = stderr
+				return &mcp.CommandTransport{Command: cmd}
+			}
 		}
-		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed, MaxTools: maxToolsPerUpstream(len(specs), bundled)})
+		c, err := mcpclient.Connect(ctx, transport(), &mcpclient.Options{
+			OnChange:  u.changed,
+			MaxTools:  maxToolsPerUpstream(len(specs), bundled),
+			Reconnect: transport, // an upstream that exits is started again
+			Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
