@@ -238,30 +238,46 @@ func partsOf(res *mcp.CallToolResult) []tool.Part {
 	parts := make([]tool.Part, 0, len(res.Content))
 	textOnly := true
 	for _, c := range res.Content {
+		var p tool.Part
+		var a *mcp.Annotations
+		var meta mcp.Meta
 		switch c := c.(type) {
 		case *mcp.TextContent:
-			parts = append(parts, tool.Text(c.Text))
-			continue
+			p, a, meta = tool.Text(c.Text), c.Annotations, c.Meta
 		case *mcp.ImageContent:
-			parts = append(parts, tool.Image(c.MIMEType, c.Data))
+			p, a, meta = tool.Image(c.MIMEType, c.Data), c.Annotations, c.Meta
 		case *mcp.AudioContent:
-			parts = append(parts, tool.Audio(c.MIMEType, c.Data))
+			p, a, meta = tool.Audio(c.MIMEType, c.Data), c.Annotations, c.Meta
 		case *mcp.ResourceLink:
-			parts = append(parts, tool.Link(c.URI, c.Name, c.MIMEType))
+			p, a, meta = tool.Link(c.URI, c.Name, c.MIMEType), c.Annotations, c.Meta
+			p.Title, p.Description, p.Size = c.Title, c.Description, c.Size
 		case *mcp.EmbeddedResource:
 			r := c.Resource
 			if r == nil {
 				continue
 			}
 			if r.Blob != nil {
-				parts = append(parts, tool.ResourceBlob(r.URI, r.MIMEType, r.Blob))
+				p = tool.ResourceBlob(r.URI, r.MIMEType, r.Blob)
 			} else {
-				parts = append(parts, tool.Resource(r.URI, r.MIMEType, r.Text))
+				p = tool.Resource(r.URI, r.MIMEType, r.Text)
 			}
+			a, meta = c.Annotations, c.Meta
 		default:
 			continue
 		}
-		textOnly = false
+		if a != nil {
+			p.Annotations = &tool.PartAnnotations{Priority: a.Priority, LastModified: a.LastModified}
+			for _, role := range a.Audience {
+				p.Annotations.Audience = append(p.Annotations.Audience, string(role))
+			}
+		}
+		if len(meta) > 0 {
+			p.Meta = meta
+		}
+		if p.Kind != tool.PartText || p.Annotations != nil || p.Meta != nil {
+			textOnly = false // text alone, as Content says it, would lose what the part says of itself
+		}
+		parts = append(parts, p)
 	}
 	if textOnly {
 		return nil
