@@ -156,7 +156,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if strings.TrimSpace(v) == "" {
 			return errors.New("no command given")
 		}
+		if _, err := splitWords(v); err != nil {
+			return err
+		}
 		upstream = append(upstream, v)
+		return nil
+	})
+	var upstreamEnvNames []string
+	fs.Func("upstream-env", "pass the environment variable `NAME` on to --upstream commands, which get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL otherwise (repeatable)", func(v string) error {
+		upstreamEnvNames = append(upstreamEnvNames, v)
 		return nil
 	})
 	if done, err := parse(fs, args, stdout, stderr); done {
@@ -192,7 +200,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	ups, err := connectUpstreams(ctx, upstream, stderr)
+	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), stderr)
 	if err != nil {
 		return err
 	}
