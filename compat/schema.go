@@ -39,9 +39,10 @@ const (
 	DefaultMaxDepth = 256
 )
 
-// maxAlternatives bounds how many alternatives the anyOf and oneOf of the
-// old schema (the new one, for Output) are split into; beyond it the
-// remaining ones are ignored, which can only turn an answer into Unknown.
+// maxAlternatives, plus the number of branches met, bounds how many
+// alternatives the anyOf and oneOf of the old schema (the new one, for
+// Output) are split into; beyond it the remaining unions are ignored,
+// which can only turn an answer into Unknown.
 const maxAlternatives = 64
 
 // Input compares two versions of a tool's input schema, backward: every
@@ -60,14 +61,30 @@ func Output(old, new *jsonschema.Schema, opts *Options) []Change {
 }
 
 func compare(from, to *jsonschema.Schema, forward bool, opts *Options) []Change {
+	changes, _ := compareCounting(from, to, forward, opts)
+	return changes
+}
+
+// compareCounting is compare that also returns the steps spent.
+func compareCounting(from, to *jsonschema.Schema, forward bool, opts *Options) ([]Change, int) {
 	c := newChecker(from, to, forward, opts)
+	for _, s := range []*jsonschema.Schema{from, to} {
+		if kw, found := caseVariant(s); found != "" {
+			which, other := c.oldNew("old", "new")
+			if s == to {
+				which = other
+			}
+			return []Change{{Kind: kw, Effect: Unknown, Message: fmt.Sprintf(
+				"the %s schema has the key %q, which is %q in another case: validators ignore it, but it may have been read as %q", which, found, kw, kw)}}, c.budget.steps
+		}
+	}
 	c.checkConj([]*jsonschema.Schema{from}, to, "", 0)
 	changes := c.changes
 	if c.budget.gaveUp {
 		changes = append(changes, Change{Kind: KindLimit, Effect: Unknown,
 			Message: fmt.Sprintf("the comparison stopped after %d steps (Options.MaxSteps)", c.budget.max)})
 	}
-	return sortChanges(changes)
+	return sortChanges(changes), c.budget.steps
 }
 
 // A budget counts the steps of a comparison, shared by its reversed checks.
@@ -86,11 +103,13 @@ type checker struct {
 	maxDepth     int
 	budget       *budget
 	patterns     patterns
+	enums        map[*jsonschema.Schema]map[string]bool
 	ids          map[*jsonschema.Schema]uint32
-	memo         map[string][]Change // pairs compared: the breaking changes found, pointers relative to the pair's
-	quiet        bool                // the to-side schema has no type: relaxations are not worth reporting
-	journal      []string            // memo keys in the order added, for trials to undo
-	active       map[string]bool     // pairs being compared: assumed to hold when met again
+	memo         map[string]*Change // pairs compared: the first breaking change found (pointer relative to the pair's), or nil
+	quiet        bool               // the to-side schema has no type: relaxations are not worth reporting
+	journal      []string           // memo keys in the order added, for trials to undo
+	active       map[string]int     // pairs being compared, with the level each started at
+	level        int                // how many properties and items deep the comparison is
 	changes      []Change
 }
 
@@ -101,8 +120,8 @@ func newChecker(from, to *jsonschema.Schema, forward bool, opts *Options) *check
 	b := &budget{max: cmpOr(opts.MaxSteps, DefaultMaxSteps)}
 	return &checker{
 		from: newResolver(from), to: newResolver(to), forward: forward, declaredOnly: opts.DeclaredOnly,
-		maxDepth: cmpOr(opts.MaxDepth, DefaultMaxDepth), budget: b, patterns: patterns{},
-		ids: map[*jsonschema.Schema]uint32{}, memo: map[string][]Change{}, active: map[string]bool{},
+		maxDepth: cmpOr(opts.MaxDepth, DefaultMaxDepth), budget: b, patterns: patterns{}, enums: map[*jsonschema.Schema]map[string]bool{},
+		ids: map[*jsonschema.Schema]uint32{}, memo: map[string]*Change{}, active: map[string]int{},
 	}
 }
 
@@ -117,7 +136,7 @@ func cmpOr(v, def int) int {
 // sharing the budget.
 func (c *checker) reversed() *checker {
 	return &checker{from: c.to, to: c.from, forward: !c.forward, declaredOnly: c.declaredOnly, maxDepth: c.maxDepth,
-		budget: c.budget, patterns: c.patterns, ids: c.ids, memo: map[string][]Change{}, active: map[string]bool{}}
+		budget: c.budget, patterns: c.patterns, enums: map[*jsonschema.Schema]map[string]bool{}, ids: c.ids, memo: map[string]*Change{}, active: map[string]int{}}
 }
 
 // step spends n steps and reports whether the budget still holds.
@@ -239,6 +258,7 @@ func (c *checker) alternatives(raw []*jsonschema.Schema) ([]alternative, bool) {
 	}
 	nodes, groups, exact := c.flatten(raw)
 	work := []pending{{alternative{nodes: nodes}, groups}}
+	limit := maxAlternatives
 	var alts []alternative
 	for len(work) > 0 {
 		w := work[len(work)-1]
@@ -251,7 +271,8 @@ func (c *checker) alternatives(raw []*jsonschema.Schema) ([]alternative, bool) {
 			continue
 		}
 		g, rest := w.groups[0], w.groups[1:]
-		if len(alts)+len(work)+len(g.branches) > maxAlternatives || !c.step(len(g.branches)) {
+		limit += len(g.branches) // unions one inside another grow the list by their size; side by side, they multiply
+		if len(alts)+len(work)+len(g.branches) > limit || !c.step(len(g.branches)+len(w.nodes)) {
 			exact = false
 			work = append(work, pending{w.alternative, rest})
 			continue
@@ -266,6 +287,13 @@ func (c *checker) alternatives(raw []*jsonschema.Schema) ([]alternative, bool) {
 		}
 	}
 	return alts, exact
+}
+
+// inside is checkConj for a part of the value: a property, an item.
+func (c *checker) inside(raw []*jsonschema.Schema, b *jsonschema.Schema, pointer string, depth int) {
+	c.level++
+	c.checkConj(raw, b, pointer, depth)
+	c.level--
 }
 
 // checkConj checks that every value valid under all of raw (from side) is
@@ -328,26 +356,32 @@ func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth
 	}
 	k := c.key(a.nodes, b)
 	if found, ok := c.memo[k]; ok {
-		c.step(len(found))
-		for _, ch := range found {
+		if found != nil { // the changes are reported where the pair was first met
+			ch := *found
 			ch.Pointer = pointer + ch.Pointer
 			c.changes = append(c.changes, ch)
 		}
 		return
 	}
-	if c.active[k] {
+	if level, ok := c.active[k]; ok {
+		// Met again inside itself. Past a property or an item the value
+		// met is a smaller part of the first one, so assuming the pair
+		// holds is sound (values are finite); with nothing in between
+		// ({"anyOf": [{"$ref": "#"}, ...]}) it would not be.
+		if level == c.level {
+			c.report(pointer, "$ref", Unknown, "a $ref cycle that no property or item passes through")
+		}
 		return
 	}
-	c.active[k] = true
+	c.active[k] = c.level
 	start := len(c.changes)
 	c.pair(a, b, pointer, depth)
 	delete(c.active, k)
-	var found []Change
-	for _, ch := range c.changes[start:] {
-		if ch.Breaks() {
-			ch.Pointer = strings.TrimPrefix(ch.Pointer, pointer)
-			found = append(found, ch)
-		}
+	var found *Change
+	if i := slices.IndexFunc(c.changes[start:], Change.Breaks); i >= 0 {
+		ch := c.changes[start+i]
+		ch.Pointer = strings.TrimPrefix(ch.Pointer, pointer)
+		found = &ch
 	}
 	c.memo[k] = found
 	c.journal = append(c.journal, k)
@@ -459,27 +493,38 @@ func (c *checker) finite(a alternative, depth int) ([]any, bool) {
 	return out, true
 }
 
-// admitsOwn is admits without following n's $ref, allOf, anyOf and oneOf,
-// which the alternative has already flattened.
-func (c *checker) admitsOwn(r *resolver, n *jsonschema.Schema, v any, depth int) tri {
-	own := *n
-	own.Ref, own.AllOf, own.AnyOf, own.OneOf = "", nil, nil, nil
-	return c.admits(r, &own, v, depth)
-}
+// maxValueChanges is how many values a comparison names one by one
+// before it sums up the rest.
+const maxValueChanges = 5
 
 // values checks that each value is still valid under b.
 func (c *checker) values(vals []any, b *jsonschema.Schema, pointer string, depth int) {
+	var refused, unsure []any
 	for _, v := range vals {
 		switch c.admits(c.to, b, v, depth) {
 		case no:
-			if c.forward {
-				c.report(pointer, "enum", Breaking, "value %s was not accepted before", show(v))
-			} else {
-				c.report(pointer, "enum", Breaking, "value %s is no longer accepted", show(v))
-			}
+			refused = append(refused, v)
 		case maybe:
-			c.report(pointer, "enum", Unknown, "cannot tell whether value %s is still accepted", show(v))
+			unsure = append(unsure, v)
 		}
+	}
+	for i, v := range refused {
+		if i == maxValueChanges {
+			c.report(pointer, "enum", Breaking, "and %d more values", len(refused)-i)
+			break
+		}
+		if c.forward {
+			c.report(pointer, "enum", Breaking, "value %s was not accepted before", show(v))
+		} else {
+			c.report(pointer, "enum", Breaking, "value %s is no longer accepted", show(v))
+		}
+	}
+	for i, v := range unsure {
+		if i == maxValueChanges {
+			c.report(pointer, "enum", Unknown, "and %d more values", len(unsure)-i)
+			break
+		}
+		c.report(pointer, "enum", Unknown, "cannot tell whether value %s is still accepted", show(v))
 	}
 }
 
@@ -610,13 +655,17 @@ func (c *checker) union(a alternative, branches []*jsonschema.Schema, one bool, 
 
 // pairedIndex returns the index of the branch a took in a from-side union
 // of the same kind and length as branches.
+// Only one such union makes a pair: with several, which one corresponds
+// is not known.
 func pairedIndex(a alternative, branches []*jsonschema.Schema, one bool) (int, bool) {
+	index, found := 0, 0
 	for _, ch := range a.choices {
 		if ch.one == one && len(ch.branches) == len(branches) {
-			return ch.index, true
+			index = ch.index
+			found++
 		}
 	}
-	return 0, false
+	return index, found == 1
 }
 
 // accepted reports whether a single branch accepts all of a (and, for
@@ -625,13 +674,11 @@ func pairedIndex(a alternative, branches []*jsonschema.Schema, one bool) (int, b
 func (c *checker) accepted(a alternative, branches []*jsonschema.Schema, one bool, pointer string, depth int) bool {
 	// Try the branch at the same place first: an unchanged union pairs up.
 	order := make([]int, 0, len(branches))
-	for _, ch := range a.choices {
-		if ch.one == one && len(ch.branches) == len(branches) && !slices.Contains(order, ch.index) {
-			order = append(order, ch.index)
-		}
+	if j, ok := pairedIndex(a, branches, one); ok {
+		order = append(order, j)
 	}
 	for i := range branches {
-		if !slices.Contains(order, i) {
+		if len(order) == 0 || i != order[0] {
 			order = append(order, i)
 		}
 	}
@@ -1040,13 +1087,13 @@ func (c *checker) arrays(a alternative, b *jsonschema.Schema, pointer string, de
 			return
 		}
 		if i < len(bPrefix) {
-			c.checkConj(items(i), bPrefix[i], pointer+"/"+prefixKw+"/"+strconv.Itoa(i), depth+1)
+			c.inside(items(i), bPrefix[i], pointer+"/"+prefixKw+"/"+strconv.Itoa(i), depth+1)
 		} else if bTail != nil {
 			tailKw := "items"
 			if b.ItemsArray != nil {
 				tailKw = "additionalItems"
 			}
-			c.checkConj(items(i), bTail, pointer+"/"+tailKw, depth+1)
+			c.inside(items(i), bTail, pointer+"/"+tailKw, depth+1)
 		}
 	}
 	if bTail != nil && (hi < 0 || hi > n) {
@@ -1054,7 +1101,7 @@ func (c *checker) arrays(a alternative, b *jsonschema.Schema, pointer string, de
 		if b.ItemsArray != nil {
 			tailKw = "additionalItems"
 		}
-		c.checkConj(items(-1), bTail, pointer+"/"+tailKw, depth+1)
+		c.inside(items(-1), bTail, pointer+"/"+tailKw, depth+1)
 	}
 	if b.Contains != nil && !isTrue(b.Contains) {
 		ok := false
@@ -1062,7 +1109,7 @@ func (c *checker) arrays(a alternative, b *jsonschema.Schema, pointer string, de
 			if node.Contains == nil || derefOr(node.MinContains, 1) < derefOr(b.MinContains, 1) || b.MaxContains != nil {
 				continue
 			}
-			if c.trial(func() { c.checkConj([]*jsonschema.Schema{node.Contains}, b.Contains, pointer+"/contains", depth+1) }) {
+			if c.trial(func() { c.inside([]*jsonschema.Schema{node.Contains}, b.Contains, pointer+"/contains", depth+1) }) {
 				ok = true
 				break
 			}
@@ -1082,15 +1129,24 @@ func quoteName(name string) string {
 
 func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, depth int) {
 	required := c.required(a)
-	bRequired := slices.Sorted(slices.Values(b.Required))
-	for _, name := range slices.Compact(bRequired) {
-		if !slices.Contains(required, name) {
+	has := make(map[string]bool, len(required))
+	for _, name := range required {
+		has[name] = true
+	}
+	bRequired := slices.Compact(slices.Sorted(slices.Values(b.Required)))
+	bHas := make(map[string]bool, len(bRequired))
+	for _, name := range bRequired {
+		bHas[name] = true
+	}
+	c.step(len(required) + len(bRequired))
+	for _, name := range bRequired {
+		if !has[name] {
 			old, new := c.oldNew("optional", "required")
 			c.report(pointer+"/required", "required", Breaking, "property %q: %s → %s", name, old, new)
 		}
 	}
 	for _, name := range required {
-		if !slices.Contains(bRequired, name) && (declares(a, name) || b.Properties[name] != nil) {
+		if !bHas[name] && (declares(a, name) || b.Properties[name] != nil) {
 			old, new := c.oldNew("required", "optional")
 			c.report(pointer+"/required", "required", Compatible, "property %q: %s → %s", name, old, new)
 		}
@@ -1135,7 +1191,7 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 		} else if from == nil {
 			c.changed(pointer+"/propertyNames", "propertyNames", Breaking, "none", "set")
 		} else {
-			c.checkConj(append(from, typeNodes["string"]), b.PropertyNames, pointer+"/propertyNames", depth+1)
+			c.inside(append(from, typeNodes["string"]), b.PropertyNames, pointer+"/propertyNames", depth+1)
 		}
 	}
 	for name, deps := range dependentRequired(b) {
@@ -1143,7 +1199,7 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 			continue // no value has the property
 		}
 		for _, d := range deps {
-			if slices.Contains(required, d) || slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return slices.Contains(dependentRequired(n)[name], d) }) {
+			if has[d] || slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return slices.Contains(dependentRequired(n)[name], d) }) {
 				continue
 			}
 			c.report(pointer+"/dependentRequired/"+quoteName(name), "dependentRequired", Breaking, "dependentRequired: property %q needs %q", name, d)
@@ -1218,7 +1274,7 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 				c.report(at, "properties", Breaking, "property %q removed, and undeclared properties are refused", name)
 			}
 		default:
-			c.checkConj(from, add, at, depth+1)
+			c.inside(from, add, at, depth+1)
 		}
 		return
 	}
@@ -1233,7 +1289,7 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 		}
 		ok := c.trial(func() {
 			for i, s := range to {
-				c.checkConj(nil, s, tos[i], depth+1)
+				c.inside(nil, s, tos[i], depth+1)
 			}
 		})
 		if !ok {
@@ -1253,7 +1309,7 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 		}
 	}
 	for i, s := range to {
-		c.checkConj(from, s, tos[i], depth+1)
+		c.inside(from, s, tos[i], depth+1)
 	}
 }
 
@@ -1284,10 +1340,10 @@ func (c *checker) undeclared(a alternative, b *jsonschema.Schema, pointer string
 		at := pointer + "/patternProperties/" + quoteName(p)
 		switch s, ok := b.PatternProperties[p]; {
 		case ok:
-			c.checkConj(aPatterns[p], s, at, depth+1)
+			c.inside(aPatterns[p], s, at, depth+1)
 		case len(b.PatternProperties) == 0:
 			if b.AdditionalProperties != nil {
-				c.checkConj(aPatterns[p], b.AdditionalProperties, at, depth+1)
+				c.inside(aPatterns[p], b.AdditionalProperties, at, depth+1)
 			}
 		default:
 			c.report(at, "patternProperties", Unknown, "patternProperties differ; cannot tell which properties each now covers")
@@ -1299,7 +1355,7 @@ func (c *checker) undeclared(a alternative, b *jsonschema.Schema, pointer string
 		}
 		at := pointer + "/patternProperties/" + quoteName(p)
 		if len(aPatterns) == 0 {
-			c.checkConj(adds, b.PatternProperties[p], at, depth+1)
+			c.inside(adds, b.PatternProperties[p], at, depth+1)
 		} else if same {
 			continue
 		} else {
@@ -1323,7 +1379,7 @@ func (c *checker) undeclared(a alternative, b *jsonschema.Schema, pointer string
 		c.changed(pointer+"/additionalProperties", "additionalProperties", Breaking, "any", "false")
 		return
 	}
-	c.checkConj(adds, add, pointer+"/additionalProperties", depth+1)
+	c.inside(adds, add, pointer+"/additionalProperties", depth+1)
 }
 
 // annotations compares default and deprecated. A changed default changes

@@ -3,6 +3,7 @@ package compat
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -54,9 +55,27 @@ func (s *Snapshot) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
+// Limits on what ParseSnapshot reads. Decoding a schema takes time that
+// grows with its size times its nesting, so both are bounded; real tool
+// lists are far below either.
+const (
+	MaxSnapshotBytes = 16 << 20
+	MaxSnapshotDepth = 200 // nested JSON objects and arrays
+)
+
+// ErrSnapshotTooLarge is wrapped by the error of ParseSnapshot for a
+// document beyond MaxSnapshotBytes or MaxSnapshotDepth.
+var ErrSnapshotTooLarge = errors.New("compat: snapshot too large")
+
 // ParseSnapshot reads a snapshot: a tools/list result ({"tools": [...]}) or
 // a bare array of tools. Two tools of the same name are an error.
 func ParseSnapshot(data []byte) (*Snapshot, error) {
+	if len(data) > MaxSnapshotBytes {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSnapshotTooLarge, len(data), MaxSnapshotBytes)
+	}
+	if d := nesting(data); d > MaxSnapshotDepth {
+		return nil, fmt.Errorf("%w: nested more than %d deep", ErrSnapshotTooLarge, MaxSnapshotDepth)
+	}
 	var s Snapshot
 	trimmed := bytes.TrimSpace(data)
 	var err error
@@ -185,4 +204,38 @@ func hintsOf(a *Annotations) hints {
 		h.destructive, h.idempotent = false, true
 	}
 	return h
+}
+
+// nesting returns how deeply the arrays and objects of a JSON text nest,
+// ignoring brackets inside strings; it stops counting past
+// MaxSnapshotDepth.
+func nesting(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '[' || b == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > MaxSnapshotDepth {
+					return deepest
+				}
+			}
+		case b == ']' || b == '}':
+			depth--
+		}
+	}
+	return deepest
 }

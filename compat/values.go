@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"math"
+	"reflect"
 	"regexp"
 	"slices"
 	"strconv"
@@ -195,6 +196,16 @@ func (p patterns) compile(s string) *regexp.Regexp {
 // pattern RE2 cannot read, a reference it cannot follow, unevaluated*,
 // a depth or step limit.
 func (c *checker) admits(r *resolver, s *jsonschema.Schema, v any, depth int) tri {
+	return c.admitsAs(r, s, v, depth, false)
+}
+
+// admitsOwn is admits without following n's $ref, allOf, anyOf and oneOf,
+// which an alternative has already flattened.
+func (c *checker) admitsOwn(r *resolver, n *jsonschema.Schema, v any, depth int) tri {
+	return c.admitsAs(r, n, v, depth, true)
+}
+
+func (c *checker) admitsAs(r *resolver, s *jsonschema.Schema, v any, depth int, own bool) tri {
 	if s == nil {
 		return yes
 	}
@@ -203,6 +214,10 @@ func (c *checker) admits(r *resolver, s *jsonschema.Schema, v any, depth int) tr
 	}
 	depth++
 	res := yes
+	if own {
+		res = c.keywordsAdmit(r, s, v, depth)
+		return res
+	}
 	if s.Ref != "" {
 		t := r.resolve(s.Ref)
 		if t == nil {
@@ -273,11 +288,18 @@ func (c *checker) admits(r *resolver, s *jsonschema.Schema, v any, depth int) tr
 	if res == no {
 		return no
 	}
+	return res.and(c.keywordsAdmit(r, s, v, depth))
+}
+
+// keywordsAdmit checks v against the keywords of s other than $ref, allOf,
+// anyOf, oneOf, not and if.
+func (c *checker) keywordsAdmit(r *resolver, s *jsonschema.Schema, v any, depth int) tri {
+	res := yes
 	k := valueKind(v)
 	if declaredKinds(s)&k == 0 {
 		return no
 	}
-	if s.Enum != nil && !slices.ContainsFunc(s.Enum, func(e any) bool { return key(e) == key(v) }) {
+	if s.Enum != nil && !c.enumHas(s, v) {
 		return no
 	}
 	if s.Const != nil && key(*s.Const) != key(v) {
@@ -627,4 +649,51 @@ func children(s *jsonschema.Schema) []*jsonschema.Schema {
 	add(s.Items, s.AdditionalItems, s.Contains, s.UnevaluatedItems, s.AdditionalProperties, s.PropertyNames,
 		s.UnevaluatedProperties, s.Not, s.If, s.Then, s.Else, s.ContentSchema)
 	return out
+}
+
+// enumHas reports whether v is among the values of s's enum, with a set
+// made once per schema so that a long enum is read once.
+func (c *checker) enumHas(s *jsonschema.Schema, v any) bool {
+	set, ok := c.enums[s]
+	if !ok {
+		c.step(len(s.Enum))
+		set = make(map[string]bool, len(s.Enum))
+		for _, e := range s.Enum {
+			set[key(e)] = true
+		}
+		c.enums[s] = set
+	}
+	return set[key(v)]
+}
+
+// keywords maps each JSON Schema keyword, lower-cased, to its spelling.
+var keywords = func() map[string]string {
+	m := map[string]string{"type": "type", "items": "items", "dependencies": "dependencies"}
+	t := reflect.TypeFor[jsonschema.Schema]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name != "" && name != "-" {
+			m[strings.ToLower(name)] = name
+		}
+	}
+	return m
+}()
+
+// caseVariant finds, within the first maxWalkDepth levels of s, a key
+// that differs from a keyword only in case ("tYpe"). Validators ignore
+// such a key, but encoding/json, which jsonschema-go decodes with, matches
+// names without regard to case and may have read it as the keyword.
+func caseVariant(s *jsonschema.Schema) (keyword, key string) {
+	walk(s, 0, func(n *jsonschema.Schema) {
+		if key != "" {
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(n.Extra)) {
+			if kw, ok := keywords[strings.ToLower(k)]; ok && kw != k {
+				keyword, key = kw, k
+				return
+			}
+		}
+	})
+	return keyword, key
 }
