@@ -71,10 +71,12 @@ func (c Change) Breaks() bool { return c.Effect != Compatible }
 // String formats the change on one line: effect, tool, pointer, message.
 func (c Change) String() string {
 	where := c.Pointer
-	if c.Tool != "" {
+	switch {
+	case c.Tool != "" && c.Pointer != "":
 		where = c.Tool + " " + c.Pointer
-	}
-	if where == "" {
+	case c.Tool != "":
+		where = c.Tool
+	case where == "":
 		where = "/"
 	}
 	return fmt.Sprintf("%-10s %s: %s", c.Effect, where, c.Message)

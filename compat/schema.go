@@ -403,6 +403,7 @@ func (a alternative) with(s *jsonschema.Schema) alternative {
 func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, depth int) {
 	if vals, ok := c.finite(a, depth); ok {
 		c.values(vals, b, pointer, depth)
+		c.valuesAdded(vals, b, pointer)
 		return
 	}
 	if isFalse(b) {
@@ -525,6 +526,35 @@ func (c *checker) values(vals []any, b *jsonschema.Schema, pointer string, depth
 			break
 		}
 		c.report(pointer, "enum", Unknown, "cannot tell whether value %s is still accepted", show(v))
+	}
+}
+
+// valuesAdded reports the values of b's enum that the from side did not
+// have: values added to an input, or no longer produced by an output.
+func (c *checker) valuesAdded(vals []any, b *jsonschema.Schema, pointer string) {
+	if b.Enum == nil || !c.step(len(vals)+len(b.Enum)) {
+		return
+	}
+	had := make(map[string]bool, len(vals))
+	for _, v := range vals {
+		had[key(v)] = true
+	}
+	var added []string
+	for _, v := range b.Enum {
+		if !had[key(v)] {
+			added = append(added, show(v))
+		}
+	}
+	if len(added) == 0 {
+		return
+	}
+	if len(added) > maxValueChanges {
+		added = append(added[:maxValueChanges], fmt.Sprintf("and %d more", len(added)-maxValueChanges))
+	}
+	if c.forward {
+		c.report(pointer+"/enum", "enum", Compatible, "enum: values no longer produced: %s", strings.Join(added, ", "))
+	} else {
+		c.report(pointer+"/enum", "enum", Compatible, "enum: values added: %s", strings.Join(added, ", "))
 	}
 }
 

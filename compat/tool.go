@@ -41,11 +41,16 @@ type Snapshot struct {
 }
 
 // Marshal returns the snapshot as indented JSON with its tools sorted by
-// name, so that two snapshots of the same tools are the same bytes.
+// name and the properties of each schema sorted, so that two snapshots of
+// the same tools are the same bytes.
 func (s *Snapshot) Marshal() ([]byte, error) {
 	sorted := Snapshot{Tools: slices.Clone(s.Tools)}
 	if sorted.Tools == nil {
 		sorted.Tools = []Tool{}
+	}
+	for i := range sorted.Tools {
+		t := &sorted.Tools[i]
+		t.InputSchema, t.OutputSchema = canonical(t.InputSchema), canonical(t.OutputSchema)
 	}
 	slices.SortStableFunc(sorted.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 	data, err := json.MarshalIndent(sorted, "", "  ")
@@ -66,6 +71,19 @@ const (
 // ErrSnapshotTooLarge is wrapped by the error of ParseSnapshot for a
 // document beyond MaxSnapshotBytes or MaxSnapshotDepth.
 var ErrSnapshotTooLarge = errors.New("compat: snapshot too large")
+
+// canonical returns a copy of s whose properties are written in sorted
+// order, as a schema read back from JSON writes them, so that a snapshot
+// has the same bytes whether its tools came from Go types or from a
+// server.
+func canonical(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	s = s.CloneSchemas()
+	walk(s, 0, func(n *jsonschema.Schema) { n.PropertyOrder = nil })
+	return s
+}
 
 // ParseSnapshot reads a snapshot: a tools/list result ({"tools": [...]}) or
 // a bare array of tools. Two tools of the same name are an error.
