@@ -75,7 +75,7 @@ func SnapshotTools(t testing.TB, path string, tools ...tool.Interface) {
 	}
 	switch {
 	case breaking > 0:
-		t.Errorf("%s: %d breaking changes to the tools (go test -update accepts them, if the callers are ready)", path, breaking)
+		t.Errorf("%s: changes that break the tools' callers: %d (go test -update accepts them, once the callers are ready)", path, breaking)
 	case string(old) != string(data):
 		t.Errorf("%s: the snapshot is out of date; the changes break no caller (go test -update records them)", path)
 	}

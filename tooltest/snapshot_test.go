@@ -92,7 +92,7 @@ func TestSnapshot(t *testing.T) {
 	}
 
 	r = snapshot(t, path, false, forecast[forecastV2]("Forecast the weather."))
-	if len(r.errors) != 2 || !strings.Contains(r.errors[0], "/inputSchema/properties/days/maximum") || !strings.Contains(r.errors[1], "1 breaking change") {
+	if len(r.errors) != 2 || !strings.Contains(r.errors[0], "/inputSchema/properties/days/maximum") || !strings.Contains(r.errors[1], "break the tools' callers: 1") {
 		t.Errorf("Snapshot of a narrowed tool: errors %q, want the breaking change and a summary", r.errors)
 	}
 	r = snapshot(t, path, false, forecast[forecastV3]("Forecast the weather."))
