@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -98,19 +95,8 @@ func TestDiffLive(t *testing.T) {
 
 	t.Run("http", func(t *testing.T) {
 		t.Setenv("HANDS_TOKEN", "s3cret")
-		ctx, cancel := context.WithCancel(t.Context())
-		defer cancel()
-		stderrR, stderrW := io.Pipe()
-		done := make(chan error, 1)
-		go func() {
-			done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, stderrW)
-			stderrW.Close()
-		}()
-		line, err := bufio.NewReader(stderrR).ReadString('\n')
-		if err != nil {
-			t.Fatalf("no startup line: %v", err)
-		}
-		go io.Copy(io.Discard, stderrR)
+		line, stop := startServe(t, "--http", "127.0.0.1:0")
+		defer stop()
 		m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+/mcp)`).FindStringSubmatch(line)
 		if m == nil {
 			t.Fatalf("no URL in the startup line %q", line)
@@ -129,8 +115,6 @@ func TestDiffLive(t *testing.T) {
 		if _, _, err := runCmd(t, "diff", snapshotFile, m[1]); err == nil || errors.Is(err, errBreaking) {
 			t.Errorf("hands diff without the token = %v, want an error connecting", err)
 		}
-		cancel()
-		<-done
 	})
 
 	t.Run("stdio", func(t *testing.T) {
