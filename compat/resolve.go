@@ -150,7 +150,8 @@ func walk(s *jsonschema.Schema, depth int, f func(*jsonschema.Schema)) {
 	}
 }
 
-// children returns the schemas directly inside s.
+// children returns the schemas directly inside s, those in maps in no
+// particular order.
 func children(s *jsonschema.Schema) []*jsonschema.Schema {
 	var out []*jsonschema.Schema
 	add := func(list ...*jsonschema.Schema) {
@@ -161,8 +162,8 @@ func children(s *jsonschema.Schema) []*jsonschema.Schema {
 		}
 	}
 	for _, m := range []map[string]*jsonschema.Schema{s.Defs, s.Definitions, s.Properties, s.PatternProperties, s.DependentSchemas, s.DependencySchemas} {
-		for _, k := range slices.Sorted(maps.Keys(m)) {
-			add(m[k])
+		for _, sub := range m {
+			add(sub)
 		}
 	}
 	add(s.PrefixItems...)
@@ -195,6 +196,9 @@ var keywords = func() map[string]string {
 func caseVariant(s *jsonschema.Schema) (keyword, key string) {
 	walk(s, 0, func(n *jsonschema.Schema) {
 		if key != "" {
+			return
+		}
+		if len(n.Extra) == 0 {
 			return
 		}
 		for _, k := range slices.Sorted(maps.Keys(n.Extra)) {
