@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -134,16 +133,24 @@ func Tools(old, new []Tool, opts *Options) []Change {
 		return m
 	}
 	olds, news := byName(old), byName(new)
+	// The tools added, by their input schema, to name a likely rename.
+	added := map[string]string{}
+	for _, n := range new {
+		if _, existed := olds[n.Name]; !existed {
+			if data, err := json.Marshal(n.InputSchema); err == nil {
+				if _, dup := added[string(data)]; !dup {
+					added[string(data)] = n.Name
+				}
+			}
+		}
+	}
 	var changes []Change
 	for _, o := range old {
 		n, ok := news[o.Name]
 		if !ok {
 			msg := "tool removed"
-			for _, cand := range new {
-				if _, existed := olds[cand.Name]; !existed && reflect.DeepEqual(cand.InputSchema, o.InputSchema) {
-					msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", cand.Name)
-					break
-				}
+			if data, err := json.Marshal(o.InputSchema); err == nil && added[string(data)] != "" {
+				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", added[string(data)])
 			}
 			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: Breaking, Message: msg})
 			continue
