@@ -30,6 +30,7 @@ type config struct {
 	enabled     func(context.Context) bool
 	timeout     time.Duration
 	noRepair    repairSet
+	deprecation *Deprecation
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	errs        []error // mistakes in the options themselves
 }
@@ -138,6 +139,8 @@ type core struct {
 	timeout     time.Duration
 	limits      Limits
 	noRepair    repairSet
+	deprecation *Deprecation      // WithDeprecated
+	fields      []deprecatedField // the input's deprecated properties
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -167,6 +170,7 @@ func newCore(name, description string, raw bool, opts []Option) (core, config, e
 	return core{
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
+		deprecation: c.deprecation,
 	}, c, nil
 }
 
@@ -189,9 +193,9 @@ func CheckName(name string) error {
 func (c *core) Name() string { return c.name }
 
 // Enabled reports whether the tool's predicate allows it now; a tool without
-// one is always enabled.
+// one is always enabled, until its sunset (WithDeprecated) has passed.
 func (c *core) Enabled(ctx context.Context) bool {
-	return c.enabled == nil || c.enabled(ctx)
+	return !c.sunsetPassed() && (c.enabled == nil || c.enabled(ctx))
 }
 
 func (c *core) copyAnnotations() *Annotations {

@@ -75,6 +75,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 	if spec.InputSchema == nil || (spec.InputSchema.Type != "object" && spec.InputSchema.Ref == "") {
 		return nil, &DefinitionError{Tool: spec.Name, Err: errors.New("the input schema must be an object schema (type: object)")}
 	}
+	c.fields = deprecatedFields(spec.InputSchema)
 	t := &RawTool{core: c, input: spec.InputSchema.CloneSchemas(), validate: validate, handler: handler}
 	if spec.OutputSchema != nil {
 		t.output = spec.OutputSchema.CloneSchemas()
@@ -85,7 +86,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

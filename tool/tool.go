@@ -33,6 +33,9 @@ type Spec struct {
 	// Annotations describe the tool's behaviour to clients; nil when the
 	// tool's author said nothing.
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Deprecation is set when the tool is deprecated (WithDeprecated); the
+	// description already says it, for clients that show only that.
+	Deprecation *Deprecation `json:"deprecation,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -139,6 +142,7 @@ func Define[In, Out any](name, description string, handler func(context.Context,
 	if err != nil {
 		return nil, &DefinitionError{Tool: name, Err: fmt.Errorf("input: %w", err)}
 	}
+	c.fields = deprecatedFields(input.Schema())
 	t := &Tool[In, Out]{core: c, handler: handler, input: input}
 	outType := reflect.TypeFor[Out]()
 	if outType == partType || outType == partsType {
@@ -170,7 +174,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema(), Annotations: t.copyAnnotations()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
