@@ -88,7 +88,7 @@ func TestPlaygroundBrowser(t *testing.T) {
 	// The form: required marks, the enum as a select with its default,
 	// help text from the descriptions, an optional nested object.
 	if got := eval(`Array.from(document.querySelectorAll("#fields label, #fields legend")).map(l => l.textContent)`); !slices.Equal(got, []string{
-		"title *", "priority", "steps *", "owner", "Include owner", "email *", "labels", "draft",
+		"title *", "priority", "steps *", "owner", "Include owner", "email *", "labels", "draftdeprecated",
 	}) {
 		t.Errorf("labels = %q", got)
 	}

@@ -22,7 +22,7 @@ type planArgs struct {
 	Steps    []planStep        `json:"steps" jsonschema:"what to do, in order" tool:"minItems=1"`
 	Owner    *planOwner        `json:"owner,omitempty" jsonschema:"who answers for the plan"`
 	Labels   map[string]string `json:"labels,omitempty" jsonschema:"free-form labels"`
-	Draft    bool              `json:"draft,omitempty" jsonschema:"keep the plan private"`
+	Draft    bool              `json:"draft,omitempty" jsonschema:"keep the plan private" tool:"deprecated='plans are private until shared'"`
 }
 
 type planStep struct {
