@@ -131,7 +131,7 @@ func New[In, Out any](name, description string, handler func(context.Context, In
 // Define is New for a program that builds tools at run time: it returns the
 // *DefinitionError rather than panicking.
 func Define[In, Out any](name, description string, handler func(context.Context, In) (Out, error), opts ...Option) (*Tool[In, Out], error) {
-	c, cfg, err := newCore(name, description, false, opts)
+	c, cfg, err := newCore(name, description, reflect.TypeFor[In](), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -230,6 +230,13 @@ func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (Out
 func (t *Tool[In, Out]) decode(args json.RawMessage, callID string) (In, []Repair, error) {
 	args, repairs := t.repairWhole(args)
 	in, nulls, err := schema.DecodeValue[In](t.input, args)
+	if err != nil {
+		if up, ok := t.migrate(args); ok {
+			if in2, nulls2, err2 := schema.DecodeValue[In](t.input, up); err2 == nil {
+				return in2, nullRepairs(append(repairs, Repair{Kind: RepairMigrated}), nulls2), nil
+			}
+		}
+	}
 	repairs = nullRepairs(repairs, nulls)
 	if err != nil {
 		return in, repairs, invalid(t.name, callID, err)
