@@ -512,4 +512,9 @@ func TestResumeAcrossABreakingChange(t *testing.T) {
 	if got, want := toolMessages(history), []string{"d1 ok: deleted b"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("results = %v, want %v", got, want)
 	}
+	for _, m := range history {
+		if m.Role == agent.RoleTool && !m.Migrated {
+			t.Errorf("the tool message %+v does not record that the call was made against the old version", m)
+		}
+	}
 }
