@@ -150,8 +150,18 @@ func (n *node) field(name []byte, next int) *field {
 	if n.byName != nil { // a large struct, and its fields are all compiled
 		return n.byName[string(name)]
 	}
-	for i := range n.fields {
-		f := n.fields[(next+i)%len(n.fields)]
+	// Two loops rather than an index modulo the count, which would divide
+	// on every step.
+	fields := n.fields
+	if next >= len(fields) {
+		next = 0
+	}
+	for _, f := range fields[next:] {
+		if len(f.name) == len(name) && f.name == string(name) {
+			return f
+		}
+	}
+	for _, f := range fields[:next] {
 		if len(f.name) == len(name) && f.name == string(name) {
 			return f
 		}

@@ -75,6 +75,16 @@ func specialBytes(w uint64) uint64 {
 // input. (A 0 byte in the input is never valid JSON either; methods that
 // report it check d.pos against the length to tell the two apart.)
 func (d *decoder) peek() byte {
+	// Most values follow their delimiter directly: one comparison tells a
+	// byte that is not whitespace, which is all peek needs to inline.
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' {
+		return d.data[d.pos]
+	}
+	return d.skipSpace()
+}
+
+// skipSpace is peek past whitespace.
+func (d *decoder) skipSpace() byte {
 	for d.pos < len(d.data) {
 		switch c := d.data[d.pos]; c {
 		case ' ', '\t', '\n', '\r':
