@@ -581,6 +581,17 @@ func (d *decoder) memberName(c byte, first bool) (jsonString, bool) {
 	return d.scanString()
 }
 
+// consume reports whether the byte at d.pos is c, and steps past it if so:
+// the delimiter that usually comes next, checked inline before the call
+// that reads whatever comes (colon, objectNext, arrayNext).
+func (d *decoder) consume(c byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == c {
+		d.pos++
+		return true
+	}
+	return false
+}
+
 // colon reads the ':' after a member name.
 func (d *decoder) colon() bool {
 	if d.peek() != ':' {
