@@ -38,7 +38,7 @@ var settings = []setting{
 	{env: "HANDS_FETCH_ALLOW_PRIVATE", def: "false", commands: "serve, call",
 		what: "let fetch_markdown reach loopback, private and link-local addresses"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
-		what: "require this bearer token on every HTTP request"},
+		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }
