@@ -1,8 +1,10 @@
 package tool_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -116,5 +118,42 @@ func TestAddWhileCalling(t *testing.T) {
 	wg.Wait()
 	if got := len(reg.Specs(t.Context())); got != 21 {
 		t.Errorf("Specs after the Adds has %d tools, want 21", got)
+	}
+}
+
+// TestAddCostsWhatItAdds adds one tool at a time to registries of 100 and
+// of 10,000 tools: an Add allocates about as much in the large one as in
+// the small one, since it does not copy what the registry holds.
+func TestAddCostsWhatItAdds(t *testing.T) {
+	perAdd := func(held int) float64 {
+		tools := make([]tool.Interface, held)
+		for i := range tools {
+			tools[i] = tool.New(fmt.Sprintf("held_%d", i), "Held.", func(context.Context, struct{}) (string, error) { return "", nil })
+		}
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "held", Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const adds = 500
+		added := make([]*tool.Scope, adds)
+		for i := range added {
+			added[i] = &tool.Scope{Name: "added", Tools: []tool.Interface{tool.New(fmt.Sprintf("added_%d", i), "Added.", func(context.Context, struct{}) (string, error) { return "", nil })}}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, s := range added {
+			if err := reg.Add(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if _, ok := reg.Lookup("added_499"); !ok {
+			t.Fatal("Lookup(added_499) found nothing")
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / adds
+	}
+	small, large := perAdd(100), perAdd(10_000)
+	if large > 4*small {
+		t.Errorf("an Add allocates %.0f bytes in a registry of 10,000 tools and %.0f in one of 100; want about the same", large, small)
 	}
 }

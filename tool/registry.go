@@ -7,9 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"maps"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -99,14 +97,33 @@ type Registry struct {
 }
 
 // A toolSet is what a registry holds at one time. It is never changed once
-// published: Add builds a new one, so listing and dispatch read it without
-// a lock.
+// published: Add makes a new one, so listing and dispatch read it without
+// a lock. Its slices share their arrays with the sets made before and
+// after it, and each set reads only up to its own lengths; Add appends
+// beyond them. Its index is shared too, and holds the names of later sets:
+// a name whose entry lies past the set's entries is not the set's. So Add
+// costs what it adds, not what the registry holds.
 type toolSet struct {
-	scopes     []*Scope
+	scopes     []scopeEntry
 	entries    []entry
-	byName     map[string]int // index into entries
-	keys       map[string]int // collision key → index into entries
-	scopeState map[*Scope]*predicateState
+	index      *toolIndex // nil for a set without tools or scopes
+	predicates bool       // a scope or a tool has an enabled predicate
+	version    uint64     // how many times Add changed the registry
+}
+
+// A scopeEntry is a scope of a registry with its predicate's state.
+type scopeEntry struct {
+	scope *Scope
+	state *predicateState
+}
+
+// A toolIndex finds entries by name for every set of one registry.
+type toolIndex struct {
+	byName sync.Map // name → index into entries; read without a lock
+
+	// Read and written by Add alone, under Registry.mu.
+	keys   map[string]int             // collision key → index into entries
+	scopes map[*Scope]*predicateState // the scopes held
 }
 
 var noTools = &toolSet{}
@@ -119,12 +136,25 @@ func (r *Registry) set() *toolSet {
 	return noTools
 }
 
+// lookup returns the index of the entry named name.
+func (ts *toolSet) lookup(name string) (int, bool) {
+	if ts.index == nil {
+		return 0, false
+	}
+	v, ok := ts.index.byName.Load(name)
+	if !ok || v.(int) >= len(ts.entries) {
+		return 0, false // not held, or added after this set
+	}
+	return v.(int), true
+}
+
 type entry struct {
-	tool    Interface
-	enabler Enabler // the tool's own predicate; nil when it has none
-	scope   *Scope
-	name    string
-	state   *predicateState // of the tool's predicate
+	tool       Interface
+	enabler    Enabler // the tool's own predicate; nil when it has none
+	scope      *Scope
+	scopeState *predicateState // of the scope's predicate
+	name       string
+	state      *predicateState // of the tool's predicate
 }
 
 // predicateState remembers whether a predicate is panicking, so that a
@@ -165,25 +195,20 @@ func (r *Registry) Add(s *Scope) error {
 	return nil
 }
 
-// with returns a copy of ts with scopes added, and a *NameError for each
-// tool whose name is invalid or taken; such a tool is left out.
+// with returns the set after ts with scopes added, and a *NameError for
+// each tool whose name is invalid or taken. When there is an error, ts is
+// left as it was and the set returned is nil. ts must be the registry's
+// latest set, and the caller holds Registry.mu (or ts is noTools).
 func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
-	n := &toolSet{
-		scopes:     slices.Clip(ts.scopes),
-		entries:    slices.Clip(ts.entries),
-		byName:     maps.Clone(ts.byName),
-		keys:       maps.Clone(ts.keys),
-		scopeState: maps.Clone(ts.scopeState),
+	index := ts.index
+	if index == nil {
+		index = &toolIndex{keys: map[string]int{}, scopes: map[*Scope]*predicateState{}}
 	}
-	if n.byName == nil {
-		n.byName, n.keys, n.scopeState = map[string]int{}, map[string]int{}, map[*Scope]*predicateState{}
-	}
+	// Every name is checked before anything is written.
 	var errs []error
+	batch := map[string]string{} // collision key → name, of the tools added here
+	batchScope := map[string]string{}
 	for _, s := range scopes {
-		if n.scopeState[s] == nil {
-			n.scopes = append(n.scopes, s)
-			n.scopeState[s] = &predicateState{}
-		}
 		for _, t := range s.Tools {
 			name := t.Name()
 			if err := CheckName(name); err != nil {
@@ -191,18 +216,43 @@ func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 				continue
 			}
 			key := collisionKey(name)
-			if i, dup := n.keys[key]; dup {
-				prev := n.entries[i]
+			if i, dup := index.keys[key]; dup {
+				prev := ts.entries[i]
 				errs = append(errs, &NameError{Name: name, Other: prev.name, Scopes: []string{prev.scope.Name, s.Name}, Err: ErrDuplicateName})
 				continue
 			}
-			n.keys[key] = len(n.entries)
-			n.byName[name] = len(n.entries)
-			enabler, _ := t.(Enabler)
-			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, name: name, state: &predicateState{}})
+			if other, dup := batch[key]; dup {
+				errs = append(errs, &NameError{Name: name, Other: other, Scopes: []string{batchScope[key], s.Name}, Err: ErrDuplicateName})
+				continue
+			}
+			batch[key], batchScope[key] = name, s.Name
 		}
 	}
-	return n, errs
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	n := &toolSet{scopes: ts.scopes, entries: ts.entries, index: index, predicates: ts.predicates, version: ts.version + 1}
+	for _, s := range scopes {
+		state := index.scopes[s]
+		if state == nil {
+			state = &predicateState{}
+			index.scopes[s] = state
+			n.scopes = append(n.scopes, scopeEntry{scope: s, state: state})
+			n.predicates = n.predicates || s.Enabled != nil
+		}
+		for _, t := range s.Tools {
+			name := t.Name()
+			enabler, _ := t.(Enabler)
+			if g, ok := t.(gatedTool); ok && !g.gated() {
+				enabler = nil // always enabled: not asked
+			}
+			n.predicates = n.predicates || enabler != nil
+			index.keys[collisionKey(name)] = len(n.entries)
+			index.byName.Store(name, len(n.entries))
+			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, scopeState: state, name: name, state: &predicateState{}})
+		}
+	}
+	return n, nil
 }
 
 func collisionKey(name string) string {
@@ -226,8 +276,25 @@ func (r *Registry) Logger() *slog.Logger {
 	return slog.Default()
 }
 
+// HasPredicates reports whether a scope or a tool of the registry has an
+// enabled predicate (Scope.Enabled, an Enabler). When none has, every tool
+// is enabled for every caller at all times, and a server need not ask.
+func (r *Registry) HasPredicates() bool { return r.set().predicates }
+
+// Version returns a number that changes each time Add changes the
+// registry, and only then: code that follows the registry (an MCP
+// server's Sync) looks at its tools again only when it has changed.
+func (r *Registry) Version() uint64 { return r.set().version }
+
 // Scopes returns the registry's scopes, in order.
-func (r *Registry) Scopes() []*Scope { return slices.Clone(r.set().scopes) }
+func (r *Registry) Scopes() []*Scope {
+	ts := r.set()
+	scopes := make([]*Scope, len(ts.scopes))
+	for i, s := range ts.scopes {
+		scopes[i] = s.scope
+	}
+	return scopes
+}
 
 // Tools returns every tool of the registry, enabled or not, in scope order
 // and then in the order of each scope's Tools, as Specs lists them.
@@ -243,7 +310,7 @@ func (r *Registry) Tools() []Interface {
 // Lookup returns the tool named name, enabled or not.
 func (r *Registry) Lookup(name string) (Interface, bool) {
 	ts := r.set()
-	i, ok := ts.byName[name]
+	i, ok := ts.lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -265,10 +332,9 @@ func (r *Registry) Specs(ctx context.Context) []Spec {
 // order.
 func (r *Registry) Instructions(ctx context.Context) []Instruction {
 	var out []Instruction
-	ts := r.set()
-	for _, s := range ts.scopes {
-		if s.Instructions != "" && r.scopeEnabled(ctx, ts, s) {
-			out = append(out, Instruction{Scope: s.Name, Text: s.Instructions, Placement: s.Placement})
+	for _, s := range r.set().scopes {
+		if s.scope.Instructions != "" && r.scopeEnabled(ctx, s.scope, s.state) {
+			out = append(out, Instruction{Scope: s.scope.Name, Text: s.scope.Instructions, Placement: s.scope.Placement})
 		}
 	}
 	return out
@@ -281,24 +347,24 @@ func (r *Registry) enabledEntries(ctx context.Context, ts *toolSet) []entry {
 	for _, e := range ts.entries {
 		ok, seen := scopeOK[e.scope]
 		if !seen {
-			ok = r.scopeEnabled(ctx, ts, e.scope)
+			ok = r.scopeEnabled(ctx, e.scope, e.scopeState)
 			scopeOK[e.scope] = ok
 		}
-		if ok && r.toolEnabled(ctx, e) {
+		if ok && r.toolEnabled(ctx, &e) {
 			out = append(out, e)
 		}
 	}
 	return out
 }
 
-func (r *Registry) scopeEnabled(ctx context.Context, ts *toolSet, s *Scope) bool {
+func (r *Registry) scopeEnabled(ctx context.Context, s *Scope, st *predicateState) bool {
 	if s.Enabled == nil {
 		return true
 	}
-	return r.safely(ctx, ts.scopeState[s], "scope", s.Name, s.Enabled)
+	return r.safely(ctx, st, "scope", s.Name, s.Enabled)
 }
 
-func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
+func (r *Registry) toolEnabled(ctx context.Context, e *entry) bool {
 	if e.enabler == nil {
 		return true
 	}
@@ -371,12 +437,12 @@ func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
 // result.
 func (r *Registry) resolve(ctx context.Context, call Call) (Interface, Result) {
 	ts := r.set()
-	i, ok := ts.byName[call.Name]
+	i, ok := ts.lookup(call.Name)
 	if !ok {
 		return nil, r.unknown(ctx, call)
 	}
-	e := ts.entries[i]
-	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
+	e := &ts.entries[i]
+	if !r.scopeEnabled(ctx, e.scope, e.scopeState) || !r.toolEnabled(ctx, e) {
 		return nil, disabled(call)
 	}
 	return e.tool, Result{}
