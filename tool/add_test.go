@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hands-go/hands/tool"
@@ -155,5 +156,53 @@ func TestAddCostsWhatItAdds(t *testing.T) {
 	small, large := perAdd(100), perAdd(10_000)
 	if large > 4*small {
 		t.Errorf("an Add allocates %.0f bytes in a registry of 10,000 tools and %.0f in one of 100; want about the same", large, small)
+	}
+}
+
+// counted is a tool that counts how often its spec is built.
+type counted struct {
+	tool.Interface
+	specs atomic.Int64
+}
+
+func (c *counted) Spec() tool.Spec { c.specs.Add(1); return c.Interface.Spec() }
+
+// versioned is a counted tool that says its spec never changes.
+type versioned struct{ *counted }
+
+func (versioned) SpecVersion() uint64 { return 0 }
+
+// TestSpecsCachedPerVersion checks that Specs builds the spec of a tool
+// whose spec never changes once for each version of the registry, and
+// asks a tool that cannot say every time.
+func TestSpecsCachedPerVersion(t *testing.T) {
+	newTool := func(name string) tool.Interface {
+		return tool.New(name, "A tool.", func(context.Context, struct{}) (string, error) { return "", nil })
+	}
+	fixed := versioned{&counted{Interface: newTool("fixed")}}
+	open := &counted{Interface: newTool("open")}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{fixed, open}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if specs := reg.Specs(t.Context()); len(specs) != 2 || specs[0].Name != "fixed" || specs[1].Name != "open" {
+			t.Fatalf("Specs = %+v", specs)
+		}
+	}
+	if got := fixed.specs.Load(); got != 1 {
+		t.Errorf("the fixed tool's spec was built %d times for 3 Specs, want 1", got)
+	}
+	if got := open.specs.Load(); got != 3 {
+		t.Errorf("the open tool's spec was built %d times for 3 Specs, want 3", got)
+	}
+	if err := reg.Add(&tool.Scope{Name: "more", Tools: []tool.Interface{newTool("more")}}); err != nil {
+		t.Fatal(err)
+	}
+	if specs := reg.Specs(t.Context()); len(specs) != 3 {
+		t.Fatalf("Specs after Add = %d specs, want 3", len(specs))
+	}
+	if got := fixed.specs.Load(); got != 2 {
+		t.Errorf("the fixed tool's spec was built %d times after an Add, want 2 (once per version)", got)
 	}
 }

@@ -109,6 +109,8 @@ type toolSet struct {
 	index      *toolIndex // nil for a set without tools or scopes
 	predicates bool       // a scope or a tool has an enabled predicate
 	version    uint64     // how many times Add changed the registry
+
+	specs atomic.Pointer[[]*Spec] // see fixedSpecs
 }
 
 // A scopeEntry is a scope of a registry with its predicate's state.
@@ -318,14 +320,43 @@ func (r *Registry) Lookup(name string) (Interface, bool) {
 }
 
 // Specs returns the specs of the tools enabled now, in scope order and then
-// in the order of each scope's Tools.
+// in the order of each scope's Tools. The specs of tools whose spec never
+// changes (SpecVersion 0, as for New and NewRaw) are built once for each
+// version of the registry and shared by every call of Specs: their schemas
+// must not be changed (clone one with CloneSchemas to change it). Other
+// tools are asked for their spec each time.
 func (r *Registry) Specs(ctx context.Context) []Spec {
-	entries := r.enabledEntries(ctx, r.set())
-	specs := make([]Spec, 0, len(entries))
-	for _, e := range entries {
-		specs = append(specs, e.tool.Spec())
+	ts := r.set()
+	cached := ts.fixedSpecs()
+	var specs []Spec
+	r.enabled(ctx, ts, func(i int) {
+		if s := cached[i]; s != nil {
+			specs = append(specs, *s)
+		} else {
+			specs = append(specs, ts.entries[i].tool.Spec())
+		}
+	})
+	if specs == nil {
+		specs = []Spec{}
 	}
 	return specs
+}
+
+// fixedSpecs returns the specs of the set's tools whose spec never
+// changes, by index into entries (nil for the others), built on first use.
+func (ts *toolSet) fixedSpecs() []*Spec {
+	if p := ts.specs.Load(); p != nil {
+		return *p
+	}
+	specs := make([]*Spec, len(ts.entries))
+	for i, e := range ts.entries {
+		if v, ok := e.tool.(SpecVersioner); ok && v.SpecVersion() == 0 {
+			spec := e.tool.Spec()
+			specs[i] = &spec
+		}
+	}
+	ts.specs.CompareAndSwap(nil, &specs)
+	return *ts.specs.Load()
 }
 
 // Instructions returns the instructions of the scopes enabled now, in scope
@@ -340,21 +371,20 @@ func (r *Registry) Instructions(ctx context.Context) []Instruction {
 	return out
 }
 
-// enabledEntries evaluates every predicate once.
-func (r *Registry) enabledEntries(ctx context.Context, ts *toolSet) []entry {
-	var out []entry
-	scopeOK := map[*Scope]bool{}
-	for _, e := range ts.entries {
-		ok, seen := scopeOK[e.scope]
-		if !seen {
-			ok = r.scopeEnabled(ctx, e.scope, e.scopeState)
-			scopeOK[e.scope] = ok
+// enabled evaluates every predicate once and calls yield with the index
+// of each tool enabled now, in order.
+func (r *Registry) enabled(ctx context.Context, ts *toolSet, yield func(i int)) {
+	var scope *Scope // the scope of the tools before, and whether it is enabled
+	scopeOK := false
+	for i := range ts.entries {
+		e := &ts.entries[i]
+		if e.scope != scope {
+			scope, scopeOK = e.scope, r.scopeEnabled(ctx, e.scope, e.scopeState)
 		}
-		if ok && r.toolEnabled(ctx, &e) {
-			out = append(out, e)
+		if scopeOK && r.toolEnabled(ctx, e) {
+			yield(i)
 		}
 	}
-	return out
 }
 
 func (r *Registry) scopeEnabled(ctx context.Context, s *Scope, st *predicateState) bool {
@@ -394,11 +424,9 @@ func (r *Registry) safely(ctx context.Context, st *predicateState, kind, name st
 // EnabledNames returns the names of the tools enabled now, in the order of
 // Specs, without building their specs.
 func (r *Registry) EnabledNames(ctx context.Context) []string {
-	entries := r.enabledEntries(ctx, r.set())
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.name
-	}
+	ts := r.set()
+	names := make([]string, 0, len(ts.entries))
+	r.enabled(ctx, ts, func(i int) { names = append(names, ts.entries[i].name) })
 	return names
 }
 
