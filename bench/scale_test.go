@@ -254,14 +254,15 @@ func BenchmarkThroughput(b *testing.B) {
 
 // BenchmarkCallDuringSync calls one tool of hands' server of 1000 tools,
 // with 100 sessions that listed them, while nothing else happens (idle)
-// and while another goroutine runs Sync after Sync, each after adding a
-// tool to the registry, as a gateway does when its upstream adds tools
-// (syncing). It reports the median and 99th percentile of the calls and,
-// for syncing, how many Syncs ran per call.
+// and while another goroutine adds a tool to the registry and runs Sync,
+// as a gateway does when its upstream adds tools: every 5ms (paced, 200
+// changes a second, each told to the 100 sessions), or back to back
+// (syncing), when the Syncs take a core of their own. It reports the
+// median and 99th percentile of the calls and how many Syncs ran per call.
 func BenchmarkCallDuringSync(b *testing.B) {
 	const sessions, tools = 100, 1000
 	ctx := context.Background()
-	for _, mode := range []string{"idle", "syncing"} {
+	for _, mode := range []string{"idle", "paced", "syncing"} {
 		b.Run(mode, func(b *testing.B) {
 			hs, reg := handsScaleServer(tools)
 			f := newScaleFixture(ctx, handsServe(hs), sessions, 1)
@@ -269,9 +270,22 @@ func BenchmarkCallDuringSync(b *testing.B) {
 			stop := make(chan struct{})
 			var syncs atomic.Int64
 			var wg sync.WaitGroup
-			if mode == "syncing" {
+			if mode != "idle" {
+				var pace <-chan time.Time // nil: back to back
+				if mode == "paced" {
+					ticker := time.NewTicker(5 * time.Millisecond)
+					defer ticker.Stop()
+					pace = ticker.C
+				}
 				wg.Go(func() {
 					for i := 0; ; i++ {
+						if pace != nil {
+							select {
+							case <-stop:
+								return
+							case <-pace:
+							}
+						}
 						select {
 						case <-stop:
 							return
