@@ -148,7 +148,7 @@ func (s *Server) afterCall(req *mcp.CallToolRequest) {
 	}
 	time.AfterFunc(refreshDelay, func() {
 		l.refreshing.Store(false)
-		if s.refresh(context.Background(), l) {
+		if s.refresh(context.Background(), l, nil) {
 			s.regMu.Lock()
 			defer s.regMu.Unlock()
 			s.announce(context.Background(), nil, true)
@@ -158,14 +158,14 @@ func (s *Server) afterCall(req *mcp.CallToolRequest) {
 
 // refresh evaluates the predicates for a session's caller and reports
 // whether its list changed; the session is then marked to be told.
-// changed names the registered tools whose spec changed.
-func (s *Server) refresh(ctx context.Context, l *sessionList, changed ...string) bool {
+// changed holds the names of the registered tools whose spec changed.
+func (s *Server) refresh(ctx context.Context, l *sessionList, changed map[string]bool) bool {
 	// Predicates see this session's caller, and no other request.
 	ctx = context.WithValue(context.WithValue(ctx, requestKey{}, nil), callerKey{}, *l.caller.Load())
 	names := s.reg.EnabledNames(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if slices.Equal(names, l.names) && !slices.ContainsFunc(changed, func(n string) bool { return slices.Contains(names, n) }) {
+	if slices.Equal(names, l.names) && !slices.ContainsFunc(names, func(n string) bool { return changed[n] }) {
 		return false
 	}
 	l.names, l.changed = names, true
@@ -194,10 +194,10 @@ func (s *Server) Sync(ctx context.Context) {
 	s.regMu.Lock()
 	defer s.regMu.Unlock()
 	tools := s.pending(ctx, true)
-	var changed []string // registered before, with a new spec
+	changed := map[string]bool{} // registered before, with a new spec
 	for _, r := range tools {
 		if _, ok := s.registered[r.tool.Name]; ok {
-			changed = append(changed, r.tool.Name)
+			changed[r.tool.Name] = true
 		}
 	}
 	predicates := s.reg.HasPredicates()
@@ -211,7 +211,7 @@ func (s *Server) Sync(ctx context.Context) {
 	s.sessions.Range(func(_, v any) bool {
 		l := v.(*sessionList)
 		if predicates {
-			told = s.refresh(ctx, l, changed...) || told
+			told = s.refresh(ctx, l, changed) || told
 			return true
 		}
 		l.mu.Lock()
