@@ -456,6 +456,7 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			ch.Updated = append(ch.Updated, r.name)
 		}
 		r.cur.Store(v)
+		r.revision.Add(1)
 		r.gone.Store(false)
 		order = append(order, r)
 	}

@@ -28,8 +28,13 @@ type remote struct {
 	name       string // as the model calls it
 	remoteName string // as the server calls it
 	cur        atomic.Pointer[version]
-	gone       atomic.Bool // the server no longer offers it, or the client is closed
+	revision   atomic.Uint64 // counts the definitions cur has held
+	gone       atomic.Bool   // the server no longer offers it, or the client is closed
 }
+
+// SpecVersion changes each time the server changes the tool's definition
+// (see tool.SpecVersioner).
+func (r *remote) SpecVersion() uint64 { return r.revision.Load() }
 
 // A version is one definition of a remote tool.
 type version struct {

@@ -4,6 +4,9 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -28,8 +31,9 @@ type callerKey struct{}
 
 // CallerFrom returns who sent the MCP request that ctx serves. Enabled
 // predicates are evaluated with it for tools/list, for tools/call, and when
-// Sync works out which sessions' lists changed (then with the session and
-// what its latest request carried). It reports false outside a request
+// the server works out whether a session's list changed, after the
+// session's calls and in Sync (then with the session and what its latest
+// request carried). It reports false outside a request
 // served by a Server.
 func CallerFrom(ctx context.Context) (Caller, bool) {
 	c, ok := ctx.Value(callerKey{}).(Caller)
@@ -46,12 +50,20 @@ func callerOf(req mcp.Request) Caller {
 	return c
 }
 
-// A sessionList is what the server knows of one session's tool list.
+// A sessionList is what the server knows of one session's tool list. It
+// has a lock of its own: no other session's request waits for it.
 type sessionList struct {
-	caller  Caller   // from the session's latest request
-	names   []string // the tools last listed to it, or announced as changed
+	caller     atomic.Pointer[Caller] // from the session's latest request
+	refreshing atomic.Bool            // a refresh after a call is scheduled
+
+	mu      sync.Mutex
+	names   []string // the tools last listed to it, or announced as changed; nil when the registry has no predicates
 	changed bool     // the list changed, and the session is yet to be told
 }
+
+// refreshDelay is how long after a call the caller's list is evaluated
+// again: the calls within it are answered by one evaluation.
+const refreshDelay = 10 * time.Millisecond
 
 // perCaller is a receiving middleware: every request is served with its
 // Caller in the context, and tools/list lists the tools enabled for it.
@@ -60,108 +72,170 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 		caller := callerOf(req)
 		ctx = context.WithValue(ctx, callerKey{}, caller)
 		if caller.Session != nil && method != "tools/list" {
-			s.mu.Lock()
-			if l := s.sessions[caller.Session]; l != nil {
-				l.caller = caller // what its latest request carried
+			if l := s.list(caller.Session); l != nil {
+				l.seen(caller)
 			}
-			s.mu.Unlock()
 		}
 		res, err := next(ctx, method, req)
 		list, ok := res.(*mcp.ListToolsResult)
 		if method != "tools/list" || err != nil || !ok {
 			return res, err
 		}
-		names := s.reg.EnabledNames(ctx)
-		list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !slices.Contains(names, t.Name) })
+		var names []string
+		if s.reg.HasPredicates() {
+			names = s.reg.EnabledNames(ctx)
+			enabled := make(map[string]bool, len(names))
+			for _, n := range names {
+				enabled[n] = true
+			}
+			list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !enabled[t.Name] })
+		}
 		if caller.Session != nil {
-			s.remember(caller.Session, &sessionList{caller: caller, names: names})
+			s.remember(caller, names)
 		}
 		return list, nil
 	}
 }
 
-// remember records the list a session was sent. Sessions that have ended
-// are forgotten here too, each time the map has doubled, so that many
-// short sessions (stateless HTTP) cannot grow it without bound.
-func (s *Server) remember(ss *mcp.ServerSession, l *sessionList) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.sessions[ss] = l
-	if len(s.sessions) < s.pruneAt {
+// list returns what the server knows of a session's list, or nil if the
+// session has not listed tools.
+func (s *Server) list(ss *mcp.ServerSession) *sessionList {
+	if v, ok := s.sessions.Load(ss); ok {
+		return v.(*sessionList)
+	}
+	return nil
+}
+
+// seen records the caller of a session's latest request, when it differs
+// from the one recorded: an HTTP request's headers and token may.
+func (l *sessionList) seen(c Caller) {
+	if old := l.caller.Load(); old == nil || old.Token != c.Token || old.Header != nil || c.Header != nil {
+		l.caller.Store(&c)
+	}
+}
+
+// remember records the list a session was sent. A session is forgotten
+// when it ends.
+func (s *Server) remember(c Caller, names []string) {
+	l := &sessionList{names: names}
+	l.caller.Store(&c)
+	if v, loaded := s.sessions.LoadOrStore(c.Session, l); loaded {
+		old := v.(*sessionList)
+		old.seen(c)
+		old.mu.Lock()
+		old.names = names
+		old.mu.Unlock()
 		return
 	}
-	s.mu.Unlock()
-	live := map[*mcp.ServerSession]bool{}
-	for ss := range s.mcp.Sessions() {
-		live[ss] = true
+	go func() {
+		c.Session.Wait() // ends when the session does
+		s.sessions.Delete(c.Session)
+	}()
+}
+
+// afterCall schedules the caller's list to be evaluated again, since the
+// call may have changed what its predicates read: once refreshDelay has
+// passed, and once for all the calls within it. Other sessions are not
+// looked at; Sync does that. A registry without predicates has nothing to
+// evaluate.
+func (s *Server) afterCall(req *mcp.CallToolRequest) {
+	if req.Session == nil || !s.reg.HasPredicates() {
+		return
 	}
-	s.mu.Lock()
-	for ss := range s.sessions {
-		if !live[ss] {
-			delete(s.sessions, ss)
+	l := s.list(req.Session)
+	if l == nil || !l.refreshing.CompareAndSwap(false, true) {
+		return
+	}
+	time.AfterFunc(refreshDelay, func() {
+		l.refreshing.Store(false)
+		if s.refresh(context.Background(), l, nil) {
+			s.regMu.Lock()
+			defer s.regMu.Unlock()
+			s.announce(context.Background(), nil, true)
 		}
+	})
+}
+
+// refresh evaluates the predicates for a session's caller and reports
+// whether its list changed; the session is then marked to be told.
+// changed holds the names of the registered tools whose spec changed.
+func (s *Server) refresh(ctx context.Context, l *sessionList, changed map[string]bool) bool {
+	// Predicates see this session's caller, and no other request.
+	ctx = context.WithValue(context.WithValue(ctx, requestKey{}, nil), callerKey{}, *l.caller.Load())
+	names := s.reg.EnabledNames(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if slices.Equal(names, l.names) && !slices.ContainsFunc(names, func(n string) bool { return changed[n] }) {
+		return false
 	}
-	s.pruneAt = 2*len(s.sessions) + 64
+	l.names, l.changed = names, true
+	return true
 }
 
 // Sync makes the server follow its registry and sends
 // notifications/tools/list_changed to the sessions whose list changed. It
-// registers the tools added to the registry (Registry.Add), unregisters
-// those taken out (Registry.Remove) and registers again each tool whose
-// Spec changed, so that tools/list shows its spec now
-// (name, description, schemas, annotations); then it evaluates the enabled
-// predicates for every session that has listed tools, each with its own
-// Caller. A session is told when the names it would be listed changed, or
-// when a tool among them changed. The server itself runs Sync, without
-// comparing specs, after every tools/call; call it when anything else that
-// predicates read changes, and after adding tools to the registry or
-// changing a tool's spec. Sessions that have ended are forgotten.
-func (s *Server) Sync(ctx context.Context) { s.sync(ctx, true) }
-
-// sync is Sync; specs says whether to compare the specs of the tools
-// already registered, which builds every spec.
-func (s *Server) sync(ctx context.Context, specs bool) {
-	live := map[*mcp.ServerSession]bool{}
-	for ss := range s.mcp.Sessions() {
-		live[ss] = true
-	}
-	s.mu.Lock()
-	lists := make(map[*mcp.ServerSession]*sessionList, len(s.sessions))
-	for ss, l := range s.sessions {
-		if live[ss] {
-			lists[ss] = l
-		} else {
-			delete(s.sessions, ss)
+// registers the tools added to the registry (Registry.Add) and registers
+// again each tool whose spec changed, so that tools/list shows its spec now
+// (name, description, schemas, annotations); then, if the registry has
+// enabled predicates, it evaluates them for every session that has listed
+// tools, each with its own Caller. A session is told when the names it
+// would be listed changed, or when a tool among them changed. Call it when
+// anything that predicates read changes for sessions other than the one
+// calling, and after adding tools to the registry or changing a tool's
+// spec. After a tools/call, the server itself evaluates the caller's list
+// again, shortly after, for the calls of that moment together.
+//
+// Sync costs what changed: a tool's spec is built again only when the
+// tool is new, says that it changed (tool.SpecVersioner), or cannot say;
+// without predicates, sessions are not looked at unless a tool changed.
+// Calls and listing never wait for it.
+func (s *Server) Sync(ctx context.Context) {
+	ctx = context.WithoutCancel(ctx)
+	s.regMu.Lock()
+	defer s.regMu.Unlock()
+	tools, gone := s.pending(ctx, true)
+	changed := map[string]bool{} // registered before, with a new spec, or taken out
+	for _, r := range tools {
+		if _, ok := s.registered[r.tool.Name]; ok {
+			changed[r.tool.Name] = true
 		}
 	}
-	s.mu.Unlock()
-	ctx = context.WithoutCancel(ctx)
-	enabled := make(map[*sessionList][]string, len(lists))
-	for _, l := range lists {
-		// Predicates see this session's caller, and no other request.
-		enabled[l] = s.reg.EnabledNames(context.WithValue(context.WithValue(ctx, requestKey{}, nil), callerKey{}, l.caller))
+	for _, name := range gone {
+		changed[name] = true
 	}
-
+	predicates := s.reg.HasPredicates()
+	if !predicates && len(tools) == 0 && len(gone) == 0 {
+		return
+	}
 	// The sessions are marked before the SDK server changes, since its
 	// list_changed goes out once it has (a few milliseconds later), and
 	// listChanged lets it through only to the sessions marked.
-	s.regMu.Lock()
-	defer s.regMu.Unlock()
-	tools := s.pending(ctx, specs)
-	changed := false
-	s.mu.Lock()
-	for l, names := range enabled {
-		if !slices.Equal(names, l.names) || slices.ContainsFunc(tools, func(r registration) bool {
-			_, ok := s.registered[r.tool.Name]
-			return ok && slices.Contains(names, r.tool.Name)
-		}) {
-			l.names, l.changed, changed = names, true, true
+	told := false
+	s.sessions.Range(func(_, v any) bool {
+		l := v.(*sessionList)
+		if predicates {
+			told = s.refresh(ctx, l, changed) || told
+			return true
 		}
+		l.mu.Lock()
+		l.names, l.changed = nil, true
+		l.mu.Unlock()
+		told = true
+		return true
+	})
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
 	}
-	s.mu.Unlock()
-	if changed && len(tools) == 0 {
-		// Registering a tool again is how the SDK server is made to send
-		// list_changed.
+	s.announce(ctx, tools, told && len(gone) == 0)
+}
+
+// announce registers tools with the SDK server, which then sends
+// list_changed to every session, and listChanged lets it through to those
+// marked. When some session is marked and no tool is to be registered,
+// one is registered again, which is how the SDK server is made to send it.
+// Hold regMu.
+func (s *Server) announce(ctx context.Context, tools []registration, told bool) {
+	if told && len(tools) == 0 {
 		for _, r := range s.registered {
 			tools = append(tools, r)
 			break
@@ -169,24 +243,6 @@ func (s *Server) sync(ctx context.Context, specs bool) {
 	}
 	for _, r := range tools {
 		s.registerLive(ctx, r)
-	}
-	s.unregisterRemoved()
-}
-
-// unregisterRemoved removes from the SDK server the tools the registry no
-// longer holds (Registry.Remove), so that what it holds, and pages through
-// in tools/list, is the registry's tools and no more. Hold regMu.
-func (s *Server) unregisterRemoved() {
-	var gone []string
-	for name := range s.registered {
-		if _, ok := s.reg.Lookup(name); !ok {
-			gone = append(gone, name)
-			delete(s.registered, name)
-			delete(s.refused, name)
-		}
-	}
-	if len(gone) > 0 {
-		s.mcp.RemoveTools(gone...)
 	}
 }
 
@@ -196,13 +252,14 @@ func (s *Server) listChanged(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if method == "notifications/tools/list_changed" {
 			ss, _ := req.GetSession().(*mcp.ServerSession)
-			s.mu.Lock()
-			l := s.sessions[ss]
-			send := l != nil && l.changed
-			if send {
-				l.changed = false
+			l := s.list(ss)
+			if l == nil {
+				return nil, nil
 			}
-			s.mu.Unlock()
+			l.mu.Lock()
+			send := l.changed
+			l.changed = false
+			l.mu.Unlock()
 			if !send {
 				return nil, nil
 			}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -372,6 +373,11 @@ func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMe
 //		return "", err
 //	}
 //
+// The options of an enumerated field get titles, which the client shows
+// in place of the values, from an elicit tag (see ElicitTag):
+//
+//	Account string `json:"account" tool:"enum=main|savings" elicit:"titles=Main account|Savings account"`
+//
 // An error matches ErrDeclined when the user declined or dismissed the
 // form, and ErrUnsupported when the client did not declare elicitation.
 // As with Sample, on protocol versions from 2026-07-28 the handler returns
@@ -455,10 +461,15 @@ func newForm(t reflect.Type) (*form, error) {
 	if s.Type != "object" {
 		return nil, fmt.Errorf("mcpserver: Elicit[%v]: a form is an object, so T must be a struct", t)
 	}
+	s, err = titled(t, s)
+	if err != nil {
+		return nil, fmt.Errorf("mcpserver: Elicit[%v]: %w", t, err)
+	}
 	for name, p := range s.Properties {
 		switch {
 		case p.Type == "string", p.Type == "number", p.Type == "integer", p.Type == "boolean":
 		case p.Type == "array" && p.Items != nil && p.Items.Type == "string" && len(p.Items.Enum) > 0:
+		case p.Type == "array" && p.Items != nil && p.Items.Type == "" && len(p.Items.AnyOf) > 0 && allTitled(p.Items.AnyOf):
 		default:
 			return nil, fmt.Errorf("mcpserver: Elicit[%v]: field %q is not a string, number, boolean or list of enumerated strings", t, name)
 		}
@@ -472,6 +483,90 @@ func newForm(t reflect.Type) (*form, error) {
 		}
 	}
 	return f, nil
+}
+
+// ElicitTag is the struct tag that gives the options of an enumerated
+// field of an Elicit form titles, which a client shows in place of the
+// values: elicit:"titles=Main account|Savings account", one title for each
+// value of the field's enum, in order, separated by '|'. A string field
+// becomes SEP-1330's titled single-select (oneOf of const and title), a
+// list of strings its titled multi-select (items with anyOf of const and
+// title); the answer is still one of the values, validated as before.
+// A type with a JSONSchema method may write either form, or the legacy
+// enum with enumNames, itself.
+const ElicitTag = "elicit"
+
+// titled returns s with the enumerated fields of t that carry titles in
+// their elicit tag rewritten as titled selects; s itself is not changed.
+func titled(t reflect.Type, s *jsonschema.Schema) (*jsonschema.Schema, error) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	var out *jsonschema.Schema
+	for i := range t.NumField() {
+		field := t.Field(i)
+		tag, ok := field.Tag.Lookup(ElicitTag)
+		if !ok {
+			continue
+		}
+		titles, ok := strings.CutPrefix(tag, "titles=")
+		if !ok {
+			return nil, fmt.Errorf("field %s: the %s tag is titles=A|B|…, got %q", field.Name, ElicitTag, tag)
+		}
+		name := jsonName(field)
+		p := s.Properties[name]
+		if p == nil {
+			return nil, fmt.Errorf("field %s has titles but is not in the form", field.Name)
+		}
+		enum := p
+		if p.Type == "array" && p.Items != nil {
+			enum = p.Items
+		}
+		names := strings.Split(titles, "|")
+		if enum.Type != "string" || len(enum.Enum) != len(names) {
+			return nil, fmt.Errorf("field %s has %d titles, for an enum of %d strings", field.Name, len(names), len(enum.Enum))
+		}
+		options := make([]*jsonschema.Schema, len(names))
+		for i, v := range enum.Enum {
+			options[i] = &jsonschema.Schema{Const: &v, Title: names[i]}
+		}
+		q := &jsonschema.Schema{Type: p.Type, Title: p.Title, Description: p.Description, Default: p.Default}
+		if p.Type == "array" {
+			q.MinItems, q.MaxItems, q.UniqueItems = p.MinItems, p.MaxItems, p.UniqueItems
+			q.Items = &jsonschema.Schema{AnyOf: options}
+		} else {
+			q.OneOf = options
+		}
+		if out == nil {
+			out = s.CloneSchemas()
+		}
+		out.Properties[name] = q
+	}
+	if out == nil {
+		return s, nil
+	}
+	return out, nil
+}
+
+// allTitled reports whether every option is a string const with a title.
+func allTitled(options []*jsonschema.Schema) bool {
+	for _, o := range options {
+		if o.Const == nil || o.Title == "" {
+			return false
+		}
+		if _, ok := (*o.Const).(string); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// jsonName returns the name under which encoding/json puts a field.
+func jsonName(f reflect.StructField) string {
+	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
+		return name
+	}
+	return f.Name
 }
 
 // fromText returns the JSON of a person's answer: the answer itself when

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -366,6 +367,18 @@ func TestElicitFlatForms(t *testing.T) {
 	if _, err := mcpserver.Elicit[string](t.Context(), "What?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
 		t.Errorf("Elicit[string] = %v, want an error about the form", err)
 	}
+	type miscounted struct {
+		Account string `json:"account" tool:"enum=main|savings" elicit:"titles=Main|Savings|Other"`
+	}
+	if _, err := mcpserver.Elicit[miscounted](t.Context(), "Which?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[miscounted] = %v, want an error about the titles", err)
+	}
+	type untitled struct {
+		Name string `json:"name" elicit:"titles=Ada"`
+	}
+	if _, err := mcpserver.Elicit[untitled](t.Context(), "Who?"); err == nil || errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[untitled] = %v, want an error: titles need an enum", err)
+	}
 	if _, err := mcpserver.Elicit[payer](t.Context(), "Who pays?"); !errors.Is(err, tool.ErrInterrupted) {
 		t.Errorf("Elicit[payer] outside MCP = %v, want tool.Ask's interrupt", err)
 	}
@@ -456,5 +469,95 @@ func TestElicitThenAsk(t *testing.T) {
 				t.Errorf("the user was asked %q, want %q", asked, want)
 			}
 		})
+	}
+}
+
+// funds is a form with titled options from tags: a single-select and a
+// multi-select.
+type funds struct {
+	Account string   `json:"account" jsonschema:"the account that pays" tool:"enum=main|savings" elicit:"titles=Main account|Savings account"`
+	Notify  []string `json:"notify,omitempty" tool:"enum=mail|sms" elicit:"titles=By mail|By text"`
+}
+
+// handFunds is a form whose fields write their own schemas: the legacy
+// enum with enumNames, and the titled multi-select.
+type handFunds struct {
+	Account legacyAccount `json:"account"`
+	Notify  titledNotify  `json:"notify"`
+}
+
+type legacyAccount string
+
+func (legacyAccount) JSONSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Enum: []any{"main", "savings"}, Extra: map[string]any{"enumNames": []any{"Main account", "Savings account"}}}
+}
+
+type titledNotify []string
+
+func (titledNotify) JSONSchema() *jsonschema.Schema {
+	mail, sms := any("mail"), any("sms")
+	return &jsonschema.Schema{Type: "array", Items: &jsonschema.Schema{AnyOf: []*jsonschema.Schema{{Const: &mail, Title: "By mail"}, {Const: &sms, Title: "By text"}}}}
+}
+
+// TestElicitTitled asks for forms with SEP-1330's titled selects, from
+// tags and from a hand-written schema: the client is sent the titles, its
+// answer is decoded, and an answer outside the options is refused.
+func TestElicitTitled(t *testing.T) {
+	askFunds := tool.New("funds", "Ask for funds.", func(ctx context.Context, _ struct{}) (string, error) {
+		f, err := mcpserver.Elicit[funds](ctx, "Which account?")
+		if err != nil {
+			return "", err
+		}
+		return f.Account + " " + strings.Join(f.Notify, "+"), nil
+	})
+	askHand := tool.New("hand", "Ask for funds.", func(ctx context.Context, _ struct{}) (string, error) {
+		f, err := mcpserver.Elicit[handFunds](ctx, "Which account?")
+		if err != nil {
+			return "", err
+		}
+		return string(f.Account) + " " + strings.Join(f.Notify, "+"), nil
+	})
+	srv, err := mcpserver.NewTools(nil, askFunds, askHand)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		tool   string
+		answer map[string]any
+		want   string // the result's text; empty for an error result
+		schema []string
+	}{
+		{"funds", map[string]any{"account": "savings", "notify": []any{"mail", "sms"}}, "savings mail+sms",
+			[]string{`"oneOf":[{"const":"main","title":"Main account"},{"const":"savings","title":"Savings account"}]`, `"items":{"anyOf":[{"const":"mail","title":"By mail"},{"const":"sms","title":"By text"}]}`}},
+		{"funds", map[string]any{"account": "savings", "notify": []any{"fax"}}, "", nil},
+		{"hand", map[string]any{"account": "main", "notify": []any{"sms"}}, "main sms",
+			[]string{`"enumNames":["Main account","Savings account"]`, `"anyOf":[{"const":"mail","title":"By mail"}`}},
+		{"hand", map[string]any{"account": "main", "notify": []any{"fax"}}, "", nil},
+	} {
+		var sent []byte
+		session := dial(t, srv, "inmemory-2025-11-25", &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				sent, _ = json.Marshal(req.Params.RequestedSchema)
+				return &mcp.ElicitResult{Action: "accept", Content: tt.answer}, nil
+			},
+		})
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: tt.tool, Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("CallTool(%s) = %v", tt.tool, err)
+		}
+		if tt.want == "" {
+			if !res.IsError {
+				t.Errorf("CallTool(%s) answered %v = %q, want an error result", tt.tool, tt.answer, text(res))
+			}
+			continue
+		}
+		if res.IsError || text(res) != tt.want {
+			t.Errorf("CallTool(%s) answered %v = %q (error %v), want %q", tt.tool, tt.answer, text(res), res.IsError, tt.want)
+		}
+		for _, want := range tt.schema {
+			if !strings.Contains(string(sent), want) {
+				t.Errorf("CallTool(%s): requested schema %s lacks %s", tt.tool, sent, want)
+			}
+		}
 	}
 }

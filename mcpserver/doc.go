@@ -69,18 +69,26 @@
 // enabled for the caller is a JSON-RPC invalid-params error, as for a name
 // the server does not know. A predicate reads who is calling with
 // CallerFrom: the session, the verified bearer token (HTTPOptions.Verify),
-// the HTTP headers. After every tools/call, and whenever Sync is called,
-// the server evaluates the predicates again for each session that has
-// listed tools, with that session's caller, and sends
-// notifications/tools/list_changed to the sessions whose list changed, and
-// to no other. In stateless HTTP mode there are no sessions to notify;
-// clients list tools again on their next request.
+// the HTTP headers. Shortly after a tools/call (10ms, once for the calls
+// of that moment), the server evaluates the predicates again for the
+// caller's session, and for no other: a call costs the same however many
+// sessions and tools there are. Sync evaluates them for every session that
+// has listed tools, each with its own caller; call it when something that
+// predicates read changes for sessions other than the caller's. Either
+// way, notifications/tools/list_changed goes to the sessions whose list
+// changed, and to no other. A registry without predicates
+// (tool.Registry.HasPredicates) is not evaluated at all. In stateless
+// HTTP mode there are no sessions to notify; clients list tools again on
+// their next request.
 //
 // The server follows its registry as it changes. Sync registers the tools
 // added since (tool.Registry.Add) and registers again each tool whose Spec
 // changed, so tools/list shows the spec as it is now, and tells the
-// sessions whose list gained a tool or holds one that changed. A tool that
-// reports itself disabled is no longer listed, as for any predicate.
+// sessions whose list gained a tool or holds one that changed. It costs
+// what changed: a spec is built only for a new tool, one that says its
+// spec changed (tool.SpecVersioner), or one that cannot say. Calls and
+// listing take no lock that Sync holds. A tool that reports itself
+// disabled is no longer listed, as for any predicate.
 //
 // # The playground
 //

@@ -3,7 +3,6 @@ package mcpserver
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +38,9 @@ const (
 	// DefaultResumeBytes is how much memory, over all sessions, keeps the
 	// messages of streams that a client may resume.
 	DefaultResumeBytes = 10 << 20
+	// DefaultReconnectDelay is the reconnection time sent at the start of
+	// every event stream.
+	DefaultReconnectDelay = time.Second
 )
 
 // HTTPOptions configure HTTPHandler. A nil *HTTPOptions selects every
@@ -90,12 +92,19 @@ type HTTPOptions struct {
 	// Zero selects DefaultResumeBytes; a negative value turns resumption
 	// off.
 	ResumeBytes int
-	// Verify, when set, requires a bearer token on every request, checked
-	// with the SDK's auth.RequireBearerToken: a request without a valid
-	// token gets 401 and a WWW-Authenticate header that points to
-	// ResourceMetadataURL. The verified token reaches predicates and
-	// handlers as CallerFrom(ctx).Token. StaticToken makes a Verify for a
-	// single user.
+	// ReconnectDelay is sent as the retry field at the start of every event
+	// stream: how long a client whose stream broke waits before it
+	// reconnects (and, with resumption, asks for what it missed). Zero
+	// selects DefaultReconnectDelay; a negative value sends none, leaving
+	// the client to its own delay.
+	ReconnectDelay time.Duration
+	// Verify, when set, requires a bearer token on every request to the
+	// endpoint (and to the playground's tools.json), checked with the
+	// SDK's auth.RequireBearerToken: a request without a valid token gets
+	// 401 with a WWW-Authenticate header, a Bearer challenge that names
+	// ResourceMetadataURL when it is set. The verified token reaches
+	// predicates and handlers as CallerFrom(ctx).Token. StaticToken makes
+	// a Verify for a single user.
 	Verify auth.TokenVerifier
 	// ResourceMetadataURL is where the OAuth 2.0 protected resource
 	// metadata (RFC 9728) is served, such as
@@ -108,10 +117,12 @@ type HTTPOptions struct {
 }
 
 // StaticToken returns a Verify for one secret token, for a single user: a
-// request that presents it is served as UserID user.
+// request that presents it is served as UserID user. The comparison takes
+// the same time whatever is presented, and shows neither where it differs
+// from the token nor the token's length. An empty token admits nobody.
 func StaticToken(token, user string) auth.TokenVerifier {
 	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 || token == "" {
+		if !equalTokens(got, token) || token == "" {
 			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
@@ -140,6 +151,9 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 	if o.MaxBodyBytes == 0 {
 		o.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if o.ReconnectDelay == 0 {
+		o.ReconnectDelay = DefaultReconnectDelay
+	}
 	var events mcp.EventStore
 	if o.ResumeBytes == 0 {
 		o.ResumeBytes = DefaultResumeBytes
@@ -164,6 +178,9 @@ func (s *Server) HTTPHandler(opts *HTTPOptions) http.Handler {
 		}),
 	}
 	h.next = o.requireToken(h.sdk)
+	if o.ReconnectDelay > 0 {
+		h.retry = retryField(o.ReconnectDelay.Milliseconds())
+	}
 	return h
 }
 
@@ -173,23 +190,28 @@ func (o *HTTPOptions) requireToken(next http.Handler) http.Handler {
 	if o.Verify == nil {
 		return next
 	}
-	return auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
+	return challenge(auth.RequireBearerToken(o.Verify, &auth.RequireBearerTokenOptions{
 		ResourceMetadataURL: o.ResourceMetadataURL,
 		Scopes:              o.Scopes,
-	})(next)
+	})(next))
 }
 
 // An httpHandler guards the SDK's streamable HTTP handler.
 type httpHandler struct {
-	srv  *Server
-	opts HTTPOptions
-	sdk  *mcp.StreamableHTTPHandler
-	next http.Handler // sdk, behind the token check when there is one
+	srv   *Server
+	opts  HTTPOptions
+	sdk   *mcp.StreamableHTTPHandler
+	next  http.Handler // sdk, behind the token check when there is one
+	retry []byte       // the SSE retry field that starts each event stream; nil for none
 
 	opening atomic.Int64 // requests that may open a session, now
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !hostAllowed(r) {
+		writeError(w, http.StatusForbidden, fmt.Sprintf("host %q is not allowed on a loopback address", r.Host))
+		return
+	}
 	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(r, origin, h.opts.AllowedOrigins) {
 		writeError(w, http.StatusForbidden, fmt.Sprintf("origin %q is not allowed", origin))
 		return
@@ -211,6 +233,9 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, http.StatusServiceUnavailable, "too many sessions are open; try again later")
 			return
 		}
+	}
+	if h.retry != nil {
+		w = &retryWriter{ResponseWriter: w, field: h.retry}
 	}
 	h.next.ServeHTTP(w, r)
 }

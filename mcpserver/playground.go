@@ -61,7 +61,9 @@ type PlaygroundOptions struct {
 // dialect and the dialects' problems, which MCP has no message for. It
 // lists every tool, enabled for the caller or not, so mount the playground
 // only where the full list may be read; with a Verify, tools.json needs the
-// endpoint's token too (the page asks for it).
+// endpoint's token too (the page asks for it). Every route refuses a
+// request to a loopback address whose Host is not a loopback name, as the
+// endpoint does (see CheckHost).
 func (s *Server) Playground(opts *PlaygroundOptions) http.Handler {
 	var o PlaygroundOptions
 	if opts != nil {
@@ -115,6 +117,10 @@ func (p *playground) renderIndex(static fs.FS) []byte {
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 func (p *playground) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !hostAllowed(r) {
+		http.Error(w, fmt.Sprintf("host %q is not allowed on a loopback address", r.Host), http.StatusForbidden)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strconv"
 	"sync"
@@ -37,13 +38,20 @@ type Server struct {
 	mcp    *mcp.Server
 	logger *slog.Logger
 
-	regMu      sync.Mutex              // one registration at a time
-	registered map[string]registration // by name: every tool registered with the SDK server, as it was
-	refused    map[string]string       // by name: the spec, in JSON, that the SDK refused last, not tried again
+	regMu      sync.Mutex                // one registration at a time
+	registered map[string]registration   // by name: every tool registered with the SDK server, as it was
+	refused    map[string]string         // by name: the spec, in JSON, that the SDK refused last, not tried again
+	synced     uint64                    // the registry's version whose tools have all been looked at
+	known      map[string]tool.Interface // by name: the tools looked at, registered or not
+	watched    []watchedTool             // the tools whose spec may change, looked at on every Sync
 
-	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*sessionList // the sessions that listed tools
-	pruneAt  int                                 // the size of sessions at which ended ones are dropped
+	sessions sync.Map // *mcp.ServerSession → *sessionList: the sessions that listed tools
+}
+
+// A watchedTool is a tool whose spec may change after it is registered.
+type watchedTool struct {
+	tool     tool.Interface
+	versions tool.SpecVersioner // nil when the tool cannot say when its spec changed
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
@@ -66,7 +74,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, refused: map[string]string{}, sessions: map[*mcp.ServerSession]*sessionList{}, pruneAt: 64}
+	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
@@ -75,7 +83,8 @@ func New(reg *tool.Registry, opts *Options) *Server {
 			Logging: &mcp.LoggingCapabilities{}, // see Log
 		},
 	})
-	for _, r := range s.pending(context.Background(), true) {
+	tools, _ := s.pending(context.Background(), true)
+	for _, r := range tools {
 		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
 	}
 	s.mcp.AddReceivingMiddleware(s.perCaller)
@@ -98,32 +107,107 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 
 // A registration is a tool as it was registered with the SDK server.
 type registration struct {
-	tool *mcp.Tool
-	def  string // tool in JSON, to compare with the tool's spec now
+	tool    *mcp.Tool
+	def     string // tool in JSON, to compare with the tool's spec now
+	version uint64 // the tool's SpecVersion when its spec was read
 }
 
 // pending returns the registry's tools that the SDK server does not have
 // yet and, with specs, those whose spec changed since they were
-// registered. Hold regMu.
-func (s *Server) pending(ctx context.Context, specs bool) []registration {
-	var out []registration
-	for _, t := range s.reg.Tools() {
-		old, ok := s.registered[t.Name()]
-		if ok && !specs {
-			continue
+// registered; and the names of the registered tools the registry no longer
+// holds (Registry.Remove), which it forgets. A tool put in the place of
+// another of the same name counts as new. It builds the spec of a tool only
+// when the tool is new, says that its spec changed (tool.SpecVersioner), or
+// cannot say, and it looks at the registry's tools only when the registry
+// changed. Hold regMu.
+func (s *Server) pending(ctx context.Context, specs bool) (out []registration, gone []string) {
+	if specs {
+		for _, w := range s.watched {
+			old, ok := s.registered[w.tool.Name()]
+			if ok && w.versions != nil && w.versions.SpecVersion() == old.version {
+				continue
+			}
+			if r, ok := s.build(ctx, w.tool); ok && r.def != old.def {
+				out = append(out, r)
+			}
 		}
-		mt := mcpTool(t.Spec())
-		def, err := json.Marshal(mt)
-		if err != nil {
-			s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
-			continue
-		}
-		if (ok && old.def == string(def)) || s.refused[mt.Name] == string(def) {
-			continue
-		}
-		out = append(out, registration{tool: mt, def: string(def)})
 	}
-	return out
+	v := s.reg.Version()
+	if v == s.synced {
+		return out, nil
+	}
+	s.synced = v
+	tools := s.reg.Tools()
+	held := make(map[string]bool, len(tools))
+	for _, t := range tools {
+		name := t.Name()
+		held[name] = true
+		old, ok := s.known[name]
+		if ok && sameTool(old, t) {
+			continue
+		}
+		if ok {
+			s.unwatch(name)
+		}
+		s.known[name] = t
+		versions, ok := t.(tool.SpecVersioner)
+		if !ok || versions.SpecVersion() != 0 {
+			s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
+		}
+		if r, ok := s.build(ctx, t); ok {
+			out = append(out, r)
+		}
+	}
+	if len(held) == len(s.known) {
+		return out, nil
+	}
+	for name := range s.known {
+		if held[name] {
+			continue
+		}
+		delete(s.known, name)
+		delete(s.refused, name)
+		s.unwatch(name)
+		if _, ok := s.registered[name]; ok {
+			delete(s.registered, name)
+			gone = append(gone, name)
+		}
+	}
+	return out, gone
+}
+
+// unwatch stops watching the spec of the tool named name. Hold regMu.
+func (s *Server) unwatch(name string) {
+	s.watched = slices.DeleteFunc(s.watched, func(w watchedTool) bool { return w.tool.Name() == name })
+}
+
+// sameTool reports whether a and b are the same tool. Tools of a type that
+// cannot be compared are taken to be the same when their types are.
+func sameTool(a, b tool.Interface) bool {
+	ta := reflect.TypeOf(a)
+	if ta != reflect.TypeOf(b) {
+		return false
+	}
+	return !ta.Comparable() || a == b
+}
+
+// build returns the registration of a tool's spec now, unless the SDK
+// refused the very same spec before or the spec does not encode.
+func (s *Server) build(ctx context.Context, t tool.Interface) (registration, bool) {
+	var version uint64
+	if v, ok := t.(tool.SpecVersioner); ok {
+		version = v.SpecVersion() // before the spec: a change in between is seen next time
+	}
+	mt := mcpTool(t.Spec())
+	def, err := json.Marshal(mt)
+	if err != nil {
+		s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
+		return registration{}, false
+	}
+	if s.refused[mt.Name] == string(def) {
+		return registration{}, false
+	}
+	return registration{tool: mt, def: string(def), version: version}, true
 }
 
 // register registers a tool with the SDK server, replacing one of the same
@@ -245,7 +329,7 @@ func (s *Server) handler() mcp.ToolHandler {
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
 		}
-		s.sync(ctx, false)
+		s.afterCall(req)
 		return result, nil
 	}
 }

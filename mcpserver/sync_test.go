@@ -6,8 +6,10 @@ import (
 	"iter"
 	"maps"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -110,6 +112,66 @@ func TestSyncFollowsRegistry(t *testing.T) {
 	if got := listed()["echo"].Description; got != desc {
 		t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
 	}
+}
+
+// TestCallEvaluatesCallerOnly connects five sessions that list tools
+// behind a predicate, and has one of them call three times in a row: the
+// predicates are evaluated again for the caller, once for the three calls,
+// and not at all for the other sessions.
+func TestCallEvaluatesCallerOnly(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		evaluated := map[*mcp.ServerSession]int{} // outside a request: after a call, or in Sync
+		var caller *mcp.ServerSession
+		ping := tool.New("ping", "Answer pong.", func(ctx context.Context, _ struct{}) (string, error) {
+			req, _ := mcpserver.RequestFrom(ctx)
+			mu.Lock()
+			caller = req.Session
+			mu.Unlock()
+			return "pong", nil
+		})
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "gated", Tools: []tool.Interface{ping}, Enabled: func(ctx context.Context) bool {
+			c, _ := mcpserver.CallerFrom(ctx)
+			if _, inRequest := mcpserver.RequestFrom(ctx); !inRequest && c.Session != nil {
+				mu.Lock()
+				evaluated[c.Session]++
+				mu.Unlock()
+			}
+			return true
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := mcpserver.New(reg, nil)
+		var sessions []*mcp.ClientSession
+		for range 5 {
+			cs := connect(t, srv, nil)
+			if _, err := cs.ListTools(t.Context(), nil); err != nil {
+				t.Fatal(err)
+			}
+			sessions = append(sessions, cs)
+		}
+		mu.Lock()
+		clear(evaluated) // what tools/list evaluated
+		mu.Unlock()
+		for range 3 {
+			if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}}); err != nil || res.IsError {
+				t.Fatalf("CallTool(ping) = %+v, %v", res, err)
+			}
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		for ss, n := range evaluated {
+			if ss != caller {
+				t.Errorf("the predicate was evaluated %d times for a session that did not call, want 0", n)
+			}
+		}
+		if n := evaluated[caller]; n != 1 {
+			t.Errorf("the predicate was evaluated %d times for the caller after its three calls, want 1", n)
+		}
+	})
 }
 
 // switching is a tool whose version is swapped while it is served, as a

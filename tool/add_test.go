@@ -1,10 +1,13 @@
 package tool_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hands-go/hands/tool"
@@ -116,6 +119,94 @@ func TestAddWhileCalling(t *testing.T) {
 	wg.Wait()
 	if got := len(reg.Specs(t.Context())); got != 21 {
 		t.Errorf("Specs after the Adds has %d tools, want 21", got)
+	}
+}
+
+// TestAddCostsWhatItAdds adds one tool at a time to registries of 100 and
+// of 10,000 tools: an Add allocates about as much in the large one as in
+// the small one, since it does not copy what the registry holds.
+func TestAddCostsWhatItAdds(t *testing.T) {
+	perAdd := func(held int) float64 {
+		tools := make([]tool.Interface, held)
+		for i := range tools {
+			tools[i] = tool.New(fmt.Sprintf("held_%d", i), "Held.", func(context.Context, struct{}) (string, error) { return "", nil })
+		}
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "held", Tools: tools})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const adds = 500
+		added := make([]*tool.Scope, adds)
+		for i := range added {
+			added[i] = &tool.Scope{Name: "added", Tools: []tool.Interface{tool.New(fmt.Sprintf("added_%d", i), "Added.", func(context.Context, struct{}) (string, error) { return "", nil })}}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for _, s := range added {
+			if err := reg.Add(s); err != nil {
+				t.Fatal(err)
+			}
+		}
+		runtime.ReadMemStats(&after)
+		if _, ok := reg.Lookup("added_499"); !ok {
+			t.Fatal("Lookup(added_499) found nothing")
+		}
+		return float64(after.TotalAlloc-before.TotalAlloc) / adds
+	}
+	small, large := perAdd(100), perAdd(10_000)
+	if large > 4*small {
+		t.Errorf("an Add allocates %.0f bytes in a registry of 10,000 tools and %.0f in one of 100; want about the same", large, small)
+	}
+}
+
+// counted is a tool that counts how often its spec is built.
+type counted struct {
+	tool.Interface
+	specs atomic.Int64
+}
+
+func (c *counted) Spec() tool.Spec { c.specs.Add(1); return c.Interface.Spec() }
+
+// versioned is a counted tool that says its spec never changes.
+type versioned struct{ *counted }
+
+func (versioned) SpecVersion() uint64 { return 0 }
+
+// TestSpecsCachedPerVersion checks that Specs builds the spec of a tool
+// whose spec never changes once for each version of the registry, and
+// asks a tool that cannot say every time.
+func TestSpecsCachedPerVersion(t *testing.T) {
+	newTool := func(name string) tool.Interface {
+		return tool.New(name, "A tool.", func(context.Context, struct{}) (string, error) { return "", nil })
+	}
+	fixed := versioned{&counted{Interface: newTool("fixed")}}
+	open := &counted{Interface: newTool("open")}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{fixed, open}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// NewRegistry reads the spec of a tool of the caller's own once, to
+	// check its name; what Specs builds comes on top.
+	fixed0, open0 := fixed.specs.Load(), open.specs.Load()
+	for range 3 {
+		if specs := reg.Specs(t.Context()); len(specs) != 2 || specs[0].Name != "fixed" || specs[1].Name != "open" {
+			t.Fatalf("Specs = %+v", specs)
+		}
+	}
+	if got := fixed.specs.Load() - fixed0; got != 1 {
+		t.Errorf("the fixed tool's spec was built %d times for 3 Specs, want 1", got)
+	}
+	if got := open.specs.Load() - open0; got != 3 {
+		t.Errorf("the open tool's spec was built %d times for 3 Specs, want 3", got)
+	}
+	if err := reg.Add(&tool.Scope{Name: "more", Tools: []tool.Interface{newTool("more")}}); err != nil {
+		t.Fatal(err)
+	}
+	if specs := reg.Specs(t.Context()); len(specs) != 3 {
+		t.Fatalf("Specs after Add = %d specs, want 3", len(specs))
+	}
+	if got := fixed.specs.Load() - fixed0; got != 2 {
+		t.Errorf("the fixed tool's spec was built %d times after an Add, want 2 (once per version)", got)
 	}
 }
 

@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"maps"
+	"reflect"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -106,14 +105,35 @@ type Registry struct {
 }
 
 // A toolSet is what a registry holds at one time. It is never changed once
-// published: Add builds a new one, so listing and dispatch read it without
-// a lock.
+// published: Add makes a new one, so listing and dispatch read it without
+// a lock. Its slices share their arrays with the sets made before and
+// after it, and each set reads only up to its own lengths; Add appends
+// beyond them. Its index is shared too, and holds the names of later sets:
+// a name whose entry lies past the set's entries is not the set's. So Add
+// costs what it adds, not what the registry holds.
 type toolSet struct {
-	scopes     []*Scope
+	scopes     []scopeEntry
 	entries    []entry
-	byName     map[string]int // index into entries
-	keys       map[string]int // collision key → index into entries
-	scopeState map[*Scope]*predicateState
+	index      *toolIndex // nil for a set without tools or scopes
+	predicates bool       // a scope or a tool has an enabled predicate
+	version    uint64     // how many times Add changed the registry
+
+	specs atomic.Pointer[[]*Spec] // see fixedSpecs
+}
+
+// A scopeEntry is a scope of a registry with its predicate's state.
+type scopeEntry struct {
+	scope *Scope
+	state *predicateState
+}
+
+// A toolIndex finds entries by name for every set of one registry.
+type toolIndex struct {
+	byName sync.Map // name → index into entries; read without a lock
+
+	// Read and written by Add alone, under Registry.mu.
+	keys   map[string]int             // collision key → index into entries
+	scopes map[*Scope]*predicateState // the scopes held
 }
 
 var noTools = &toolSet{}
@@ -126,12 +146,25 @@ func (r *Registry) set() *toolSet {
 	return noTools
 }
 
+// lookup returns the index of the entry named name.
+func (ts *toolSet) lookup(name string) (int, bool) {
+	if ts.index == nil {
+		return 0, false
+	}
+	v, ok := ts.index.byName.Load(name)
+	if !ok || v.(int) >= len(ts.entries) {
+		return 0, false // not held, or added after this set
+	}
+	return v.(int), true
+}
+
 type entry struct {
-	tool    Interface
-	enabler Enabler // the tool's own predicate; nil when it has none
-	scope   *Scope
-	name    string
-	state   *predicateState // of the tool's predicate
+	tool       Interface
+	enabler    Enabler // the tool's own predicate; nil when it has none
+	scope      *Scope
+	scopeState *predicateState // of the scope's predicate
+	name       string
+	state      *predicateState // of the tool's predicate
 }
 
 // predicateState remembers whether a predicate is panicking, so that a
@@ -161,8 +194,8 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 // if one is invalid or taken, Add adds nothing and reports every such name
 // as a *NameError (joined with errors.Join when there are several). Add
 // reads s.Tools once: to add more tools later, add another scope (it may
-// have the same name). Remove takes tools out; a tool that should not be
-// offered for a while reports itself disabled (Enabler).
+// have the same name). Add costs what it adds, not what the registry
+// holds. Remove takes tools out.
 func (r *Registry) Add(s *Scope) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -178,7 +211,9 @@ func (r *Registry) Add(s *Scope) error {
 // and reports how many it held: calls under way are not disturbed, and
 // listing and calls that start after Remove returns no longer see them,
 // so their names are free for Add. A tool is matched by identity, not by
-// name. A scope left without tools is dropped, with its instructions.
+// name; a tool of a type that cannot be compared (==) is never matched. A
+// scope left without tools is dropped, with its instructions. Remove costs
+// what the registry holds.
 func (r *Registry) Remove(tools ...Interface) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -189,53 +224,67 @@ func (r *Registry) Remove(tools ...Interface) int {
 	return n
 }
 
-// without returns a copy of ts without the entries of tools, and how many
-// there were.
+// without returns the set after ts without the entries of tools, and how
+// many there were; when there were none, it returns ts. The new set has
+// arrays and an index of its own, so the sets before it are untouched. ts
+// must be the registry's latest set, and the caller holds Registry.mu.
 func (ts *toolSet) without(tools []Interface) (*toolSet, int) {
 	gone := make(map[Interface]bool, len(tools))
 	for _, t := range tools {
-		gone[t] = true
+		if identifiable(t) {
+			gone[t] = true
+		}
 	}
-	n := &toolSet{byName: map[string]int{}, keys: map[string]int{}, scopeState: map[*Scope]*predicateState{}}
+	if len(gone) == 0 {
+		return ts, 0
+	}
+	index := &toolIndex{keys: map[string]int{}, scopes: map[*Scope]*predicateState{}}
+	n := &toolSet{index: index, version: ts.version + 1}
 	held := map[*Scope]bool{}
 	for _, e := range ts.entries {
-		if gone[e.tool] {
+		if identifiable(e.tool) && gone[e.tool] {
 			continue
 		}
-		n.byName[e.name] = len(n.entries)
-		n.keys[collisionKey(e.name)] = len(n.entries)
+		index.keys[collisionKey(e.name)] = len(n.entries)
+		index.byName.Store(e.name, len(n.entries))
 		n.entries = append(n.entries, e)
+		n.predicates = n.predicates || e.enabler != nil
 		held[e.scope] = true
 	}
 	removed := len(ts.entries) - len(n.entries)
+	if removed == 0 {
+		return ts, 0
+	}
 	for _, s := range ts.scopes {
-		if held[s] || len(s.Tools) == 0 { // a scope of instructions only stays
+		if held[s.scope] || len(s.scope.Tools) == 0 { // a scope of instructions only stays
 			n.scopes = append(n.scopes, s)
-			n.scopeState[s] = ts.scopeState[s]
+			index.scopes[s.scope] = s.state
+			n.predicates = n.predicates || s.scope.Enabled != nil
 		}
 	}
 	return n, removed
 }
 
-// with returns a copy of ts with scopes added, and a *NameError for each
-// tool whose name is invalid or taken; such a tool is left out.
+// identifiable reports whether t can be a map key: == on an interface
+// panics when its dynamic type cannot be compared.
+func identifiable(t Interface) bool {
+	return t != nil && reflect.TypeOf(t).Comparable()
+}
+
+// with returns the set after ts with scopes added, and a *NameError for
+// each tool whose name is invalid or taken. When there is an error, ts is
+// left as it was and the set returned is nil. ts must be the registry's
+// latest set, and the caller holds Registry.mu (or ts is noTools).
 func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
-	n := &toolSet{
-		scopes:     slices.Clip(ts.scopes),
-		entries:    slices.Clip(ts.entries),
-		byName:     maps.Clone(ts.byName),
-		keys:       maps.Clone(ts.keys),
-		scopeState: maps.Clone(ts.scopeState),
+	index := ts.index
+	if index == nil {
+		index = &toolIndex{keys: map[string]int{}, scopes: map[*Scope]*predicateState{}}
 	}
-	if n.byName == nil {
-		n.byName, n.keys, n.scopeState = map[string]int{}, map[string]int{}, map[*Scope]*predicateState{}
-	}
+	// Every name is checked before anything is written.
 	var errs []error
+	batch := map[string]string{} // collision key → name, of the tools added here
+	batchScope := map[string]string{}
 	for _, s := range scopes {
-		if n.scopeState[s] == nil {
-			n.scopes = append(n.scopes, s)
-			n.scopeState[s] = &predicateState{}
-		}
 		for _, t := range s.Tools {
 			name := t.Name()
 			if err := CheckName(name); err != nil {
@@ -249,18 +298,43 @@ func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 				}
 			}
 			key := collisionKey(name)
-			if i, dup := n.keys[key]; dup {
-				prev := n.entries[i]
+			if i, dup := index.keys[key]; dup {
+				prev := ts.entries[i]
 				errs = append(errs, &NameError{Name: name, Other: prev.name, Scopes: []string{prev.scope.Name, s.Name}, Err: ErrDuplicateName})
 				continue
 			}
-			n.keys[key] = len(n.entries)
-			n.byName[name] = len(n.entries)
-			enabler, _ := t.(Enabler)
-			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, name: name, state: &predicateState{}})
+			if other, dup := batch[key]; dup {
+				errs = append(errs, &NameError{Name: name, Other: other, Scopes: []string{batchScope[key], s.Name}, Err: ErrDuplicateName})
+				continue
+			}
+			batch[key], batchScope[key] = name, s.Name
 		}
 	}
-	return n, errs
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	n := &toolSet{scopes: ts.scopes, entries: ts.entries, index: index, predicates: ts.predicates, version: ts.version + 1}
+	for _, s := range scopes {
+		state := index.scopes[s]
+		if state == nil {
+			state = &predicateState{}
+			index.scopes[s] = state
+			n.scopes = append(n.scopes, scopeEntry{scope: s, state: state})
+			n.predicates = n.predicates || s.Enabled != nil
+		}
+		for _, t := range s.Tools {
+			name := t.Name()
+			enabler, _ := t.(Enabler)
+			if g, ok := t.(gatedTool); ok && !g.gated() {
+				enabler = nil // always enabled: not asked
+			}
+			n.predicates = n.predicates || enabler != nil
+			index.keys[collisionKey(name)] = len(n.entries)
+			index.byName.Store(name, len(n.entries))
+			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, scopeState: state, name: name, state: &predicateState{}})
+		}
+	}
+	return n, nil
 }
 
 func collisionKey(name string) string {
@@ -284,8 +358,25 @@ func (r *Registry) Logger() *slog.Logger {
 	return slog.Default()
 }
 
+// HasPredicates reports whether a scope or a tool of the registry has an
+// enabled predicate (Scope.Enabled, an Enabler). When none has, every tool
+// is enabled for every caller at all times, and a server need not ask.
+func (r *Registry) HasPredicates() bool { return r.set().predicates }
+
+// Version returns a number that changes each time Add or Remove changes
+// the registry, and only then: code that follows the registry (an MCP
+// server's Sync) looks at its tools again only when it has changed.
+func (r *Registry) Version() uint64 { return r.set().version }
+
 // Scopes returns the registry's scopes, in order.
-func (r *Registry) Scopes() []*Scope { return slices.Clone(r.set().scopes) }
+func (r *Registry) Scopes() []*Scope {
+	ts := r.set()
+	scopes := make([]*Scope, len(ts.scopes))
+	for i, s := range ts.scopes {
+		scopes[i] = s.scope
+	}
+	return scopes
+}
 
 // Tools returns every tool of the registry, enabled or not, in scope order
 // and then in the order of each scope's Tools, as Specs lists them.
@@ -301,7 +392,7 @@ func (r *Registry) Tools() []Interface {
 // Lookup returns the tool named name, enabled or not.
 func (r *Registry) Lookup(name string) (Interface, bool) {
 	ts := r.set()
-	i, ok := ts.byName[name]
+	i, ok := ts.lookup(name)
 	if !ok {
 		return nil, false
 	}
@@ -309,54 +400,81 @@ func (r *Registry) Lookup(name string) (Interface, bool) {
 }
 
 // Specs returns the specs of the tools enabled now, in scope order and then
-// in the order of each scope's Tools.
+// in the order of each scope's Tools. The specs of tools whose spec never
+// changes (SpecVersion 0, as for New and NewRaw) are built once for each
+// version of the registry and shared by every call of Specs: their schemas
+// must not be changed (clone one with CloneSchemas to change it). Other
+// tools are asked for their spec each time.
 func (r *Registry) Specs(ctx context.Context) []Spec {
-	entries := r.enabledEntries(ctx, r.set())
-	specs := make([]Spec, 0, len(entries))
-	for _, e := range entries {
-		specs = append(specs, e.tool.Spec())
+	ts := r.set()
+	cached := ts.fixedSpecs()
+	var specs []Spec
+	r.enabled(ctx, ts, func(i int) {
+		if s := cached[i]; s != nil {
+			specs = append(specs, *s)
+		} else {
+			specs = append(specs, ts.entries[i].tool.Spec())
+		}
+	})
+	if specs == nil {
+		specs = []Spec{}
 	}
 	return specs
+}
+
+// fixedSpecs returns the specs of the set's tools whose spec never
+// changes, by index into entries (nil for the others), built on first use.
+func (ts *toolSet) fixedSpecs() []*Spec {
+	if p := ts.specs.Load(); p != nil {
+		return *p
+	}
+	specs := make([]*Spec, len(ts.entries))
+	for i, e := range ts.entries {
+		if v, ok := e.tool.(SpecVersioner); ok && v.SpecVersion() == 0 {
+			spec := e.tool.Spec()
+			specs[i] = &spec
+		}
+	}
+	ts.specs.CompareAndSwap(nil, &specs)
+	return *ts.specs.Load()
 }
 
 // Instructions returns the instructions of the scopes enabled now, in scope
 // order.
 func (r *Registry) Instructions(ctx context.Context) []Instruction {
 	var out []Instruction
-	ts := r.set()
-	for _, s := range ts.scopes {
-		if s.Instructions != "" && r.scopeEnabled(ctx, ts, s) {
-			out = append(out, Instruction{Scope: s.Name, Text: s.Instructions, Placement: s.Placement})
+	for _, s := range r.set().scopes {
+		if s.scope.Instructions != "" && r.scopeEnabled(ctx, s.scope, s.state) {
+			out = append(out, Instruction{Scope: s.scope.Name, Text: s.scope.Instructions, Placement: s.scope.Placement})
 		}
 	}
 	return out
 }
 
-// enabledEntries evaluates every predicate once.
-func (r *Registry) enabledEntries(ctx context.Context, ts *toolSet) []entry {
-	var out []entry
-	scopeOK := map[*Scope]bool{}
-	for _, e := range ts.entries {
-		ok, seen := scopeOK[e.scope]
-		if !seen {
-			ok = r.scopeEnabled(ctx, ts, e.scope)
-			scopeOK[e.scope] = ok
+// enabled evaluates every predicate once and calls yield with the index
+// of each tool enabled now, in order.
+func (r *Registry) enabled(ctx context.Context, ts *toolSet, yield func(i int)) {
+	var scope *Scope // the scope of the tools before, and whether it is enabled
+	scopeOK := false
+	for i := range ts.entries {
+		e := &ts.entries[i]
+		if e.scope != scope {
+			scope, scopeOK = e.scope, r.scopeEnabled(ctx, e.scope, e.scopeState)
 		}
-		if ok && r.toolEnabled(ctx, e) {
-			out = append(out, e)
+		if scopeOK && r.toolEnabled(ctx, e) {
+			yield(i)
 		}
 	}
-	return out
 }
 
-func (r *Registry) scopeEnabled(ctx context.Context, ts *toolSet, s *Scope) bool {
+func (r *Registry) scopeEnabled(ctx context.Context, s *Scope, st *predicateState) bool {
 	if s.Enabled == nil {
 		return true
 	}
-	return r.safely(ctx, ts.scopeState[s], "scope", s.Name, s.Enabled)
+	return r.safely(ctx, st, "scope", s.Name, s.Enabled)
 }
 
-func (r *Registry) toolEnabled(ctx context.Context, e entry) bool {
+func (r *Registry) toolEnabled(ctx context.Context, e *entry) bool {
 	if e.enabler == nil {
 		return true
 	}
@@ -386,11 +504,9 @@ func (r *Registry) safely(ctx context.Context, st *predicateState, kind, name st
 // EnabledNames returns the names of the tools enabled now, in the order of
 // Specs, without building their specs.
 func (r *Registry) EnabledNames(ctx context.Context) []string {
-	entries := r.enabledEntries(ctx, r.set())
-	names := make([]string, len(entries))
-	for i, e := range entries {
-		names[i] = e.name
-	}
+	ts := r.set()
+	names := make([]string, 0, len(ts.entries))
+	r.enabled(ctx, ts, func(i int) { names = append(names, ts.entries[i].name) })
 	return names
 }
 
@@ -429,12 +545,12 @@ func (r *Registry) dispatch(ctx context.Context, call Call) iter.Seq[Event] {
 // result.
 func (r *Registry) resolve(ctx context.Context, call Call) (Interface, Result) {
 	ts := r.set()
-	i, ok := ts.byName[call.Name]
+	i, ok := ts.lookup(call.Name)
 	if !ok {
 		return nil, r.unknown(ctx, call)
 	}
-	e := ts.entries[i]
-	if !r.scopeEnabled(ctx, ts, e.scope) || !r.toolEnabled(ctx, e) {
+	e := &ts.entries[i]
+	if !r.scopeEnabled(ctx, e.scope, e.scopeState) || !r.toolEnabled(ctx, e) {
 		return nil, disabled(call)
 	}
 	return e.tool, Result{}

@@ -26,7 +26,7 @@
 //	HANDS_PUBLIC_URL             the public base URL of the bucket's files
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
-//	HANDS_TOKEN                  with --http, the bearer token every request must carry
+//	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
 // With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other

@@ -156,7 +156,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		httpOpts.AllowedOrigins = append(httpOpts.AllowedOrigins, v)
 		return nil
 	})
-	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token (default $HANDS_TOKEN)")
+	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token on /mcp and the playground's tools.json; /files/ stays public (default $HANDS_TOKEN)")
 	var upstream []string
 	fs.Func("upstream", "also serve the tools of the MCP server that `'CMD ARGS'` starts, or at an http(s) URL, validated by hands first (repeatable)", func(v string) error {
 		if strings.TrimSpace(v) == "" {
@@ -238,13 +238,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	mux := http.NewServeMux()
 	httpOpts.Stateless = *stateless
 	mux.Handle("/mcp", srv.HTTPHandler(&httpOpts))
+	// The files host_file hosts are public URLs, made to be opened by
+	// people and pages that hold no token: the token guards the tools.
 	mux.Handle("/files/", http.StripPrefix("/files/", tools.files()))
 	// The playground: a page for trying the tools, which calls them through /mcp.
 	mux.Handle("/", srv.Playground(&mcpserver.PlaygroundOptions{Endpoint: "/mcp", HTTP: &httpOpts}))
 	// Requests live in ctx, so that Ctrl-C also ends the long-lived event
 	// streams of MCP sessions and Shutdown can finish.
 	httpServer := &http.Server{
-		Handler:           mux,
+		Handler:           mcpserver.CheckHost(mux), // every route, as the endpoint checks itself, against DNS rebinding
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute, // no ReadTimeout: it would end event streams; the MCP handler bounds bodies
 		BaseContext:       func(net.Listener) context.Context { return ctx },

@@ -214,6 +214,24 @@ func TestServeHTTP(t *testing.T) {
 	if resp.StatusCode != 200 || string(body) != "<p>hi</p>" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Errorf("GET %s = %d %q %q", url, resp.StatusCode, resp.Header.Get("Content-Type"), body)
 	}
+	// The files are public URLs: the token guards the tools, not them. A
+	// page whose name was rebound to this address gets none of the routes.
+	if resp, _ := http.Get(base + "/tools.json"); resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") == "" {
+		t.Errorf("GET /tools.json without the token = %d, WWW-Authenticate %q; want 401 with a challenge", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	for _, path := range []string{"/mcp", "/files/pages/hello.html", "/tools.json", "/"} {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+path, nil)
+		req.Host = "evil.example"
+		req.Header.Set("Authorization", "Bearer s3cret")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("GET %s with Host evil.example = %d, want 403", path, resp.StatusCode)
+		}
+	}
 	for _, path := range []string{"/files/nope.txt", "/files/pages/hello.html.attrs"} {
 		resp, err := http.Get(base + path)
 		if err != nil {

@@ -47,7 +47,7 @@ var settings = []setting{
 	{env: "HANDS_SQL_WRITE", def: "false", commands: "serve, call",
 		what: "let sql_query change data and the schema; it is then annotated as destructive"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
-		what: "require this bearer token on every HTTP request"},
+		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_UPSTREAM_ENV", flag: "upstream-env", def: "none", commands: "serve, diff",
 		what: "comma-separated names of environment variables passed on to --upstream commands (and to the command hands diff runs), which otherwise get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
