@@ -299,6 +299,17 @@ type Options struct {
 	// Resume). Destructive and InScopes are common policies. Nil means no
 	// call needs approval.
 	NeedsApproval func(ctx context.Context, call tool.Call) bool
+	// PauseKey is the secret key, at least MinPauseKeyBytes long, under
+	// which a run seals the *Interrupt it pauses with, and Resume checks
+	// it. Nil selects a random key made once per process: an interrupt
+	// then resumes only in the process that made it. Processes that resume
+	// each other's interrupts share a key, as they would a database
+	// password.
+	PauseKey []byte
+	// Claims records the interrupts resumed, so that each is resumed once
+	// (see ClaimStore). Nil selects this process's memory; processes that
+	// resume each other's interrupts share a store, such as SQLClaims.
+	Claims ClaimStore
 	// Middleware wraps the run, its model calls and its tool calls; the
 	// first one listed is outermost.
 	Middleware []Middleware

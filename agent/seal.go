@@ -1,0 +1,150 @@
+package agent
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+)
+
+// Errors that a *ResumeError wraps.
+var (
+	// ErrInterruptAltered reports an interrupt that Resume did not make
+	// with its key, or that was changed since: a call's arguments or
+	// tool, an approval, a decision, the history — any byte of what the
+	// run recorded. Nothing runs.
+	ErrInterruptAltered = errors.New("agent: the interrupt was changed or sealed with another key")
+	// ErrInterruptClaimed reports an interrupt that was resumed already,
+	// in this process or in another sharing the claim store. Nothing runs.
+	ErrInterruptClaimed = errors.New("agent: the interrupt was resumed already")
+)
+
+// A ResumeError reports an interrupt that Resume refuses as a whole.
+type ResumeError struct {
+	// InterruptID is the interrupt's ID, as the interrupt gives it; with
+	// ErrInterruptAltered it is not to be trusted.
+	InterruptID string
+	Err         error // ErrInterruptAltered or ErrInterruptClaimed
+}
+
+// Error names the interrupt and what is wrong with it.
+func (e *ResumeError) Error() string {
+	return fmt.Sprintf("agent: resume interrupt %q: %v", e.InterruptID, e.Err)
+}
+
+// Unwrap returns Err.
+func (e *ResumeError) Unwrap() error { return e.Err }
+
+// MinPauseKeyBytes is the shortest Options.PauseKey accepted.
+const MinPauseKeyBytes = 32
+
+// processPauseKey is the key that seals interrupts when Options.PauseKey is
+// nil: made at random, once per process.
+var processPauseKey = sync.OnceValue(func() []byte {
+	key := make([]byte, MinPauseKeyBytes)
+	rand.Read(key) // never fails (crypto/rand)
+	return key
+})
+
+// pauseKey returns the key that seals interrupts under opts.
+func pauseKey(opts *Options) ([]byte, error) {
+	if opts == nil || opts.PauseKey == nil {
+		return processPauseKey(), nil
+	}
+	if len(opts.PauseKey) < MinPauseKeyBytes {
+		return nil, fmt.Errorf("agent: Options.PauseKey has %d bytes, want at least %d", len(opts.PauseKey), MinPauseKeyBytes)
+	}
+	return opts.PauseKey, nil
+}
+
+// sealContext begins what the seal's MAC covers, so that a MAC made under
+// the same key for another purpose is never a valid seal.
+const sealContext = "hands agent interrupt v1\x00"
+
+// seal gives in a new ID and seals it under key.
+func (in *Interrupt) seal(key []byte) error {
+	id := make([]byte, 16)
+	rand.Read(id)
+	in.ID = hex.EncodeToString(id)
+	in.Seal = ""
+	mac, err := in.mac(key)
+	if err != nil {
+		return fmt.Errorf("agent: seal the interrupt: %w", err)
+	}
+	in.Seal = base64.RawURLEncoding.EncodeToString(mac)
+	return nil
+}
+
+// mac returns the MAC of everything in the interrupt but its seal: of its
+// JSON encoding after one trip through JSON. That form is the same for the
+// interrupt the run made and for any faithful copy of it decoded from
+// JSON — encoding/json compacts raw JSON, but writes a string's invalid
+// UTF-8 as \ufffd escapes that decode to a valid U+FFFD, which it then
+// writes as is, so only the second encoding is stable. And whatever bytes
+// a decoder accepted, the MAC is of the value decoded, so parser quirks
+// (duplicate or differently cased keys) cannot smuggle a change past it.
+func (in *Interrupt) mac(key []byte) ([]byte, error) {
+	c := *in
+	c.Seal = ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return nil, err
+	}
+	var trip Interrupt
+	if err := json.Unmarshal(data, &trip); err != nil {
+		return nil, err
+	}
+	if data, err = json.Marshal(&trip); err != nil {
+		return nil, err
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(sealContext))
+	m.Write(data)
+	return m.Sum(nil), nil
+}
+
+// Verify reports whether the interrupt is one a run sealed under key and
+// unchanged since, as Resume checks before anything else: it returns nil,
+// or a *ResumeError for ErrInterruptAltered. A nil key is this process's
+// key, as with a nil Options.PauseKey. A program that shows a person the
+// pending calls can verify first, so that what the person approves is what
+// Resume runs.
+func (in *Interrupt) Verify(key []byte) error {
+	k, err := pauseKey(&Options{PauseKey: key})
+	if err != nil {
+		return err
+	}
+	return in.verify(k)
+}
+
+func (in *Interrupt) verify(key []byte) error {
+	altered := &ResumeError{InterruptID: in.ID, Err: ErrInterruptAltered}
+	got, err := base64.RawURLEncoding.DecodeString(in.Seal)
+	if err != nil || len(got) != sha256.Size || !validID(in.ID) {
+		return altered
+	}
+	want, err := in.mac(key)
+	if err != nil || !hmac.Equal(got, want) {
+		return altered
+	}
+	return nil
+}
+
+// validID reports whether id has the form of an interrupt's ID: 32
+// lowercase hexadecimal digits.
+func validID(id string) bool {
+	if len(id) != 32 {
+		return false
+	}
+	for _, c := range []byte(id) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
