@@ -37,7 +37,7 @@ func edit(t *testing.T, in *agent.Interrupt, change func(m map[string]any)) *age
 
 // obj and list walk generic JSON.
 func obj(v any) map[string]any { return v.(map[string]any) }
-func list(v any) []any          { return v.([]any) }
+func list(v any) []any         { return v.([]any) }
 
 // lastAssistant returns the interrupt's last assistant message.
 func lastAssistant(m map[string]any) map[string]any {
