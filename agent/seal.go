@@ -32,9 +32,9 @@ type ResumeError struct {
 	Err         error // ErrInterruptAltered or ErrInterruptClaimed
 }
 
-// Error names the interrupt and what is wrong with it.
+// Error says what is wrong, and names the interrupt.
 func (e *ResumeError) Error() string {
-	return fmt.Sprintf("agent: resume interrupt %q: %v", e.InterruptID, e.Err)
+	return fmt.Sprintf("%v (interrupt %q)", e.Err, e.InterruptID)
 }
 
 // Unwrap returns Err.

@@ -41,13 +41,15 @@ type answersKey struct{}
 // inputAnswers are the answers a client gave to the requests of earlier
 // rounds of one tools/call, in the order the handler made them: List to
 // Elicit and Sample (the handler has taken the first taken of them in this
-// round), Asks to tool.Ask. Both travel in the request state.
+// round), Asks to tool.Ask. Both travel in the request state, sealed.
 type inputAnswers struct {
 	mu       sync.Mutex
-	List     []json.RawMessage `json:"answers,omitempty"`
-	Asks     []string          `json:"asks,omitempty"`
-	declined bool              // the user did not answer the last tool.Ask
+	List     []json.RawMessage
+	Asks     []string
+	declined bool // the user did not answer the last tool.Ask
 	taken    int
+	sealer   *stateSealer // seals the request state
+	bind     []byte       // what the request state is bound to
 }
 
 // next returns the index of the handler's next request in this round, and
@@ -86,16 +88,21 @@ func inputKey(i int) string { return "hands-" + strconv.Itoa(i) }
 func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
 
 // answersOf returns the answers a retried tools/call carries: those of
-// earlier rounds, kept in its request state, then those of the last round.
-func answersOf(p *mcp.CallToolParamsRaw) *inputAnswers {
-	a := &inputAnswers{}
+// earlier rounds, sealed in its request state, then those of the last
+// round. A request state the server did not seal for this call, or that
+// expired or was used before, is a *RequestStateError.
+func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inputAnswers, error) {
+	p := req.Params
+	a := &inputAnswers{sealer: s.states, bind: binding(ctx, req)}
 	if p.RequestState == "" && len(p.InputResponses) == 0 {
-		return a // the first round
+		return a, nil // the first round
 	}
 	if p.RequestState != "" {
-		if json.Unmarshal([]byte(p.RequestState), a) != nil {
-			a = &inputAnswers{} // a state that is not ours counts as none
+		got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind, time.Now())
+		if err != nil {
+			return nil, err
 		}
+		a.List, a.Asks = got.List, got.Asks
 	}
 	for {
 		r, ok := p.InputResponses[inputKey(len(a.List))]
@@ -115,16 +122,15 @@ func answersOf(p *mcp.CallToolParamsRaw) *inputAnswers {
 			a.declined = true
 		}
 	}
-	return a
+	return a, nil
 }
 
 // state returns the answers as the request state of a result that asks
-// for more.
+// for more, sealed and bound to the call.
 func (a *inputAnswers) state() string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	data, _ := json.Marshal(a)
-	return string(data)
+	return a.sealer.seal(a, a.bind, time.Now())
 }
 
 // maxAsks bounds how many questions of tool.Ask one call may put to the

@@ -1,0 +1,75 @@
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+// TestStateExpires: a request state is good until its TTL has passed from
+// when it was issued, and no longer.
+func TestStateExpires(t *testing.T) {
+	s, err := newStateSealer(&Options{StateTTL: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ad := []byte("call")
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, tt := range []struct {
+		after time.Duration
+		want  error
+	}{
+		{59 * time.Second, nil},
+		{time.Minute, ErrStateExpired},
+		{time.Hour, ErrStateExpired},
+	} {
+		state := s.seal(&inputAnswers{Asks: []string{"yes"}}, ad, t0)
+		a, err := s.open(context.Background(), "t", state, ad, t0.Add(tt.after))
+		if !errors.Is(err, tt.want) {
+			t.Errorf("open after %v = %v, want %v", tt.after, err, tt.want)
+		}
+		if tt.want == nil && (a == nil || len(a.Asks) != 1 || a.Asks[0] != "yes") {
+			t.Errorf("open after %v = %+v, want the answers sealed", tt.after, a)
+		}
+	}
+}
+
+// TestStateKey: a state sealed under one key does not open under another,
+// and a key of the wrong length is refused.
+func TestStateKey(t *testing.T) {
+	a, _ := newStateSealer(&Options{StateKey: make([]byte, StateKeyBytes)})
+	other := make([]byte, StateKeyBytes)
+	other[0] = 1
+	b, _ := newStateSealer(&Options{StateKey: other})
+	now := time.Now()
+	state := a.seal(&inputAnswers{}, nil, now)
+	if _, err := b.open(context.Background(), "t", state, nil, now); !errors.Is(err, ErrStateAltered) {
+		t.Errorf("open under another key = %v, want ErrStateAltered", err)
+	}
+	if _, err := newStateSealer(&Options{StateKey: make([]byte, 16)}); err == nil {
+		t.Error("newStateSealer accepted a 16-byte key")
+	}
+}
+
+// TestUsedStatesBounded: the memory of used states holds at most
+// maxUsedStates; when full, a new state is refused until old ones expire.
+func TestUsedStatesBounded(t *testing.T) {
+	m := &stateMemory{ids: map[string]time.Time{}}
+	now := time.Unix(1_800_000_000, 0)
+	exp := now.Add(time.Minute)
+	for i := range maxUsedStates {
+		if !m.claim(string(rune(i))+"/"+time.Duration(i).String(), exp, now) {
+			t.Fatalf("claim %d refused before the memory was full", i)
+		}
+	}
+	if m.claim("one more", exp, now) {
+		t.Error("a claim past maxUsedStates was accepted while none had expired")
+	}
+	if !m.claim("one more", exp.Add(time.Minute), exp) {
+		t.Error("a claim once the others expired was refused")
+	}
+	if n := len(m.ids); n != 1 {
+		t.Errorf("%d states remembered after the expired were dropped, want 1", n)
+	}
+}
