@@ -24,8 +24,8 @@ type roundTripper struct {
 // callReply is the part of a tools/call's answer these tests read.
 type callReply struct {
 	Result *struct {
-		ResultType   string         `json:"resultType"`
-		RequestState string         `json:"requestState"`
+		ResultType   string                  `json:"resultType"`
+		RequestState string                  `json:"requestState"`
 		Content      []struct{ Text string } `json:"content"`
 	} `json:"result"`
 	Error *struct {
