@@ -23,12 +23,14 @@ type env struct {
 	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
-	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
+	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"`     // serve --http's bearer token
+	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"` // serve's request-state key, base64
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
 	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
+	stateKey bind.Secret // HANDS_STATE_KEY, likewise
 	bucket   *blob.Bucket
 	hostFile tool.Interface
 	fetch    tool.Interface
@@ -79,6 +81,7 @@ func bundledTools(ctx context.Context, configFile, publicBase string, writes boo
 	}
 	b := &bundle{
 		token:    e.Token,
+		stateKey: e.StateKey,
 		bucket:   e.Bucket,
 		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
 		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),

@@ -39,6 +39,8 @@ var settings = []setting{
 		what: "let fetch_markdown reach loopback, private and link-local addresses"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on every HTTP request"},
+	{env: "HANDS_STATE_KEY", def: "a random key per process", commands: "serve",
+		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }

@@ -156,12 +156,13 @@ func (u *upstreams) close() error {
 }
 
 // upstreamEnv returns the environment an upstream command is started with:
-// hands' own, less the secret that guards hands itself — an upstream is
-// another program, and the token that lets clients in is not its to see.
+// hands' own, less the secrets that guard hands itself — an upstream is
+// another program, and the token that lets clients in, or the key that
+// seals their request state, is not its to see.
 func upstreamEnv(env []string) []string {
 	out := make([]string, 0, len(env))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "HANDS_TOKEN=") {
+		if !strings.HasPrefix(kv, "HANDS_TOKEN=") && !strings.HasPrefix(kv, "HANDS_STATE_KEY=") {
 			out = append(out, kv)
 		}
 	}
