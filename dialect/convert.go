@@ -151,252 +151,341 @@ func (c *conversion) object(in *ordObject, path string, ctx nodeContext) any {
 	return out
 }
 
+// An objectState is what the keywords of one schema object leave for the
+// passes that finish it.
+type objectState struct {
+	out      *ordObject
+	notes    *foldNotes
+	nullable bool // OpenAPITypes: a null branch was dropped from anyOf
+	single   any  // OpenAPITypes: the one branch left in anyOf
+	openMap  bool // additionalProperties allows properties not listed
+}
+
+// objectBody converts one schema object: each keyword in the order the
+// schema lists them, then the passes that look at the object as a whole.
 func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any {
-	d := c.d
-	if d.has(InlineRefs) && in.has("$ref") && !ctx.overlay {
+	if c.d.has(InlineRefs) && in.has("$ref") && !ctx.overlay {
 		return c.inline(in, path, ctx)
 	}
-	out := newOrdObject()
-	notes := &foldNotes{}
-	nullable := false // Gemini: a null branch was dropped from anyOf
-	var single any    // Gemini: the one branch left in anyOf
-	openMap := false  // additionalProperties allows properties not listed
+	st := &objectState{out: newOrdObject(), notes: &foldNotes{}}
 	for _, k := range in.keys {
-		v := in.vals[k]
-		kp := pointerJoin(path, k)
-		if ctx.root && slices.Contains(d.NotAtRoot, k) {
+		if ctx.root && slices.Contains(c.d.NotAtRoot, k) {
 			continue // reported by checkRoot
 		}
-		switch k {
-		case "$ref":
-			if c.cycles[path] {
-				return cutMark // reported by checkRecursion
-			}
-			if ref, _ := v.(string); !strings.HasPrefix(ref, "#") {
-				c.fail(fixRef, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, d.provider())
-				continue
-			}
-			out.set(k, v)
-		case "$defs", "definitions":
-			if d.has(InlineRefs) {
-				continue // written out where they are used
-			}
-			defs, ok := v.(*ordObject)
-			if !ok {
-				c.rejected(path, k)
-				continue
-			}
-			nd := newOrdObject()
-			for _, name := range defs.keys {
-				cv := c.value(defs.vals[name], pointerJoin(kp, name), nodeContext{})
-				if cv == cutMark {
-					cv = newOrdObject()
-				}
-				nd.set(name, cv)
-			}
-			out.set(k, nd)
-		case "properties":
-			props, ok := v.(*ordObject)
-			if !ok {
-				c.rejected(path, k)
-				continue
-			}
-			np := newOrdObject()
-			for _, name := range props.keys {
-				pp := pointerJoin(kp, name)
-				if msg := d.PropertyNames.check(name, d.provider()); msg != "" {
-					c.fail(fixPropertyName, pp, "properties", "the property name %q %s", name, msg)
-				}
-				cv := c.value(props.vals[name], pp, nodeContext{})
-				if cv == cutMark {
-					continue
-				}
-				np.set(name, cv)
-			}
-			out.set(k, np)
-		case "required":
-			out.set(k, cloneOrd(v))
-		case "items":
-			if _, tuple := v.([]any); tuple {
-				c.fail(fixTuple, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", d.provider())
-				continue
-			}
-			cv := c.value(v, kp, nodeContext{})
-			if cv == cutMark {
-				return cutMark
-			}
-			out.set(k, cv)
-		case "prefixItems":
-			if d.Keywords[k] != Keep {
-				c.rejected(path, k)
-				continue
-			}
-			items, _ := v.([]any)
-			var ni []any
-			for i, item := range items {
-				cv := c.value(item, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
-				if cv == cutMark {
-					return cutMark
-				}
-				ni = append(ni, cv)
-			}
-			out.set(k, ni)
-		case "additionalProperties":
-			if v == false {
-				out.set(k, false)
-				continue
-			}
-			if d.Keywords[k] == Keep {
-				cv := c.value(v, kp, nodeContext{})
-				if cv != cutMark {
-					out.set(k, cv)
-				}
-				continue
-			}
-			openMap = true
-			c.fail(fixMap, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", d.provider(), shortJSON(v))
-		case "anyOf", "oneOf":
-			branches, ok := v.([]any)
-			if !ok {
-				c.rejected(path, k)
-				continue
-			}
-			key := k
-			if k == "oneOf" && !d.has(OneOfAsAnyOf) && d.Keywords[k] != Keep {
-				c.rejected(path, k)
-				continue
-			}
-			if k == "oneOf" && d.has(OneOfAsAnyOf) {
-				if in.has("anyOf") {
-					c.fail(fixOneOf, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", d.provider())
-					continue
-				}
-				key = "anyOf"
-			}
-			var nb []any
-			cut := false
-			for i, b := range branches {
-				if d.has(OpenAPITypes) && isNullSchema(b) {
-					nullable = true
-					continue
-				}
-				cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
-				if cv == cutMark {
-					cut = true
-					continue
-				}
-				nb = append(nb, cv)
-			}
-			alternatives := 0
-			for _, b := range nb {
-				if !isNullSchema(b) {
-					alternatives++
-				}
-			}
-			if cut && alternatives == 0 {
-				return cutMark // only null is left
-			}
-			if key != k && alternatives > 1 {
-				notes.add(k, true)
-				c.report(SeverityFolded, path, k, "oneOf is not carried by %s; it is written as anyOf and the description says that exactly one alternative applies", d.provider())
-			}
-			switch {
-			case len(nb) == 0:
-				if nullable && !cut {
-					c.fail(fixNull, path, k, "a value that can only be null cannot be expressed in %s; it is left out", d.provider())
-				}
-				return cutMark
-			case d.has(OpenAPITypes) && len(nb) == 1:
-				single = nb[0]
-			default:
-				out.set(key, nb)
-			}
-		case "allOf":
-			if d.Keywords[k] != Keep {
-				c.rejected(path, k)
-				continue
-			}
-			branches, _ := v.([]any)
-			var nb []any
-			withRef := false
-			for i, b := range branches {
-				if bo, ok := b.(*ordObject); ok && bo.has("$ref") {
-					withRef = true
-				}
-				if cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{}); cv != cutMark {
-					nb = append(nb, cv)
-				}
-			}
-			if withRef && d.has(NoRefInAllOf) {
-				c.fail(fixKeyword, path, k, "%s does not accept $ref inside allOf; allOf is left out", d.provider())
-				continue
-			}
-			out.set(k, nb)
-		case "type", "enum", "const":
-			out.set(k, cloneOrd(v))
-		case "format":
-			if f, _ := v.(string); d.Formats != nil && !slices.Contains(d.Formats, f) {
-				notes.add(k, v)
-				c.folded(path, k, v)
-				continue
-			}
-			out.set(k, v)
-		case "pattern":
-			if d.has(PlainPatterns) && d.Keywords[k] == Keep {
-				if s, _ := v.(string); !anthropicPattern(s) {
-					notes.add(k, v)
-					c.report(SeverityFolded, path, k, "the pattern uses a regular-expression feature %s does not support (backreferences, look-arounds, word boundaries); the description says it instead", d.provider())
-					continue
-				}
-				out.set(k, v)
-				continue
-			}
-			c.simple(out, notes, path, k, v)
-		case "minItems":
-			if d.has(MinItemsZeroOrOne) && d.Keywords[k] == Keep {
-				if n, ok := v.(json.Number); ok && n != "0" && n != "1" {
-					out.set(k, json.Number("1"))
-					notes.add(k, v)
-					c.report(SeverityFolded, path, k, "%s accepts minItems 0 or 1 only; minItems %s is written as 1 and the description says the rest", d.provider(), n)
-					continue
-				}
-				out.set(k, v)
-				continue
-			}
-			c.simple(out, notes, path, k, v)
-		default:
-			c.simple(out, notes, path, k, v)
-		}
-	}
-	if ctx.overlay {
-		notes.apply(out)
-		return out
-	}
-	if single != nil {
-		b, ok := single.(*ordObject)
-		if !ok {
-			return single
-		}
-		merged := cloneOrd(b).(*ordObject)
-		for _, k := range out.keys {
-			merged.set(k, out.vals[k])
-		}
-		out = merged
-	}
-	if d.has(OpenAPITypes) {
-		if !c.openAPIType(out, path, nullable) {
+		if !c.keyword(st, in, path, k, in.vals[k]) {
 			return cutMark
 		}
 	}
-	c.enums(out, path, notes)
-	if !c.objects(out, path, ctx, openMap) {
+	if ctx.overlay {
+		st.notes.apply(st.out)
+		return st.out
+	}
+	return c.finish(st, path, ctx)
+}
+
+// keyword converts keyword k, of value v, of the schema object in into
+// st.out. It reports false when the whole schema must be left out.
+func (c *conversion) keyword(st *objectState, in *ordObject, path, k string, v any) bool {
+	switch k {
+	case "$ref":
+		return c.ref(st, path, k, v)
+	case "$defs", "definitions":
+		c.defs(st, path, k, v)
+	case "properties":
+		c.properties(st, path, k, v)
+	case "required", "type", "enum", "const":
+		st.out.set(k, cloneOrd(v))
+	case "items":
+		return c.items(st, path, k, v)
+	case "prefixItems":
+		return c.prefixItems(st, path, k, v)
+	case "additionalProperties":
+		c.additionalProperties(st, path, k, v)
+	case "anyOf", "oneOf":
+		return c.alternatives(st, in, path, k, v)
+	case "allOf":
+		c.allOf(st, path, k, v)
+	case "format":
+		c.format(st, path, k, v)
+	case "pattern":
+		c.pattern(st, path, k, v)
+	case "minItems":
+		c.minItems(st, path, k, v)
+	default:
+		c.simple(st.out, st.notes, path, k, v)
+	}
+	return true
+}
+
+// ref keeps a local $ref; it reports false for the reference that closes a
+// cycle the dialect rejects.
+func (c *conversion) ref(st *objectState, path, k string, v any) bool {
+	if c.cycles[path] {
+		return false // reported by checkRecursion
+	}
+	if ref, _ := v.(string); !strings.HasPrefix(ref, "#") {
+		c.fail(fixRef, path, k, "the reference %q is not local; %s resolves only references into the schema itself", ref, c.d.provider())
+		return true
+	}
+	st.out.set(k, v)
+	return true
+}
+
+// defs converts each definition of $defs (or definitions); a definition
+// left out becomes {}, so that references to it still resolve.
+func (c *conversion) defs(st *objectState, path, k string, v any) {
+	if c.d.has(InlineRefs) {
+		return // written out where they are used
+	}
+	defs, ok := v.(*ordObject)
+	if !ok {
+		c.rejected(path, k)
+		return
+	}
+	kp := pointerJoin(path, k)
+	nd := newOrdObject()
+	for _, name := range defs.keys {
+		cv := c.value(defs.vals[name], pointerJoin(kp, name), nodeContext{})
+		if cv == cutMark {
+			cv = newOrdObject()
+		}
+		nd.set(name, cv)
+	}
+	st.out.set(k, nd)
+}
+
+// properties converts each property's schema, checks its name against the
+// dialect's rules, and leaves out the properties whose schema is left out.
+func (c *conversion) properties(st *objectState, path, k string, v any) {
+	props, ok := v.(*ordObject)
+	if !ok {
+		c.rejected(path, k)
+		return
+	}
+	kp := pointerJoin(path, k)
+	np := newOrdObject()
+	for _, name := range props.keys {
+		pp := pointerJoin(kp, name)
+		if msg := c.d.PropertyNames.check(name, c.d.provider()); msg != "" {
+			c.fail(fixPropertyName, pp, "properties", "the property name %q %s", name, msg)
+		}
+		cv := c.value(props.vals[name], pp, nodeContext{})
+		if cv == cutMark {
+			continue
+		}
+		np.set(name, cv)
+	}
+	st.out.set(k, np)
+}
+
+// items converts the schema of an array's items; it reports false when
+// that schema is left out, and so the array.
+func (c *conversion) items(st *objectState, path, k string, v any) bool {
+	if _, tuple := v.([]any); tuple {
+		c.fail(fixTuple, path, k, "%s does not accept items as a list of schemas (a tuple); it is left out", c.d.provider())
+		return true
+	}
+	cv := c.value(v, pointerJoin(path, k), nodeContext{})
+	if cv == cutMark {
+		return false
+	}
+	st.out.set(k, cv)
+	return true
+}
+
+// prefixItems converts the schemas of a tuple's items; it reports false
+// when one of them is left out, and so the tuple.
+func (c *conversion) prefixItems(st *objectState, path, k string, v any) bool {
+	if c.d.Keywords[k] != Keep {
+		c.rejected(path, k)
+		return true
+	}
+	kp := pointerJoin(path, k)
+	items, _ := v.([]any)
+	var ni []any
+	for i, item := range items {
+		cv := c.value(item, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
+		if cv == cutMark {
+			return false
+		}
+		ni = append(ni, cv)
+	}
+	st.out.set(k, ni)
+	return true
+}
+
+// additionalProperties keeps false, converts a schema where the dialect
+// keeps the keyword, and otherwise marks the object an open map, which the
+// dialect cannot express.
+func (c *conversion) additionalProperties(st *objectState, path, k string, v any) {
+	if v == false {
+		st.out.set(k, false)
+		return
+	}
+	if c.d.Keywords[k] == Keep {
+		if cv := c.value(v, pointerJoin(path, k), nodeContext{}); cv != cutMark {
+			st.out.set(k, cv)
+		}
+		return
+	}
+	st.openMap = true
+	c.fail(fixMap, path, k, "%s cannot express a map (additionalProperties %s); the map is left out", c.d.provider(), shortJSON(v))
+}
+
+// alternatives converts anyOf or oneOf: oneOf as anyOf (OneOfAsAnyOf), a
+// null branch as nullable and a lone branch kept for merging
+// (OpenAPITypes). It reports false when no branch but null is left.
+func (c *conversion) alternatives(st *objectState, in *ordObject, path, k string, v any) bool {
+	d := c.d
+	branches, ok := v.([]any)
+	if !ok {
+		c.rejected(path, k)
+		return true
+	}
+	key := k
+	if k == "oneOf" && !d.has(OneOfAsAnyOf) && d.Keywords[k] != Keep {
+		c.rejected(path, k)
+		return true
+	}
+	if k == "oneOf" && d.has(OneOfAsAnyOf) {
+		if in.has("anyOf") {
+			c.fail(fixOneOf, path, k, "%s cannot write oneOf as anyOf next to another anyOf; oneOf is left out", d.provider())
+			return true
+		}
+		key = "anyOf"
+	}
+	kp := pointerJoin(path, k)
+	var nb []any
+	cut := false
+	for i, b := range branches {
+		if d.has(OpenAPITypes) && isNullSchema(b) {
+			st.nullable = true
+			continue
+		}
+		cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{})
+		if cv == cutMark {
+			cut = true
+			continue
+		}
+		nb = append(nb, cv)
+	}
+	alternatives := 0
+	for _, b := range nb {
+		if !isNullSchema(b) {
+			alternatives++
+		}
+	}
+	if cut && alternatives == 0 {
+		return false // only null is left
+	}
+	if key != k && alternatives > 1 {
+		st.notes.add(k, true)
+		c.report(SeverityFolded, path, k, "oneOf is not carried by %s; it is written as anyOf and the description says that exactly one alternative applies", d.provider())
+	}
+	switch {
+	case len(nb) == 0:
+		if st.nullable && !cut {
+			c.fail(fixNull, path, k, "a value that can only be null cannot be expressed in %s; it is left out", d.provider())
+		}
+		return false
+	case d.has(OpenAPITypes) && len(nb) == 1:
+		st.single = nb[0]
+	default:
+		st.out.set(key, nb)
+	}
+	return true
+}
+
+// allOf converts the branches of allOf, leaving out those left out, and
+// the whole keyword when a branch holds a $ref (NoRefInAllOf).
+func (c *conversion) allOf(st *objectState, path, k string, v any) {
+	if c.d.Keywords[k] != Keep {
+		c.rejected(path, k)
+		return
+	}
+	kp := pointerJoin(path, k)
+	branches, _ := v.([]any)
+	var nb []any
+	withRef := false
+	for i, b := range branches {
+		if bo, ok := b.(*ordObject); ok && bo.has("$ref") {
+			withRef = true
+		}
+		if cv := c.value(b, pointerJoin(kp, strconv.Itoa(i)), nodeContext{}); cv != cutMark {
+			nb = append(nb, cv)
+		}
+	}
+	if withRef && c.d.has(NoRefInAllOf) {
+		c.fail(fixKeyword, path, k, "%s does not accept $ref inside allOf; allOf is left out", c.d.provider())
+		return
+	}
+	st.out.set(k, nb)
+}
+
+// format keeps a format the dialect lists, and folds any other.
+func (c *conversion) format(st *objectState, path, k string, v any) {
+	if f, _ := v.(string); c.d.Formats != nil && !slices.Contains(c.d.Formats, f) {
+		st.notes.add(k, v)
+		c.folded(path, k, v)
+		return
+	}
+	st.out.set(k, v)
+}
+
+// pattern folds a pattern that uses what the provider's regular
+// expressions lack (PlainPatterns), and otherwise follows the table.
+func (c *conversion) pattern(st *objectState, path, k string, v any) {
+	if !c.d.has(PlainPatterns) || c.d.Keywords[k] != Keep {
+		c.simple(st.out, st.notes, path, k, v)
+		return
+	}
+	if s, _ := v.(string); !anthropicPattern(s) {
+		st.notes.add(k, v)
+		c.report(SeverityFolded, path, k, "the pattern uses a regular-expression feature %s does not support (backreferences, look-arounds, word boundaries); the description says it instead", c.d.provider())
+		return
+	}
+	st.out.set(k, v)
+}
+
+// minItems writes a minItems above 1 as 1 and folds the rest
+// (MinItemsZeroOrOne), and otherwise follows the table.
+func (c *conversion) minItems(st *objectState, path, k string, v any) {
+	if !c.d.has(MinItemsZeroOrOne) || c.d.Keywords[k] != Keep {
+		c.simple(st.out, st.notes, path, k, v)
+		return
+	}
+	if n, ok := v.(json.Number); ok && n != "0" && n != "1" {
+		st.out.set(k, json.Number("1"))
+		st.notes.add(k, v)
+		c.report(SeverityFolded, path, k, "%s accepts minItems 0 or 1 only; minItems %s is written as 1 and the description says the rest", c.d.provider(), n)
+		return
+	}
+	st.out.set(k, v)
+}
+
+// finish applies the passes that look at a converted schema object as a
+// whole, in their fixed order, and returns it, or cutMark.
+func (c *conversion) finish(st *objectState, path string, ctx nodeContext) any {
+	d := c.d
+	out := st.out
+	if st.single != nil {
+		merged, ok := mergeSingle(out, st.single)
+		if !ok {
+			return st.single
+		}
+		out = merged
+	}
+	if d.has(OpenAPITypes) && !c.openAPIType(out, path, st.nullable) {
 		return cutMark
 	}
-	if !ctx.root && d.has(TypedValues) && !hasTypeInfo(out) {
-		c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", d.provider())
+	c.enums(out, path, st.notes)
+	if !c.objects(out, path, ctx, st.openMap) {
 		return cutMark
 	}
-	notes.apply(out)
+	if !ctx.root && d.has(TypedValues) && !c.typed(out, path) {
+		return cutMark
+	}
+	st.notes.apply(out)
 	if d.has(WrapRefSiblings) && out.has("$ref") {
 		out = wrapRef(out)
 	}
@@ -407,6 +496,31 @@ func (c *conversion) objectBody(in *ordObject, path string, ctx nodeContext) any
 		out = splitNullEnum(out)
 	}
 	return out
+}
+
+// mergeSingle merges the keywords of out into a copy of single, the one
+// branch left of an anyOf (OpenAPITypes). It reports false when single is
+// not a schema object, which then stands for the whole schema.
+func mergeSingle(out *ordObject, single any) (*ordObject, bool) {
+	b, ok := single.(*ordObject)
+	if !ok {
+		return nil, false
+	}
+	merged := cloneOrd(b).(*ordObject)
+	for _, k := range out.keys {
+		merged.set(k, out.vals[k])
+	}
+	return merged, true
+}
+
+// typed reports whether a schema that is not the root says what type its
+// value has (TypedValues); one that does not is an error, and left out.
+func (c *conversion) typed(out *ordObject, path string) bool {
+	if hasTypeInfo(out) {
+		return true
+	}
+	c.fail(fixAny, path, "type", "a value of any type cannot be expressed in %s; it is left out", c.d.provider())
+	return false
 }
 
 // simple applies the dialect's table to a keyword that needs no rewriting.

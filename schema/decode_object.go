@@ -1,0 +1,301 @@
+package schema
+
+import (
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"unsafe"
+)
+
+// A fieldSet is a set of a struct's fields, by their bits. Most structs have
+// at most 64 fields, which fit in one word with no allocation.
+type fieldSet struct {
+	word uint64
+	more []uint64 // the words for bits 64 and up, allocated when needed
+}
+
+func (s *fieldSet) has(bit int) bool {
+	if bit < 64 {
+		return s.word&(1<<bit) != 0
+	}
+	i := bit/64 - 1
+	return i < len(s.more) && s.more[i]&(1<<(bit%64)) != 0
+}
+
+func (s *fieldSet) add(bit int) {
+	if bit < 64 {
+		s.word |= 1 << bit
+		return
+	}
+	i := bit/64 - 1
+	for len(s.more) <= i {
+		s.more = append(s.more, 0)
+	}
+	s.more[i] |= 1 << (bit % 64)
+}
+
+// duplicateName records a member name that appeared before in its object;
+// the name is on top of the path. (encoding/json keeps the last value;
+// jsontext, and so hands, refuses the document.)
+func (d *decoder) duplicateName(name jsonString) {
+	d.syntaxError(name.start-1, "duplicate object member name "+quote(d.unquote(name)))
+}
+
+// object reads a JSON object, whose '{' is at d.pos, into the struct at p.
+func (d *decoder) object(n *node, p unsafe.Pointer) {
+	if !d.open() {
+		return
+	}
+	// present holds the fields whose names appeared, which is how a
+	// duplicate name is found; nulled those of them whose null counted as
+	// absent (Options.NullAsAbsent), which still get their default.
+	var present, nulled fieldSet
+	// The names the struct does not have go on d.names, above base, and
+	// into many once there are more than a few, as in skipObject: a
+	// duplicate among them is found in constant time.
+	base := len(d.names)
+	var many *nameSet
+	next := 0 // the field after the last one found, where the next is likely
+	for first := true; ; first = false {
+		c := d.peek()
+		if first && c == '}' {
+			d.pos++
+			break
+		}
+		name, ok := d.memberName(c, first)
+		if !ok {
+			return
+		}
+		var f *field
+		if !name.escaped {
+			f = n.field(name.raw(d.data), next)
+		} else {
+			f = n.field([]byte(d.unquote(name)), next)
+		}
+		if f == nil {
+			if d.seenName(base, &many, name) {
+				d.pushName(name)
+				d.duplicateName(name)
+				return
+			}
+			d.unknown(n, name)
+			d.pushName(name)
+			if !d.colon() || !d.skipValue(d.peek()) {
+				return
+			}
+			d.pop()
+		} else {
+			next = f.bit + 1
+			d.pushName(name)
+			if present.has(f.bit) {
+				d.duplicateName(name)
+				return
+			}
+			present.add(f.bit)
+			if !d.colon() {
+				return
+			}
+			c := d.peek()
+			switch {
+			case c == 'n' && d.nullAbsent && !f.required && !f.nullTagged && (!f.node.nullable || f.dflt != nil):
+				// A null for an optional field means "absent" (the OpenAI
+				// strict-mode convention): skip it, leave the field unset
+				// so its default applies, and say so.
+				if !d.scanLiteral("null") {
+					return
+				}
+				nulled.add(f.bit)
+				d.nulls = append(d.nulls, d.pointer())
+			case c == 'n' && f.nullable:
+				if !d.scanLiteral("null") {
+					return
+				}
+				reflect.NewAt(f.node.typ, fieldPointer(n, p, f)).Elem().SetZero()
+			default:
+				d.value(f.node, fieldPointer(n, p, f))
+				if d.fatal {
+					return
+				}
+			}
+			d.pop()
+		}
+		if end, ok := d.objectNext(); !ok {
+			return
+		} else if end {
+			break
+		}
+	}
+	d.names = d.names[:base]
+	for _, f := range n.fields {
+		switch {
+		case present.has(f.bit) && !nulled.has(f.bit):
+		case f.required:
+			d.fail(KeywordRequired, "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
+		case f.dflt != nil:
+			d.setDefault(f, fieldPointer(n, p, f))
+		}
+	}
+}
+
+// maxFieldScan is the most fields a struct may have for field to look a
+// name up by comparing it with each field's; a struct with more uses its
+// byName map, which exists only then.
+const maxFieldScan = 16
+
+// field returns the field named name, or nil. Documents usually list the
+// properties in the order of the struct's fields, so the search starts at
+// next, the field after the one found last, where it usually ends at once.
+func (n *node) field(name []byte, next int) *field {
+	if n.byName != nil { // a large struct, and its fields are all compiled
+		return n.byName[string(name)]
+	}
+	for i := range n.fields {
+		f := n.fields[(next+i)%len(n.fields)]
+		if len(f.name) == len(name) && f.name == string(name) {
+			return f
+		}
+	}
+	return nil
+}
+
+// maxDefaults bounds defaults within defaults: a default that holds a value
+// whose absent fields take defaults of their own, and so on. Definition
+// rejects a chain this long, which is one that never ends (a recursive type
+// whose default leaves its own recursive field absent).
+const maxDefaults = 32
+
+// setDefault gives field f, at p, its default value.
+func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
+	v := reflect.NewAt(f.node.typ, p).Elem()
+	switch {
+	case f.dfltShared:
+		v.Set(f.dfltValue)
+	case f.dfltItems && f.node.stringItems:
+		// As in stringSlice: a slice of type-string items is a []string.
+		*(*[]string)(p) = slices.Clone(*(*[]string)(f.dfltValue.Addr().UnsafePointer()))
+	case f.dfltItems:
+		// A new slice, so that a handler that changes it changes no other
+		// call's value (and not nil when the default is []); its items are
+		// plain values, copied.
+		n := f.dfltValue.Len()
+		v.Set(reflect.MakeSlice(f.node.typ, n, n))
+		reflect.Copy(v, f.dfltValue)
+	case f.nullable && string(f.dflt) == "null":
+		v.SetZero()
+	case d.defaults >= maxDefaults:
+		d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" takes defaults within itself without end")
+	default:
+		if issues := decodeDefaultsDeep(f.node, f.dflt, v, d.defaults+1); len(issues) > 0 {
+			d.fail(KeywordDefault, "the default of "+strconv.Quote(f.name)+" fails: "+issues[0].String())
+		}
+	}
+}
+
+// checkDefaults decodes the defaults of the fields of structs that are not
+// copied in but decoded on use, and reports the first that fails: checked
+// when the plan is complete, a default that would take defaults within
+// itself without end is found here, not when a call leaves it out.
+func checkDefaults(structs map[reflect.Type]*node) (*node, *field, []Issue) {
+	for _, n := range structs {
+		for _, f := range n.fields {
+			if f.dflt == nil || f.dfltShared || f.dfltItems || f.nullable && string(f.dflt) == "null" {
+				continue // no default, or one setDefault copies in
+			}
+			if issues := decodeDefaultsDeep(f.node, f.dflt, reflect.New(f.node.typ).Elem(), 1); len(issues) > 0 {
+				return n, f, issues
+			}
+		}
+	}
+	return nil, nil, nil
+}
+
+// describeNode names what a missing property should hold, for messages.
+func describeNode(n *node) string {
+	n = n.deref()
+	t := n.jsonType()
+	switch {
+	case n.kind == kindAny || n.kind == kindRaw || n.kind == kindCustom:
+		return "any JSON value"
+	case n.kind == kindDuration:
+		return durationNoun
+	case n.enum != nil && !n.enum.isConst:
+		return "one of " + strings.Join(n.enum.text, ", ")
+	case t == "integer" || t == "array" || t == "object":
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// unknown records a property the struct does not have, naming the closest.
+//
+// A document may hold many unknown names, and some very long ones, so the
+// work is bounded: nothing is done for an issue past the limit, which would
+// be dropped, and a name is compared only with the fields whose names are
+// close to it in length, since the edit distance between two names is at
+// least the difference of their lengths. The cost of an unknown name is so
+// at most that of reading it, plus a bound that depends on the type only.
+func (d *decoder) unknown(n *node, js jsonString) {
+	if d.full() {
+		d.dropped++
+		return
+	}
+	name := d.unquote(js)
+	msg := "unknown property " + quote(name)
+	lower := strings.ToLower(name)
+	best, bestDist := "", 4
+	for _, f := range n.fields {
+		field := strings.ToLower(f.name)
+		if len(field) <= len(lower)-bestDist || len(field) >= len(lower)+bestDist {
+			continue
+		}
+		if dist := editDistance(lower, field); dist < bestDist {
+			best, bestDist = f.name, dist
+		}
+	}
+	if best != "" {
+		msg += "; did you mean " + strconv.Quote(best) + "?"
+	} else if len(n.fields) == 0 {
+		msg += "; this object takes no properties"
+	} else {
+		names := make([]string, 0, min(len(n.fields), 12))
+		for _, f := range n.fields[:min(len(n.fields), 12)] {
+			names = append(names, strconv.Quote(f.name))
+		}
+		msg += "; the properties are " + strings.Join(names, ", ")
+		if len(n.fields) > 12 {
+			msg += ", …"
+		}
+	}
+	d.fail(KeywordAdditionalProperties, msg)
+}
+
+// fieldPointer returns the address of field f of the struct of node n at p,
+// allocating embedded pointers on the way.
+func fieldPointer(n *node, p unsafe.Pointer, f *field) unsafe.Pointer {
+	if !f.throughPtr {
+		return unsafe.Add(p, f.offset)
+	}
+	return fieldValue(reflect.NewAt(n.typ, p).Elem(), f).Addr().UnsafePointer()
+}
+
+// fieldValue returns the struct field f of v, allocating embedded pointers on
+// the way.
+func fieldValue(v reflect.Value, f *field) reflect.Value {
+	if !f.throughPtr {
+		if len(f.index) == 1 {
+			return v.Field(f.index[0])
+		}
+		return v.FieldByIndex(f.index)
+	}
+	for i, x := range f.index {
+		if i > 0 && v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				v.Set(reflect.New(v.Type().Elem()))
+			}
+			v = v.Elem()
+		}
+		v = v.Field(x)
+	}
+	return v
+}

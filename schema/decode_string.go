@@ -1,0 +1,142 @@
+package schema
+
+import (
+	"fmt"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// unquote returns the value of a string that scanString read.
+func (d *decoder) unquote(s jsonString) string {
+	if !s.escaped {
+		return string(s.raw(d.data))
+	}
+	d.scratch = appendUnquoted(d.scratch[:0], s.raw(d.data))
+	return string(d.scratch)
+}
+
+// readString reads a string value, whose '"' is at d.pos, for a moment's
+// use.
+func (d *decoder) readString() (string, bool) {
+	s, ok := d.scanString()
+	if !ok {
+		return "", false
+	}
+	return d.unquote(s), true
+}
+
+// maxStringChunk is the largest chunk keep allocates for several strings.
+const maxStringChunk = 8 << 10
+
+// keep returns the value of a string that scanString read, for the decoded
+// value to keep.
+//
+// Rather than allocate each string on its own, keep copies the strings of a
+// document one after another into a chunk of memory and makes each a string
+// that points into the chunk (unsafe.String). That is safe because a byte of
+// a chunk is written once, before the string that holds it is made, and
+// never again: keep only appends to d.strs within its capacity, and when a
+// chunk is full, or the document is done (putDecoder), the decoder lets go of
+// it instead of reusing it. Unescaping never makes a string longer, so the
+// strings still to come fit in the rest of the document's length; a chunk is
+// that long, or maxStringChunk if that is less, so that one string kept
+// alive keeps at most a few KiB of others with it. A string longer than that
+// gets a chunk of its own.
+func (d *decoder) keep(s jsonString) string {
+	n := s.end - s.start
+	if n == 0 {
+		return ""
+	}
+	if cap(d.strs)-len(d.strs) < n {
+		d.strs = make([]byte, 0, max(n, min(len(d.data)-s.start, maxStringChunk)))
+	}
+	start := len(d.strs)
+	if s.escaped {
+		d.strs = appendUnquoted(d.strs, s.raw(d.data))
+	} else {
+		d.strs = append(d.strs, s.raw(d.data)...)
+	}
+	b := d.strs[start:]
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// stringValue reads a string value for a kindString node whose first byte
+// is c, checks it, and returns it; it returns "" for a value that is not a
+// string.
+func (d *decoder) stringValue(n *node, c byte) string {
+	if c != '"' {
+		d.mismatch(n, c)
+		return ""
+	}
+	js, ok := d.scanString()
+	if !ok {
+		return ""
+	}
+	s := d.keep(js)
+	d.checkString(n, s)
+	return s
+}
+
+// checkString checks the string keywords and reports whether all passed.
+func (d *decoder) checkString(n *node, s string) bool {
+	ok := true
+	if n.minLength >= 0 || n.maxLength >= 0 {
+		// len(s) bounds the count of runes from above and len(s)/UTFMax
+		// from below: the runes are counted only when the bounds cannot
+		// decide.
+		count := len(s)
+		if n.minLength >= 0 && len(s)/utf8.UTFMax < n.minLength || n.maxLength >= 0 && len(s) > n.maxLength {
+			count = utf8.RuneCountInString(s)
+		}
+		if n.minLength >= 0 && count < n.minLength {
+			d.fail(KeywordMinLength, fmt.Sprintf("must be at least %d %s, got %d", n.minLength, plural(n.minLength, "character"), count))
+			ok = false
+		}
+		if n.maxLength >= 0 && count > n.maxLength {
+			d.fail(KeywordMaxLength, fmt.Sprintf("must be at most %d %s, got %d", n.maxLength, plural(n.maxLength, "character"), count))
+			ok = false
+		}
+	}
+	if n.pattern != nil && !n.pattern.MatchString(s) {
+		d.fail(KeywordPattern, "must match the pattern "+n.pattern.String()+", got "+quote(s))
+		ok = false
+	}
+	if n.format != nil && !n.format.check(s) {
+		d.fail(KeywordFormat, "must be "+formatNoun(n.format.name)+", got "+quote(s))
+		ok = false
+	}
+	if n.enum != nil && !d.inEnum(n, s) {
+		d.failEnum(n, quote(s))
+		ok = false
+	}
+	return ok
+}
+
+// formatNoun describes a format for messages.
+func formatNoun(format string) string {
+	switch format {
+	case "date-time":
+		return "an RFC 3339 date-time such as 2024-05-01T12:00:00Z"
+	case "date":
+		return "a date such as 2024-05-01"
+	case "time":
+		return "a time with an offset such as 12:00:00Z"
+	case "duration":
+		return "an ISO 8601 duration such as P3DT4H"
+	case "email":
+		return "an email address"
+	case "hostname":
+		return "a hostname"
+	case "ipv4":
+		return "an IPv4 address"
+	case "ipv6":
+		return "an IPv6 address"
+	case "uri":
+		return "an absolute URI such as https://example.com/page"
+	case "uri-reference":
+		return "a URI reference"
+	case "uuid":
+		return "a UUID such as 123e4567-e89b-12d3-a456-426614174000"
+	}
+	return "a valid " + format
+}
