@@ -50,6 +50,7 @@ type inputAnswers struct {
 	taken    int
 	sealer   *stateSealer // seals the request state
 	bind     []byte       // what the request state is bound to
+	asked    string       // in an opened state: the key of the request it was sent with
 }
 
 // next returns the index of the handler's next request in this round, and
@@ -94,43 +95,43 @@ func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
 func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inputAnswers, error) {
 	p := req.Params
 	a := &inputAnswers{sealer: s.states, bind: binding(ctx, req)}
-	if p.RequestState == "" && len(p.InputResponses) == 0 {
+	if p.RequestState == "" {
+		if len(p.InputResponses) > 0 {
+			// Answers to requests the server never made.
+			return nil, &RequestStateError{Tool: p.Name, Err: ErrStateAltered}
+		}
 		return a, nil // the first round
 	}
-	if p.RequestState != "" {
-		got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind, time.Now())
-		if err != nil {
-			return nil, err
-		}
-		a.List, a.Asks = got.List, got.Asks
+	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind, time.Now())
+	if err != nil {
+		return nil, err
 	}
-	for {
-		r, ok := p.InputResponses[inputKey(len(a.List))]
-		if !ok {
-			break
+	a.List, a.Asks = got.List, got.Asks
+	// Only the answer to the one request the last round made counts.
+	r, ok := p.InputResponses[got.asked]
+	switch {
+	case !ok:
+	case got.asked == inputKey(len(a.List)):
+		if data, err := json.Marshal(r); err == nil {
+			a.List = append(a.List, data)
 		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			break
-		}
-		a.List = append(a.List, data)
-	}
-	if r, ok := p.InputResponses[askKey(len(a.Asks))].(*mcp.ElicitResult); ok {
-		if answer, ok := r.Content["answer"].(string); ok && r.Action == "accept" {
-			a.Asks = append(a.Asks, answer)
-		} else {
-			a.declined = true
+	case got.asked == askKey(len(a.Asks)):
+		a.declined = true
+		if res, ok := r.(*mcp.ElicitResult); ok && res != nil && res.Action == "accept" {
+			if answer, ok := res.Content["answer"].(string); ok {
+				a.Asks, a.declined = append(a.Asks, answer), false
+			}
 		}
 	}
 	return a, nil
 }
 
-// state returns the answers as the request state of a result that asks
-// for more, sealed and bound to the call.
-func (a *inputAnswers) state() string {
+// state returns the answers as the request state of a result that makes
+// the input request with the given key, sealed and bound to the call.
+func (a *inputAnswers) state(asked string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sealer.seal(a, a.bind, time.Now())
+	return a.sealer.seal(a, asked, a.bind, time.Now())
 }
 
 // maxAsks bounds how many questions of tool.Ask one call may put to the
@@ -162,7 +163,8 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: f.schema}
 	if p.roundTrips {
-		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{askKey(len(answers.Asks)): params}, RequestState: answers.state()}
+		key := askKey(len(answers.Asks))
+		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: params}, RequestState: answers.state(key)}
 	}
 	res, err := p.session.Elicit(ctx, params)
 	if err != nil || res.Action != "accept" {
@@ -251,7 +253,7 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 		return data, nil
 	}
 	if p.roundTrips {
-		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state()}
+		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(inputKey(i))}
 	}
 	res, err := send()
 	if err != nil {

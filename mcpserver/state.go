@@ -144,8 +144,9 @@ const stateVersion = "hs1."
 
 // A sealedState is what a request state holds inside its seal.
 type sealedState struct {
-	ID      string            `json:"id"`  // random, for the replay check
-	Expires int64             `json:"exp"` // Unix seconds
+	ID      string            `json:"id"`    // random, for the replay check
+	Expires int64             `json:"exp"`   // Unix seconds
+	Asked   string            `json:"asked"` // the key of the input request made with it
 	Answers []json.RawMessage `json:"answers,omitempty"`
 	Asks    []string          `json:"asks,omitempty"`
 }
@@ -175,11 +176,11 @@ func stateCaller(ctx context.Context, req *mcp.CallToolRequest) string {
 }
 
 // seal returns the request state that carries a's answers for the call
-// bound by ad.
-func (s *stateSealer) seal(a *inputAnswers, ad []byte, now time.Time) string {
+// bound by ad, in a result that makes the input request with key asked.
+func (s *stateSealer) seal(a *inputAnswers, asked string, ad []byte, now time.Time) string {
 	id := make([]byte, 16)
 	rand.Read(id)
-	st := sealedState{ID: hex.EncodeToString(id), Expires: now.Add(s.ttl).Unix(), Answers: a.List, Asks: a.Asks}
+	st := sealedState{ID: hex.EncodeToString(id), Expires: now.Add(s.ttl).Unix(), Asked: asked, Answers: a.List, Asks: a.Asks}
 	plain, err := json.Marshal(st)
 	if err != nil {
 		return "" // raw JSON answers the SDK encoded; cannot happen
@@ -189,7 +190,8 @@ func (s *stateSealer) seal(a *inputAnswers, ad []byte, now time.Time) string {
 	return stateVersion + base64.RawURLEncoding.EncodeToString(s.aead.Seal(nonce, nonce, plain, ad))
 }
 
-// open returns the answers a request state carries, once it has checked
+// open returns the answers a request state carries, and the key of the
+// input request made with it (in asked), once it has checked
 // that this server sealed it for the call bound by ad, that it has not
 // expired, and that it was not used before.
 func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, now time.Time) (*inputAnswers, error) {
@@ -227,5 +229,5 @@ func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, n
 	if !ok {
 		return refuse(ErrStateReplayed)
 	}
-	return &inputAnswers{List: st.Answers, Asks: st.Asks}, nil
+	return &inputAnswers{List: st.Answers, Asks: st.Asks, asked: st.Asked}, nil
 }

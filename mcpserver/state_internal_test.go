@@ -24,12 +24,12 @@ func TestStateExpires(t *testing.T) {
 		{time.Minute, ErrStateExpired},
 		{time.Hour, ErrStateExpired},
 	} {
-		state := s.seal(&inputAnswers{Asks: []string{"yes"}}, ad, t0)
+		state := s.seal(&inputAnswers{Asks: []string{"yes"}}, "hands-ask-1", ad, t0)
 		a, err := s.open(context.Background(), "t", state, ad, t0.Add(tt.after))
 		if !errors.Is(err, tt.want) {
 			t.Errorf("open after %v = %v, want %v", tt.after, err, tt.want)
 		}
-		if tt.want == nil && (a == nil || len(a.Asks) != 1 || a.Asks[0] != "yes") {
+		if tt.want == nil && (a == nil || len(a.Asks) != 1 || a.Asks[0] != "yes" || a.asked != "hands-ask-1") {
 			t.Errorf("open after %v = %+v, want the answers sealed", tt.after, a)
 		}
 	}
@@ -43,7 +43,7 @@ func TestStateKey(t *testing.T) {
 	other[0] = 1
 	b, _ := newStateSealer(&Options{StateKey: other})
 	now := time.Now()
-	state := a.seal(&inputAnswers{}, nil, now)
+	state := a.seal(&inputAnswers{}, "hands-0", nil, now)
 	if _, err := b.open(context.Background(), "t", state, nil, now); !errors.Is(err, ErrStateAltered) {
 		t.Errorf("open under another key = %v, want ErrStateAltered", err)
 	}
@@ -72,4 +72,30 @@ func TestUsedStatesBounded(t *testing.T) {
 	if n := len(m.ids); n != 1 {
 		t.Errorf("%d states remembered after the expired were dropped, want 1", n)
 	}
+}
+
+// FuzzOpenState: whatever a client sends as request state, open neither
+// panics nor accepts anything the server did not seal for the call. (The
+// fuzzing processes each seal their own copy of the seed, so the one a
+// process is given may be genuine but not its own: what open accepts must
+// carry exactly what was sealed.)
+func FuzzOpenState(f *testing.F) {
+	s, err := newStateSealer(&Options{StateKey: make([]byte, StateKeyBytes)})
+	if err != nil {
+		f.Fatal(err)
+	}
+	now := time.Unix(1_800_000_000, 0)
+	ad := []byte("call")
+	sealed := s.seal(&inputAnswers{Asks: []string{"yes"}}, "hands-ask-1", ad, now)
+	f.Add(sealed)
+	f.Add(`{"asks":["yes"]}`)
+	f.Add(stateVersion)
+	f.Add(stateVersion + "AAAA")
+	f.Add(sealed[:len(sealed)-1])
+	f.Fuzz(func(t *testing.T, state string) {
+		a, err := s.open(context.Background(), "t", state, ad, now)
+		if err == nil && (len(a.Asks) != 1 || a.Asks[0] != "yes" || a.asked != "hands-ask-1" || len(a.List) != 0) {
+			t.Fatalf("open(%q) = %+v, accepted a state the server did not seal", state, a)
+		}
+	})
 }

@@ -89,8 +89,10 @@ func TestRequestStateIsSealed(t *testing.T) {
 		}
 	}
 
-	// A forged state answers the handler's questions without the user.
+	// A forged state answers the handler's questions without the user, and
+	// so would answers to questions the server never asked.
 	refused("a forged state", rt.call("ada", "transfer", `{}`, `{"asks":["main","10"]}`, nil))
+	refused("answers without a state", rt.call("ada", "transfer", `{}`, "", map[string]string{"hands-ask-0": "main"}))
 	if n := tb.transfers.Load(); n != 0 {
 		t.Fatalf("the handler ran %d times on a forged state, want 0", n)
 	}
