@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -306,6 +307,10 @@ type Options struct {
 	// each other's interrupts share a key, as they would a database
 	// password.
 	PauseKey []byte
+	// PauseTTL is how long after a pause its *Interrupt can be resumed;
+	// past it, Resume refuses it with ErrInterruptExpired. Zero means no
+	// end. With one, a claim store may forget the claims older than it.
+	PauseTTL time.Duration
 	// Claims records the interrupts resumed, so that each is resumed once
 	// (see ClaimStore). Nil selects this process's memory; processes that
 	// resume each other's interrupts share a store, such as SQLClaims.

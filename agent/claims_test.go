@@ -43,10 +43,15 @@ func claimStores(t *testing.T, dir string) map[string]agent.ClaimStore {
 	if err := os.Mkdir(filepath.Join(dir, "claims"), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		t.Fatal(err)
 	}
+	dollar := &agent.SQLClaims{DB: sqlClaims.DB, Table: "main.dollar_claims", Placeholder: "$1"}
+	if err := dollar.CreateTable(t.Context()); err != nil {
+		t.Fatal(err)
+	}
 	return map[string]agent.ClaimStore{
-		"memory": &agent.MemoryClaims{},
-		"dir":    agent.DirClaims{Dir: filepath.Join(dir, "claims")},
-		"sql":    sqlClaims,
+		"memory":     &agent.MemoryClaims{},
+		"dir":        agent.DirClaims{Dir: filepath.Join(dir, "claims")},
+		"sql":        sqlClaims,
+		"sql-dollar": dollar,
 	}
 }
 

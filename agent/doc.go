@@ -97,8 +97,9 @@
 // once in Options.Claims ([MemoryClaims] by default; [DirClaims] and
 // [SQLClaims] are shared by processes) after the decisions check out and
 // before anything runs: a second Resume of the same Interrupt, here or in
-// another process, gets ErrInterruptClaimed and runs nothing. Both are
-// reported as a [*ResumeError].
+// another process, gets ErrInterruptClaimed and runs nothing. With
+// Options.PauseTTL, an Interrupt past its sealed Expires is
+// ErrInterruptExpired. All three are reported as a [*ResumeError].
 //
 // # Events
 //

@@ -8,6 +8,7 @@ import (
 	"iter"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -41,6 +42,9 @@ type Interrupt struct {
 	// because a call before them paused the run again; Resume applies
 	// their decisions, and they need no new ones.
 	Decided []Pending `json:"decided,omitempty"`
+	// Expires is when the interrupt can no longer be resumed, from
+	// Options.PauseTTL; zero when it has no end.
+	Expires time.Time `json:"expires,omitzero"`
 	// Seal authenticates the rest: a MAC under the run's pause key.
 	Seal string `json:"seal"`
 }
@@ -201,6 +205,8 @@ func (e *RejectionError) Error() string {
 //   - the interrupt's seal, under Options.PauseKey: an interrupt changed
 //     in any way, or sealed under another key, is a *ResumeError for
 //     ErrInterruptAltered;
+//   - its expiry (Options.PauseTTL): one past it is a *ResumeError for
+//     ErrInterruptExpired;
 //   - the decisions: every pending call needs one, and every problem is
 //     reported as a *DecisionError (joined with errors.Join when there are
 //     several): ErrStaleDecision for a call ID that matches no pending
@@ -235,6 +241,9 @@ func ResumeStream(ctx context.Context, model Model, reg *tool.Registry, in *Inte
 		}
 		if err := in.verify(key); err != nil {
 			return in.History, err
+		}
+		if !in.Expires.IsZero() && !time.Now().Before(in.Expires) {
+			return in.History, &ResumeError{InterruptID: in.ID, Err: ErrInterruptExpired}
 		}
 		l.turn = in.Turn
 		states, err := in.states(decisions)

@@ -362,7 +362,7 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 	in.History = history
 	key, err := pauseKey(l.opts)
 	if err == nil {
-		err = in.seal(key)
+		err = in.seal(key, l.opts.PauseTTL)
 	}
 	if err != nil {
 		return history, err

@@ -7,6 +7,8 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -137,6 +139,11 @@ func TestResumeRefusesAlteredInterrupts(t *testing.T) {
 		{
 			name:      "new ID, to escape the claim",
 			change:    func(m map[string]any) { m["id"] = "00000000000000000000000000000000" },
+			decisions: []agent.Decision{agent.Approve("d1")},
+		},
+		{
+			name:      "an expiry added",
+			change:    func(m map[string]any) { m["expires"] = "2999-01-01T00:00:00Z" },
 			decisions: []agent.Decision{agent.Approve("d1")},
 		},
 		{
@@ -278,6 +285,32 @@ func TestResumeClaimsOnce(t *testing.T) {
 		}
 		if again.ID == in.ID || again.Verify(nil) != nil {
 			t.Errorf("the second pause has ID %q (the first: %q) and Verify = %v; want a new, sealed one", again.ID, in.ID, again.Verify(nil))
+		}
+	})
+}
+
+// An interrupt with Options.PauseTTL resumes until the TTL has passed, and
+// then no longer.
+func TestPauseTTL(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &files{}
+		opts := &agent.Options{PauseTTL: time.Hour}
+		early := pause(t, f, opts, agenttest.Call("d1", "delete", `{"path":"early"}`))
+		late := pause(t, f, opts, agenttest.Call("d1", "delete", `{"path":"late"}`))
+		if want := time.Now().Add(time.Hour); !early.Expires.Equal(want) {
+			t.Errorf("Expires = %v, want %v", early.Expires, want)
+		}
+		time.Sleep(time.Hour - time.Second)
+		if _, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), early, []agent.Decision{agent.Approve("d1")}, opts); err != nil {
+			t.Fatalf("Resume a second before the expiry: %v", err)
+		}
+		time.Sleep(time.Second)
+		_, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "never"}), f.registry(t), late, []agent.Decision{agent.Approve("d1")}, opts)
+		if !errors.Is(err, agent.ErrInterruptExpired) {
+			t.Errorf("Resume at the expiry = %v, want ErrInterruptExpired", err)
+		}
+		if got, want := f.calls(), []string{"delete early"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("ran %v, want %v", got, want)
 		}
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Errors that a *ResumeError wraps.
@@ -22,6 +23,9 @@ var (
 	// ErrInterruptClaimed reports an interrupt that was resumed already,
 	// in this process or in another sharing the claim store. Nothing runs.
 	ErrInterruptClaimed = errors.New("agent: the interrupt was resumed already")
+	// ErrInterruptExpired reports an interrupt resumed after its Expires
+	// (see Options.PauseTTL). Nothing runs.
+	ErrInterruptExpired = errors.New("agent: the interrupt has expired")
 )
 
 // A ResumeError reports an interrupt that Resume refuses as a whole.
@@ -29,7 +33,7 @@ type ResumeError struct {
 	// InterruptID is the interrupt's ID, as the interrupt gives it; with
 	// ErrInterruptAltered it is not to be trusted.
 	InterruptID string
-	Err         error // ErrInterruptAltered or ErrInterruptClaimed
+	Err         error // ErrInterruptAltered, ErrInterruptExpired or ErrInterruptClaimed
 }
 
 // Error says what is wrong, and names the interrupt.
@@ -66,11 +70,15 @@ func pauseKey(opts *Options) ([]byte, error) {
 // the same key for another purpose is never a valid seal.
 const sealContext = "hands agent interrupt v1\x00"
 
-// seal gives in a new ID and seals it under key.
-func (in *Interrupt) seal(key []byte) error {
+// seal gives in a new ID and an expiry ttl from now (none when ttl is
+// zero), and seals it under key.
+func (in *Interrupt) seal(key []byte, ttl time.Duration) error {
 	id := make([]byte, 16)
 	rand.Read(id)
 	in.ID = hex.EncodeToString(id)
+	if ttl > 0 {
+		in.Expires = time.Now().Add(ttl).UTC().Round(0)
+	}
 	in.Seal = ""
 	mac, err := in.mac(key)
 	if err != nil {

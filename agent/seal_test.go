@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"testing"
+	"time"
 )
 
 // FuzzSealSurvivesJSON checks that a sealed interrupt still verifies after
@@ -26,7 +27,7 @@ func FuzzSealSurvivesJSON(f *testing.F) {
 			},
 			Pending: []Pending{{Kind: PendingApproval, Call: ToolCall{ID: "c1", Name: "t", Args: args, State: state}}},
 		}
-		if err := in.seal(key); err != nil {
+		if err := in.seal(key, time.Hour); err != nil {
 			t.Fatalf("seal: %v", err)
 		}
 		got := in
