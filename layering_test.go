@@ -72,3 +72,26 @@ func modulePath(pkg string) string {
 	}
 	return pkg
 }
+
+// TestEdgeLayering keeps the edge packages on the APIs they build on, not
+// on the implementations beside them: a client of MCP servers needs no
+// server, and instrumentation needs the OpenTelemetry API, never its SDK or
+// an exporter, which the program that sets up telemetry chooses.
+func TestEdgeLayering(t *testing.T) {
+	for _, tt := range []struct {
+		pkg       string
+		forbidden []string // package path prefixes
+	}{
+		{"./mcpclient", []string{module + "/mcpserver"}},
+		{"./mcpserver", []string{module + "/mcpclient"}},
+		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
+	} {
+		for _, dep := range deps(t, tt.pkg) {
+			for _, f := range tt.forbidden {
+				if dep == f || strings.HasPrefix(dep, f+"/") {
+					t.Errorf("%s depends on %s", tt.pkg, dep)
+				}
+			}
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"sync"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -291,40 +290,19 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 
 	// Run the calls up to the first that waits for approval: in order, or
 	// at once when Parallel allows.
-	results := map[int]jobResult{}
 	next := len(jobs) // the first job not run
-	ready := func(j job) bool {
-		return j.state.decision != nil || j.approved || !l.needsApproval(ctx, j.call)
-	}
-	if l.opts.Parallel > 1 {
-		for i, j := range jobs {
-			if !ready(j) {
-				next = i
-				jobs[i].waits = true
-				break
-			}
-		}
-		if !l.runParallel(ctx, turn, jobs[:next], results) {
-			return history, errStopped
-		}
-	} else {
-		for i, j := range jobs {
-			if !ready(j) {
-				next = i
-				jobs[i].waits = true
-				break
-			}
-			r, ok := l.runJob(ctx, turn, j, l.emit)
-			if !ok {
-				return history, errStopped
-			}
-			results[j.index] = r
-			if r.pending != nil {
-				next = i + 1
-				break
-			}
+	for i, j := range jobs {
+		if j.state.decision == nil && !j.approved && l.needsApproval(ctx, j.call) {
+			next = i
+			jobs[i].waits = true
+			break
 		}
 	}
+	results, stopped, ran := l.runCalls(ctx, turn, jobs[:next])
+	if stopped {
+		return history, errStopped
+	}
+	next = ran
 
 	// Record the results, in call order.
 	in := &Interrupt{Turn: turn}
@@ -383,82 +361,64 @@ func (l *loop) toolCall(c ToolCall) tool.Call {
 	return tool.Call{ID: c.ID, Name: c.Name, Args: c.Args, State: l.opts.State}
 }
 
-// runJob answers a rejected call or runs the call, passing its events to
-// send. It reports false when send did.
-func (l *loop) runJob(ctx context.Context, turn int, j job, send func(Event) bool) (jobResult, bool) {
-	call := l.toolCall(j.call)
-	if d := j.state.decision; d != nil && d.Verdict == VerdictReject {
-		res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}})
-		return jobResult{res: res}, send(Event{Kind: EventCallResult, Turn: turn, Call: &j.call, Result: &res})
-	}
-	if len(j.answers) > 0 {
-		ctx = tool.WithAnswers(ctx, call.ID, j.answers)
-	}
-	if !send(Event{Kind: EventCallStart, Turn: turn, Call: &j.call}) {
-		return jobResult{}, false
-	}
-	var res *tool.Result
-	for ev := range l.tools.Stream(ctx, call) {
-		if ev.Result != nil {
-			res = ev.Result
-			break
-		}
-		if !send(Event{Kind: EventCallProgress, Turn: turn, Call: &j.call, Progress: ev.Progress}) {
-			return jobResult{}, false
-		}
-	}
-	if res == nil {
-		r := tool.ErrorResult(call, tool.ErrNoResult)
-		res = &r
-	}
-	if ierr, ok := errors.AsType[*tool.InterruptError](res.Err); ok {
-		return jobResult{pending: &Pending{Kind: PendingAnswer, Call: j.call, Question: ierr.Question, Approved: j.approved, Answers: j.answers}}, true
-	}
-	return jobResult{res: *res}, send(Event{Kind: EventCallResult, Turn: turn, Call: &j.call, Result: res})
-}
-
-// runParallel runs jobs with up to Options.Parallel at once, and passes
-// their events on from this goroutine. It reports false when the consumer
-// stopped; it returns only after every goroutine it started has ended.
-func (l *loop) runParallel(ctx context.Context, turn int, jobs []job, results map[int]jobResult) bool {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	events := make(chan Event)
-	stop := make(chan struct{}) // closed when the consumer stops
-	send := func(ev Event) bool {
-		select {
-		case events <- ev:
-			return true
-		case <-stop:
-			return false
-		}
-	}
-	out := make([]jobResult, len(jobs))
-	sem := make(chan struct{}, l.opts.Parallel)
-	var wg sync.WaitGroup
+// runCalls runs jobs through the tools, as tool.RunAll runs calls, and passes
+// their events on. A rejected call is answered without running. It
+// reports whether the consumer stopped, and how many jobs ran: one after
+// another, the jobs stop after the first that asked a question; at once,
+// they all run.
+func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[int]jobResult, stopped bool, ran int) {
+	calls := make([]tool.Call, len(jobs))
+	rejected := map[string]*Decision{}
 	for i, j := range jobs {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			out[i], _ = l.runJob(ctx, turn, j, send)
+		calls[i] = l.toolCall(j.call)
+		if d := j.state.decision; d != nil && d.Verdict == VerdictReject {
+			rejected[j.call.ID] = d
+		}
+		if len(j.answers) > 0 {
+			ctx = tool.WithAnswers(ctx, j.call.ID, j.answers)
+		}
+	}
+	tools := l.tools
+	if len(rejected) > 0 {
+		tools = tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+			if d := rejected[call.ID]; d != nil {
+				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}})
+				return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
+			}
+			return l.tools.Stream(ctx, call)
 		})
 	}
-	go func() {
-		wg.Wait()
-		close(events)
-	}()
-	ok := true
-	for ev := range events {
-		if ok && !l.emit(ev) {
-			ok = false
-			close(stop)
-			cancel()
-		}
-	}
-	for i, j := range jobs {
-		results[j.index] = out[i]
-	}
-	return ok
+	results = map[int]jobResult{}
+	ran = len(jobs)
+	tool.RunAll(ctx, tools, calls, &tool.BatchOptions{
+		Parallel: l.opts.Parallel,
+		Started: func(i int) bool {
+			if rejected[jobs[i].call.ID] != nil {
+				return true // answered, not run
+			}
+			stopped = !l.emit(Event{Kind: EventCallStart, Turn: turn, Call: &jobs[i].call})
+			return !stopped
+		},
+		Progress: func(i int, v any) bool {
+			stopped = !l.emit(Event{Kind: EventCallProgress, Turn: turn, Call: &jobs[i].call, Progress: v})
+			return !stopped
+		},
+		Finished: func(i int, res tool.Result) bool {
+			j := jobs[i]
+			if ierr, ok := errors.AsType[*tool.InterruptError](res.Err); ok {
+				results[j.index] = jobResult{pending: &Pending{Kind: PendingAnswer, Call: j.call, Question: ierr.Question, Approved: j.approved, Answers: j.answers}}
+				if l.opts.Parallel <= 1 {
+					ran = i + 1 // the calls after it wait for the answer
+					return false
+				}
+				return true
+			}
+			results[j.index] = jobResult{res: res}
+			stopped = !l.emit(Event{Kind: EventCallResult, Turn: turn, Call: &jobs[i].call, Result: &res})
+			return !stopped
+		},
+	})
+	return results, stopped, ran
 }
 
 // lastAssistant returns the index of the last assistant message, or -1.

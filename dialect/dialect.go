@@ -17,10 +17,10 @@ import (
 // limits, written as data: rules for names, a table of keywords, the
 // formats kept, and the passes that rewrite a schema for the provider. The
 // predefined dialects carry the rules and limits each provider documents.
-// To describe another provider, or a server with limits of its own, copy
-// one with Clone and change the fields:
+// To describe another provider, or a server with limits of its own, take a
+// copy of a predefined one and change the fields:
 //
-//	d := dialect.OpenAIStrict.Clone()
+//	d := dialect.OpenAIStrict()
 //	d.Name = "local"
 //	d.MaxDepth = 5
 //	d.Keywords["minLength"] = dialect.Keep
@@ -196,17 +196,18 @@ func (d *Dialect) provider() string {
 	return "the provider"
 }
 
-// Dialects returns the predefined dialects: MCP, OpenAIStrict, Anthropic,
-// AnthropicStrict, Gemini and GeminiJSONSchema, in that order.
+// Dialects returns new copies of the predefined dialects: MCP,
+// OpenAIStrict, Anthropic, AnthropicStrict, Gemini and GeminiJSONSchema, in
+// that order.
 func Dialects() []*Dialect {
-	return []*Dialect{MCP, OpenAIStrict, Anthropic, AnthropicStrict, Gemini, GeminiJSONSchema}
+	return []*Dialect{MCP(), OpenAIStrict(), Anthropic(), AnthropicStrict(), Gemini(), GeminiJSONSchema()}
 }
 
-// Named returns the predefined dialect with the given name.
+// Named returns a new copy of the predefined dialect with the given name.
 func Named(name string) (*Dialect, bool) {
-	for _, d := range Dialects() {
+	for _, d := range []*Dialect{mcp, openAIStrict, anthropic, anthropicStrict, gemini, geminiJSONSchema} {
 		if d.Name == name {
-			return d, true
+			return d.Clone(), true
 		}
 	}
 	return nil, false

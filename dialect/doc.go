@@ -20,8 +20,10 @@
 // predefined dialects are [MCP], [OpenAIStrict], [Anthropic],
 // [AnthropicStrict], [Gemini] and [GeminiJSONSchema]; each doc comment
 // names the pages its rules come from. To describe another provider, such
-// as an OpenAI-compatible server with limits of its own, clone the nearest
-// one and change its fields; nothing in hands needs to know.
+// as an OpenAI-compatible server with limits of its own, take a copy of the
+// nearest one (each function returns a new one) and change its fields;
+// nothing in hands needs to know, and nothing else in the program sees the
+// change.
 //
 // # Problems
 //

@@ -18,7 +18,7 @@ func ExampleDialect_ConvertJSON() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	out, problems := dialect.OpenAIStrict.ConvertJSON(v.Schema())
+	out, problems := dialect.OpenAIStrict().ConvertJSON(v.Schema())
 	fmt.Println(string(out))
 	for _, p := range problems {
 		fmt.Println(p.Severity, p.Path, p.Keyword)
@@ -64,7 +64,7 @@ func ExampleDialect_limits() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	d := *dialect.OpenAIStrict
+	d := *dialect.OpenAIStrict()
 	d.MaxProperties = 2
 	for _, p := range d.Lint("search", v.Schema()) {
 		fmt.Println(p)
@@ -77,8 +77,8 @@ func ExampleDialect_limits() {
 // takes OpenAI's strict subset, but also minLength and maxLength and
 // optional properties, nests objects at most 2 levels deep and takes tool
 // names of at most 32 characters.
-func ExampleDialect_Clone() {
-	local := dialect.OpenAIStrict.Clone()
+func ExampleOpenAIStrict() {
+	local := dialect.OpenAIStrict()
 	local.Name = "local"
 	local.Provider = "the local server"
 	local.ToolNames.MaxLength = 32

@@ -20,12 +20,12 @@ func TestLintOpaque(t *testing.T) {
 		Name string  `json:"name"`
 		Note anyNote `json:"note"`
 	}](t)
-	problems := dialect.MCP.Lint("self_readers", s)
+	problems := dialect.MCP().Lint("self_readers", s)
 	if len(problems) != 1 || problems[0].Severity != dialect.SeverityWarning || problems[0].Path != "/properties/note" ||
 		!strings.Contains(problems[0].Message, "JSONSchema") || problems[0].Tool != "self_readers" {
 		t.Errorf("MCP.Lint = %v, want one warning at /properties/note that suggests a JSONSchema method", problems)
 	}
-	if _, problems := dialect.MCP.Convert(s); len(problems) != 0 {
+	if _, problems := dialect.MCP().Convert(s); len(problems) != 0 {
 		t.Errorf("MCP.Convert problems = %v, want none: warnings are Lint's", problems)
 	}
 }

@@ -54,24 +54,58 @@ func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 	if !ok || obj["type"] != "object" {
 		return nil, spec, errors.New(`the input schema must describe an object ("type": "object"): a model calls tools with named arguments`)
 	}
-	c := validator.NewCompiler()
-	c.DefaultDraft(validator.Draft2020)
-	c.AssertFormat()
-	c.UseLoader(validator.SchemeURLLoader{}) // no files, no network
-	if err := c.AddResource(schemaURL, parsed); err != nil {
-		return nil, spec, fmt.Errorf("the input schema: %w", err)
-	}
-	s, err := c.Compile(schemaURL)
+	c, err := compileParsed(parsed)
 	if err != nil {
-		return nil, spec, fmt.Errorf("the input schema does not compile: %w", err)
+		return nil, spec, fmt.Errorf("the input schema %w", err)
 	}
 	var model jsonschema.Schema
 	if err := json.Unmarshal(doc, &model); err != nil {
 		return nil, spec, fmt.Errorf("the input schema: %w", err)
 	}
 	spec.InputSchema = &model
-	return &compiled{schema: s, printer: message.NewPrinter(language.English)}, spec, nil
+	return c, spec, nil
 }
+
+// compileParsed compiles a parsed schema document, with no loader of other
+// documents.
+func compileParsed(parsed any) (*compiled, error) {
+	c := validator.NewCompiler()
+	c.DefaultDraft(validator.Draft2020)
+	c.AssertFormat()
+	c.UseLoader(validator.SchemeURLLoader{}) // no files, no network
+	if err := c.AddResource(schemaURL, parsed); err != nil {
+		return nil, fmt.Errorf("is not a schema: %w", err)
+	}
+	s, err := c.Compile(schemaURL)
+	if err != nil {
+		return nil, fmt.Errorf("does not compile: %w", err)
+	}
+	return &compiled{schema: s, printer: message.NewPrinter(language.English)}, nil
+}
+
+// A Validator checks JSON documents against a JSON Schema document, with
+// the validator of dynamic tools: for what is not a tool's arguments, such
+// as the structured output a server returns for its output schema.
+type Validator struct{ c *compiled }
+
+// NewValidator compiles the JSON Schema document doc (draft 2020-12 unless
+// its $schema says otherwise). Like New, it refuses a document that is not
+// valid JSON, not a valid schema, or refers to other documents.
+func NewValidator(doc json.RawMessage) (*Validator, error) {
+	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("dynamic: the schema is not valid JSON: %w", err)
+	}
+	c, err := compileParsed(parsed)
+	if err != nil {
+		return nil, fmt.Errorf("dynamic: the schema %w", err)
+	}
+	return &Validator{c: c}, nil
+}
+
+// Validate checks data against the schema and reports every failure as a
+// *schema.Error, each issue with its JSON Pointer path, in path order.
+func (v *Validator) Validate(data json.RawMessage) error { return v.c.validate(data) }
 
 // validate checks raw arguments and reports every failure as an issue with
 // its path, in a *schema.Error.

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -119,5 +120,31 @@ func TestDynamicToolInARegistry(t *testing.T) {
 	res = tool.Run(t.Context(), reg, tool.Call{Name: "lookup_order", Args: json.RawMessage(`{"order":"12345678"}`)})
 	if _, ok := errors.AsType[*tool.DisabledToolError](res.Err); !ok {
 		t.Errorf("Run while disabled = %+v", res)
+	}
+}
+
+// TestValidator checks that a Validator holds any document to a schema that
+// need not describe an object, reporting each failure at its path.
+func TestValidator(t *testing.T) {
+	v, err := dynamic.NewValidator(json.RawMessage(`{"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Validate(json.RawMessage(`{"n":2}`)); err != nil {
+		t.Errorf("Validate(valid) = %v", err)
+	}
+	serr, ok := errors.AsType[*schema.Error](v.Validate(json.RawMessage(`{"n":0}`)))
+	if !ok || len(serr.Issues) != 1 || serr.Issues[0].Path != "/n" || serr.Issues[0].Keyword != "minimum" {
+		t.Errorf("Validate(invalid) = %v, want one minimum issue at /n", serr)
+	}
+	list, err := dynamic.NewValidator(json.RawMessage(`{"type":"array","items":{"type":"string"}}`))
+	if err != nil {
+		t.Fatalf("NewValidator(array schema) = %v", err)
+	}
+	if err := list.Validate(json.RawMessage(`["a",1]`)); err == nil {
+		t.Error("Validate of a number among strings = nil")
+	}
+	if _, err := dynamic.NewValidator(json.RawMessage(`{"$ref":"https://example.com/s.json"}`)); err == nil {
+		t.Error("NewValidator of a schema referring to another document = nil error")
 	}
 }

@@ -241,16 +241,16 @@ func TestProgress(t *testing.T) {
 	c := newUpstream(t).connect(t, nil)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	var got []mcpserver.Progress
+	var got []tool.ProgressReport
 	var res *tool.Result
 	for ev := range find(t, c, "slow").Stream(ctx, tool.Call{Name: "slow", Args: json.RawMessage(`{}`)}) {
 		if ev.Result != nil {
 			res = ev.Result
 			continue
 		}
-		p, ok := ev.Progress.(mcpserver.Progress)
+		p, ok := ev.Progress.(tool.ProgressReport)
 		if !ok {
-			t.Fatalf("progress %#v is not an mcpserver.Progress", ev.Progress)
+			t.Fatalf("progress %#v is not an tool.ProgressReport", ev.Progress)
 		}
 		got = append(got, p)
 		if p.Done == 3 {
@@ -260,7 +260,7 @@ func TestProgress(t *testing.T) {
 	if res == nil || !errors.Is(res.Err, tool.ErrCanceled) {
 		t.Fatalf("slow = %+v, want it cancelled after its progress", res)
 	}
-	if len(got) == 0 || got[len(got)-1] != (mcpserver.Progress{Done: 3, Total: 3, Message: "step"}) {
+	if len(got) == 0 || got[len(got)-1] != (tool.ProgressReport{Done: 3, Total: 3, Message: "step"}) {
 		t.Errorf("progress = %+v, want it to end at 3 of 3", got)
 	}
 	for i := 1; i < len(got); i++ {
@@ -463,15 +463,15 @@ func TestDialects(t *testing.T) {
 	c := u.connect(t, nil)
 	tag := find(t, c, "tag")
 	spec := tag.Spec()
-	err := dialect.OpenAIStrict.Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema})
+	err := dialect.OpenAIStrict().Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema})
 	if !errors.Is(err, dialect.ErrRejected) {
 		t.Errorf("OpenAIStrict.Check(tag) = %v, want ErrRejected", err)
 	}
-	if err := dialect.MCP.Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}); err != nil {
+	if err := dialect.MCP().Check(dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}); err != nil {
 		t.Errorf("MCP.Check(tag) = %v", err)
 	}
 	var errs int
-	for _, p := range tool.Lint(dialect.OpenAIStrict, c.Tools()...) {
+	for _, p := range tool.Lint(dialect.OpenAIStrict(), c.Tools()...) {
 		if p.Severity == dialect.SeverityError {
 			errs++
 			if p.Tool != "tag" {
@@ -483,7 +483,7 @@ func TestDialects(t *testing.T) {
 		t.Error("Lint(OpenAIStrict) reports no error for tag")
 	}
 
-	c = u.connect(t, &mcpclient.Options{Dialects: []*dialect.Dialect{dialect.OpenAIStrict}})
+	c = u.connect(t, &mcpclient.Options{Dialects: []*dialect.Dialect{dialect.OpenAIStrict()}})
 	if got := names(c.Tools()); slices.Contains(got, "tag") {
 		t.Errorf("with Dialects OpenAIStrict, Tools() = %v, want tag left out", got)
 	}

@@ -44,7 +44,7 @@
 //     a call on a server that exits ends at once, and one on a server that
 //     stops answering ends at Options.Timeout.
 //   - The server's notifications/progress become tool.Progress events of
-//     type mcpserver.Progress, so a re-served tool passes them on with
+//     type tool.ProgressReport, so a re-served tool passes them on with
 //     their totals. Ending the hands call — its context cancelled, or
 //     Options.Timeout passed — sends notifications/cancelled.
 //

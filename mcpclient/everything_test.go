@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/mcpclient"
-	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/tooltest"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -203,13 +202,13 @@ func TestEverything(t *testing.T) {
 	})
 
 	t.Run("progress", func(t *testing.T) {
-		var got []mcpserver.Progress
+		var got []tool.ProgressReport
 		var res *tool.Result
 		op := find(t, c, "ev_trigger-long-running-operation")
 		for ev := range op.Stream(ctx, tool.Call{Name: op.Name(), Args: json.RawMessage(`{"duration":1,"steps":4}`)}) {
 			if ev.Result != nil {
 				res = ev.Result
-			} else if p, ok := ev.Progress.(mcpserver.Progress); ok {
+			} else if p, ok := ev.Progress.(tool.ProgressReport); ok {
 				got = append(got, p)
 			}
 		}

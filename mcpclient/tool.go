@@ -16,7 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
-	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -55,46 +55,27 @@ func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
 
 // Stream validates the call's arguments against the tool's input schema
 // and, when they pass, calls the tool on the server. A call the server
-// answers has the server's text as its Content, its structured content as
-// Structured (when the tool has an output schema) and the
-// *mcp.CallToolResult as Output.
+// answers has the server's text as its Content, its images, audio and
+// resources as Parts, its structured content as Structured (when the tool
+// has an output schema) and the *mcp.CallToolResult as Output.
 func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
-	return func(yield func(tool.Event) bool) {
-		if r.gone.Load() {
-			call.Name = r.name
-			res := tool.ErrorResult(call, &tool.DisabledToolError{Tool: r.name, CallID: call.ID})
-			yield(tool.Event{Result: &res})
-			return
-		}
-		for ev := range r.cur.Load().raw.Stream(ctx, call) {
-			if res := ev.Result; res != nil {
-				if out, ok := res.Output.(*output); ok {
-					res.Content, res.Parts, res.Structured, res.Output = out.text, out.parts, out.structured, out.result
-				}
-			}
-			if !yield(ev) {
-				return
-			}
-		}
+	if r.gone.Load() {
+		call.Name = r.name
+		res := tool.ErrorResult(call, &tool.DisabledToolError{Tool: r.name, CallID: call.ID})
+		return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 	}
+	return r.cur.Load().raw.Stream(ctx, call)
 }
-
-// output is what a remote tool's handler returns; Stream unpacks it into
-// the result. It encodes as null, which costs nothing and is never seen.
-type output struct {
-	result     *mcp.CallToolResult
-	text       string
-	parts      []tool.Part // nil when the result is text alone
-	structured json.RawMessage
-}
-
-func (*output) MarshalJSON() ([]byte, error) { return []byte("null"), nil }
 
 var (
 	errDuplicate = errors.New("the server lists two tools of this name")
 	errNotObject = errors.New("the structured content is not a JSON object")
 	errOffSchema = errors.New("the structured content does not satisfy the output schema")
 )
+
+// maxOutputIssues is how many of the ways a server's structured content
+// fails its output schema an error lists.
+const maxOutputIssues = 5
 
 // build makes a version of the tool mt describes, or returns why it
 // cannot; a nil version without an error means Include left it out.
@@ -128,7 +109,7 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
 	}
 	var out *jsonschema.Schema
-	var check *tool.RawTool // validates structured content against the output schema
+	var check *dynamic.Validator // of structured content, against the output schema
 	if mt.OutputSchema != nil {
 		data, err := json.Marshal(mt.OutputSchema)
 		if err == nil {
@@ -136,8 +117,7 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 			err = json.Unmarshal(data, out)
 		}
 		if err == nil {
-			check, err = dynamic.New(c.opts.Prefix+mt.Name, "the output", data, func(context.Context, json.RawMessage) (any, error) { return nil, nil },
-				tool.WithLimits(tool.Limits{MaxBytes: -1, MaxIssues: 5}), tool.WithoutRepairs())
+			check, err = dynamic.NewValidator(data)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)
@@ -187,7 +167,7 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 // passed the tool's schema, and sends them to the server as they are.
 // A result's structured content is kept when the tool has an output
 // schema (check is not nil) and the content satisfies it.
-func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx context.Context, args json.RawMessage) (any, error) {
+func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
@@ -201,31 +181,53 @@ func (c *Client) handler(remoteName string, check *tool.RawTool) func(ctx contex
 			}
 			return nil, &CallError{Server: c.name, Tool: remoteName, Err: err}
 		}
-		parts := partsOf(res)
-		out := &output{result: res, text: cutText(text(res), c.opts.MaxTextBytes), parts: parts}
-		if parts != nil {
-			out.text = tool.PartsText(parts) // the parts' own text, which a reader checks them against
+		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
+		if out.Parts != nil {
+			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against
 		}
 		if res.IsError {
-			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.text, Result: res}
+			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.Content, Result: res}
 		}
 		if check != nil && res.StructuredContent != nil {
 			data, err := json.Marshal(res.StructuredContent)
 			if err != nil || len(data) == 0 || data[0] != '{' {
 				return nil, &CallError{Server: c.name, Tool: remoteName, Err: errNotObject}
 			}
-			if _, err := check.CallJSON(context.WithoutCancel(ctx), data); err != nil {
+			if err := check.Validate(data); err != nil {
 				// Not %w: the issues are the server's, not the model's
 				// arguments', and must not read as a request to fix them.
-				return nil, &CallError{Server: c.name, Tool: remoteName, Err: fmt.Errorf("%w: %v", errOffSchema, err)}
+				return nil, &CallError{Server: c.name, Tool: remoteName, Err: fmt.Errorf("%w: %s", errOffSchema, issuesText(err))}
 			}
-			out.structured = data
-			if out.text == "" {
-				out.text = string(data)
+			out.Structured = data
+			if out.Content == "" {
+				out.Content = string(data)
 			}
 		}
 		return out, nil
 	}
+}
+
+// issuesText lists the first few issues of a validation error, one per
+// line.
+func issuesText(err error) string {
+	serr, ok := errors.AsType[*schema.Error](err)
+	if !ok {
+		return err.Error()
+	}
+	issues := serr.Issues
+	more := len(issues) - maxOutputIssues
+	if more > 0 {
+		issues = issues[:maxOutputIssues]
+	}
+	var b strings.Builder
+	for _, is := range issues {
+		b.WriteString("\n")
+		b.WriteString(is.String())
+	}
+	if more > 0 {
+		fmt.Fprintf(&b, "\n(and %d more)", more)
+	}
+	return b.String()
 }
 
 // partsOf returns a result's content as tool parts, so that images, audio
@@ -333,7 +335,7 @@ func (c *Client) forward(ctx context.Context, token string) (stop func()) {
 	c.progressMu.Unlock()
 	send := func() {
 		if p := f.take(); p != nil {
-			tool.Progress(ctx, mcpserver.Progress{Done: p.Progress, Total: p.Total, Message: p.Message})
+			tool.Progress(ctx, tool.ProgressReport{Done: p.Progress, Total: p.Total, Message: p.Message})
 		}
 	}
 	done := make(chan struct{})

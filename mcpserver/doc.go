@@ -57,7 +57,7 @@
 // # Progress, cancellation and changes
 //
 // tool.Progress inside a handler becomes notifications/progress when the
-// client sent a progress token. A Progress value gives the amount done, the
+// client sent a progress token. A tool.ProgressReport gives the amount done, the
 // total when known, and a message; a number is the amount done; anything
 // else is a message. The value sent increases strictly from one
 // notification to the next, as the protocol requires, whatever the handler

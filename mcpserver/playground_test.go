@@ -56,7 +56,7 @@ func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
 		N int `json:"n" jsonschema:"how far to count" tool:"minimum=1,maximum=10,default=3"`
 	}) (string, error) {
 		for i := range a.N {
-			tool.Progress(ctx, mcpserver.Progress{Done: float64(i + 1), Total: float64(a.N), Message: fmt.Sprintf("counted %d", i+1)})
+			tool.Progress(ctx, tool.ProgressReport{Done: float64(i + 1), Total: float64(a.N), Message: fmt.Sprintf("counted %d", i+1)})
 		}
 		select {
 		case <-release:

@@ -4,22 +4,9 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
-
-// A Progress is a progress report that says how far a call has got. A
-// handler passes it to tool.Progress when it knows its numbers:
-//
-//	tool.Progress(ctx, mcpserver.Progress{Done: 3, Total: 10, Message: "page 3 of 10"})
-//
-// Other values are reported too: a number is the progress value, as Done
-// with no Total, and anything else is a message (a string as it is, other
-// values as JSON).
-type Progress struct {
-	Done    float64 // how much is done, in any unit; it should grow from report to report
-	Total   float64 // how much there is to do, in the same unit; zero when not known
-	Message string  // for people; may be empty
-}
 
 // A progressCounter turns a call's progress reports into the params of
 // notifications/progress, whose progress value must increase with each
@@ -53,37 +40,37 @@ func (p *progressCounter) next(token any, v any) *mcp.ProgressNotificationParams
 
 // progressOf reads a value passed to tool.Progress, and reports whether it
 // carried a number.
-func progressOf(v any) (Progress, bool) {
+func progressOf(v any) (tool.ProgressReport, bool) {
 	switch v := v.(type) {
-	case Progress:
+	case tool.ProgressReport:
 		return v, true
-	case *Progress:
+	case *tool.ProgressReport:
 		if v != nil {
 			return *v, true
 		}
-		return Progress{}, false
+		return tool.ProgressReport{}, false
 	case string:
-		return Progress{Message: v}, false
+		return tool.ProgressReport{Message: v}, false
 	case float64:
-		return Progress{Done: v}, true
+		return tool.ProgressReport{Done: v}, true
 	case float32:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case int:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case int64:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case int32:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case uint:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case uint64:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	case uint32:
-		return Progress{Done: float64(v)}, true
+		return tool.ProgressReport{Done: float64(v)}, true
 	}
 	data, err := json.Marshal(v)
 	if err != nil {
-		return Progress{}, false
+		return tool.ProgressReport{}, false
 	}
-	return Progress{Message: string(data)}, false
+	return tool.ProgressReport{Message: string(data)}, false
 }

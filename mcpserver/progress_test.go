@@ -15,7 +15,7 @@ import (
 // total, some of them going backwards: the values sent still increase
 // strictly, never pass the total, and carry it once it is known.
 func TestProgressIncreases(t *testing.T) {
-	reports := []any{"starting", 50, "halfway", mcpserver.Progress{Done: 75, Total: 100, Message: "three quarters"}, "almost", 10, mcpserver.Progress{Done: 100, Total: 100}}
+	reports := []any{"starting", 50, "halfway", tool.ProgressReport{Done: 75, Total: 100, Message: "three quarters"}, "almost", 10, tool.ProgressReport{Done: 100, Total: 100}}
 	work := tool.New("work", "Report progress.", func(ctx context.Context, _ struct{}) (string, error) {
 		for _, r := range reports {
 			tool.Progress(ctx, r)

@@ -284,23 +284,20 @@ func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool
 		ctx = tool.WithAnswers(ctx, "", slices.Clone(answers.Asks))
 	}
 	token := req.Params.GetProgressToken()
-	var res tool.Result
-	for ev := range s.reg.Stream(ctx, call) {
-		if ev.Result != nil {
-			res = *ev.Result
-			if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
-				// Not listed for this caller: the protocol's answer to a
-				// tool it does not know.
-				return res, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
+	var notify func(any) bool
+	if token != nil && req.Session != nil {
+		notify = func(v any) bool {
+			if err := req.Session.NotifyProgress(ctx, progress.next(token, v)); err != nil {
+				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}
-			continue
+			return true
 		}
-		if token == nil || req.Session == nil {
-			continue
-		}
-		if err := req.Session.NotifyProgress(ctx, progress.next(token, ev.Progress)); err != nil {
-			s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
-		}
+	}
+	res := tool.Drain(ctx, s.reg, call, notify)
+	if errors.Is(res.Err, tool.ErrDisabled) || errors.Is(res.Err, tool.ErrUnknownTool) {
+		// Not listed for this caller: the protocol's answer to a tool it
+		// does not know.
+		return res, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: res.Content}
 	}
 	return res, nil
 }

@@ -46,8 +46,11 @@
 //
 // # Export
 //
-// The providers are the global ones unless Options names others.
-// [InstallFromEnv] installs a global tracer provider that exports over
-// OTLP/HTTP when the standard OTEL_EXPORTER_OTLP_* variables ask for it,
-// and nothing otherwise.
+// The providers are the global ones unless Options names others. The
+// package depends on the OpenTelemetry API only (go.opentelemetry.io/otel,
+// its trace and metric packages), never on the SDK or an exporter: as for
+// any instrumentation library, which SDK records the spans and where they
+// go is the program's choice, made once at start-up. Without one, the
+// spans and metrics cost next to nothing and go nowhere. The hands command
+// installs an OTLP/HTTP exporter when OTEL_EXPORTER_OTLP_ENDPOINT is set.
 package otelhands

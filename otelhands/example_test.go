@@ -2,7 +2,6 @@ package otelhands_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log"
 
@@ -10,7 +9,6 @@ import (
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/otelhands"
 	"github.com/hands-go/hands/tool"
-	"go.opentelemetry.io/otel"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 )
@@ -50,25 +48,4 @@ func ExampleMiddleware() {
 	// execute_tool weather
 	// chat test-model
 	// invoke_agent forecaster
-}
-
-// A program installs the OTLP exporter from the environment at start-up
-// and flushes it on the way out. Without OTEL_EXPORTER_OTLP_ENDPOINT, no
-// provider is installed and the spans go nowhere; with it, nothing connects
-// until there are spans to send.
-func ExampleInstallFromEnv() {
-	ctx := context.Background()
-	shutdown, err := otelhands.InstallFromEnv(ctx, "notes-agent")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer func() {
-		if err := shutdown(ctx); err != nil && !errors.Is(err, context.Canceled) {
-			otel.Handle(err)
-		}
-	}()
-
-	// The middleware uses the global provider that InstallFromEnv set.
-	opts := &agent.Options{Middleware: []agent.Middleware{otelhands.Middleware(&otelhands.Options{AgentName: "notes"})}}
-	_ = opts // pass to agent.Run
 }

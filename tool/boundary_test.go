@@ -61,7 +61,7 @@ func TestRunRecoversAnyHandler(t *testing.T) {
 	if res := tool.Run(t.Context(), h, call); !errors.Is(res.Err, tool.ErrPanicked) || res.CallID != "1" {
 		t.Errorf("Run = %+v, want a panic result", res)
 	}
-	for _, res := range tool.RunAll(t.Context(), h, []tool.Call{call, call, call}, 3) {
+	for _, res := range tool.RunAll(t.Context(), h, []tool.Call{call, call, call}, &tool.BatchOptions{Parallel: 3}) {
 		if !errors.Is(res.Err, tool.ErrPanicked) {
 			t.Errorf("RunAll result = %+v, want a panic result", res)
 		}

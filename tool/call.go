@@ -153,6 +153,22 @@ func Progress(ctx context.Context, v any) {
 	}
 }
 
+// A ProgressReport says how far a call has got. A handler passes one to
+// Progress when it knows its numbers:
+//
+//	tool.Progress(ctx, tool.ProgressReport{Done: 3, Total: 10, Message: "page 3 of 10"})
+//
+// It is the vocabulary every transport understands: an MCP server sends it
+// as notifications/progress, and an MCP client reports a server's
+// notifications as ProgressReports. Other values may be reported too: a
+// transport reads a number as Done with no Total, and anything else as a
+// message.
+type ProgressReport struct {
+	Done    float64 // how much is done, in any unit; it should grow from report to report
+	Total   float64 // how much there is to do, in the same unit; zero when not known
+	Message string  // for people; may be empty
+}
+
 // A sink hands the events of a streamed call from the handler's goroutines
 // to the goroutine that ranges over the stream.
 type sink struct {

@@ -22,8 +22,12 @@
 // return the handler's output and an error. Calls from a model go through a
 // [Handler] — a tool, a [Registry], or middleware around either: its
 // Stream method yields the handler's [Progress] reports and then exactly one
-// [Result]; [Run] is Stream drained, and [RunAll] runs the calls of one turn,
-// in order or with bounded parallelism. Run and Stream never return a Go
+// [Result]. [Drain] is the way to run such a call: it passes the progress to
+// a function and returns the result, answering when the caller's context
+// ends whatever the handler does; [Run] is Drain without progress, and
+// [RunAll] runs the calls of one turn, in order or with bounded
+// parallelism, reporting each call's start, progress and result. Drain and
+// Stream never return a Go
 // error: malformed JSON, invalid arguments, a handler error, a handler panic,
 // a timeout and a cancelled context each become a Result with IsError set,
 // whose Content tells the model what went wrong and how to fix its call, and
@@ -32,8 +36,9 @@
 // A streamed call runs its handler on a goroutine of its own, and every event
 // is delivered on the goroutine that ranges over the stream, whichever
 // goroutine reported it; a panic in the consumer's loop body propagates
-// unchanged. Run without a timeout runs the handler on the caller's
-// goroutine.
+// unchanged. Run runs the handler on the caller's goroutine only when
+// nothing can end the call early: a context that never ends, and no
+// timeout.
 //
 // # Timeouts and limits
 //
@@ -75,8 +80,11 @@
 // text only.
 //
 // [Guard] gives any handler — middleware around a tool, say — the
-// guarantees a Registry gives its calls: exactly one result, panics before
-// it turned into a result, nothing after it waited for.
+// guarantees a Registry gives its calls: exactly one result, passed on as
+// soon as it is yielded, and panics before it turned into a result. What
+// middleware does after the result (an audit record, say) is waited for:
+// the stream, and Drain, return once it is done, or when the caller's
+// context ends.
 //
 // # The call in the context
 //

@@ -55,7 +55,7 @@ func ExampleRegistry() {
 	results := tool.RunAll(ctx, reg, []tool.Call{
 		{ID: "2", Name: "ban_user", Args: json.RawMessage(`{"user":"mallory"}`)},
 		{ID: "3", Name: "create_notes", Args: json.RawMessage(`{"title":"x"}`)},
-	}, 1)
+	}, nil)
 	for _, res := range results {
 		fmt.Println(res.CallID, res.Content)
 	}

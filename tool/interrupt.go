@@ -32,18 +32,38 @@ func (e *InterruptError) Is(target error) bool { return target == ErrInterrupted
 // answersKey is the context key of the answers given to a call.
 type answersKey struct{}
 
-// answers are the answers given to one call's questions, taken in order.
+// answers are the answers given to one call's questions, taken in order,
+// and the answers given to other calls in the contexts it was made from.
 type answers struct {
 	callID string
 	list   []string
 	next   atomic.Int64
+	outer  *answers
 }
 
 // WithAnswers returns a context in which Ask, in the call with the given ID,
-// returns answers in order, one per question asked. An agent that resumes a
-// paused run uses it to run the call again.
+// returns answers in order, one per question asked. The answers given to
+// other calls in ctx still hold, so one context can carry the answers of
+// every call of a turn. An agent that resumes a paused run uses it to run
+// the call again.
 func WithAnswers(ctx context.Context, callID string, list []string) context.Context {
-	return context.WithValue(ctx, answersKey{}, &answers{callID: callID, list: list})
+	outer, _ := ctx.Value(answersKey{}).(*answers)
+	return context.WithValue(ctx, answersKey{}, &answers{callID: callID, list: list, outer: outer})
+}
+
+// answersFor returns the answers given to the call with the given ID: those
+// given under its ID, or for a call without one, the last given.
+func answersFor(ctx context.Context, callID string) *answers {
+	first, _ := ctx.Value(answersKey{}).(*answers)
+	for a := first; a != nil; a = a.outer {
+		if a.callID == callID {
+			return a
+		}
+	}
+	if callID == "" {
+		return first
+	}
+	return nil
 }
 
 // Ask asks a person a question from inside a handler (or middleware). When
@@ -63,7 +83,7 @@ func WithAnswers(ctx context.Context, callID string, list []string) context.Cont
 // the second run, so it should ask before it changes anything.
 func Ask(ctx context.Context, question string) (string, error) {
 	call, _ := CallFrom(ctx)
-	if a, ok := ctx.Value(answersKey{}).(*answers); ok && (call.ID == "" || call.ID == a.callID) {
+	if a := answersFor(ctx, call.ID); a != nil {
 		if i := a.next.Add(1) - 1; i < int64(len(a.list)) {
 			return a.list[i], nil
 		}

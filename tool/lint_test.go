@@ -29,11 +29,11 @@ func TestLint(t *testing.T) {
 		dialect *dialect.Dialect
 		want    []string // "severity tool path keyword"
 	}{
-		{dialect.MCP, nil},
-		{dialect.Anthropic, nil},
-		{dialect.OpenAIStrict, []string{"folded search /properties/query minLength", "error tag /properties/labels additionalProperties"}},
-		{dialect.Gemini, []string{"error tag /properties/labels additionalProperties"}},
-		{dialect.GeminiJSONSchema, []string{"folded search /properties/query minLength"}},
+		{dialect.MCP(), nil},
+		{dialect.Anthropic(), nil},
+		{dialect.OpenAIStrict(), []string{"folded search /properties/query minLength", "error tag /properties/labels additionalProperties"}},
+		{dialect.Gemini(), []string{"error tag /properties/labels additionalProperties"}},
+		{dialect.GeminiJSONSchema(), []string{"folded search /properties/query minLength"}},
 	} {
 		t.Run(tt.dialect.Name, func(t *testing.T) {
 			var got []string
@@ -64,7 +64,7 @@ func TestLintRegistry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	problems := tool.LintRegistry(reg, dialect.AnthropicStrict, dialect.Gemini)
+	problems := tool.LintRegistry(reg, dialect.AnthropicStrict(), dialect.Gemini())
 	count := map[string]int{}
 	for _, p := range problems {
 		count[p.Dialect+" "+p.Severity.String()+" "+p.Keyword]++

@@ -36,7 +36,11 @@ type RawTool struct {
 // error. handler's output reaches the model as text when it is a string, as
 // it is when it is a json.RawMessage, and as JSON otherwise; when spec has
 // an output schema, an output that is not a string is also the result's
-// Structured output.
+// Structured output. A handler that knows its whole answer (a proxy of
+// another system's tool, say) returns a Result: its Content, Parts,
+// Structured and Output are the call's, as they are, and its other fields
+// are the tool's to set — a handler reports a failure by returning an
+// error.
 //
 // NewRaw panics with a *DefinitionError on a mistake in the definition: an
 // invalid name, an empty description, a nil handler, an input schema that
@@ -148,6 +152,9 @@ func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
 	out, err := t.handler(ctx, args)
 	if err != nil {
 		return Result{Repairs: repairs}, err
+	}
+	if r, ok := out.(Result); ok { // the handler's own result: taken as it is
+		return Result{Content: r.Content, Parts: r.Parts, Structured: r.Structured, Output: r.Output, Repairs: repairs}, nil
 	}
 	text, err := content(t.name, out)
 	if err != nil {

@@ -173,3 +173,27 @@ func TestErrorTexts(t *testing.T) {
 		t.Error("a *ValidationError does not unwrap to its issues")
 	}
 }
+
+// TestRawHandlerReturnsResult checks that a raw tool's handler can answer
+// with a whole Result — parts and structured output included — which the
+// call's result carries as it is, with the call's ID, the tool's name and
+// the repairs filled in; and that its IsError and Err cannot turn it into a
+// failure, which a handler reports by returning an error.
+func TestRawHandlerReturnsResult(t *testing.T) {
+	parts := []tool.Part{tool.Text("a chart"), tool.Image("image/png", []byte{1, 2, 3})}
+	full := tool.Result{Content: "a chart [image]", Parts: parts, Structured: json.RawMessage(`{"n":1}`), Output: 42, IsError: true, Err: errors.New("ignored")}
+	chart := tool.NewRaw(tool.Spec{Name: "chart", Description: "Draw a chart.", InputSchema: objectSchema}, nil,
+		func(context.Context, json.RawMessage) (any, error) { return full, nil })
+	for _, ctx := range []context.Context{context.Background(), t.Context()} {
+		res := tool.Run(ctx, chart, tool.Call{ID: "7", Name: "chart", Args: json.RawMessage(`{}`)})
+		if res.IsError || res.Err != nil || res.CallID != "7" || res.Tool != "chart" {
+			t.Fatalf("Run = %+v, want a success of call 7", res)
+		}
+		if res.Content != full.Content || len(res.Parts) != 2 || string(res.Structured) != `{"n":1}` || res.Output != 42 {
+			t.Errorf("Run = %+v, want the handler's result", res)
+		}
+		if len(res.Repairs) != 0 {
+			t.Errorf("Run repairs = %v, want none", res.Repairs)
+		}
+	}
+}

@@ -412,9 +412,10 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 // yields progress events and then exactly one result, with the call's ID
 // and tool name filled in when h left them empty; a panic in h before its
 // result is a *PanicError result, and a stream that ends without one an
-// ErrNoResult result. The stream ends with the result: what h yields or
-// does after it is not waited for, and a panic there is logged through
-// logger (slog.Default if nil) and dropped. A panic in the caller's own loop
+// ErrNoResult result. The result is passed on as soon as h yields it; what
+// h yields after it is dropped, and a panic after it is logged through
+// logger (slog.Default if nil) and dropped. What h does after its result
+// is waited for: the stream returns once h's has. A panic in the caller's own loop
 // body is not h's: it propagates unchanged.
 func Guard(h Handler, logger *slog.Logger) Handler {
 	return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
@@ -459,7 +460,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 					res.Tool = call.Name
 				}
 				emit(Event{Result: &res})
-				return // what h does after its result is not waited for
+				return // h's stream now returns; what it does meanwhile is waited for
 			}
 			if !emit(ev) {
 				done = true
@@ -478,7 +479,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 // without streaming it.
 func (r *Registry) run(ctx context.Context, call Call) Result {
 	if r.chain.Load() != nil {
-		return drain(ctx, r, call)
+		return drain(ctx, r, call, nil)
 	}
 	t, refusal := r.resolve(ctx, call)
 	if t == nil {
@@ -487,5 +488,5 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if t, ok := t.(runner); ok {
 		return t.run(ctx, call)
 	}
-	return drain(ctx, Guard(t, r.log()), call) // a tool of the user's own, guarded as Stream guards it
+	return drain(ctx, Guard(t, r.log()), call, nil) // a tool of the user's own, guarded as Stream guards it
 }

@@ -215,7 +215,7 @@ func TestRunAllKeepsOrderAndGivesEveryCallAResult(t *testing.T) {
 		call("6", "nope", `{}`),
 		call("7", "b", `{"title":"last"}`),
 	}
-	results := tool.RunAll(t.Context(), reg, calls, 1)
+	results := tool.RunAll(t.Context(), reg, calls, nil)
 	if !slices.Equal(rec.log, []string{"b:first", "a:second", "b:last"}) {
 		t.Errorf("tools ran in order %v", rec.log)
 	}
@@ -254,7 +254,7 @@ func TestCancelMidBatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	calls := []tool.Call{call("1", "one", `{"title":"x"}`), call("2", "stop", `{"title":"x"}`), call("3", "three", `{"title":"x"}`), call("4", "missing", `{}`)}
-	results := tool.RunAll(ctx, reg, calls, 1)
+	results := tool.RunAll(ctx, reg, calls, nil)
 	if len(results) != 4 {
 		t.Fatalf("%d results for 4 calls", len(results))
 	}
@@ -298,7 +298,7 @@ func TestRunAllParallel(t *testing.T) {
 	for i, ms := range []int{40, 30, 20, 10, 1, 25} {
 		calls = append(calls, call(fmt.Sprint(i), "sleep", fmt.Sprintf(`{"ms":%d}`, ms)))
 	}
-	results := tool.RunAll(t.Context(), reg, calls, 3)
+	results := tool.RunAll(t.Context(), reg, calls, &tool.BatchOptions{Parallel: 3})
 	for i, res := range results {
 		if res.CallID != calls[i].ID || res.IsError {
 			t.Errorf("result %d = %+v, want call %s", i, res, calls[i].ID)
@@ -476,7 +476,7 @@ func TestConcurrentRegistryUse(t *testing.T) {
 		wg.Go(func() {
 			for j := range 25 {
 				calls := []tool.Call{call("1", "a", fmt.Sprintf(`{"title":"%d-%d"}`, i, j)), call("2", "b", `{"title":"x"}`), call("3", "zzz", `{}`)}
-				results := tool.RunAll(t.Context(), reg, calls, 1)
+				results := tool.RunAll(t.Context(), reg, calls, nil)
 				if len(results) != 3 || results[0].IsError || results[1].IsError || !results[2].IsError {
 					t.Errorf("RunAll = %+v", results)
 					return

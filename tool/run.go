@@ -30,67 +30,306 @@ type runner interface {
 	run(ctx context.Context, call Call) Result
 }
 
-// Run runs call through h — a tool, a Registry, or middleware around either —
-// and returns its one result; progress events are dropped. Every failure is
-// an error result (IsError set, Err the Go error): a panic in h's stream is a
-// *PanicError result, and a stream that ends without a result an
-// ErrNoResult result.
-//
-// Run is Stream drained, with one difference: for a tool, or a Registry
-// without middleware, it takes a shorter path that runs the handler on the
-// calling goroutine and starts no goroutine — unless the tool has a timeout.
-// On that path a handler that ignores a cancelled ctx is waited for; give a
-// tool that may hang a timeout.
+// Run runs call through h — a tool, a Registry, or middleware around
+// either — and returns its one result; progress events are dropped. It is
+// Drain without a progress function.
 func Run(ctx context.Context, h Handler, call Call) Result {
-	if r, ok := h.(runner); ok {
-		return r.run(ctx, call)
-	}
-	return drain(ctx, h, call)
+	return Drain(ctx, h, call, nil)
 }
 
-// drain returns the first result of h's stream of call, a *PanicError
-// result if h panics before it, or an ErrNoResult result.
-func drain(ctx context.Context, h Handler, call Call) (res Result) {
-	done := false
+// Drain runs call through h — a tool, a Registry, or middleware around
+// either — and returns its one result. It is the one way the module runs a
+// call: its MCP server, its agent loop and its command line all call it.
+//
+// When progress is not nil, each progress event is passed to it, in order,
+// on the goroutine that called Drain, before the result is returned; when
+// progress returns false, the call is cancelled and its result is a
+// *CanceledError whose cause is context.Canceled. A panic in progress is the
+// caller's own and propagates unchanged.
+//
+// Every failure is an error result (IsError set, Err the Go error): a panic
+// in h's stream before its result is a *PanicError result, and a stream
+// that ends without a result an ErrNoResult result. Drain answers when ctx
+// ends, whatever h does: the result then is a *CanceledError (or the
+// result h had already yielded), and a handler still running is abandoned
+// with its context done, as a tool's timeout abandons it. Only when ctx can
+// never end (ctx.Done() returns nil, as for context.Background) does the
+// call run on the calling goroutine, with no goroutine started — unless the
+// tool has a timeout.
+//
+// What h does after it yields its result (middleware that audits or
+// records) is waited for: Drain returns once h's stream has returned, or
+// when ctx ends, whichever comes first. Work that should outlive the call
+// belongs on a goroutine of its own.
+func Drain(ctx context.Context, h Handler, call Call, progress func(v any) bool) Result {
+	if progress == nil {
+		if r, ok := h.(runner); ok {
+			return r.run(ctx, call)
+		}
+	}
+	return drain(ctx, h, call, progress)
+}
+
+// drain is Drain for a handler's stream: on the calling goroutine when ctx
+// cannot end, and otherwise on a goroutine of its own, so that it answers
+// when ctx ends.
+func drain(ctx context.Context, h Handler, call Call, progress func(v any) bool) Result {
+	if ctx.Done() == nil {
+		return drainHere(ctx, h, call, progress, nil)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()                  // a handler still running when Drain returns is abandoned
+	events := make(chan any)        // progress, handed over one at a time
+	got := make(chan Result, 1)     // the result, as soon as the stream yields it
+	finished := make(chan struct{}) // closed when the stream has returned
+	var forward func(any) bool
+	if progress != nil {
+		forward = func(v any) bool {
+			select {
+			case events <- v:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+	}
+	go func() {
+		defer close(finished)
+		drainHere(ctx, h, call, forward, func(res Result) { got <- res })
+	}()
+	var res Result
+	have := false
+	for {
+		select {
+		case v := <-events:
+			if !progress(v) {
+				cancel()
+				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled})
+			}
+		case res = <-got:
+			have, got = true, nil
+		case <-finished:
+			if !have {
+				res = <-got
+			}
+			return res
+		case <-ctx.Done():
+			if !have {
+				select {
+				case res = <-got:
+				default:
+					return ErrorResult(call, canceled(ctx, call))
+				}
+			}
+			return res
+		}
+	}
+}
+
+// canceled is the error of a call whose caller's context has ended: a
+// *CanceledError whose cause is the context's, or context.DeadlineExceeded
+// when that cause is the timeout of an outer call.
+func canceled(ctx context.Context, call Call) error {
+	cause := context.Cause(ctx)
+	if _, ok := cause.(*TimeoutError); ok {
+		cause = context.DeadlineExceeded
+	}
+	return &CanceledError{Tool: call.Name, CallID: call.ID, Cause: cause}
+}
+
+// drainHere ranges over h's stream of call on the calling goroutine and
+// returns its first result, a *PanicError result if h panics before it, or
+// an ErrNoResult result; it passes progress events to progress (nil drops
+// them), and the result to seen (if not nil) as soon as there is one,
+// before the stream has returned.
+func drainHere(ctx context.Context, h Handler, call Call, progress func(any) bool, seen func(Result)) (res Result) {
+	done := false       // res is the call's result
+	inProgress := false // a panic now is progress's, the caller's own
 	defer func() {
+		if inProgress {
+			return // not recovered: the caller's panic goes on as it was
+		}
 		if v := recover(); v != nil && !done {
-			res = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
+			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()}), true
+		}
+		if !done {
+			res = ErrorResult(call, ErrNoResult)
+		}
+		if seen != nil {
+			seen(res)
 		}
 	}()
 	for ev := range h.Stream(ctx, call) {
 		if ev.Result != nil {
 			res, done = *ev.Result, true
-			return res
+			if seen != nil {
+				seen(res)
+				seen = nil
+			}
+			break // what h does after its result is waited for
+		}
+		if progress != nil {
+			inProgress = true
+			ok := progress(ev.Progress)
+			inProgress = false
+			if !ok {
+				res, done = ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled}), true
+				break
+			}
 		}
 	}
-	return ErrorResult(call, ErrNoResult)
+	return res
 }
 
-// RunAll runs the calls of one turn through h and returns one result per
-// call, in the order given. With parallel at most 1 the calls run one after
-// another in that order, each after the previous one has finished; with
-// parallel above 1, up to that many run at once, so use it only for tools
-// that are safe to run in any order. When ctx ends half-way, the calls not
-// yet run still get a result each, which says they were cancelled.
-func RunAll(ctx context.Context, h Handler, calls []Call, parallel int) []Result {
+// BatchOptions configure RunAll. A nil *BatchOptions runs the calls one
+// after another and reports nothing.
+//
+// The functions, when set, are called on the goroutine that called
+// RunAll, one at a time, whichever goroutine runs the call. When one
+// returns false, RunAll stops: the calls under way are cancelled, no other
+// call starts, and every call without a result gets a *CanceledError
+// result whose cause is context.Canceled.
+type BatchOptions struct {
+	// Parallel is how many calls may run at once. At most 1 runs them one
+	// after another, in order, each after the previous one has finished;
+	// above 1, use it only for tools that are safe to run in any order.
+	Parallel int
+	// Started is told that call i starts to run.
+	Started func(i int) bool
+	// Progress receives each progress event of call i.
+	Progress func(i int, v any) bool
+	// Finished receives the result of call i once it has one.
+	Finished func(i int, res Result) bool
+}
+
+// RunAll runs the calls of one turn through h, each as Drain runs it, and
+// returns one result per call, in the order given. When ctx ends half-way,
+// the calls not yet run still get a result each, which says they were
+// cancelled.
+func RunAll(ctx context.Context, h Handler, calls []Call, opts *BatchOptions) []Result {
+	var o BatchOptions
+	if opts != nil {
+		o = *opts
+	}
 	results := make([]Result, len(calls))
-	if parallel <= 1 {
-		for i, call := range calls {
-			results[i] = Run(ctx, h, call)
+	has := make([]bool, len(calls)) // results[i] is set
+	if o.Parallel > 1 {
+		runParallel(ctx, h, calls, &o, results, has)
+	} else {
+		runInOrder(ctx, h, calls, &o, results, has)
+	}
+	for i, ok := range has {
+		if !ok {
+			results[i] = ErrorResult(calls[i], &CanceledError{Tool: calls[i].Name, CallID: calls[i].ID, Cause: context.Canceled})
 		}
-		return results
 	}
-	sem := make(chan struct{}, parallel)
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		sem <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-sem }()
-			results[i] = Run(ctx, h, call)
-		})
-	}
-	wg.Wait()
 	return results
+}
+
+// runInOrder is RunAll one call after another, on the calling goroutine
+// (Drain starts one only to answer at ctx's end).
+func runInOrder(ctx context.Context, h Handler, calls []Call, o *BatchOptions, results []Result, has []bool) {
+	for i, call := range calls {
+		if o.Started != nil && !o.Started(i) {
+			return
+		}
+		var progress func(any) bool
+		if o.Progress != nil {
+			progress = func(v any) bool { return o.Progress(i, v) }
+		}
+		results[i], has[i] = Drain(ctx, h, call, progress), true
+		if o.Finished != nil && !o.Finished(i, results[i]) {
+			return
+		}
+	}
+}
+
+// A batchEvent is one report of a call run in parallel, on its way to the
+// goroutine that called RunAll.
+type batchEvent struct {
+	i        int
+	started  bool
+	progress any
+	result   *Result
+}
+
+// runParallel is RunAll with up to o.Parallel calls at once. Each call runs
+// on a goroutine of its own and hands its reports over to this one, which
+// frees the call's place once it has passed the result on: so no call
+// starts after a report function has returned false. Every goroutine it
+// starts has ended when it returns, which is soon after a report function
+// returns false: the calls' context is then cancelled, and Drain answers
+// once its context ends.
+func runParallel(ctx context.Context, h Handler, calls []Call, o *BatchOptions, results []Result, has []bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan batchEvent)           // closed once every call's goroutine has ended
+	halt := make(chan struct{})               // closed when a report function returns false
+	places := make(chan struct{}, o.Parallel) // one per call under way
+	send := func(ev batchEvent) bool {
+		select {
+		case events <- ev:
+			return true
+		case <-halt:
+			return false
+		}
+	}
+	go func() {
+		var wg sync.WaitGroup
+		defer func() {
+			wg.Wait()
+			close(events)
+		}()
+		for i, call := range calls {
+			select {
+			case places <- struct{}{}:
+			case <-halt:
+				return
+			}
+			select {
+			case <-halt:
+				return
+			default:
+			}
+			wg.Go(func() {
+				if o.Started != nil && !send(batchEvent{i: i, started: true}) {
+					return
+				}
+				var progress func(any) bool
+				if o.Progress != nil {
+					progress = func(v any) bool { return send(batchEvent{i: i, progress: v}) }
+				}
+				res := Drain(ctx, h, call, progress)
+				results[i], has[i] = res, true
+				send(batchEvent{i: i, result: &res})
+			})
+		}
+	}()
+	halted := false
+	for ev := range events {
+		if halted {
+			continue
+		}
+		ok := true
+		switch {
+		case ev.started:
+			ok = o.Started(ev.i)
+		case ev.result != nil:
+			if o.Finished != nil {
+				ok = o.Finished(ev.i, *ev.result)
+			}
+			if ok {
+				<-places
+			}
+		default:
+			ok = o.Progress(ev.i, ev.progress)
+		}
+		if !ok {
+			halted = true
+			close(halt)
+			cancel()
+		}
+	}
 }
 
 // A callRunner is the part of a call that differs between kinds of tool:
@@ -156,15 +395,20 @@ func (c *core) ended(ctx context.Context, callID string) error {
 	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause}
 }
 
-// run is Run for one tool. Without a timeout, the handler runs on the
-// calling goroutine; with one, on its own, and the call ends at the
-// deadline.
+// run is Run for one tool. When ctx cannot end and the tool has no
+// timeout, the handler runs on the calling goroutine; otherwise on its own,
+// and the call ends when ctx ends or the timeout passes, whatever the
+// handler does.
 func (c *core) run(ctx context.Context, call Call, r callRunner) Result {
 	if c.timeout <= 0 {
-		return c.execute(ctx, call, nil, r)
+		if ctx.Done() == nil {
+			return c.execute(ctx, call, nil, r)
+		}
+	} else {
+		var cancel context.CancelFunc
+		ctx, cancel = c.withTimeout(ctx, call.ID)
+		defer cancel()
 	}
-	ctx, cancel := c.withTimeout(ctx, call.ID)
-	defer cancel()
 	done := make(chan Result, 1) // the handler never waits to hand its result over
 	go func() { done <- c.execute(ctx, call, nil, r) }()
 	select {

@@ -18,7 +18,7 @@
 //
 // Name the dialects to check only the providers in use:
 //
-//	tooltest.Portable(t, reg, dialect.OpenAIStrict, dialect.AnthropicStrict)
+//	tooltest.Portable(t, reg, dialect.OpenAIStrict(), dialect.AnthropicStrict())
 //
 // Each error is one t.Errorf that names the dialect, the tool and the JSON
 // Pointer of the schema concerned; each fold is logged with t.Logf, so

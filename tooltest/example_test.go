@@ -32,7 +32,7 @@ func ExamplePortable() {
 		log.Fatal(err)
 	}
 
-	tooltest.Portable(printTB{}, reg, dialect.OpenAIStrict) // in a test: tooltest.Portable(t, reg)
+	tooltest.Portable(printTB{}, reg, dialect.OpenAIStrict()) // in a test: tooltest.Portable(t, reg)
 	// Output:
 	// log  folded [openai-strict] tool post at /properties/text: maxLength 280 is not carried by OpenAI strict mode; the description says it instead
 	// FAIL error [openai-strict] tool post at /properties/labels: OpenAI strict mode cannot express a map (additionalProperties {"type":"string"}); the map is left out; to fix, make the field a slice of key-value structs, or use a dialect that takes maps (mcp, anthropic, gemini-json-schema)

@@ -74,7 +74,7 @@ func TestPortable(t *testing.T) {
 			t.Fatal(err)
 		}
 		var r recorder
-		tooltest.Portable(&r, reg, dialect.OpenAIStrict, dialect.Gemini, dialect.MCP)
+		tooltest.Portable(&r, reg, dialect.OpenAIStrict(), dialect.Gemini(), dialect.MCP())
 		want := []string{
 			"error [openai-strict] tool tag at /properties/labels: ",
 			"error [gemini] tool tag at /properties/labels: ",
@@ -97,7 +97,7 @@ func TestPortable(t *testing.T) {
 			t.Errorf("PortableTools: errors %q, want 3", r.errors)
 		}
 		var only recorder
-		tooltest.PortableTools(&only, []*dialect.Dialect{dialect.MCP}, weather, tag)
+		tooltest.PortableTools(&only, []*dialect.Dialect{dialect.MCP()}, weather, tag)
 		if len(only.errors)+len(only.logs) != 0 {
 			t.Errorf("PortableTools(MCP): %q %q, want nothing", only.errors, only.logs)
 		}
@@ -108,7 +108,7 @@ func TestPortable(t *testing.T) {
 		// a warning, which is logged, not an error.
 		note := tool.New("note", "Keep a note.", run[noteArgs])
 		var r recorder
-		tooltest.PortableTools(&r, []*dialect.Dialect{dialect.MCP}, note)
+		tooltest.PortableTools(&r, []*dialect.Dialect{dialect.MCP()}, note)
 		if len(r.errors) != 0 || len(r.logs) != 1 || !strings.HasPrefix(r.logs[0], "warning [mcp] tool note at /properties/note: ") {
 			t.Errorf("PortableTools(note): errors %q, logs %q; want the warning logged", r.errors, r.logs)
 		}

@@ -152,14 +152,14 @@ func declarations(specs []tool.Spec, d *dialect.Dialect) ([]any, []dialect.Probl
 		in := provider.InputSchema(spec)
 		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: in}
 		schema, _ := d.ConvertJSON(in)
-		switch d {
-		case dialect.OpenAIStrict:
+		switch d.Name {
+		case dialect.OpenAIStrict().Name:
 			list = append(list, openAITool{Type: "function", Name: spec.Name, Description: spec.Description, Parameters: schema, Strict: true})
-		case dialect.Anthropic, dialect.AnthropicStrict:
-			list = append(list, anthropicTool{Name: spec.Name, Description: spec.Description, InputSchema: schema, Strict: d == dialect.AnthropicStrict})
-		case dialect.Gemini:
+		case dialect.Anthropic().Name, dialect.AnthropicStrict().Name:
+			list = append(list, anthropicTool{Name: spec.Name, Description: spec.Description, InputSchema: schema, Strict: d.Name == dialect.AnthropicStrict().Name})
+		case dialect.Gemini().Name:
 			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, Parameters: schema})
-		case dialect.GeminiJSONSchema:
+		case dialect.GeminiJSONSchema().Name:
 			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, ParametersJSONSchema: schema})
 		default:
 			list = append(list, mcpTool{Name: spec.Name, Title: spec.Title, Description: spec.Description, InputSchema: schema, OutputSchema: spec.OutputSchema})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/otelexport"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/otelhands"
 	"github.com/hands-go/hands/tool"
@@ -200,8 +201,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes()...)...); err != nil {
 		return err
 	}
-	if otelhands.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
-		shutdown, err := otelhands.InstallFromEnv(ctx, "hands")
+	if otelexport.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set
+		shutdown, err := otelexport.InstallFromEnv(ctx, "hands")
 		if err != nil {
 			return err
 		}
@@ -355,14 +356,10 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	var res tool.Result
-	for ev := range reg.Stream(ctx, tool.Call{ID: "cli", Name: name, Args: json.RawMessage(input)}) {
-		if ev.Result != nil {
-			res = *ev.Result
-			continue
-		}
-		fmt.Fprintf(stderr, "progress: %v\n", ev.Progress)
-	}
+	res := tool.Drain(ctx, reg, tool.Call{ID: "cli", Name: name, Args: json.RawMessage(input)}, func(v any) bool {
+		fmt.Fprintf(stderr, "progress: %v\n", v)
+		return true
+	})
 	if !res.IsError {
 		_, err := fmt.Fprintln(stdout, res.Content)
 		return err

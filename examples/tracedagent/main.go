@@ -20,6 +20,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/internal/otelexport"
 	"github.com/hands-go/hands/otelhands"
 	"github.com/hands-go/hands/tool"
 )
@@ -36,7 +37,7 @@ func main() {
 }
 
 func run(ctx context.Context) (err error) {
-	shutdown, err := otelhands.InstallFromEnv(ctx, "tracedagent")
+	shutdown, err := otelexport.InstallFromEnv(ctx, "tracedagent")
 	if err != nil {
 		return err
 	}

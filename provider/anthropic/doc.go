@@ -48,8 +48,8 @@
 //
 // # Schemas and defaults
 //
-// Each tool's schema is rewritten by dialect.Anthropic, or by
-// dialect.AnthropicStrict when [Options.Strict] is set (strict tool use is
+// Each tool's schema is rewritten by dialect.Anthropic(), or by
+// dialect.AnthropicStrict() when [Options.Strict] is set (strict tool use is
 // off by default: it takes a smaller subset of JSON Schema and limits how
 // many strict tools a request may carry). The properties keep their order;
 // what the dialect cannot carry is folded into descriptions, and the tool

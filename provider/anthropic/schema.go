@@ -12,14 +12,21 @@ import (
 	"github.com/hands-go/hands/tool"
 )
 
-// dialect returns the dialect of the tools: dialect.Anthropic, or
-// dialect.AnthropicStrict for strict tools.
+// dialect returns the dialect of the tools: dialect.Anthropic(), or
+// dialect.AnthropicStrict() for strict tools.
 func (m *Model) dialect() *dialect.Dialect {
 	if m.strict {
-		return dialect.AnthropicStrict
+		return strictDialect
 	}
-	return dialect.Anthropic
+	return plainDialect
 }
+
+// The adapter's own copies of its dialects, taken once: a copy per
+// request would cost a table per request.
+var (
+	plainDialect  = dialect.Anthropic()
+	strictDialect = dialect.AnthropicStrict()
+)
 
 // toolSchema returns the input_schema sent for a tool: its schema rewritten
 // by the model's dialect. What the dialect cannot carry as a keyword is

@@ -39,8 +39,8 @@ type Options struct {
 	HTTPClient *http.Client
 
 	// JSONSchema sends each tool's schema as parametersJsonSchema, JSON
-	// Schema rewritten by dialect.GeminiJSONSchema, instead of parameters,
-	// the OpenAPI 3.0 subset rewritten by dialect.Gemini. JSON Schema keeps
+	// Schema rewritten by dialect.GeminiJSONSchema(), instead of parameters,
+	// the OpenAPI 3.0 subset rewritten by dialect.Gemini(). JSON Schema keeps
 	// more (references, maps, type lists), but older models accept only
 	// parameters, which is the default.
 	JSONSchema bool

@@ -11,18 +11,25 @@ import (
 	"github.com/hands-go/hands/tool"
 )
 
-// dialect returns the dialect of the tools: dialect.Gemini, or
-// dialect.GeminiJSONSchema with Options.JSONSchema.
+// The adapter's own copies of its dialects, taken once: a copy per
+// request would cost a table per request.
+var (
+	parametersDialect = dialect.Gemini()
+	jsonSchemaDialect = dialect.GeminiJSONSchema()
+)
+
+// dialect returns the dialect of the tools: dialect.Gemini(), or
+// dialect.GeminiJSONSchema() with Options.JSONSchema.
 func (m *Model) dialect() *dialect.Dialect {
 	if m.jsonSchema {
-		return dialect.GeminiJSONSchema
+		return jsonSchemaDialect
 	}
-	return dialect.Gemini
+	return parametersDialect
 }
 
 // declaration returns the function declaration of a tool. Its schema is
-// rewritten by dialect.Gemini into parameters or, with Options.JSONSchema,
-// by dialect.GeminiJSONSchema into parametersJsonSchema. What the dialect
+// rewritten by dialect.Gemini() into parameters or, with Options.JSONSchema,
+// by dialect.GeminiJSONSchema() into parametersJsonSchema. What the dialect
 // cannot carry as a keyword is folded into a description, and the registry
 // still validates the arguments when the call arrives; Generate has already
 // refused a tool the dialect cannot express. A tool without arguments has

@@ -82,7 +82,7 @@
 // Tools are sent with strict: true unless [Options.NonStrict] is set, so
 // that the model's arguments always match the tool's schema. Strict mode
 // takes a subset of JSON Schema, so each schema is rewritten by
-// dialect.OpenAIStrict, with its properties in their order: every property
+// dialect.OpenAIStrict(), with its properties in their order: every property
 // becomes required, an optional one accepting null instead (which a tool
 // reads as absent, by default), and the constraints strict mode cannot carry
 // are folded into descriptions. The tool still validates the arguments

@@ -60,9 +60,9 @@ type Options struct {
 	// which is rewritten for OpenAI's strict subset of JSON Schema.
 	NonStrict bool
 	// Dialect rewrites and checks the tools' schemas for strict mode. If
-	// nil, dialect.OpenAIStrict is used; set it for a compatible server
+	// nil, dialect.OpenAIStrict() is used; set it for a compatible server
 	// with rules or limits of its own (start from
-	// dialect.OpenAIStrict.Clone()). With NonStrict, schemas are sent as
+	// dialect.OpenAIStrict()). With NonStrict, schemas are sent as
 	// they are, and only its rule for tool names, its root keywords and
 	// MaxTools apply.
 	Dialect *dialect.Dialect
@@ -144,7 +144,7 @@ func New(opts *Options) (*Model, error) {
 		model:     opts.Model,
 		api:       api,
 		strict:    !opts.NonStrict,
-		dialect:   cmp.Or(opts.Dialect, dialect.OpenAIStrict),
+		dialect:   cmp.Or(opts.Dialect, dialect.OpenAIStrict()),
 		maxTokens: int64(max(opts.MaxTokens, 0)),
 		store:     opts.Store,
 		encrypted: !opts.Store && !opts.NoReasoning,

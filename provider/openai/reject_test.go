@@ -14,7 +14,7 @@ import (
 func TestRejected(t *testing.T) {
 	dotted := providertest.Spec[providertest.Labels]("tag")
 	dotted.Name = "tag.add" // a raw spec: tool.New would refuse the name
-	local := dialect.OpenAIStrict.Clone()
+	local := dialect.OpenAIStrict()
 	local.MaxProperties = 2
 	for _, tt := range []struct {
 		name string

@@ -22,7 +22,7 @@ func (m *Model) checked() *dialect.Dialect {
 }
 
 // toolSchema returns the parameters object sent for a tool. A strict tool's
-// schema is rewritten by the dialect (dialect.OpenAIStrict unless
+// schema is rewritten by the dialect (dialect.OpenAIStrict() unless
 // Options.Dialect says otherwise): what strict mode cannot carry as a
 // keyword is folded into a description, and the registry still validates
 // the arguments when the call arrives; Generate has already refused a tool

@@ -1,4 +1,9 @@
-package otelhands
+// Package otelexport sets up OpenTelemetry's SDK for the programs of this
+// module: a tracer provider that exports over OTLP/HTTP when the standard
+// environment variables ask for it. It is apart from otelhands, which
+// depends on the OpenTelemetry API only, as instrumentation should: which
+// SDK and exporter a program uses is the program's choice.
+package otelexport
 
 import (
 	"context"
@@ -46,20 +51,20 @@ func InstallFromEnv(ctx context.Context, service string) (shutdown func(context.
 	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "OTEL_EXPORTER_OTLP_PROTOCOL"} {
 		if p := os.Getenv(name); p != "" {
 			if p != "http/protobuf" {
-				return off, fmt.Errorf("otelhands: %s=%q: only http/protobuf is supported", name, p)
+				return off, fmt.Errorf("otelexport: %s=%q: only http/protobuf is supported", name, p)
 			}
 			break
 		}
 	}
 	exporter, err := otlptracehttp.New(ctx)
 	if err != nil {
-		return off, fmt.Errorf("otelhands: OTLP exporter: %w", err)
+		return off, fmt.Errorf("otelexport: OTLP exporter: %w", err)
 	}
 	res := sdkresource.Default()
 	if os.Getenv("OTEL_SERVICE_NAME") == "" && service != "" {
 		res, err = sdkresource.Merge(res, sdkresource.NewSchemaless(semconv.ServiceName(service)))
 		if err != nil {
-			return off, fmt.Errorf("otelhands: resource: %w", err)
+			return off, fmt.Errorf("otelexport: resource: %w", err)
 		}
 	}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(exporter), sdktrace.WithResource(res))
