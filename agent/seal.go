@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -89,31 +90,41 @@ func (in *Interrupt) seal(key []byte, ttl time.Duration) error {
 }
 
 // mac returns the MAC of everything in the interrupt but its seal: of its
-// JSON encoding after one trip through JSON. That form is the same for the
-// interrupt the run made and for any faithful copy of it decoded from
-// JSON — encoding/json compacts raw JSON, but writes a string's invalid
-// UTF-8 as \ufffd escapes that decode to a valid U+FFFD, which it then
-// writes as is, so only the second encoding is stable. And whatever bytes
-// a decoder accepted, the MAC is of the value decoded, so parser quirks
-// (duplicate or differently cased keys) cannot smuggle a change past it.
+// canonical encoding (see canonical).
 func (in *Interrupt) mac(key []byte) ([]byte, error) {
-	c := *in
-	c.Seal = ""
-	data, err := json.Marshal(&c)
+	data, err := in.canonical(false)
 	if err != nil {
-		return nil, err
-	}
-	var trip Interrupt
-	if err := json.Unmarshal(data, &trip); err != nil {
-		return nil, err
-	}
-	if data, err = json.Marshal(&trip); err != nil {
 		return nil, err
 	}
 	m := hmac.New(sha256.New, key)
 	m.Write([]byte(sealContext))
 	m.Write(data)
 	return m.Sum(nil), nil
+}
+
+// canonical returns the JSON encoding of the interrupt, less its seal, in
+// the form it has after one trip through JSON. That form is the same for
+// the interrupt the run made and for any faithful copy of it decoded from
+// JSON: encoding/json writes raw JSON compacted, which stays as it is, and
+// escapes <, >, &, U+2028 and U+2029 in strings every time, but it writes
+// a string's invalid UTF-8 as \ufffd escapes that decode to a valid
+// U+FFFD, which it then writes as is. So an encoding without "\ufffd" is
+// already in that form, and only one with it (or with trip set) makes the
+// trip. And whatever bytes a decoder accepted, this is the encoding of the
+// value decoded, so parser quirks (duplicate or differently cased keys)
+// cannot smuggle a change past a MAC of it.
+func (in *Interrupt) canonical(trip bool) ([]byte, error) {
+	c := *in
+	c.Seal = ""
+	data, err := json.Marshal(&c)
+	if err != nil || !trip && !bytes.Contains(data, []byte(`\ufffd`)) {
+		return data, err
+	}
+	var decoded Interrupt
+	if err := json.Unmarshal(data, &decoded); err != nil {
+		return nil, err
+	}
+	return json.Marshal(&decoded)
 }
 
 // Verify reports whether the interrupt is one a run sealed under key and

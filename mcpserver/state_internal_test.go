@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -99,3 +101,29 @@ func FuzzOpenState(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkRequestState measures what a round of a multi round-trip call
+// adds: sealing its request state, and opening it on the next round.
+func BenchmarkRequestState(b *testing.B) {
+	s, err := newStateSealer(&Options{StateKey: make([]byte, StateKeyBytes)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	s.claims = claimAll{}
+	a := &inputAnswers{List: []json.RawMessage{json.RawMessage(`{"action":"accept","content":{"account":"main"}}`)}, Asks: []string{"10"}}
+	ad := []byte("hands mcpserver request state v1\x00transfer\x00\x00" + strings.Repeat("0", 64))
+	now := time.Now()
+	b.ReportAllocs()
+	for b.Loop() {
+		state := s.seal(a, "hands-ask-1", ad, now)
+		if _, err := s.open(context.Background(), "transfer", state, ad, now); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// claimAll is a StateClaims that never refuses, so that a benchmark does
+// not fill the process's memory of used states.
+type claimAll struct{}
+
+func (claimAll) Claim(context.Context, string) (bool, error) { return true, nil }
