@@ -64,7 +64,8 @@ type Server struct {
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
-// listed.
+// listed. It panics if opts.StateKey is set and not StateKeyBytes long, a
+// mistake made at setup.
 func New(reg *tool.Registry, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}

@@ -127,3 +127,12 @@ func BenchmarkRequestState(b *testing.B) {
 type claimAll struct{}
 
 func (claimAll) Claim(context.Context, string) (bool, error) { return true, nil }
+
+func TestNewPanicsOnAShortStateKey(t *testing.T) {
+	defer func() {
+		if recover() == nil {
+			t.Error("New with a 16-byte StateKey did not panic")
+		}
+	}()
+	New(nil, &Options{StateKey: make([]byte, 16)})
+}
