@@ -58,4 +58,15 @@
 //
 // Failures before an answer (a cancelled context, a network error) are
 // returned wrapped as they are, so errors.Is(err, context.Canceled) works.
+//
+// # Tests
+//
+// Each adapter is tested with its vendor's SDK against a local server that
+// replays two kinds of responses, kept apart in its testdata: traffic
+// recorded against the live API and published by other projects
+// (langchaingo, pydantic-ai), copied unmodified with each file's source
+// and commit in a manifest; and hand-written fixtures in the API's
+// documented format for what no recording covers (errors, refusals,
+// truncations), each marked "source": "hand-written". TestLive makes one
+// real tool-calling exchange when the provider's API key is set.
 package provider

@@ -74,9 +74,10 @@ type WeatherArgs struct {
 //   - Canceled checks that Generate with a cancelled context returns an
 //     error that matches context.Canceled.
 //
-// m may be a live model, or an adapter pointed at a server that replays a
-// recording of the exchange: first a turn that calls WeatherTool for Paris
-// and for Atlantis, then, once a request carries WeatherReport, the answer.
+// m may be a live model, or an adapter pointed at a server that replays
+// the exchange, recorded or written by hand: first a turn that calls
+// WeatherTool for Paris and for Atlantis, then, once a request carries
+// WeatherReport, the answer.
 func TestModel(t *testing.T, m agent.Model) {
 	t.Helper()
 	t.Run("ToolRoundTrip", func(t *testing.T) { testRoundTrip(t, m) })

@@ -24,7 +24,7 @@
 // cancelled context is reported as such.
 //
 // Each provider adapter runs it in its tests against a local server that
-// replays a recording of the exchange:
+// replays the exchange, scripted in hand-written responses:
 //
 //	func TestConformance(t *testing.T) {
 //		m := newModelOnReplayServer(t) // first the two calls, then the answer

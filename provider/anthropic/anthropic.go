@@ -217,6 +217,15 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 				args[ev.Index] = append(args[ev.Index], ev.Delta.PartialJSON...)
 				d.Call = &agent.CallDelta{Index: i, Args: ev.Delta.PartialJSON}
 			}
+		case "content_block_stop":
+			// A call without arguments streams none (its one
+			// input_json_delta is empty): its delta then gives the
+			// arguments the response has, so that the deltas add up to it.
+			i, ok := calls[ev.Index]
+			if !ok || len(args[ev.Index]) > 0 || ev.Index >= int64(len(msg.Content)) {
+				continue
+			}
+			d.Call = &agent.CallDelta{Index: i, Args: string(compactArgs(msg.Content[ev.Index].Input))}
 		case "message_stop":
 			yield(agent.Chunk{Response: fromMessage(&msg, args)}, nil)
 			return nil

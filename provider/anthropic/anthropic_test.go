@@ -13,13 +13,15 @@ import (
 	"github.com/hands-go/hands/provider/internal/replay"
 )
 
-// The tests replay recorded API responses (testdata/*.response.json) from a
-// local server, and compare the requests the SDK sent with golden files
-// (testdata/*.request.json; go test -update rewrites them).
+// The tests in this file replay hand-written API responses
+// (testdata/*.response.json, in the API's documented wire format; see
+// testdata/README.md) from a local server, and compare the requests the SDK
+// sent with golden files (testdata/*.request.json; go test -update rewrites
+// them). Traffic recorded from the live API is replayed in recorded_test.go.
 
 const apiKey = "sk-ant-test-0123456789"
 
-// The IDs of the calls in the recorded tool-call turn.
+// The IDs of the calls in the hand-written tool-call turn.
 const (
 	parisCall    = "toolu_01K7nWq3Xp9sLm2Vd5Rt8Hc4"
 	atlantisCall = "toolu_01Fz6Yb2Jh8Ne4Qa1Uc7Gs3w"
@@ -58,14 +60,14 @@ func emptyResult() *agent.Request {
 
 func TestGenerate(t *testing.T) {
 	for _, tt := range []struct {
-		name     string // of the golden request file
-		opts     anthropic.Options
-		req      *agent.Request
-		recorded string
-		want     *agent.Response
+		name    string // of the golden request file
+		opts    anthropic.Options
+		req     *agent.Request
+		fixture string
+		want    *agent.Response
 	}{
-		{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: twoCalls},
-		{name: "answer", req: providertest.SecondTurn(callText, parisCall, atlantisCall), recorded: "answer", want: answer},
+		{name: "tool_calls", req: providertest.FirstTurn(), fixture: "tool_calls", want: twoCalls},
+		{name: "answer", req: providertest.SecondTurn(callText, parisCall, atlantisCall), fixture: "answer", want: answer},
 		{
 			// A user's text after the results joins them in one user
 			// message, and an empty assistant turn is dropped, so that the
@@ -75,25 +77,25 @@ func TestGenerate(t *testing.T) {
 				agent.Message{Role: agent.RoleAssistant},
 				agent.UserText("And in Oslo?"),
 			),
-			recorded: "answer", want: answer,
+			fixture: "answer", want: answer,
 		},
-		{name: "empty_result", req: emptyResult(), recorded: "answer", want: answer},
+		{name: "empty_result", req: emptyResult(), fixture: "answer", want: answer},
 		{
 			// The PNG goes as an image block; the rest of the parts,
 			// the SVG included, as text blocks around it.
 			name: "parts_result", req: providertest.PartsTurn(callText, parisCall, atlantisCall, true),
-			recorded: "answer", want: answer,
+			fixture: "answer", want: answer,
 		},
 		{
 			// Without an image the API takes, the result is its text.
 			name: "parts_text", req: providertest.PartsTurn(callText, parisCall, atlantisCall, false),
-			recorded: "answer", want: answer,
+			fixture: "answer", want: answer,
 		},
-		{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
-		{name: "strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+		{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
+		{name: "strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			m := newModel(t, srv, tt.opts)
 			providertest.Generate(t, m, tt.req, tt.want)
 			reqs := srv.Requests()
@@ -113,17 +115,17 @@ func TestGenerate(t *testing.T) {
 
 func TestGenerateErrors(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		status   int
-		kind     error
-		code     string
+		fixture string
+		status  int
+		kind    error
+		code    string
 	}{
 		{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "invalid_request_error"},
 		{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "rate_limit_error"},
 		{"error_529", 529, provider.ErrUnavailable, "overloaded_error"},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			m := newModel(t, srv, anthropic.Options{})
 			resp, err := m.Generate(t.Context(), providertest.FirstTurn())
 			if err == nil {

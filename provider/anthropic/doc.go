@@ -44,7 +44,8 @@
 //
 // With [Options.Stream], Model.Stream, which agent.Run uses, sends a
 // streaming request and yields text_delta and input_json_delta pieces as
-// deltas; a call's arguments are then kept as they streamed.
+// deltas; a call's arguments are then kept as they streamed, and a call
+// that streamed none has {} in its last delta as in the response.
 //
 // # Schemas and defaults
 //

@@ -16,17 +16,17 @@ import (
 // a refusal end the run with the matching error, and that no call runs.
 func TestIncomplete(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		want     error
+		fixture string
+		want    error
 	}{
 		{"max_tokens", agent.ErrTruncated},
 		{"refusal", agent.ErrRefused},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			resp := providertest.Incomplete(t, newModel(t, srv, anthropic.Options{}), tt.want)
-			if resp.RawFinishReason != tt.recorded {
-				t.Errorf("RawFinishReason = %q, want %q", resp.RawFinishReason, tt.recorded)
+			if resp.RawFinishReason != tt.fixture {
+				t.Errorf("RawFinishReason = %q, want %q", resp.RawFinishReason, tt.fixture)
 			}
 		})
 	}

@@ -33,7 +33,9 @@
 // # Call IDs and thought signatures
 //
 // The API may return a call without an ID; the Model then makes one from
-// the response's ID, so that agent.Run can match the result to its call.
+// the response's ID, so that agent.Run can match the result to its call;
+// a streamed call has that ID in its delta too. The made-up ID is never
+// sent to the API.
 // Thinking models attach thought signatures to their calls and, on a turn
 // without calls, to text, which must come back with the conversation. A
 // call's own API ID and signature are kept in its State, and the text

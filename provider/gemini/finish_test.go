@@ -18,16 +18,16 @@ import (
 // SAFETY stop end the run with the matching error.
 func TestIncomplete(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		want     error
-		raw      string
+		fixture string
+		want    error
+		raw     string
 	}{
 		{"blocked", agent.ErrFiltered, "blocked: PROHIBITED_CONTENT"},
 		{"max_tokens", agent.ErrTruncated, "MAX_TOKENS"},
 		{"safety", agent.ErrFiltered, "SAFETY"},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			resp := providertest.Incomplete(t, newModel(t, srv, gemini.Options{}), tt.want)
 			if resp.RawFinishReason != tt.raw {
 				t.Errorf("RawFinishReason = %q, want %q", resp.RawFinishReason, tt.raw)
@@ -132,6 +132,27 @@ func TestStream(t *testing.T) {
 	}
 	if r := srv.Requests()[0]; r.Path != "/v1beta/models/gemini-3-flash:streamGenerateContent" || r.Query != "alt=sse" {
 		t.Errorf("request to %s?%s, want streamGenerateContent?alt=sse", r.Path, r.Query)
+	}
+}
+
+// TestStreamCallWithoutID checks that a streamed call the API gives no ID,
+// in chunks that carry no response ID either, has the same ID in its delta
+// as in the response (providertest.Stream compares them), and that the ID
+// goes back to the API nowhere. The chunks are hand-written; the recorded
+// stream in TestRecordedStreamThoughtSignature has a response ID.
+func TestStreamCallWithoutID(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Response{Events: []replay.Event{
+		{Data: json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[{"functionCall":{"name":"get_weather","args":{"city":"Paris"}}}]},"index":0}]}`)},
+		{Data: json.RawMessage(`{"candidates":[{"content":{"role":"model","parts":[{"text":""}]},"finishReason":"STOP","index":0}]}`)},
+	}}))
+	m := newModel(t, srv, gemini.Options{Stream: true})
+	resp, _ := providertest.Stream(t, m, providertest.FirstTurn())
+	if len(resp.Calls) != 1 || !strings.HasPrefix(resp.Calls[0].ID, "call_") || resp.Calls[0].State != nil {
+		t.Fatalf("Stream's response = %s; want one call with an ID of the Model's making and no state", providertest.Show(resp))
+	}
+	providertest.Stream(t, m, providertest.Answer(providertest.FirstTurn(), resp, "Sunny"))
+	if sent := srv.Requests()[1].Body; bytes.Contains(sent, []byte(resp.Calls[0].ID)) {
+		t.Errorf("the second request carries the Model's own call ID %s: %s", resp.Calls[0].ID, sent)
 	}
 }
 

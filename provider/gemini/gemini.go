@@ -152,10 +152,20 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 		// the last chunk's finish and usage.
 		var whole *genai.GenerateContentResponse
 		calls := 0
+		// streamID stands in for the response's ID when the chunks carry
+		// none, so that a call the API gave no ID has the same one in its
+		// delta and in the response.
+		var streamID string
 		for r, err := range m.client.Models.GenerateContentStream(ctx, m.model, contents, config) {
 			if err != nil {
 				yield(agent.Chunk{}, m.fail(err))
 				return
+			}
+			if r.ResponseID == "" {
+				if streamID == "" {
+					streamID = randomID()
+				}
+				r.ResponseID = streamID
 			}
 			whole = merge(whole, r)
 			if len(r.Candidates) == 0 || r.Candidates[0].Content == nil {
@@ -169,7 +179,11 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 					if len(part.FunctionCall.Args) > 0 {
 						args, _ = json.Marshal(part.FunctionCall.Args)
 					}
-					d.Call = &agent.CallDelta{Index: calls, ID: part.FunctionCall.ID, Name: part.FunctionCall.Name, Args: string(args)}
+					id := part.FunctionCall.ID
+					if id == "" {
+						id = m.newID(r.ResponseID, calls)
+					}
+					d.Call = &agent.CallDelta{Index: calls, ID: id, Name: part.FunctionCall.Name, Args: string(args)}
 					calls++
 				case part.Text != "" && !part.Thought:
 					d.Text = part.Text
@@ -448,11 +462,16 @@ func (m *Model) response(r *genai.GenerateContentResponse) (*agent.Response, err
 // newID returns an ID for the i'th call of a response that gave it none.
 func (m *Model) newID(responseID string, i int) string {
 	if responseID == "" {
-		var b [8]byte
-		rand.Read(b[:])
-		responseID = hex.EncodeToString(b[:])
+		responseID = randomID()
 	}
 	return "call_" + responseID + "_" + strconv.Itoa(i+1)
+}
+
+// randomID returns 16 random hexadecimal digits.
+func randomID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // fail wraps an error with the model's name, and an error status of the

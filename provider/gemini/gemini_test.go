@@ -14,9 +14,11 @@ import (
 	"github.com/hands-go/hands/provider/internal/replay"
 )
 
-// The tests replay recorded API responses (testdata/*.response.json) from a
-// local server, and compare the requests the SDK sent with golden files
-// (testdata/*.request.json; go test -update rewrites them).
+// The tests in this file replay hand-written API responses
+// (testdata/*.response.json, in the API's documented wire format; see
+// testdata/README.md) from a local server, and compare the requests the SDK
+// sent with golden files (testdata/*.request.json; go test -update rewrites
+// them). Traffic recorded from the live API is replayed in recorded_test.go.
 
 const (
 	apiKey = "AIza-test-0123456789"
@@ -39,7 +41,7 @@ func newModel(t *testing.T, srv *replay.Server, opts gemini.Options) *gemini.Mod
 	return m
 }
 
-// The recorded tool-call turns: one without call IDs, from which the Model
+// The hand-written tool-call turns: one without call IDs, from which the Model
 // makes IDs out of the response's ID, and one with them.
 var (
 	callsWithoutIDs = providertest.Calls("", "call_kCjxaPzEFo2vz7IPpL7n4AQ_1", "call_kCjxaPzEFo2vz7IPpL7n4AQ_2")
@@ -49,32 +51,32 @@ var (
 
 func TestGenerate(t *testing.T) {
 	for _, tt := range []struct {
-		name     string // of the golden request file
-		opts     gemini.Options
-		req      *agent.Request
-		recorded string
-		want     *agent.Response
+		name    string // of the golden request file
+		opts    gemini.Options
+		req     *agent.Request
+		fixture string
+		want    *agent.Response
 	}{
-		{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: callsWithoutIDs},
-		{name: "tool_calls_ids", req: providertest.FirstTurn(), recorded: "tool_calls_ids", want: callsWithIDs},
+		{name: "tool_calls", req: providertest.FirstTurn(), fixture: "tool_calls", want: callsWithoutIDs},
+		{name: "tool_calls_ids", req: providertest.FirstTurn(), fixture: "tool_calls_ids", want: callsWithIDs},
 		{
 			// The Model did not return these calls, so it sends neither
 			// IDs nor thought signatures with them.
 			name: "answer", req: providertest.SecondTurn("Checking both cities.", "toolu_1", "toolu_2"),
-			recorded: "answer", want: answer,
+			fixture: "answer", want: answer,
 		},
 		{
 			// The PNG goes as inline data of the functionResponse's parts;
 			// the output is the text, with a note of each part.
 			name: "parts_result", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", true),
-			recorded: "answer", want: answer,
+			fixture: "answer", want: answer,
 		},
-		{name: "parts_text", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", false), recorded: "answer", want: answer},
-		{name: "schemas", opts: gemini.Options{MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
-		{name: "json_schema", opts: gemini.Options{JSONSchema: true}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: callsWithoutIDs},
+		{name: "parts_text", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", false), fixture: "answer", want: answer},
+		{name: "schemas", opts: gemini.Options{MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: callsWithoutIDs},
+		{name: "json_schema", opts: gemini.Options{JSONSchema: true}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: callsWithoutIDs},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			m := newModel(t, srv, tt.opts)
 			providertest.Generate(t, m, tt.req, tt.want)
 			reqs := srv.Requests()
@@ -97,32 +99,32 @@ func TestGenerate(t *testing.T) {
 // it gave some — after a JSON round trip of the history, from a Model made
 // afresh, as another process would send it.
 func TestSecondTurn(t *testing.T) {
-	for _, recorded := range []string{"tool_calls", "tool_calls_ids"} {
-		t.Run(recorded, func(t *testing.T) {
+	for _, fixture := range []string{"tool_calls", "tool_calls_ids"} {
+		t.Run(fixture, func(t *testing.T) {
 			srv := replay.NewServer(t, replay.AfterResult(agenttest.WeatherReport,
-				replay.Load(t, "testdata/"+recorded+".response.json"),
+				replay.Load(t, "testdata/"+fixture+".response.json"),
 				replay.Load(t, "testdata/answer.response.json")))
 			history := providertest.Resume(t, newModel(t, srv, gemini.Options{}), newModel(t, srv, gemini.Options{}))
 			if got := history[len(history)-1].Text; got != answer.Text {
 				t.Errorf("the answer = %q, want %q", got, answer.Text)
 			}
-			golden.Check(t, "testdata/"+recorded+"_second_turn.request.json", srv.Requests()[1].Golden())
+			golden.Check(t, "testdata/"+fixture+"_second_turn.request.json", srv.Requests()[1].Golden())
 		})
 	}
 }
 
 func TestGenerateErrors(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		status   int // 0: not an error status
-		kind     error
-		code     string
+		fixture string
+		status  int // 0: not an error status
+		kind    error
+		code    string
 	}{
 		{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "INVALID_ARGUMENT"},
 		{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "RESOURCE_EXHAUSTED"},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			m := newModel(t, srv, gemini.Options{})
 			resp, err := m.Generate(t.Context(), providertest.FirstTurn())
 			if err == nil {
@@ -159,10 +161,10 @@ func TestRetry(t *testing.T) {
 }
 
 func TestConformance(t *testing.T) {
-	for _, recorded := range []string{"tool_calls", "tool_calls_ids"} {
-		t.Run(recorded, func(t *testing.T) {
+	for _, fixture := range []string{"tool_calls", "tool_calls_ids"} {
+		t.Run(fixture, func(t *testing.T) {
 			srv := replay.NewServer(t, replay.AfterResult(agenttest.WeatherReport,
-				replay.Load(t, "testdata/"+recorded+".response.json"),
+				replay.Load(t, "testdata/"+fixture+".response.json"),
 				replay.Load(t, "testdata/answer.response.json")))
 			agenttest.TestModel(t, newModel(t, srv, gemini.Options{}))
 		})

@@ -18,10 +18,10 @@ import (
 // ends the run with the matching error, and that its calls never run.
 func TestIncomplete(t *testing.T) {
 	for _, tt := range []struct {
-		recorded string
-		api      openai.API
-		want     error
-		raw      string
+		fixture string
+		api     openai.API
+		want    error
+		raw     string
 	}{
 		{"responses_incomplete_call", openai.Responses, agent.ErrTruncated, "incomplete: max_output_tokens"},
 		{"responses_content_filter", openai.Responses, agent.ErrFiltered, "incomplete: content_filter"},
@@ -30,8 +30,8 @@ func TestIncomplete(t *testing.T) {
 		{"chat_content_filter", openai.ChatCompletions, agent.ErrFiltered, "content_filter"},
 		{"chat_refusal", openai.ChatCompletions, agent.ErrRefused, "stop"},
 	} {
-		t.Run(tt.recorded, func(t *testing.T) {
-			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+		t.Run(tt.fixture, func(t *testing.T) {
+			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 			resp := providertest.Incomplete(t, newModel(t, srv, openai.Options{API: tt.api}), tt.want)
 			if resp.RawFinishReason != tt.raw {
 				t.Errorf("RawFinishReason = %q, want %q", resp.RawFinishReason, tt.raw)

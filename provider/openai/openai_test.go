@@ -13,13 +13,15 @@ import (
 	"github.com/hands-go/hands/provider/openai"
 )
 
-// The tests replay recorded API responses (testdata/*.response.json) from a
-// local server, and compare the requests the SDK sent with golden files
-// (testdata/*.request.json; go test -update rewrites them).
+// The tests in this file replay hand-written API responses
+// (testdata/*.response.json, in the API's documented wire format; see
+// testdata/README.md) from a local server, and compare the requests the SDK
+// sent with golden files (testdata/*.request.json; go test -update rewrites
+// them). Traffic recorded from the live API is replayed in recorded_test.go.
 
 const apiKey = "sk-test-0123456789"
 
-// The IDs of the calls in the recorded tool-call turns.
+// The IDs of the calls in the hand-written tool-call turns.
 const (
 	parisCall    = "call_Qm3XyT8pLr2VwZ9aKd4FhN7s"
 	atlantisCall = "call_Bv6NcR1tYe5UoP0gHs8JmW2q"
@@ -57,23 +59,23 @@ var (
 func TestGenerate(t *testing.T) {
 	for _, api := range apis {
 		for _, tt := range []struct {
-			name     string // of the golden request file, after the API's prefix
-			opts     openai.Options
-			req      *agent.Request
-			recorded string // the recorded response, after the API's prefix
-			want     *agent.Response
+			name    string // of the golden request file, after the API's prefix
+			opts    openai.Options
+			req     *agent.Request
+			fixture string // the hand-written response, after the API's prefix
+			want    *agent.Response
 		}{
-			{name: "tool_calls", req: providertest.FirstTurn(), recorded: "tool_calls", want: twoCalls},
-			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), recorded: "answer", want: answer},
+			{name: "tool_calls", req: providertest.FirstTurn(), fixture: "tool_calls", want: twoCalls},
+			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), fixture: "answer", want: answer},
 			// Responses: the PNG goes as an input_image, the rest of the
 			// parts as input_text around it; Chat: the text.
-			{name: "parts_result", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, true), recorded: "answer", want: answer},
-			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), recorded: "answer", want: answer},
-			{name: "schemas", req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
-			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), recorded: "tool_calls", want: twoCalls},
+			{name: "parts_result", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, true), fixture: "answer", want: answer},
+			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), fixture: "answer", want: answer},
+			{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
+			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
 		} {
 			t.Run(api.prefix+"/"+tt.name, func(t *testing.T) {
-				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.recorded+".response.json")))
+				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.fixture+".response.json")))
 				tt.opts.API = api.api
 				m := newModel(t, srv, tt.opts)
 				providertest.Generate(t, m, tt.req, tt.want)
@@ -96,16 +98,16 @@ func TestGenerate(t *testing.T) {
 func TestGenerateErrors(t *testing.T) {
 	for _, api := range apis {
 		for _, tt := range []struct {
-			recorded string
-			status   int
-			kind     error
-			code     string
+			fixture string
+			status  int
+			kind    error
+			code    string
 		}{
 			{"error_400", http.StatusBadRequest, provider.ErrInvalidRequest, "invalid_function_parameters"},
 			{"error_429", http.StatusTooManyRequests, provider.ErrRateLimit, "rate_limit_exceeded"},
 		} {
-			t.Run(api.prefix+"/"+tt.recorded, func(t *testing.T) {
-				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.recorded+".response.json")))
+			t.Run(api.prefix+"/"+tt.fixture, func(t *testing.T) {
+				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
 				m := newModel(t, srv, openai.Options{API: api.api})
 				resp, err := m.Generate(t.Context(), providertest.FirstTurn())
 				if err == nil {

@@ -4,10 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"reflect"
+	"runtime"
 	"slices"
+	"strconv"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -335,3 +342,209 @@ func dumpHistory(h agent.History) string {
 	data, _ := json.Marshal(h)
 	return string(data)
 }
+
+// Answer returns the request of the turn after req: req's messages, then
+// resp as the assistant's message, with its state, and a tool message for
+// each of resp's calls with the result text results[i], as agent.Run
+// records them.
+func Answer(req *agent.Request, resp *agent.Response, results ...string) *agent.Request {
+	next := *req
+	next.Messages = append(slices.Clone(req.Messages), agent.Message{
+		Role: agent.RoleAssistant, Text: resp.Text, Calls: resp.Calls, State: resp.State,
+	})
+	for i, c := range resp.Calls {
+		next.Messages = append(next.Messages, agent.Message{Role: agent.RoleTool, CallID: c.ID, Name: c.Name, Text: results[i]})
+	}
+	return &next
+}
+
+// At returns the value at the JSON Pointer ptr (RFC 6901) in the JSON
+// document doc, compacted, and fails the test if there is none.
+func At(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(doc, &v); err != nil {
+		t.Fatalf("At(%s): %v", ptr, err)
+	}
+	if ptr != "" {
+		for _, tok := range strings.Split(strings.TrimPrefix(ptr, "/"), "/") {
+			tok = strings.NewReplacer("~1", "/", "~0", "~").Replace(tok)
+			switch x := v.(type) {
+			case map[string]any:
+				var ok bool
+				if v, ok = x[tok]; !ok {
+					t.Fatalf("At(%s): no member %q in %s", ptr, tok, doc)
+				}
+			case []any:
+				i, err := strconv.Atoi(tok)
+				if err != nil || i < 0 || i >= len(x) {
+					t.Fatalf("At(%s): no element %q in %s", ptr, tok, doc)
+				}
+				v = x[i]
+			default:
+				t.Fatalf("At(%s): %q reaches into a scalar in %s", ptr, tok, doc)
+			}
+		}
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// Shape returns the structure of the JSON value at ptr in doc: each object
+// as its member names with their shapes, each array as its elements'
+// shapes, and each scalar as its JSON type. Two requests with the same
+// shape at a pointer are built alike there, whatever their text.
+func Shape(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal([]byte(At(t, doc, ptr)), &v); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(shape(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+func shape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(x))
+		for k, e := range x {
+			m[k] = shape(e)
+		}
+		return m
+	case []any:
+		s := make([]any, len(x))
+		for i, e := range x {
+			s[i] = shape(e)
+		}
+		return s
+	case string:
+		return "string"
+	case float64:
+		return "number"
+	case bool:
+		return "boolean"
+	default:
+		return "null"
+	}
+}
+
+// StringAt returns the string at the JSON Pointer ptr in doc, and fails
+// the test if there is none.
+func StringAt(t testing.TB, doc []byte, ptr string) string {
+	t.Helper()
+	var s string
+	if err := json.Unmarshal([]byte(At(t, doc, ptr)), &s); err != nil {
+		t.Fatalf("StringAt(%s): %v", ptr, err)
+	}
+	return s
+}
+
+// LiveModel returns the model a live test uses: the environment variable
+// named env when it is set, otherwise def.
+func LiveModel(env, def string) string {
+	if m := os.Getenv(env); m != "" {
+		return m
+	}
+	return def
+}
+
+// Live runs one real exchange on m, a Model that reaches its provider's
+// live API: the model is asked to add two numbers with a tool, and the
+// test fails unless the tool ran with those numbers and the answer, after
+// the tool's result went back, holds their sum. It is the adapters' smoke
+// test, run only when an API key is set.
+func Live(t testing.TB, m agent.Model) {
+	t.Helper()
+	type args struct {
+		A int `json:"a" jsonschema:"the first addend"`
+		B int `json:"b" jsonschema:"the second addend"`
+	}
+	var (
+		mu  sync.Mutex
+		ran []args
+	)
+	add := tool.New("add", "Add two integers and return their sum.", func(ctx context.Context, a args) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ran = append(ran, a)
+		return strconv.Itoa(a.A + a.B), nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "math", Tools: []tool.Interface{add}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	prompt := agent.UserText("Use the add tool to add 1234 and 5678. Then reply with the sum alone.")
+	history, err := agent.Run(ctx, m, reg, agent.History{prompt}, &agent.Options{MaxTurns: 4})
+	if err != nil {
+		t.Fatalf("agent.Run: %v; history %s", err, dumpHistory(history))
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Contains(ran, args{A: 1234, B: 5678}) && !slices.Contains(ran, args{A: 5678, B: 1234}) {
+		t.Errorf("the tool ran with %+v; want 1234 and 5678; history %s", ran, dumpHistory(history))
+	}
+	last := history[len(history)-1]
+	if last.Role != agent.RoleAssistant || !strings.Contains(strings.ReplaceAll(last.Text, ",", ""), "6912") {
+		t.Errorf("the answer is %q, want the sum 6912; history %s", last.Text, dumpHistory(history))
+	}
+}
+
+// Streamed runs one turn of m through Stream, as [Stream] does, and fails
+// the test unless the response is want in the fields want sets, as
+// [Generate] compares them. It returns the response.
+func Streamed(t testing.TB, m agent.StreamingModel, req *agent.Request, want *agent.Response) *agent.Response {
+	t.Helper()
+	resp, _ := Stream(t, m, req)
+	if p := Project(resp, want); !reflect.DeepEqual(p, want) {
+		t.Errorf("Stream = %s, want %s", Show(p), Show(want))
+	}
+	return resp
+}
+
+// Capture runs check with a testing.TB that keeps the failures reported
+// to it instead of failing t, and returns them: how a test checks that a
+// checker such as [Live] or replay.CheckManifest fails when it should.
+func Capture(t testing.TB, check func(testing.TB)) []string {
+	f := &failures{TB: t}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		check(f)
+	}()
+	<-done
+	return f.msgs
+}
+
+// failures is a testing.TB that keeps the failures it is told of; Fatal
+// and Fatalf end the goroutine, as they do a test's.
+type failures struct {
+	testing.TB
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (f *failures) Helper() {}
+
+func (f *failures) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.msgs = append(f.msgs, fmt.Sprintf(format, args...))
+}
+
+func (f *failures) Error(args ...any) { f.Errorf("%s", fmt.Sprint(args...)) }
+
+func (f *failures) Fatalf(format string, args ...any) {
+	f.Errorf(format, args...)
+	runtime.Goexit()
+}
+
+func (f *failures) Fatal(args ...any) { f.Fatalf("%s", fmt.Sprint(args...)) }

@@ -12,21 +12,29 @@ import (
 	"testing"
 )
 
-// A Response is one recorded HTTP response.
+// A Response is one HTTP response for the server to send: a hand-written
+// fixture ([Load]) or one recorded from a live service.
 type Response struct {
+	// Source says where a fixture comes from; [Load] requires
+	// "hand-written", the only kind kept as these JSON files.
+	Source string `json:"source,omitempty"`
 	// Status is the HTTP status; zero means 200.
 	Status int `json:"status,omitempty"`
-	// Header holds the response's headers, beyond Content-Type, which is
-	// always application/json.
+	// Header holds the response's headers. Content-Type is
+	// application/json unless Header or Events say otherwise.
 	Header map[string]string `json:"header,omitempty"`
 	// Body is the response body, a JSON value.
 	Body json.RawMessage `json:"body,omitempty"`
 	// Events, when set, are sent instead of Body as a stream of
 	// server-sent events.
 	Events []Event `json:"events,omitempty"`
+	// Raw, when set, is sent instead of Body byte for byte: the body of a
+	// response recorded from a live service ([LoadHTTPRR],
+	// [LoadCassette]), JSON or an event stream as it arrived.
+	Raw []byte `json:"-"`
 }
 
-// An Event is one recorded server-sent event.
+// An Event is one server-sent event of a hand-written stream.
 type Event struct {
 	// Event is the event's name; empty for an event without one.
 	Event string `json:"event,omitempty"`
@@ -49,8 +57,8 @@ func (e Event) write(w io.Writer) {
 	fmt.Fprintf(w, "data: %s\n\n", text)
 }
 
-// Load reads a recorded response from the file at path, failing the test if
-// it cannot.
+// Load reads a hand-written response from the file at path, failing the
+// test if it cannot.
 func Load(t testing.TB, path string) Response {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -60,6 +68,9 @@ func Load(t testing.TB, path string) Response {
 	var r Response
 	if err := json.Unmarshal(data, &r); err != nil {
 		t.Fatalf("replay: %s: %v", path, err)
+	}
+	if r.Source != "hand-written" {
+		t.Fatalf(`replay: %s says "source": %q; a fixture file is "hand-written", and traffic recorded from a live service goes in testdata/recorded/ with its manifest`, path, r.Source)
 	}
 	return r
 }
@@ -134,8 +145,14 @@ func NewServer(t testing.TB, answer func(Request) Response) *Server {
 			}
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		if w.Header().Get("Content-Type") == "" {
+			w.Header().Set("Content-Type", "application/json")
+		}
 		w.WriteHeader(status)
+		if resp.Raw != nil {
+			w.Write(resp.Raw)
+			return
+		}
 		w.Write(resp.Body)
 	}))
 	t.Cleanup(srv.Close)
@@ -164,8 +181,8 @@ func Sequence(t testing.TB, responses ...Response) func(Request) Response {
 		mu.Lock()
 		defer mu.Unlock()
 		if next >= len(responses) {
-			t.Errorf("replay: request %d, but only %d responses are recorded", next+1, len(responses))
-			return Response{Status: http.StatusInternalServerError, Body: json.RawMessage(`{"error":"no more recorded responses"}`)}
+			t.Errorf("replay: request %d, but only %d responses are scripted", next+1, len(responses))
+			return Response{Status: http.StatusInternalServerError, Body: json.RawMessage(`{"error":"no more scripted responses"}`)}
 		}
 		next++
 		return responses[next-1]
