@@ -48,9 +48,9 @@ type inputAnswers struct {
 	Asks     []string
 	declined bool // the user did not answer the last tool.Ask
 	taken    int
-	sealer   *stateSealer // seals the request state
-	bind     []byte       // what the request state is bound to
-	asked    string       // in an opened state: the key of the request it was sent with
+	sealer   *stateSealer  // seals the request state
+	bind     func() []byte // what the request state is bound to, worked out when first needed
+	asked    string        // in an opened state: the key of the request it was sent with
 }
 
 // next returns the index of the handler's next request in this round, and
@@ -94,7 +94,7 @@ func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
 // expired or was used before, is a *RequestStateError.
 func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inputAnswers, error) {
 	p := req.Params
-	a := &inputAnswers{sealer: s.states, bind: binding(ctx, req)}
+	a := &inputAnswers{sealer: s.states, bind: sync.OnceValue(func() []byte { return binding(ctx, req) })}
 	if p.RequestState == "" {
 		if len(p.InputResponses) > 0 {
 			// Answers to requests the server never made.
@@ -102,7 +102,7 @@ func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inpu
 		}
 		return a, nil // the first round
 	}
-	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind, time.Now())
+	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind(), time.Now())
 	if err != nil {
 		return nil, err
 	}
@@ -131,7 +131,7 @@ func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inpu
 func (a *inputAnswers) state(asked string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	return a.sealer.seal(a, asked, a.bind, time.Now())
+	return a.sealer.seal(a, asked, a.bind(), time.Now())
 }
 
 // maxAsks bounds how many questions of tool.Ask one call may put to the
