@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -158,7 +159,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, err
 		}
 		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns}
+			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 		}
 		turn++
 	}
@@ -182,7 +183,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		}
 		switch resp.FinishReason {
 		case FinishLength, FinishContentFilter, FinishRefusal:
-			return history, &IncompleteError{Turn: turn, Response: &out}
+			return history, &IncompleteError{Turn: turn, Response: &out, Err: incompleteKind(out.FinishReason)}
 		}
 		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State})
 		if len(calls) == 0 {
@@ -195,7 +196,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			}
 			history = append(history, UserText(text))
 			if turn >= l.maxTurns {
-				return history, &TurnLimitError{Turns: l.maxTurns}
+				return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 			}
 			continue
 		}
@@ -203,7 +204,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, err
 		}
 		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns}
+			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 		}
 	}
 }
@@ -305,7 +306,7 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 	next = ran
 
 	// Record the results, in call order.
-	in := &Interrupt{Turn: turn}
+	in := &Interrupt{Turn: turn, Err: ErrPaused}
 	for _, j := range jobs[:next] {
 		r := results[j.index]
 		if r.pending != nil {
@@ -320,7 +321,8 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 		if tool.PartsText(parts) != r.res.Content {
 			parts = nil // likewise for the images and resources
 		}
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError})
+		migrated := slices.ContainsFunc(r.res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
+		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError, Migrated: migrated})
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.
@@ -382,7 +384,7 @@ func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[
 	if len(rejected) > 0 {
 		tools = tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 			if d := rejected[call.ID]; d != nil {
-				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}})
+				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
 				return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 			}
 			return l.tools.Stream(ctx, call)
