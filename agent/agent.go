@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"strings"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -308,6 +309,21 @@ type Options struct {
 	// Resume). Destructive and InScopes are common policies. Nil means no
 	// call needs approval.
 	NeedsApproval func(ctx context.Context, call tool.Call) bool
+	// PauseKey is the secret key, at least MinPauseKeyBytes long, under
+	// which a run seals the *Interrupt it pauses with, and Resume checks
+	// it. Nil selects a random key made once per process: an interrupt
+	// then resumes only in the process that made it. Processes that resume
+	// each other's interrupts share a key, as they would a database
+	// password.
+	PauseKey []byte
+	// PauseTTL is how long after a pause its *Interrupt can be resumed;
+	// past it, Resume refuses it with ErrInterruptExpired. Zero means no
+	// end. With one, a claim store may forget the claims older than it.
+	PauseTTL time.Duration
+	// Claims records the interrupts resumed, so that each is resumed once
+	// (see ClaimStore). Nil selects this process's memory; processes that
+	// resume each other's interrupts share a store, such as SQLClaims.
+	Claims ClaimStore
 	// Middleware wraps the run, its model calls and its tool calls; the
 	// first one listed is outermost.
 	Middleware []Middleware

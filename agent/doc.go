@@ -76,15 +76,31 @@
 //
 // [Resume] takes one [Decision] per pending call and goes on exactly where
 // the run stopped. [Approve] runs the call; [Edit] runs it with other
-// arguments, which the tool validates as it would the model's (invalid ones
-// give the model a validation error to fix) and which the history records
-// as the call's; [Reject] does not run it, and its tool message gives the
-// model the reason; [Answer] answers a question: the call runs again from
-// the start, with the same arguments, and this time tool.Ask returns the
-// answer (a handler that asks several questions gets them in order). A
-// decision for a call that does not wait is an ErrStaleDecision, a missing
-// or unfitting one an ErrInvalidDecision, both as a [*DecisionError], and
-// then nothing runs.
+// arguments, which the history records as the call's; [Reject] does not
+// run it, and its tool message gives the model the reason; [Answer]
+// answers a question: the call runs again from the start, with the same
+// arguments, and this time tool.Ask returns the answer (a handler that
+// asks several questions gets them in order). A decision for a call that
+// does not wait is an ErrStaleDecision, edited arguments the tool refuses
+// an ErrInvalidEdit that lists the issues, a missing or unfitting decision
+// an ErrInvalidDecision, all as a [*DecisionError], and then nothing runs.
+//
+// # What Resume trusts
+//
+// The Interrupt's JSON is in other hands between Run and Resume, so Resume
+// trusts none of it that the run did not seal. The run seals the
+// Interrupt with a MAC under Options.PauseKey (a random key per process
+// when nil; processes that resume each other's interrupts share one), and
+// Resume refuses one that was changed in any way — arguments, tool names,
+// approvals, decisions, history — with ErrInterruptAltered
+// ([Interrupt.Verify] checks the same, for a program that shows the
+// pending calls to a person). Each Interrupt has an ID, which Resume claims
+// once in Options.Claims ([MemoryClaims] by default; [DirClaims] and
+// [SQLClaims] are shared by processes) after the decisions check out and
+// before anything runs: a second Resume of the same Interrupt, here or in
+// another process, gets ErrInterruptClaimed and runs nothing. With
+// Options.PauseTTL, an Interrupt past its sealed Expires is
+// ErrInterruptExpired. All three are reported as a [*ResumeError].
 //
 // # Events
 //

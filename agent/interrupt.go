@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -18,7 +20,16 @@ var ErrPaused = errors.New("agent: the run waits for a person")
 // error Run returns then, and everything Resume needs to go on. It is a
 // plain value that round-trips through JSON, so the decision can come
 // later, from another process. As an error it matches ErrPaused.
+//
+// The run seals it: Seal is a MAC, under Options.PauseKey, of everything
+// else in it, and Resume refuses an interrupt whose seal does not match
+// (ErrInterruptAltered), so what runs after a pause is what the run
+// recorded, and nothing a holder of the JSON wrote. Read it, store it, send
+// it; do not change it.
 type Interrupt struct {
+	// ID names this pause. Resume claims it once (see ClaimStore); a
+	// resumed run that pauses again has a new one.
+	ID string `json:"id"`
 	// History is the conversation so far. Its last assistant message holds
 	// the paused turn's calls; those without a tool message have not run.
 	History History `json:"history"`
@@ -31,6 +42,11 @@ type Interrupt struct {
 	// because a call before them paused the run again; Resume applies
 	// their decisions, and they need no new ones.
 	Decided []Pending `json:"decided,omitempty"`
+	// Expires is when the interrupt can no longer be resumed, from
+	// Options.PauseTTL; zero when it has no end.
+	Expires time.Time `json:"expires,omitzero"`
+	// Seal authenticates the rest: a MAC under the run's pause key.
+	Seal string `json:"seal"`
 	// Err is ErrPaused in the Interrupt a run returns. It is not part of
 	// the JSON: an Interrupt read back is data for Resume, not an error.
 	Err error `json:"-"`
@@ -131,6 +147,11 @@ var (
 	// answer to an approval, arguments that are not JSON, a second
 	// decision for one call), or a pending call left without one.
 	ErrInvalidDecision = errors.New("agent: invalid decision")
+	// ErrInvalidEdit reports an approval whose edited arguments the call's
+	// tool refuses: they are not JSON, or not valid for its input schema.
+	// The person who edited them gets the issues; the model never sees
+	// them, and nothing runs.
+	ErrInvalidEdit = errors.New("agent: the edited arguments are invalid")
 )
 
 // A DecisionError reports a decision that Resume cannot apply. Resume
@@ -138,12 +159,22 @@ var (
 type DecisionError struct {
 	CallID  string // the call the decision is for
 	Problem string // what is wrong, for people; never match on it
-	Err     error  // ErrStaleDecision or ErrInvalidDecision
+	// Issues are, with ErrInvalidEdit, what the tool found wrong with the
+	// edited arguments, each at its JSON Pointer; nil when they are not
+	// JSON at all.
+	Issues []tool.Issue
+	Err    error // ErrStaleDecision, ErrInvalidDecision or ErrInvalidEdit
 }
 
-// Error names the call and the problem.
+// Error names the call and the problem, and lists the issues.
 func (e *DecisionError) Error() string {
-	return fmt.Sprintf("agent: decision for call %q: %s", e.CallID, e.Problem)
+	var b strings.Builder
+	fmt.Fprintf(&b, "agent: decision for call %q: %s", e.CallID, e.Problem)
+	for _, is := range e.Issues {
+		b.WriteString("\n")
+		b.WriteString(is.String())
+	}
+	return b.String()
 }
 
 // Unwrap returns Err.
@@ -171,11 +202,26 @@ func (e *RejectionError) Error() string {
 // that gives the model the reason; a call that asked a question runs again,
 // from the start, and this time tool.Ask returns the answer.
 //
-// Every pending call needs one decision. Before anything runs, Resume
-// checks them all and reports every problem as a *DecisionError (joined
-// with errors.Join when there are several): ErrStaleDecision for a call ID
-// that matches no pending call, ErrInvalidDecision for the rest. It does
-// not change in.
+// Before anything runs, Resume checks, in this order, and runs nothing
+// when a check fails:
+//
+//   - the interrupt's seal, under Options.PauseKey: an interrupt changed
+//     in any way, or sealed under another key, is a *ResumeError for
+//     ErrInterruptAltered;
+//   - its expiry (Options.PauseTTL): one past it is a *ResumeError for
+//     ErrInterruptExpired;
+//   - the decisions: every pending call needs one, and every problem is
+//     reported as a *DecisionError (joined with errors.Join when there are
+//     several): ErrStaleDecision for a call ID that matches no pending
+//     call, ErrInvalidEdit for edited arguments the tool refuses (not JSON,
+//     or invalid for its schema; the error lists the issues),
+//     ErrInvalidDecision for the rest;
+//   - the claim: Resume claims the interrupt's ID in Options.Claims, and
+//     an interrupt resumed before — here or in another process sharing
+//     the store — is a *ResumeError for ErrInterruptClaimed.
+//
+// A refused decision does not use the interrupt up: correct it and resume
+// again. Resume does not change in.
 func Resume(ctx context.Context, model Model, reg *tool.Registry, in *Interrupt, decisions []Decision, opts *Options) (History, error) {
 	var history History
 	if in != nil {
@@ -192,10 +238,33 @@ func ResumeStream(ctx context.Context, model Model, reg *tool.Registry, in *Inte
 		if in == nil {
 			return nil, errors.New("agent: resume: no interrupt")
 		}
-		l.turn = in.Turn
-		states, err := in.states(decisions)
+		key, err := pauseKey(l.opts)
 		if err != nil {
 			return in.History, err
+		}
+		if err := in.verify(key); err != nil {
+			return in.History, err
+		}
+		if !in.Expires.IsZero() && !time.Now().Before(in.Expires) {
+			return in.History, &ResumeError{InterruptID: in.ID, Err: ErrInterruptExpired}
+		}
+		l.turn = in.Turn
+		states, err := in.states(decisions)
+		if err == nil {
+			err = checkEdits(l.reg, states)
+		}
+		if err != nil {
+			return in.History, err
+		}
+		claims := l.opts.Claims
+		if claims == nil {
+			claims = defaultClaims
+		}
+		switch ok, err := claims.Claim(ctx, in.ID); {
+		case err != nil:
+			return in.History, err
+		case !ok:
+			return in.History, &ResumeError{InterruptID: in.ID, Err: ErrInterruptClaimed}
 		}
 		history := slices.Clone(in.History)
 		a := lastAssistant(history)
@@ -234,8 +303,8 @@ func (in *Interrupt) states(decisions []Decision) (map[string]*callState, error)
 			errs = append(errs, &DecisionError{CallID: d.CallID, Problem: "no pending call has this ID", Err: ErrStaleDecision})
 			continue
 		}
-		if problem := fits(d, st.waited.Kind); problem != "" {
-			errs = append(errs, &DecisionError{CallID: d.CallID, Problem: problem, Err: ErrInvalidDecision})
+		if problem, sentinel := fits(d, st.waited.Kind); problem != "" {
+			errs = append(errs, &DecisionError{CallID: d.CallID, Problem: problem, Err: sentinel})
 			continue
 		}
 		if st.decision != nil {
@@ -258,23 +327,65 @@ func (in *Interrupt) states(decisions []Decision) (map[string]*callState, error)
 	return states, nil
 }
 
-// fits says what is wrong with decision d for a call waiting for kind, or
-// returns "".
-func fits(d Decision, kind PendingKind) string {
+// fits says what is wrong with decision d for a call waiting for kind, and
+// the sentinel for it, or returns "".
+func fits(d Decision, kind PendingKind) (string, error) {
 	switch {
 	case d.Verdict == VerdictReject:
-		return ""
+		return "", nil
 	case d.Verdict == VerdictApprove && kind == PendingApproval:
 		if d.Args != nil && !json.Valid(d.Args) {
-			return "the edited arguments are not JSON"
+			return "the edited arguments are not JSON", ErrInvalidEdit
 		}
-		return ""
+		return "", nil
 	case d.Verdict == VerdictAnswer && kind == PendingAnswer:
-		return ""
+		return "", nil
 	case d.Verdict == VerdictApprove || d.Verdict == VerdictAnswer:
-		return fmt.Sprintf("the call waits for %s, not %s", kind, d.Verdict)
+		return fmt.Sprintf("the call waits for %s, not %s", kind, d.Verdict), ErrInvalidDecision
 	}
-	return fmt.Sprintf("unknown verdict %q", d.Verdict)
+	return fmt.Sprintf("unknown verdict %q", d.Verdict), ErrInvalidDecision
+}
+
+// An argsChecker is a tool that checks arguments without running
+// (*tool.Tool and *tool.RawTool are).
+type argsChecker interface {
+	CheckArgs(args json.RawMessage) error
+}
+
+// checkEdits checks the edited arguments of the decisions in states with
+// their tools, in call order, and reports those refused as
+// *DecisionErrors for ErrInvalidEdit. A tool that cannot check without
+// running checks the arguments when it runs, and the model reads its
+// error, as with arguments the model wrote.
+func checkEdits(reg *tool.Registry, states map[string]*callState) error {
+	var errs []error
+	for _, st := range states {
+		d := st.decision
+		if d == nil || d.Verdict != VerdictApprove || d.Args == nil || st.waited.Decision != nil {
+			continue
+		}
+		t, ok := reg.Lookup(st.waited.Call.Name)
+		if !ok {
+			continue // the run says the tool is unknown, as it would the model
+		}
+		c, ok := t.(argsChecker)
+		if !ok {
+			continue
+		}
+		if err := c.CheckArgs(d.Args); err != nil {
+			derr := &DecisionError{CallID: d.CallID, Problem: "the tool refuses the edited arguments", Err: ErrInvalidEdit}
+			if verr, ok := errors.AsType[*tool.ValidationError](err); ok {
+				derr.Issues = verr.Issues
+			} else {
+				derr.Problem += ": " + err.Error()
+			}
+			errs = append(errs, derr)
+		}
+	}
+	slices.SortFunc(errs, func(a, b error) int {
+		return strings.Compare(a.(*DecisionError).CallID, b.(*DecisionError).CallID)
+	})
+	return errors.Join(errs...)
 }
 
 // Destructive returns an approval policy for Options.NeedsApproval: every

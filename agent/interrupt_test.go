@@ -47,7 +47,11 @@ func (f *files) registry(t *testing.T) *tool.Registry {
 		f.record("delete " + a.Path)
 		return "deleted " + a.Path, nil
 	}, tool.WithAnnotations(tool.Annotations{Destructive: true}))
-	return newRegistry(t, &tool.Scope{Name: "files", Tools: []tool.Interface{read, del}})
+	shred := tool.New("shred", "Overwrite a file, then delete it.", func(ctx context.Context, a pathArgs) (string, error) {
+		f.record("shred " + a.Path)
+		return "shredded " + a.Path, nil
+	}, tool.WithAnnotations(tool.Annotations{Destructive: true}))
+	return newRegistry(t, &tool.Scope{Name: "files", Tools: []tool.Interface{read, del, shred}})
 }
 
 // pause runs the model's calls and expects the run to pause.
@@ -167,36 +171,72 @@ func TestRejectedCallIsAToolMessage(t *testing.T) {
 }
 
 func TestEditedArguments(t *testing.T) {
+	f := &files{}
+	in := pause(t, f, nil, agenttest.Call("d1", "delete", `{"path":"b"}`))
+	const args = `{"path":"b.bak"}`
+	history, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), in,
+		[]agent.Decision{agent.Edit("d1", json.RawMessage(args))}, nil)
+	if err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if got, want := f.calls(), []string{"delete b.bak"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("ran %v, want %v", got, want)
+	}
+	if msg := history[2]; msg.CallID != "d1" || msg.IsError || msg.Text != "deleted b.bak" {
+		t.Errorf("result = %+v, want d1's deleted b.bak", msg)
+	}
+	if got := string(history[1].Calls[0].Args); got != args {
+		t.Errorf("the history records arguments %s, want the edited %s", got, args)
+	}
+	if got := string(in.History[1].Calls[0].Args); got != `{"path":"b"}` {
+		t.Errorf("Resume changed the interrupt's history: %s", got)
+	}
+}
+
+// A person's edit that the tool refuses comes back to that person from
+// Resume, with the issues; it is not the model's to fix, and nothing runs.
+func TestInvalidEditIsThePersons(t *testing.T) {
 	for _, tt := range []struct {
-		name    string
-		args    string
-		ran     []string
-		isError bool
-		text    string
+		name   string
+		args   string
+		issues []string // path and keyword of each issue
 	}{
-		{name: "valid", args: `{"path":"b.bak"}`, ran: []string{"delete b.bak"}, text: "deleted b.bak"},
-		{name: "invalid", args: `{"path":""}`, isError: true, text: "/path: must be at least 1 character"},
+		{name: "invalid for the schema", args: `{"path":""}`, issues: []string{"/path minLength"}},
+		{name: "missing property", args: `{}`, issues: []string{" required"}},
+		{name: "not JSON", args: `{"path":`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &files{}
-			in := pause(t, f, nil, agenttest.Call("d1", "delete", `{"path":"b"}`))
-			history, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), in,
-				[]agent.Decision{agent.Edit("d1", json.RawMessage(tt.args))}, nil)
-			if err != nil {
-				t.Fatalf("Resume: %v", err)
+			in := pause(t, f, nil, agenttest.Call("r1", "read", `{"path":"a"}`), agenttest.Call("d1", "delete", `{"path":"b"}`), agenttest.Call("r2", "read", `{"path":"c"}`))
+			ran := f.calls()
+			model := agenttest.NewScript(agent.Response{Text: "never"})
+			history, err := agent.Resume(t.Context(), model, f.registry(t), in, []agent.Decision{agent.Edit("d1", json.RawMessage(tt.args))}, nil)
+			if !errors.Is(err, agent.ErrInvalidEdit) {
+				t.Fatalf("Resume(edit %s) = %v, want ErrInvalidEdit", tt.args, err)
 			}
-			if got := f.calls(); !reflect.DeepEqual(got, tt.ran) {
-				t.Errorf("ran %v, want %v", got, tt.ran)
+			derr, ok := errors.AsType[*agent.DecisionError](err)
+			if !ok || derr.CallID != "d1" {
+				t.Fatalf("Resume(edit %s) = %v, want a *DecisionError for d1", tt.args, err)
 			}
-			msg := history[2]
-			if msg.CallID != "d1" || msg.IsError != tt.isError || !strings.Contains(msg.Text, tt.text) {
-				t.Errorf("result = %+v, want error=%v and %q", msg, tt.isError, tt.text)
+			var issues []string
+			for _, is := range derr.Issues {
+				issues = append(issues, is.Path+" "+is.Keyword)
 			}
-			if got := string(history[1].Calls[0].Args); got != tt.args {
-				t.Errorf("the history records arguments %s, want the edited %s", got, tt.args)
+			if !reflect.DeepEqual(issues, tt.issues) {
+				t.Errorf("Resume(edit %s) issues = %q, want %q", tt.args, issues, tt.issues)
 			}
-			if got := string(in.History[1].Calls[0].Args); got != `{"path":"b"}` {
-				t.Errorf("Resume changed the interrupt's history: %s", got)
+			if got := f.calls(); !reflect.DeepEqual(got, ran) || len(model.Requests()) != 0 {
+				t.Errorf("ran %v and asked the model %d times; nothing may run", got, len(model.Requests()))
+			}
+			if !reflect.DeepEqual(history, in.History) {
+				t.Errorf("history = %+v, want the interrupt's", history)
+			}
+			// The refused edit did not use the interrupt up.
+			if _, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), in, []agent.Decision{agent.Edit("d1", json.RawMessage(`{"path":"b~"}`))}, nil); err != nil {
+				t.Fatalf("Resume with a corrected edit: %v", err)
+			}
+			if got, want := f.calls(), append(ran, "delete b~", "read c"); !reflect.DeepEqual(got, want) {
+				t.Errorf("after the corrected edit, ran %v, want %v", got, want)
 			}
 		})
 	}
@@ -311,7 +351,7 @@ func TestDecisionsThatDoNotFit(t *testing.T) {
 		{"missing", []agent.Decision{agent.Approve("d1")}, agent.ErrInvalidDecision, "d2"},
 		{"twice", []agent.Decision{agent.Approve("d1"), agent.Reject("d1", "no"), agent.Approve("d2")}, agent.ErrInvalidDecision, "d1"},
 		{"answer for an approval", []agent.Decision{agent.Answer("d1", "yes"), agent.Approve("d2")}, agent.ErrInvalidDecision, "d1"},
-		{"arguments not JSON", []agent.Decision{agent.Edit("d1", json.RawMessage(`{"path":`)), agent.Approve("d2")}, agent.ErrInvalidDecision, "d1"},
+		{"arguments not JSON", []agent.Decision{agent.Edit("d1", json.RawMessage(`{"path":`)), agent.Approve("d2")}, agent.ErrInvalidEdit, "d1"},
 		{"unknown verdict", []agent.Decision{{CallID: "d1", Verdict: "maybe"}, agent.Approve("d2")}, agent.ErrInvalidDecision, "d1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

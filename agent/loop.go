@@ -50,6 +50,9 @@ func Run(ctx context.Context, model Model, reg *tool.Registry, history History, 
 // tool.Stream documents).
 func Stream(ctx context.Context, model Model, reg *tool.Registry, history History, opts *Options) iter.Seq2[Event, error] {
 	return stream(ctx, model, reg, opts, func(ctx context.Context, l *loop) (History, error) {
+		if _, err := pauseKey(l.opts); err != nil {
+			return history, err
+		}
 		return l.run(ctx, history, 1, nil)
 	})
 }
@@ -337,6 +340,13 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 		return history, nil
 	}
 	in.History = history
+	key, err := pauseKey(l.opts)
+	if err == nil {
+		err = in.seal(key, l.opts.PauseTTL)
+	}
+	if err != nil {
+		return history, err
+	}
 	for i := range in.Pending {
 		if !l.emit(Event{Kind: EventPending, Turn: turn, Call: &in.Pending[i].Call, Pending: &in.Pending[i]}) {
 			return history, errStopped

@@ -42,13 +42,16 @@ type answersKey struct{}
 // inputAnswers are the answers a client gave to the requests of earlier
 // rounds of one tools/call, in the order the handler made them: List to
 // Elicit and Sample (the handler has taken the first taken of them in this
-// round), Asks to tool.Ask. Both travel in the request state.
+// round), Asks to tool.Ask. Both travel in the request state, sealed.
 type inputAnswers struct {
 	mu       sync.Mutex
-	List     []json.RawMessage `json:"answers,omitempty"`
-	Asks     []string          `json:"asks,omitempty"`
-	declined bool              // the user did not answer the last tool.Ask
+	List     []json.RawMessage
+	Asks     []string
+	declined bool // the user did not answer the last tool.Ask
 	taken    int
+	sealer   *stateSealer  // seals the request state
+	bind     func() []byte // what the request state is bound to, worked out when first needed
+	asked    string        // in an opened state: the key of the request it was sent with
 }
 
 // next returns the index of the handler's next request in this round, and
@@ -87,45 +90,49 @@ func inputKey(i int) string { return "hands-" + strconv.Itoa(i) }
 func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
 
 // answersOf returns the answers a retried tools/call carries: those of
-// earlier rounds, kept in its request state, then those of the last round.
-func answersOf(p *mcp.CallToolParamsRaw) *inputAnswers {
-	a := &inputAnswers{}
-	if p.RequestState == "" && len(p.InputResponses) == 0 {
-		return a // the first round
+// earlier rounds, sealed in its request state, then those of the last
+// round. A request state the server did not seal for this call, or that
+// expired or was used before, is a *RequestStateError.
+func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inputAnswers, error) {
+	p := req.Params
+	a := &inputAnswers{sealer: s.states, bind: sync.OnceValue(func() []byte { return binding(ctx, req) })}
+	if p.RequestState == "" {
+		if len(p.InputResponses) > 0 {
+			// Answers to requests the server never made.
+			return nil, &RequestStateError{Tool: p.Name, Err: ErrStateAltered}
+		}
+		return a, nil // the first round
 	}
-	if p.RequestState != "" {
-		if json.Unmarshal([]byte(p.RequestState), a) != nil {
-			a = &inputAnswers{} // a state that is not ours counts as none
+	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind(), time.Now())
+	if err != nil {
+		return nil, err
+	}
+	a.List, a.Asks = got.List, got.Asks
+	// Only the answer to the one request the last round made counts.
+	r, ok := p.InputResponses[got.asked]
+	switch {
+	case !ok:
+	case got.asked == inputKey(len(a.List)):
+		if data, err := json.Marshal(r); err == nil {
+			a.List = append(a.List, data)
+		}
+	case got.asked == askKey(len(a.Asks)):
+		a.declined = true
+		if res, ok := r.(*mcp.ElicitResult); ok && res != nil && res.Action == "accept" {
+			if answer, ok := res.Content["answer"].(string); ok {
+				a.Asks, a.declined = append(a.Asks, answer), false
+			}
 		}
 	}
-	for {
-		r, ok := p.InputResponses[inputKey(len(a.List))]
-		if !ok {
-			break
-		}
-		data, err := json.Marshal(r)
-		if err != nil {
-			break
-		}
-		a.List = append(a.List, data)
-	}
-	if r, ok := p.InputResponses[askKey(len(a.Asks))].(*mcp.ElicitResult); ok {
-		if answer, ok := r.Content["answer"].(string); ok && r.Action == "accept" {
-			a.Asks = append(a.Asks, answer)
-		} else {
-			a.declined = true
-		}
-	}
-	return a
+	return a, nil
 }
 
-// state returns the answers as the request state of a result that asks
-// for more.
-func (a *inputAnswers) state() string {
+// state returns the answers as the request state of a result that makes
+// the input request with the given key, sealed and bound to the call.
+func (a *inputAnswers) state(asked string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	data, _ := json.Marshal(a)
-	return string(data)
+	return a.sealer.seal(a, asked, a.bind(), time.Now())
 }
 
 // maxAsks bounds how many questions of tool.Ask one call may put to the
@@ -157,7 +164,8 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: f.schema}
 	if p.roundTrips {
-		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{askKey(len(answers.Asks)): params}, RequestState: answers.state()}
+		key := askKey(len(answers.Asks))
+		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: params}, RequestState: answers.state(key)}
 	}
 	res, err := p.session.Elicit(ctx, params)
 	if err != nil || res.Action != "accept" {
@@ -248,7 +256,7 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 		return data, nil
 	}
 	if p.roundTrips {
-		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(), err: tool.ErrInterrupted}
+		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(inputKey(i)), err: tool.ErrInterrupted}
 	}
 	res, err := send()
 	if err != nil {

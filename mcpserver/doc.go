@@ -47,6 +47,13 @@
 // the handler runs again with the answer. So a handler written for either
 // works in both.
 //
+// The answers of earlier rounds travel in the call's request state, which
+// the client holds, so the server seals it (AES-256-GCM under
+// Options.StateKey) and binds it to the call's tool, arguments and caller;
+// it is good for one retry within Options.StateTTL. A forged, altered,
+// rebound, expired or replayed state is a *RequestStateError, answered with
+// a JSON-RPC invalid-params error, and the tool does not run.
+//
 // # Progress, cancellation and changes
 //
 // tool.Progress inside a handler becomes notifications/progress when the

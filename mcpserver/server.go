@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/tool"
@@ -29,6 +30,21 @@ type Options struct {
 	// Logger receives the SDK's and the server's diagnostics. Nil discards
 	// them. A registry logs through its own logger (Registry.SetLogger).
 	Logger *slog.Logger
+	// StateKey is the key, StateKeyBytes long, under which the server
+	// seals the request state of multi round-trip calls (protocol
+	// versions from 2026-07-28) with AES-256-GCM, bound to the call's
+	// tool, arguments and caller. Nil selects a random key made once per
+	// process; replicas that serve one endpoint share a key, since a
+	// client's next round may reach another.
+	StateKey []byte
+	// StateTTL is how long a request state is accepted after the server
+	// issued it. Zero selects DefaultStateTTL.
+	StateTTL time.Duration
+	// StateClaims records the request states used, each good for one
+	// retry. Nil selects this process's memory, which keeps them until
+	// they expire; replicas share a store so that a state used at one is
+	// refused at the others.
+	StateClaims StateClaims
 }
 
 // A Server serves a registry's tools over MCP. It is safe for concurrent
@@ -37,6 +53,7 @@ type Server struct {
 	reg    *tool.Registry
 	mcp    *mcp.Server
 	logger *slog.Logger
+	states *stateSealer
 
 	regMu      sync.Mutex                // one registration at a time
 	registered map[string]registration   // by name: every tool registered with the SDK server, as it was
@@ -55,7 +72,8 @@ type watchedTool struct {
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
-// listed.
+// listed. It panics if opts.StateKey is set and not StateKeyBytes long, a
+// mistake made at setup.
 func New(reg *tool.Registry, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
@@ -74,7 +92,11 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{reg: reg, logger: logger, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
+	states, err := newStateSealer(opts)
+	if err != nil {
+		panic(err) // a key of the wrong length: a mistake at setup
+	}
+	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
@@ -292,7 +314,11 @@ func (s *Server) handler() mcp.ToolHandler {
 			defer cancel()
 			defer context.AfterFunc(hctx, cancel)()
 		}
-		answers := answersOf(req.Params)
+		answers, err := s.answersOf(ctx, req)
+		if err != nil {
+			s.logger.WarnContext(ctx, "mcpserver: a tools/call's request state was refused", "tool", req.Params.Name, "err", err)
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
+		}
 		ctx = context.WithValue(ctx, answersKey{}, answers)
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
 		var progress progressCounter

@@ -32,11 +32,13 @@ type env struct {
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
 	KV           *kv.Store    `bind:"HANDS_KV,optional"`           // nil: the default store
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
+	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`    // serve's request-state key, base64
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
-	token bind.Secret // HANDS_TOKEN, from the environment or the config file
+	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
+	stateKey bind.Secret // HANDS_STATE_KEY, likewise
 	// upstreamEnv names the variables passed on to upstream commands
 	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
 	upstreamEnv []string
@@ -113,6 +115,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	}
 	b := &bundle{
 		token:       e.Token,
+		stateKey:    e.StateKey,
 		bucket:      e.Bucket,
 		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
 		hostFile:    toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),

@@ -27,6 +27,7 @@
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
+//	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
 // With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -222,7 +223,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer shutdown(context.WithoutCancel(ctx))
 		reg.Use(otelhands.Tools(nil))
 	}
-	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	stateKey, err := decodeStateKey(tools.stateKey.Reveal())
+	if err != nil {
+		return err
+	}
+	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", StateKey: stateKey, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	ups.serve(ctx, reg, srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 
@@ -387,4 +392,21 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &usageError{msg: res.Content}
 	}
 	return res.Err
+}
+
+// decodeStateKey decodes HANDS_STATE_KEY: the base64 of
+// mcpserver.StateKeyBytes bytes, or nothing for a random key per process.
+func decodeStateKey(s string) ([]byte, error) {
+	if s == "" {
+		return nil, nil
+	}
+	s = strings.TrimSpace(s)
+	key, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		key, err = base64.RawURLEncoding.DecodeString(s)
+	}
+	if err != nil || len(key) != mcpserver.StateKeyBytes {
+		return nil, fmt.Errorf("HANDS_STATE_KEY: want the base64 of %d random bytes (openssl rand -base64 %d)", mcpserver.StateKeyBytes, mcpserver.StateKeyBytes)
+	}
+	return key, nil
 }

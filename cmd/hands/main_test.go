@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"io"
@@ -481,4 +482,27 @@ func startServe(t *testing.T, args ...string) (line string, stop func() error) {
 	}
 	go io.Copy(io.Discard, stderrR)
 	return line, stop
+}
+
+func TestDecodeStateKey(t *testing.T) {
+	key := strings.Repeat("k", 32)
+	for _, tt := range []struct {
+		value string
+		want  []byte // nil: a random key per process
+		ok    bool
+	}{
+		{value: "", ok: true},
+		{value: base64.StdEncoding.EncodeToString([]byte(key)), want: []byte(key), ok: true},
+		{value: base64.RawURLEncoding.EncodeToString([]byte(key)) + "\n", want: []byte(key), ok: true},
+		{value: base64.StdEncoding.EncodeToString([]byte(key[:16]))},
+		{value: key},
+	} {
+		got, err := decodeStateKey(tt.value)
+		if (err == nil) != tt.ok || !bytes.Equal(got, tt.want) {
+			t.Errorf("decodeStateKey(%q) = %q, %v; want %q, ok %v", tt.value, got, err, tt.want, tt.ok)
+		}
+		if err != nil && strings.Contains(err.Error(), tt.value) {
+			t.Errorf("decodeStateKey's error %q shows the secret", err)
+		}
+	}
 }

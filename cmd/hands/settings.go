@@ -50,6 +50,8 @@ var settings = []setting{
 		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_UPSTREAM_ENV", flag: "upstream-env", def: "none", commands: "serve, diff",
 		what: "comma-separated names of environment variables passed on to --upstream commands (and to the command hands diff runs), which otherwise get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL"},
+	{env: "HANDS_STATE_KEY", def: "a random key per process", commands: "serve",
+		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }

@@ -1,0 +1,131 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// roundTripper makes raw tools/calls on protocol 2026-07-28 over stateless
+// HTTP, where the request state of a multi round-trip call is in the
+// client's hands.
+type roundTripper struct {
+	t   *testing.T
+	url string
+}
+
+// callReply is the part of a tools/call's answer these tests read.
+type callReply struct {
+	Result *struct {
+		ResultType   string                  `json:"resultType"`
+		RequestState string                  `json:"requestState"`
+		Content      []struct{ Text string } `json:"content"`
+	} `json:"result"`
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// call sends a tools/call of name with the given arguments, request state
+// and answers (by input request key), as user (a bearer token of the
+// user's name), and returns the reply.
+func (rt roundTripper) call(user, name, args, state string, answers map[string]string) callReply {
+	rt.t.Helper()
+	params := map[string]any{
+		"name":      name,
+		"arguments": json.RawMessage(args),
+		"_meta": map[string]any{
+			"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{"elicitation": map[string]any{}},
+		},
+	}
+	if state != "" {
+		params["requestState"] = state
+	}
+	responses := map[string]any{}
+	for key, answer := range answers {
+		responses[key] = map[string]any{"action": "accept", "content": map[string]any{"answer": answer}}
+	}
+	if len(responses) > 0 {
+		params["inputResponses"] = responses
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+	if err != nil {
+		rt.t.Fatal(err)
+	}
+	_, out := post(rt.t, http.DefaultClient, rt.url, "", string(body),
+		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", name, "Authorization", "Bearer "+user)
+	var r callReply
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		rt.t.Fatalf("tools/call %s: %v in %s", name, err, out)
+	}
+	return r
+}
+
+// TestRequestStateIsSealed: the server accepts back only the request state
+// it issued for the same call — tool, arguments and caller — once, and
+// refuses a forged, altered, rebound or replayed one before the tool runs.
+func TestRequestStateIsSealed(t *testing.T) {
+	tb := newTalkback(t)
+	users := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	ts := httptest.NewServer(tb.srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+	defer ts.Close()
+	rt := roundTripper{t: t, url: ts.URL}
+
+	refused := func(what string, r callReply) {
+		t.Helper()
+		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "request state") {
+			t.Errorf("%s: reply %+v, want a JSON-RPC invalid-params error about the request state", what, r)
+		}
+	}
+
+	// A forged state answers the handler's questions without the user, and
+	// so would answers to questions the server never asked.
+	refused("a forged state", rt.call("ada", "transfer", `{}`, `{"asks":["main","10"]}`, nil))
+	refused("answers without a state", rt.call("ada", "transfer", `{}`, "", map[string]string{"hands-ask-0": "main"}))
+	if n := tb.transfers.Load(); n != 0 {
+		t.Fatalf("the handler ran %d times on a forged state, want 0", n)
+	}
+
+	first := rt.call("ada", "transfer", `{}`, "", nil)
+	if first.Result == nil || first.Result.ResultType != "input_required" || first.Result.RequestState == "" {
+		t.Fatalf("the first round = %+v, want an input_required result with a request state", first)
+	}
+	s1 := first.Result.RequestState
+	if strings.Contains(s1, "main") || strings.Contains(s1, "asks") {
+		t.Errorf("the request state %q is readable", s1)
+	}
+	main := map[string]string{"hands-ask-0": "main"}
+	flipped := []byte(s1)
+	flipped[len(flipped)/2] ^= 1
+	runs := tb.transfers.Load()
+	refused("an altered state", rt.call("ada", "transfer", `{}`, string(flipped), main))
+	refused("the state of another tool", rt.call("ada", "both", `{}`, s1, main))
+	refused("the state of other arguments", rt.call("ada", "transfer", `{"to":"mallory"}`, s1, main))
+	refused("the state of another caller", rt.call("eve", "transfer", `{}`, s1, main))
+	if n := tb.transfers.Load(); n != runs {
+		t.Fatalf("the handler ran %d times on refused states, want 0", n-runs)
+	}
+
+	// Arguments written another way are the same arguments.
+	second := rt.call("ada", "transfer", "{ }", s1, main)
+	if second.Result == nil || second.Result.ResultType != "input_required" || second.Result.RequestState == "" {
+		t.Fatalf("the second round = %+v, want the next question", second)
+	}
+	refused("a replayed state", rt.call("ada", "transfer", `{}`, s1, main))
+	s2 := second.Result.RequestState
+	last := rt.call("ada", "transfer", `{}`, s2, map[string]string{"hands-ask-1": "10"})
+	if last.Result == nil || len(last.Result.Content) != 1 || last.Result.Content[0].Text != "moved 10 from main" {
+		t.Fatalf("the last round = %+v, want the transfer done", last)
+	}
+}
