@@ -84,6 +84,15 @@ type Options struct {
 	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
 	// negative value removes the bound.
 	MaxTextBytes int
+	// Elicit, when set, answers the server's elicitation/create requests,
+	// form and URL modes alike (the request's Params.Mode says which), and
+	// the client declares the elicitation capability for both. Nil
+	// declares none, and the server may not ask.
+	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample, when set, answers the server's sampling/createMessage
+	// requests, and the client declares the sampling capability. Nil
+	// declares none.
+	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
 // A Change says which of a client's tools changed when the server's list
@@ -133,11 +142,20 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		Logger:                      c.logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
-	})
+		CreateMessageHandler:        c.opts.Sample,
+		ElicitationHandler:          c.opts.Elicit,
+	}
+	if c.opts.Elicit != nil {
+		copts.Capabilities = &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	session, err := client.Connect(ctx, transport, nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
@@ -354,7 +372,7 @@ func Command(name string, args ...string) mcp.Transport {
 
 // HTTP returns a transport to the streamable HTTP endpoint at url that
 // sends header with every request: an Authorization header, say. A nil
-// header sends none.
+// header sends none. HTTPWith also answers OAuth challenges.
 func HTTP(url string, header http.Header) mcp.Transport {
 	client := &http.Client{Transport: headerTransport{header: header, next: http.DefaultTransport}}
 	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}
