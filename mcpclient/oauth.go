@@ -2,6 +2,7 @@ package mcpclient
 
 import (
 	"context"
+	"crypto"
 	"errors"
 	"fmt"
 	"html"
@@ -51,9 +52,17 @@ type OAuth struct {
 	// ClientName is the name registered dynamically. Empty means "hands".
 	ClientName string
 	// Machine selects the client credentials grant, for a program with no
-	// person to ask: ClientID and ClientSecret are then required, and no
-	// browser is opened.
+	// person to ask: ClientID and ClientSecret (or ClientKey) are then
+	// required, and no browser is opened.
 	Machine bool
+	// ClientKey, with Machine, authenticates the client with a JWT it
+	// signs (private_key_jwt, RFC 7523) rather than with ClientSecret:
+	// ECDSA P-256 keys sign ES256, RSA keys RS256.
+	ClientKey crypto.Signer
+	// Enterprise, when set, selects enterprise-managed authorization,
+	// with ClientID and ClientSecret as the client's at the MCP server's
+	// authorization server.
+	Enterprise *Enterprise
 	// Browser is given the authorization page's URL and shows it to the
 	// person, who then signs in; the authorization server redirects the
 	// browser to the loopback address. Nil selects OpenBrowser. Tests
@@ -82,6 +91,10 @@ type HTTPOptions struct {
 	Header http.Header
 	// OAuth, when set, answers the server's OAuth challenges.
 	OAuth *OAuth
+	// OAuthHandler, when set, answers them instead with a handler of the
+	// SDK's: extauth.EnterpriseHandler for enterprise-managed
+	// authorization, say. It takes precedence over OAuth.
+	OAuthHandler auth.OAuthHandler
 	// HTTPClient makes the requests. Nil selects http.DefaultClient's
 	// transport.
 	HTTPClient *http.Client
@@ -107,7 +120,10 @@ func HTTPWith(endpoint string, opts *HTTPOptions) (mcp.Transport, error) {
 		client.Jar = o.HTTPClient.Jar
 	}
 	t := &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: client}
-	if o.OAuth != nil {
+	switch {
+	case o.OAuthHandler != nil:
+		t.OAuthHandler = o.OAuthHandler
+	case o.OAuth != nil:
 		h, err := newOAuthHandler(endpoint, o.OAuth)
 		if err != nil {
 			return nil, err
@@ -124,9 +140,26 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	if httpClient == nil {
 		httpClient = http.DefaultClient
 	}
+	if o.Enterprise != nil {
+		if o.ClientID == "" || o.Enterprise.IdPTokenURL == "" || o.Enterprise.IdPClientID == "" || o.Enterprise.IDToken == nil {
+			return nil, &OAuthError{Server: endpoint, Err: errors.New("enterprise-managed authorization needs ClientID, IdPTokenURL, IdPClientID and IDToken")}
+		}
+		creds := &oauthex.ClientCredentials{ClientID: o.ClientID}
+		if o.ClientSecret != "" {
+			creds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
+		}
+		return &enterpriseHandler{e: *o.Enterprise, creds: creds, client: httpClient}, nil
+	}
 	if o.Machine {
+		if o.ClientID != "" && o.ClientKey != nil {
+			h, err := newKeyCredentials(o.ClientID, o.ClientKey, httpClient)
+			if err != nil {
+				return nil, &OAuthError{Server: endpoint, Err: err}
+			}
+			return h, nil
+		}
 		if o.ClientID == "" || o.ClientSecret == "" {
-			return nil, &OAuthError{Server: endpoint, Err: errors.New("the client credentials grant needs ClientID and ClientSecret")}
+			return nil, &OAuthError{Server: endpoint, Err: errors.New("the client credentials grant needs ClientID and ClientSecret or ClientKey")}
 		}
 		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
 			Credentials: &oauthex.ClientCredentials{ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}},

@@ -11,13 +11,17 @@ package main
 
 import (
 	"context"
+	"crypto"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	"github.com/hands-go/hands/mcpclient"
@@ -45,8 +49,13 @@ func main() {
 // scenarioContext is $MCP_CONFORMANCE_CONTEXT: the credentials a scenario
 // arranged in advance.
 type scenarioContext struct {
-	ClientID     string `json:"client_id"`
-	ClientSecret string `json:"client_secret"`
+	ClientID      string `json:"client_id"`
+	ClientSecret  string `json:"client_secret"`
+	PrivateKeyPEM string `json:"private_key_pem"`
+	// For enterprise-managed authorization (SEP-990):
+	IdPClientID string `json:"idp_client_id"`
+	IdPIDToken  string `json:"idp_id_token"`
+	IdPTokenURL string `json:"idp_token_endpoint"`
 }
 
 func run(ctx context.Context, server, scenario, contextJSON string) error {
@@ -62,9 +71,23 @@ func run(ctx context.Context, server, scenario, contextJSON string) error {
 		ClientID:          sc.ClientID,
 		ClientSecret:      sc.ClientSecret,
 		ClientMetadataURL: clientMetadataURL,
-		Machine:           scenario == "auth/client-credentials-basic",
+		Machine:           strings.HasPrefix(scenario, "auth/client-credentials-"),
 		Browser:           follow,
 		Store:             mcpclient.NoStore,
+	}
+	if sc.PrivateKeyPEM != "" {
+		key, err := parseKey(sc.PrivateKeyPEM)
+		if err != nil {
+			return err
+		}
+		oauth.ClientKey = key
+	}
+	if sc.IdPIDToken != "" {
+		oauth.Enterprise = &mcpclient.Enterprise{
+			IdPTokenURL: sc.IdPTokenURL,
+			IdPClientID: sc.IdPClientID,
+			IDToken:     func(context.Context) (string, error) { return sc.IdPIDToken, nil },
+		}
 	}
 	transport, err := mcpclient.HTTPWith(server, &mcpclient.HTTPOptions{OAuth: oauth})
 	if err != nil {
@@ -92,6 +115,23 @@ func run(ctx context.Context, server, scenario, contextJSON string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// parseKey reads a PKCS #8 private key in PEM.
+func parseKey(data string) (crypto.Signer, error) {
+	block, _ := pem.Decode([]byte(data))
+	if block == nil {
+		return nil, errors.New("private_key_pem holds no PEM block")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("private_key_pem: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("private_key_pem holds a %T, which cannot sign", key)
+	}
+	return signer, nil
 }
 
 // follow stands in for the person at the browser: the suite's
