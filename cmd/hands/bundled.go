@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -24,11 +25,17 @@ type env struct {
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
 	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
+
+	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
+	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
+	OAuthClientSecret bind.Secret `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
+	OAuthGrant        string      `bind:"HANDS_OAUTH_GRANT,default=authorization_code"`
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
 	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
+	auth     *upstreamAuth
 	bucket   *blob.Bucket
 	hostFile tool.Interface
 	fetch    tool.Interface
@@ -77,8 +84,13 @@ func bundledTools(ctx context.Context, configFile, publicBase string, writes boo
 		closeEnv()
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
+	if e.OAuthGrant != grantAuthorizationCode && e.OAuthGrant != grantClientCredentials {
+		closeEnv()
+		return nil, nil, fmt.Errorf("HANDS_OAUTH_GRANT is %q; it is %s or %s", e.OAuthGrant, grantAuthorizationCode, grantClientCredentials)
+	}
 	b := &bundle{
 		token:    e.Token,
+		auth:     &upstreamAuth{clientID: e.OAuthClientID, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
 		bucket:   e.Bucket,
 		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
 		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),

@@ -192,7 +192,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	ups, err := connectUpstreams(ctx, upstream, stderr)
+	tools.auth.stderr = stderr
+	ups, err := connectUpstreams(ctx, upstream, tools.auth, stderr)
 	if err != nil {
 		return err
 	}

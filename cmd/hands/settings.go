@@ -39,6 +39,12 @@ var settings = []setting{
 		what: "let fetch_markdown reach loopback, private and link-local addresses"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on every HTTP request"},
+	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
+		what: "the client ID registered in advance with the authorization server of --upstream URLs that ask for OAuth"},
+	{env: "HANDS_OAUTH_CLIENT_SECRET", def: "none", commands: "serve --upstream",
+		what: "that client's secret"},
+	{env: "HANDS_OAUTH_GRANT", def: grantAuthorizationCode, commands: "serve --upstream",
+		what: "authorization_code: a person signs in once in the browser; client_credentials: no one does (needs the client ID and secret)"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }

@@ -30,14 +30,19 @@ type upstreams struct {
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
 // command and its arguments, split at spaces, started with its standard
-// error on stderr. Tools an upstream offers that hands cannot are named on
+// error on stderr. An HTTP upstream that asks for OAuth is signed in to as
+// auth says. Tools an upstream offers that hands cannot are named on
 // stderr.
-func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*upstreams, error) {
+func connectUpstreams(ctx context.Context, specs []string, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
 	u := &upstreams{stderr: stderr, refused: map[string]bool{}}
 	for _, spec := range specs {
 		var transport mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-			transport = mcpclient.HTTP(spec, nil)
+			var err error
+			if transport, err = auth.transport(spec); err != nil {
+				u.close()
+				return nil, fmt.Errorf("--upstream %q: %w", spec, err)
+			}
 		} else {
 			args := strings.Fields(spec)
 			cmd := exec.Command(args[0], args[1:]...)
