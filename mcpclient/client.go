@@ -87,11 +87,17 @@ type Options struct {
 	// Elicit, when set, answers the server's elicitation/create requests,
 	// form and URL modes alike (the request's Params.Mode says which), and
 	// the client declares the elicitation capability for both. Nil
-	// declares none, and the server may not ask.
+	// declares none, and the server may not ask. When one call of the
+	// client's tools is under way, ctx is that call's (its values, and its
+	// end), so that a gateway can pass the request on to whoever made the
+	// call (mcpserver.ElicitRequest); with none or several under way, the
+	// client cannot tell which call the request belongs to, and ctx is the
+	// request's own.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
-	// declares none.
+	// declares none. Its ctx is chosen as Elicit's (mcpserver.Sample
+	// passes such a request on).
 	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
@@ -146,10 +152,20 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 		Logger:                      c.logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
-		CreateMessageHandler:        c.opts.Sample,
-		ElicitationHandler:          c.opts.Elicit,
+	}
+	if c.opts.Sample != nil {
+		copts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			ctx, cancel := c.causedBy(ctx)
+			defer cancel()
+			return c.opts.Sample(ctx, req)
+		}
 	}
 	if c.opts.Elicit != nil {
+		copts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			ctx, cancel := c.causedBy(ctx)
+			defer cancel()
+			return c.opts.Elicit(ctx, req)
+		}
 		copts.Capabilities = &mcp.ClientCapabilities{
 			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
 			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
@@ -176,6 +192,26 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	c.stop = stop
 	c.worker.Go(func() { c.follow(life) })
 	return c, nil
+}
+
+// causedBy returns the context of the call a server's request belongs to
+// (see Options.Elicit): the one call under way, ended when either it or
+// the request is; or, when none or several are, the request's own ctx.
+func (c *Client) causedBy(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.progressMu.Lock()
+	var call context.Context
+	if len(c.progress) == 1 {
+		for _, f := range c.progress {
+			call = f.ctx
+		}
+	}
+	c.progressMu.Unlock()
+	if call == nil {
+		return ctx, func() {}
+	}
+	call, cancel := context.WithCancel(call)
+	stop := context.AfterFunc(ctx, cancel)
+	return call, func() { stop(); cancel() }
 }
 
 func nameOr(name, fallback string) string {

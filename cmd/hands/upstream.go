@@ -50,7 +50,7 @@ func connectUpstreams(ctx context.Context, specs []string, auth *upstreamAuth, s
 			cmd.Stderr = stderr
 			transport = &mcp.CommandTransport{Command: cmd}
 		}
-		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed})
+		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed, Elicit: relayElicit, Sample: relaySample})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
