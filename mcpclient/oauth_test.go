@@ -2,6 +2,9 @@ package mcpclient_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"os"
@@ -146,6 +149,34 @@ func TestOAuthClientCredentials(t *testing.T) {
 	defer a.Mu.Unlock()
 	if len(a.Grants) == 0 || slices.ContainsFunc(a.Grants, func(g string) bool { return g != "client_credentials" }) {
 		t.Errorf("grants = %q, want client_credentials only", a.Grants)
+	}
+}
+
+// TestOAuthClientKey reaches the server as a machine that signs its
+// assertions (private_key_jwt), and refuses a key that cannot sign one.
+func TestOAuthClientKey(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := oauthtest.New(t, nil)
+	a.Mu.Lock()
+	a.Keys["signer"] = &key.PublicKey
+	a.Mu.Unlock()
+	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: key})
+	if err != nil {
+		t.Fatalf("Connect = %v", err)
+	}
+	callWrite(t, c)
+
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if _, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: other}); err == nil {
+		t.Error("Connect with a key the server does not know succeeded, want an error")
+	}
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	_, err = mcpclient.HTTPWith(a.RS.URL+"/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: p384}})
+	if _, ok := errors.AsType[*mcpclient.OAuthError](err); !ok {
+		t.Errorf("HTTPWith with a P-384 key = %v, want an *OAuthError", err)
 	}
 }
 

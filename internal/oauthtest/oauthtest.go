@@ -4,12 +4,14 @@ package oauthtest
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -17,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -34,13 +37,14 @@ type Server struct {
 	PRMInWWW bool             // name the protected-resource metadata only in the challenge, at a non-default path
 	Deny     bool             // the person declines
 
-	Mu         sync.Mutex          // guards what follows
-	Clients    map[string]string   // client ID → secret ("" for a public client)
-	codes      map[string]codeInfo // authorization codes not yet used
-	Tokens     map[string][]string // access token → scopes
-	Refreshes  map[string][]string // refresh token → scopes
-	Grants     []string            // grant types, in the order the token endpoint saw them
-	Authorized [][]string          // scopes asked for at each authorization request
+	Mu         sync.Mutex                  // guards what follows
+	Clients    map[string]string           // client ID → secret ("" for a public client)
+	Keys       map[string]*ecdsa.PublicKey // client ID → the key of its signed assertions (private_key_jwt, ES256)
+	codes      map[string]codeInfo         // authorization codes not yet used
+	Tokens     map[string][]string         // access token → scopes
+	Refreshes  map[string][]string         // refresh token → scopes
+	Grants     []string                    // grant types, in the order the token endpoint saw them
+	Authorized [][]string                  // scopes asked for at each authorization request
 }
 
 type codeInfo struct {
@@ -51,7 +55,7 @@ type codeInfo struct {
 // New starts the servers on 127.0.0.1; configure, if not nil, sets the
 // switches first. They close when the test ends.
 func New(t *testing.T, configure func(*Server)) *Server {
-	a := &Server{t: t, Clients: map[string]string{"machine": "machine-secret"}, codes: map[string]codeInfo{},
+	a := &Server{t: t, Clients: map[string]string{"machine": "machine-secret"}, Keys: map[string]*ecdsa.PublicKey{}, codes: map[string]codeInfo{},
 		Tokens: map[string][]string{}, Refreshes: map[string][]string{}}
 	if configure != nil {
 		configure(a)
@@ -122,7 +126,7 @@ func (a *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "none"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "private_key_jwt", "none"},
 		"scopes_supported":                      []string{"read", "write"},
 	}
 	switch r.URL.Path {
@@ -206,6 +210,14 @@ func (a *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(a.Refreshes, r.PostForm.Get("refresh_token"))
 	case "client_credentials":
+		if assertion := r.PostForm.Get("client_assertion"); assertion != "" {
+			if !a.verifyAssertion(r.PostForm.Get("client_id"), assertion) {
+				fail("invalid_client")
+				return
+			}
+			scopes = strings.Fields(r.PostForm.Get("scope"))
+			break
+		}
 		id, secret, ok := r.BasicAuth()
 		if !ok || a.Clients[id] != secret || secret == "" {
 			fail("invalid_client")
@@ -251,4 +263,36 @@ func (b *Browser) Count() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.opened
+}
+
+// verifyAssertion reports whether assertion is a JWT signed ES256 by the
+// client's key, naming it as issuer and subject and this server as
+// audience, not expired. Mu is held.
+func (a *Server) verifyAssertion(clientID, assertion string) bool {
+	key := a.Keys[clientID]
+	parts := strings.Split(assertion, ".")
+	if key == nil || len(parts) != 3 {
+		return false
+	}
+	enc := base64.RawURLEncoding
+	sig, err := enc.DecodeString(parts[2])
+	if err != nil || len(sig) != 64 {
+		return false
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if !ecdsa.Verify(key, sum[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		return false
+	}
+	payload, err := enc.DecodeString(parts[1])
+	if err != nil {
+		return false
+	}
+	var claims struct {
+		Iss, Sub, Aud string
+		Exp           int64
+	}
+	if json.Unmarshal(payload, &claims) != nil {
+		return false
+	}
+	return claims.Iss == clientID && claims.Sub == clientID && claims.Aud == a.AS.URL && claims.Exp > time.Now().Unix()
 }
