@@ -73,10 +73,17 @@ func modulePath(pkg string) string {
 	return pkg
 }
 
+// databaseDrivers are the clients of databases and stores, which only the
+// driver packages (sqldb/sqlitedb, sqldb/pgdb, kv/sqlitekv, kv/rediskv)
+// import.
+var databaseDrivers = []string{"github.com/jackc/pgx", "github.com/ncruces/go-sqlite3", "github.com/redis/go-redis", "modernc.org/sqlite"}
+
 // TestEdgeLayering keeps the edge packages on the APIs they build on, not
 // on the implementations beside them: a client of MCP servers needs no
-// server, and instrumentation needs the OpenTelemetry API, never its SDK or
-// an exporter, which the program that sets up telemetry chooses.
+// server, instrumentation needs the OpenTelemetry API, never its SDK or
+// an exporter, which the program that sets up telemetry chooses, and the
+// portable resource packages link no database driver, so that a program
+// links only the drivers it imports.
 func TestEdgeLayering(t *testing.T) {
 	for _, tt := range []struct {
 		pkg       string
@@ -85,6 +92,12 @@ func TestEdgeLayering(t *testing.T) {
 		{"./mcpclient", []string{module + "/mcpserver"}},
 		{"./mcpserver", []string{module + "/mcpclient"}},
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
+		{"./sqldb", databaseDrivers},
+		{"./kv", databaseDrivers},
+		{"./bind", databaseDrivers},
+		{"./toolbox", databaseDrivers},
+		{"./tool", databaseDrivers},
+		{"./agent", databaseDrivers},
 	} {
 		for _, dep := range deps(t, tt.pkg) {
 			for _, f := range tt.forbidden {

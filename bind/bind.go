@@ -2,6 +2,7 @@ package bind
 
 import (
 	"context"
+	"database/sql"
 	"encoding"
 	"encoding/json"
 	"errors"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/msgtext"
+	"github.com/hands-go/hands/kv"
+	"github.com/hands-go/hands/sqldb"
 	"gocloud.dev/blob"
 )
 
@@ -86,14 +89,14 @@ func Load(ctx context.Context, env any, opts *Options) error {
 			continue
 		}
 		f := work.FieldByIndex(b.index)
-		if b.kind == kindBucket {
-			bucket, err := openBucket(ctx, value)
+		if b.kind.opened() {
+			r, err := b.open(ctx, value)
 			if err != nil {
 				found = append(found, b.invalid(value, source, err))
 				continue
 			}
-			opened = append(opened, bucket)
-			f.Set(reflect.ValueOf(bucket))
+			opened = append(opened, r)
+			f.Set(reflect.ValueOf(r))
 			continue
 		}
 		v, err := b.parse(value)
@@ -149,12 +152,20 @@ const (
 	kindDuration
 	kindURL
 	kindBucket
+	kindSQL     // *sql.DB, opened by sqldb
+	kindKV      // *kv.Store, opened by kv
 	kindText    // *T implements encoding.TextUnmarshaler
 	kindTextPtr // the field is a *T, and *T implements encoding.TextUnmarshaler
 )
 
+// opened reports whether a field of the kind is a resource opened from its
+// URL, which Load closes when it fails.
+func (k kind) opened() bool { return k == kindBucket || k == kindSQL || k == kindKV }
+
 var (
 	bucketType   = reflect.TypeFor[*blob.Bucket]()
+	sqlType      = reflect.TypeFor[*sql.DB]()
+	kvType       = reflect.TypeFor[*kv.Store]()
 	urlType      = reflect.TypeFor[*url.URL]()
 	durationType = reflect.TypeFor[time.Duration]()
 	secretType   = reflect.TypeFor[Secret]()
@@ -262,6 +273,10 @@ func kindOf(t reflect.Type) (kind, error) {
 	switch t {
 	case bucketType:
 		return kindBucket, nil
+	case sqlType:
+		return kindSQL, nil
+	case kvType:
+		return kindKV, nil
 	case urlType:
 		return kindURL, nil
 	case durationType:
@@ -292,17 +307,27 @@ func kindOf(t reflect.Type) (kind, error) {
 		hint = "; use *blob.Bucket"
 	} else if t == urlType.Elem() {
 		hint = "; use *url.URL"
+	} else if t == sqlType.Elem() {
+		hint = "; use *sql.DB"
+	} else if t == kvType.Elem() {
+		hint = "; use *kv.Store"
 	}
-	return 0, fmt.Errorf("cannot fill a field of type %s%s (the types are *blob.Bucket, string, Secret, bool, ints, uints, floats, time.Duration, *url.URL and types with UnmarshalText)", t, hint)
+	return 0, fmt.Errorf("cannot fill a field of type %s%s (the types are *blob.Bucket, *sql.DB, *kv.Store, string, Secret, bool, ints, uints, floats, time.Duration, *url.URL and types with UnmarshalText)", t, hint)
 }
 
 // checkDefault reports whether the default can fill the field: parsed for
-// a value, and checked as a URL for a bucket, which is opened only when it
-// is used.
+// a value, and checked as a URL for a resource, which is opened only when
+// it is used.
 func (b *binding) checkDefault() error {
-	if b.kind == kindBucket {
+	switch b.kind {
+	case kindBucket:
 		_, err := bucketURL(b.def)
 		return err
+	case kindSQL, kindKV:
+		if u, err := url.Parse(b.def); err != nil || u.Scheme == "" {
+			return errors.New("want an absolute URL, such as sqlite:///var/lib/app.db")
+		}
+		return nil
 	}
 	_, err := b.parse(b.def)
 	return err
@@ -337,7 +362,7 @@ func (b *binding) missing(prefix, path string) Problem {
 func (b *binding) invalid(value, source string, err error) Problem {
 	shown := " "
 	if b.kind != kindSecret {
-		if b.kind == kindURL || b.kind == kindBucket {
+		if b.kind == kindURL || b.kind.opened() {
 			if u, perr := url.Parse(value); perr == nil {
 				value = u.Redacted()
 			}
@@ -445,6 +470,17 @@ func bucketURL(s string) (*url.URL, error) {
 		u.RawQuery = q.Encode()
 	}
 	return u, nil
+}
+
+// open opens the resource of an opened kind at the URL s.
+func (b *binding) open(ctx context.Context, s string) (io.Closer, error) {
+	switch b.kind {
+	case kindSQL:
+		return sqldb.Open(ctx, s)
+	case kindKV:
+		return kv.Open(ctx, s)
+	}
+	return openBucket(ctx, s)
 }
 
 // openBucket opens the bucket at URL s through blob's default URL mux.

@@ -62,6 +62,23 @@
 // A URL whose scheme no imported driver serves is a Problem that names the
 // scheme.
 //
+// A *sql.DB is opened by package sqldb and a *kv.Store by package kv, the
+// same way, through the driver packages the program imports:
+//
+//	type Env struct {
+//		DB     *sql.DB   `bind:"DATABASE_URL,default=sqlite://./app.db"`
+//		Memory *kv.Store `bind:"MEMORY,default=sqlite://./memory.db"`
+//	}
+//
+//	import _ "github.com/hands-go/hands/sqldb/sqlitedb" // sqlite:///path/app.db (pure Go)
+//	import _ "github.com/hands-go/hands/sqldb/pgdb"     // postgres://user:pw@host/db
+//	import _ "github.com/hands-go/hands/kv/sqlitekv"    // sqlite:///path/kv.db
+//	import _ "github.com/hands-go/hands/kv/memkv"       // mem://
+//	import _ "github.com/hands-go/hands/kv/rediskv"     // redis://:pw@host:6379/0
+//
+// Both are opened, and a server pinged, by Load, so that a wrong address or
+// password is a Problem at once; a Problem never shows a URL's password.
+//
 // A file:// directory is created if it does not exist (the URL gets
 // create_dir=true unless it names create_dir itself), so a default such as
 // file://./hands-data works on a fresh machine. Its host must be empty,
@@ -102,7 +119,7 @@
 //
 // # Closing
 //
-// [Close] closes each bound field that is an io.Closer — each bucket — and
-// joins their errors. Handlers that closed over the environment must be done
+// [Close] closes each bound field that is an io.Closer — each bucket,
+// database and store — and joins their errors. Handlers that closed over the environment must be done
 // by then.
 package bind

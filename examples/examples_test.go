@@ -44,7 +44,9 @@ func TestExamplesExitCleanly(t *testing.T) {
 			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
 			defer cancel()
 			var stderr bytes.Buffer
+			work := t.TempDir() // where an example's default database lands
 			cmd := exec.CommandContext(ctx, bin)
+			cmd.Dir = work
 			cmd.Stdin = strings.NewReader("")
 			cmd.Stderr = &stderr
 			if err := cmd.Run(); err != nil {
@@ -53,6 +55,7 @@ func TestExamplesExitCleanly(t *testing.T) {
 
 			stderr.Reset()
 			cmd = exec.CommandContext(ctx, bin)
+			cmd.Dir = work
 			stdin, err := cmd.StdinPipe() // kept open: the program waits for a client
 			if err != nil {
 				t.Fatal(err)

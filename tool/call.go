@@ -31,7 +31,8 @@ type Result struct {
 	// Content is what the model is told: a string output as it is (also of
 	// a named string type without MarshalJSON or MarshalText), a
 	// json.RawMessage as its bytes, parts (Part or []Part) as PartsText,
-	// any other output as JSON, and for an error result the text of
+	// an output that implements ModelTexter as its ModelText, any other
+	// output as JSON, and for an error result the text of
 	// ModelText. Middleware may rewrite it freely; one that redacts must
 	// clear or redact Structured and Parts too, which an MCP client receives
 	// as they are (the agent loop drops a Structured whose text was

@@ -94,6 +94,15 @@ func content(name string, output any) (string, error) {
 	return string(data), nil
 }
 
+// A ModelTexter is an output that a model reads better as text than as
+// JSON, such as a table of rows. When a Tool's output implements it, the
+// result's Content is ModelText, and its Structured output is still the
+// output's JSON (when the output type has a schema), for clients that check
+// it. A method with a pointer receiver counts only for a pointer output.
+type ModelTexter interface {
+	ModelText() string
+}
+
 // A Tool is a typed function a model can call: its input type In gives its
 // schema and its validation, and its handler turns an In into an Out.
 // A Tool is safe for concurrent use.
@@ -300,6 +309,9 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 	res := Result{Content: text, Output: output, Repairs: repairs}
 	if t.output != nil && strings.HasPrefix(text, "{") { // not a nil *Out's null
 		res.Structured = json.RawMessage(text)
+	}
+	if mt, ok := output.(ModelTexter); ok {
+		res.Content = mt.ModelText()
 	}
 	return res, nil
 }

@@ -6,6 +6,13 @@
 //     and get a link to share.
 //   - [FetchMarkdown], fetch_markdown: fetch a web page and return it as
 //     Markdown, behind an address guard that keeps it off private networks.
+//   - [SQLQuery], sql_query: run one SQL statement on a *sql.DB, read-only
+//     unless the operator allows writes, bounded in rows, bytes and time by
+//     the database itself (package sqldb); the model reads a table, and
+//     clients get the columns and rows as structured output.
+//   - [SQLSchema], sql_schema: the tables, columns, types and keys.
+//   - [KVTools], kv_get, kv_put, kv_delete and kv_list: memory that outlives
+//     a run, in a *kv.Store (package kv).
 //
 // [FileServer] serves a bucket's files over HTTP, at the URLs host_file
 // returns when the program itself is their public URL.

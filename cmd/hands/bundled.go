@@ -3,14 +3,18 @@ package main
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/bind"
 	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/kv"
+	"github.com/hands-go/hands/kv/memkv"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
@@ -25,6 +29,9 @@ type env struct {
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
 	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
+	SQL          *sql.DB      `bind:"HANDS_SQL,optional"`   // nil: no SQL tools
+	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
+	KV           *kv.Store    `bind:"HANDS_KV,optional"` // nil: the default store
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -39,9 +46,13 @@ type bundle struct {
 	bucket   *blob.Bucket
 	hostFile tool.Interface
 	fetch    tool.Interface
+	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
+	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 }
 
-func (b *bundle) list() []tool.Interface { return []tool.Interface{b.hostFile, b.fetch} }
+func (b *bundle) list() []tool.Interface {
+	return append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...)
+}
 
 // registry returns a registry of the bundled tools, in one scope.
 func (b *bundle) registry() (*tool.Registry, error) {
@@ -56,17 +67,36 @@ func (b *bundle) names() []string {
 	return names
 }
 
+// The tools that use a default store or bucket, for bundledTools' uses.
+const (
+	usesAll    = "" // serve: every tool
+	usesBucket = "host_file"
+)
+
 // bundledTools loads the environment and builds the tools. publicBase is the
 // base URL of the files when this process serves them; the environment's
 // HANDS_PUBLIC_URL wins over it.
-// The default bucket is opened, and its directory created, only when
-// writes is true: a command that will not call host_file creates nothing.
-func bundledTools(ctx context.Context, configFile, publicBase string, writes bool) (*bundle, func(), error) {
+// The default bucket and the default key-value store are opened, and their
+// directory created, only for uses: usesAll, the name of host_file, or a
+// kv_ tool's; a command that will call another tool creates nothing.
+func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bundle, func(), error) {
 	var e env
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
 	closeEnv := func() { bind.Close(&e) }
+	writes := uses == usesAll || uses == usesBucket
+	if e.KV == nil && (uses == usesAll || strings.HasPrefix(uses, "kv_")) {
+		store, err := openDefaultKV(ctx)
+		if err != nil {
+			closeEnv()
+			return nil, nil, err
+		}
+		e.KV = store
+	}
+	if e.KV == nil {
+		e.KV = kv.New(memkv.New(), nil) // never written: no kv_ tool is called
+	}
 	public := cmp.Or(e.PublicURL, publicBase)
 	if e.Bucket == nil && !writes {
 		e.Bucket, public = memblob.OpenBucket(nil), cmp.Or(public, "https://files.invalid") // never written: host_file is not called
@@ -94,6 +124,13 @@ func bundledTools(ctx context.Context, configFile, publicBase string, writes boo
 		bucket:   e.Bucket,
 		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
 		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
+		kv:       toolbox.KVTools(e.KV),
+	}
+	if e.SQL != nil {
+		b.sql = []tool.Interface{
+			toolbox.SQLQuery(e.SQL, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+			toolbox.SQLSchema(e.SQL, ""),
+		}
 	}
 	return b, closeEnv, nil
 }
@@ -114,10 +151,10 @@ func dialectNames() []string {
 // bucket in memory, so that printing them opens and creates nothing. Their
 // specs do not depend on the environment.
 func specTools() []tool.Interface {
-	return []tool.Interface{
+	return append([]tool.Interface{
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
-	}
+	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
 }
 
 // declarations writes the specs as the provider of dialect d takes them in

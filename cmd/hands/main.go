@@ -180,7 +180,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer ln.Close()
 		publicBase = "http://" + displayAddr(ln.Addr()) + "/files"
 	}
-	tools, closeEnv, err := bundledTools(ctx, *config, publicBase, true)
+	tools, closeEnv, err := bundledTools(ctx, *config, publicBase, usesAll)
 	if err != nil {
 		return err
 	}
@@ -343,7 +343,7 @@ func callTool(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if fs.NArg() == 2 {
 		input = fs.Arg(1)
 	}
-	tools, closeEnv, err := bundledTools(ctx, *config, "", name == "host_file")
+	tools, closeEnv, err := bundledTools(ctx, *config, "", name)
 	if err != nil {
 		return err
 	}

@@ -33,6 +33,8 @@ func inTempDir(t *testing.T) string {
 	t.Setenv("XDG_DATA_HOME", data)
 	t.Setenv("HANDS_BUCKET", "")
 	t.Setenv("HANDS_PUBLIC_URL", "")
+	t.Setenv("HANDS_KV", "")
+	t.Setenv("HANDS_SQL", "")
 	return filepath.Join(data, "hands")
 }
 
@@ -268,7 +270,7 @@ func TestServeStdioSubprocess(t *testing.T) {
 		t.Fatal(err)
 	}
 	tools, err := session.ListTools(t.Context(), nil)
-	if err != nil || len(tools.Tools) != 2 {
+	if err != nil || len(tools.Tools) != 6 {
 		t.Fatalf("ListTools = %v, %v", tools, err)
 	}
 	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "host_file", Arguments: map[string]any{"key": "x.txt", "content": "over stdio"}})
@@ -419,7 +421,7 @@ func TestTokenFromConfig(t *testing.T) {
 	if err := os.WriteFile(config, []byte(`{"HANDS_TOKEN":"s3cret"}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	tools, closeEnv, err := bundledTools(t.Context(), config, "http://127.0.0.1/files", false)
+	tools, closeEnv, err := bundledTools(t.Context(), config, "http://127.0.0.1/files", "fetch_markdown")
 	if err != nil {
 		t.Fatal(err)
 	}

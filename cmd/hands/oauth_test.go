@@ -51,7 +51,7 @@ func TestUpstreamOAuthMachine(t *testing.T) {
 	t.Setenv("HANDS_OAUTH_CLIENT_ID", "machine")
 	t.Setenv("HANDS_OAUTH_CLIENT_SECRET", "machine-secret")
 	t.Setenv("HANDS_OAUTH_GRANT", grantClientCredentials)
-	tools, closeEnv, err := bundledTools(t.Context(), "", "", false)
+	tools, closeEnv, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "fetch_markdown")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -11,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hands-go/hands/kv"
+	"github.com/hands-go/hands/kv/sqlitekv"
 	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
@@ -37,6 +40,12 @@ var settings = []setting{
 		what: "the largest file host_file accepts, in bytes"},
 	{env: "HANDS_FETCH_ALLOW_PRIVATE", def: "false", commands: "serve, call",
 		what: "let fetch_markdown reach loopback, private and link-local addresses"},
+	{env: "HANDS_KV", def: "kv.db in the user's data directory", commands: "serve, call",
+		what: "the key-value store of kv_get, kv_put, kv_delete and kv_list: sqlite:///FILE, mem:// or redis://:PASSWORD@HOST:PORT/DB"},
+	{env: "HANDS_SQL", def: "none: no SQL tools", commands: "serve, call",
+		what: "the database of sql_query and sql_schema: sqlite:///FILE or postgres://USER:PASSWORD@HOST/DB"},
+	{env: "HANDS_SQL_WRITE", def: "false", commands: "serve, call",
+		what: "let sql_query change data and the schema; it is then annotated as destructive"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on every HTTP request"},
 	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
@@ -125,6 +134,21 @@ func dataDir() (string, error) {
 		return "", errors.New("the user's data directory is not known")
 	}
 	return filepath.Join(base, "hands"), nil
+}
+
+// openDefaultKV opens the default key-value store, kv.db in the user's
+// data directory, creating it: it is called only by the commands that may
+// write to it.
+func openDefaultKV(ctx context.Context) (*kv.Store, error) {
+	dir, err := dataDir()
+	if err != nil {
+		return nil, fmt.Errorf("no default key-value store (%v): set HANDS_KV", err)
+	}
+	s, err := sqlitekv.Open(ctx, filepath.Join(dir, "kv.db"))
+	if err != nil {
+		return nil, fmt.Errorf("open the default key-value store: %v; set HANDS_KV", err)
+	}
+	return kv.New(s, nil), nil
 }
 
 // openDefaultBucket opens the default bucket, creating its directory: it is

@@ -126,7 +126,7 @@ func TestServeUpstream(t *testing.T) {
 	var stderr lockedBuffer
 	go io.Copy(&stderr, stderrR)
 	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
-	if m == nil || !strings.Contains(line, "host_file, fetch_markdown, calls, count, grow, reshape, retire, shout") {
+	if m == nil || !strings.Contains(line, "host_file, fetch_markdown, kv_get, kv_put, kv_delete, kv_list, calls, count, grow, reshape, retire, shout") {
 		t.Fatalf("startup line %q does not name the bundled and the upstream tools", line)
 	}
 	endpoint := m[1] + "/mcp"
@@ -176,7 +176,7 @@ func TestServeUpstream(t *testing.T) {
 			}
 		}
 	}
-	if got, want := listed(), []string{"calls", "count", "fetch_markdown", "grow", "host_file", "reshape", "retire", "shout"}; !slices.Equal(got, want) { // sorted by the SDK
+	if got, want := listed(), []string{"calls", "count", "fetch_markdown", "grow", "host_file", "kv_delete", "kv_get", "kv_list", "kv_put", "reshape", "retire", "shout"}; !slices.Equal(got, want) { // sorted by the SDK
 		t.Fatalf("tools/list = %v, want %v", got, want)
 	}
 	callText := func(name string, args map[string]any) (string, bool) {

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestKVAcrossRuns stores a value with one command and reads it with
+// another: the default store, in the user's data directory, persists.
+func TestKVAcrossRuns(t *testing.T) {
+	data := inTempDir(t)
+	if _, _, err := runCmd(t, "call", "kv_put", `{"key":"user/name","value":"Ada"}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(data, "kv.db")); err != nil {
+		t.Errorf("the default store is not in the data directory: %v", err)
+	}
+	stdout, _, err := runCmd(t, "call", "kv_get", `{"key":"user/name"}`)
+	if err != nil || !strings.Contains(stdout, `"value":"Ada"`) {
+		t.Errorf("kv_get in a second run = %q, %v", stdout, err)
+	}
+}
+
+// TestSQLSetting serves sql_query and sql_schema only when HANDS_SQL is
+// set, read-only unless HANDS_SQL_WRITE=true, whose name the description
+// gives.
+func TestSQLSetting(t *testing.T) {
+	inTempDir(t)
+	if _, _, err := runCmd(t, "call", "sql_query", `{"sql":"SELECT 1"}`); err == nil {
+		t.Error("sql_query without HANDS_SQL ran")
+	}
+	t.Setenv("HANDS_SQL", "sqlite://"+filepath.ToSlash(t.TempDir())+"/app.db")
+	t.Setenv("HANDS_SQL_WRITE", "true")
+	if _, _, err := runCmd(t, "call", "sql_query", `{"sql":"CREATE TABLE notes(body TEXT)"}`); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HANDS_SQL_WRITE", "false")
+	if _, _, err := runCmd(t, "call", "sql_query", `{"sql":"INSERT INTO notes VALUES ('x')"}`); err == nil {
+		t.Error("a read-only sql_query inserted a row")
+	}
+	stdout, _, err := runCmd(t, "call", "sql_schema", `{}`)
+	if err != nil || !strings.Contains(stdout, "notes(body TEXT)") {
+		t.Errorf("sql_schema = %q, %v", stdout, err)
+	}
+	tools, closeEnv, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "sql_query")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEnv()
+	if d := tools.sql[0].Spec().Description; !strings.Contains(d, "HANDS_SQL_WRITE=true") {
+		t.Errorf("the read-only description does not name HANDS_SQL_WRITE=true: %q", d)
+	}
+}

@@ -1,0 +1,67 @@
+// Package urlmux is the URL mux that sqldb and kv share: openers registered
+// by scheme, a duplicate a panic, unknown query parameters an error.
+package urlmux
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"sync"
+)
+
+// A Mux holds the opener of each scheme. The zero value is ready to use.
+type Mux[O any] struct {
+	mu      sync.RWMutex
+	openers map[string]O
+}
+
+// Register makes o the opener of scheme. It panics if the scheme already
+// has one; pkg prefixes the message.
+func (m *Mux[O]) Register(pkg, scheme string, o O) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, dup := m.openers[scheme]; dup {
+		panic(pkg + ": scheme " + scheme + " registered twice")
+	}
+	if m.openers == nil {
+		m.openers = map[string]O{}
+	}
+	m.openers[scheme] = o
+}
+
+// Schemes returns the registered schemes, sorted.
+func (m *Mux[O]) Schemes() []string {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	s := make([]string, 0, len(m.openers))
+	for k := range m.openers {
+		s = append(s, k)
+	}
+	slices.Sort(s)
+	return s
+}
+
+// Lookup returns the opener of scheme.
+func (m *Mux[O]) Lookup(scheme string) (O, bool) {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	o, ok := m.openers[scheme]
+	return o, ok
+}
+
+// CheckParams returns an error naming the first query parameter of u, in
+// sorted order, that is not among known; pkg prefixes the message.
+func CheckParams(pkg string, u *url.URL, known ...string) error {
+	q := u.Query()
+	keys := make([]string, 0, len(q))
+	for k := range q {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if !slices.Contains(known, k) {
+			return fmt.Errorf("%s: %s: unknown query parameter %q; the parameters are %v", pkg, u.Redacted(), k, known)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,204 @@
+package pgdb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/internal/pgtest"
+	"github.com/hands-go/hands/sqldb"
+	_ "github.com/hands-go/hands/sqldb/pgdb"
+)
+
+// TestPostgres runs every test of a real server, started once.
+func TestPostgres(t *testing.T) {
+	srv := pgtest.Start(t)
+	db, err := sqldb.Open(t.Context(), srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE notes(id serial PRIMARY KEY, body text NOT NULL);
+		CREATE TABLE tags(note int NOT NULL REFERENCES notes(id), tag text, PRIMARY KEY (note, tag));
+		INSERT INTO notes(body) VALUES ('one'), ('two'), ('three')`); err != nil {
+		t.Fatal(err)
+	}
+	count := func(t *testing.T) int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM notes`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	t.Run("query", func(t *testing.T) {
+		res, err := sqldb.Query(t.Context(), db, `SELECT id, body FROM notes WHERE id >= $1 ORDER BY id`, []any{"2"}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := res.Text(), "id (INT4) | body (TEXT)\n2 | two\n3 | three\n(2 rows)"; got != want {
+			t.Errorf("Query text =\n%s\nwant\n%s", got, want)
+		}
+	})
+
+	// The read-only escapes: each is refused or changes nothing, and the
+	// rows stay three.
+	t.Run("read-only escapes", func(t *testing.T) {
+		for _, stmt := range []string{
+			`DELETE FROM notes`,
+			`INSERT INTO notes(body) VALUES ('x')`,
+			`COMMIT; DELETE FROM notes`,
+			`COMMIT; INSERT INTO notes(body) VALUES ('x')`,
+			`ROLLBACK; DELETE FROM notes`,
+			`SET TRANSACTION READ WRITE; DELETE FROM notes`,
+			`SET SESSION CHARACTERISTICS AS TRANSACTION READ WRITE; DELETE FROM notes`,
+			`BEGIN; DELETE FROM notes; COMMIT`,
+			`END; DELETE FROM notes`,
+			`SELECT 1; DELETE FROM notes`,
+			`WITH d AS (DELETE FROM notes RETURNING *) SELECT * FROM d`,
+			`CREATE TABLE t(x int)`,
+			`DROP TABLE notes`,
+			`TRUNCATE notes`,
+			`SET statement_timeout = 0; SELECT pg_sleep(100)`,
+			`DO $$ BEGIN DELETE FROM notes; END $$`,
+			`SELECT set_config('default_transaction_read_only', 'off', false); DELETE FROM notes`,
+		} {
+			if _, err := sqldb.Query(t.Context(), db, stmt, nil, nil); err == nil {
+				t.Errorf("Query(%q) read-only = nil error, want a refusal", stmt)
+			}
+		}
+		// Statements that run alone and change nothing that outlives the
+		// call; the write after each is still refused.
+		for _, stmt := range []string{
+			`COMMIT`, `ROLLBACK`, `SET TRANSACTION READ WRITE`, `SET default_transaction_read_only = off`,
+			`SET statement_timeout = 0`, `SELECT set_config('default_transaction_read_only', 'off', false)`,
+		} {
+			sqldb.Query(t.Context(), db, stmt, nil, nil)
+			if _, err := sqldb.Query(t.Context(), db, `DELETE FROM notes`, nil, nil); err == nil {
+				t.Errorf("after %q, a read-only DELETE succeeded", stmt)
+			}
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("after the escapes, notes has %d rows, want 3", n)
+		}
+	})
+
+	t.Run("write", func(t *testing.T) {
+		w := &sqldb.QueryOptions{Write: true}
+		res, err := sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES ($1) RETURNING id`, []any{"four"}, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 1 {
+			t.Errorf("INSERT RETURNING rows = %v", res.Rows)
+		}
+		if _, err := sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES ('a'); INSERT INTO notes(body) VALUES ('b')`, nil, w); err == nil {
+			t.Error("two statements in a writable session = nil error")
+		}
+		if _, err := sqldb.Query(t.Context(), db, `DELETE FROM notes WHERE body = 'four'`, nil, w); err != nil {
+			t.Fatal(err)
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3", n)
+		}
+	})
+
+	t.Run("pg_sleep", func(t *testing.T) {
+		for _, stmt := range []string{`SELECT pg_sleep(60)`, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`} {
+			start := time.Now()
+			_, err := sqldb.Query(t.Context(), db, stmt, nil, &sqldb.QueryOptions{Timeout: 300 * time.Millisecond})
+			if qerr, ok := errors.AsType[*sqldb.QueryError](err); !ok || !qerr.TimedOut {
+				t.Errorf("Query(%q) = %v, want a *QueryError that timed out", stmt, err)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("Query(%q) ran %v past a 300ms timeout", stmt, d)
+			}
+		}
+		// The server ends it too, whatever the client does.
+		tx, err := db.BeginTx(t.Context(), &sql.TxOptions{ReadOnly: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		var n int
+		if err := tx.QueryRow(`SELECT 1`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+	})
+
+	t.Run("millions of rows", func(t *testing.T) {
+		start := time.Now()
+		res, err := sqldb.Query(t.Context(), db, `SELECT generate_series(1, 100000000)`, nil, &sqldb.QueryOptions{MaxRows: 50, Timeout: time.Minute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("50 rows of 100M took %v: the rest were read", d)
+		}
+		if len(res.Rows) != 50 || res.Truncated == "" {
+			t.Errorf("100M rows under a 50-row limit: %d rows, truncated %q", len(res.Rows), res.Truncated)
+		}
+		res, err = sqldb.Query(t.Context(), db, `SELECT repeat('x', 1000) FROM generate_series(1, 1000000)`, nil, &sqldb.QueryOptions{MaxBytes: 10_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 10 || res.Truncated == "" {
+			t.Errorf("1000-byte rows under a 10000-byte limit: %d rows, truncated %q", len(res.Rows), res.Truncated)
+		}
+	})
+
+	t.Run("caller's context", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		if _, err := sqldb.Query(ctx, db, `SELECT pg_sleep(60)`, nil, nil); err == nil {
+			t.Error("Query past the caller's deadline = nil error")
+		}
+	})
+
+	t.Run("schema", func(t *testing.T) {
+		tables, err := sqldb.Schema(t.Context(), db)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tables) != 2 || tables[0].Name != "notes" || tables[1].Name != "tags" {
+			t.Fatalf("Schema = %+v", tables)
+		}
+		tags := tables[1]
+		if len(tags.ForeignKeys) != 1 || tags.ForeignKeys[0].RefTable != "notes" || tags.Columns[0].PrimaryKey != 1 || tags.Columns[1].PrimaryKey != 2 || !tags.Columns[0].NotNull {
+			t.Errorf("tags = %+v", tags)
+		}
+	})
+
+	// No message names the password: a wrong password, a wrong port, a bad
+	// parameter, a refused statement.
+	t.Run("messages", func(t *testing.T) {
+		u, _ := url.Parse(srv.URL)
+		wrong := *u
+		wrong.User = url.UserPassword("hands", "Sekr1t-wrong-pw")
+		closed := *u
+		closed.Host = "127.0.0.1:1"
+		bad := *u
+		bad.RawQuery = "sslmode=disable&pool=9"
+		for _, s := range []string{wrong.String(), closed.String(), bad.String(), strings.Replace(srv.URL, "sslmode=disable", "sslmode=nonsense", 1)} {
+			db, err := sqldb.Open(t.Context(), s)
+			if err == nil {
+				db.Close()
+				t.Errorf("Open(%s) = nil error", s)
+				continue
+			}
+			for _, secret := range []string{srv.Password, "Sekr1t-wrong-pw"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("Open's error holds the password: %v", err)
+				}
+			}
+		}
+		_, err := sqldb.Query(t.Context(), db, `SELECT nonsense FROM nowhere`, nil, nil)
+		if err == nil || strings.Contains(err.Error(), srv.Password) || strings.Contains(err.Error(), "127.0.0.1") {
+			t.Errorf("a refused statement's error = %v", err)
+		}
+	})
+}

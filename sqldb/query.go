@@ -1,0 +1,251 @@
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Defaults of QueryOptions.
+const (
+	DefaultMaxRows  = 1000
+	DefaultMaxBytes = 256 << 10
+	DefaultTimeout  = 10 * time.Second
+)
+
+// ErrNoEngine reports a *sql.DB whose driver registered no Engine.
+var ErrNoEngine = errors.New("no engine for this database driver")
+
+// ErrStatementTimeout is what an Engine wraps in the error of a statement
+// that the database itself ended at Session.Timeout (PostgreSQL's
+// statement_timeout), which can come before the context's deadline.
+var ErrStatementTimeout = errors.New("statement timeout")
+
+// QueryOptions bound one Query. The zero value selects every default.
+type QueryOptions struct {
+	// Write lets the statement change data. If false, the database refuses
+	// any change.
+	Write bool
+	// MaxRows is the most rows returned; the rest are not read. If zero or
+	// less, DefaultMaxRows.
+	MaxRows int
+	// MaxBytes bounds the values returned, counted as the length of their
+	// text; the rest are not read. If zero or less, DefaultMaxBytes.
+	MaxBytes int
+	// Timeout ends the statement. If zero or less, DefaultTimeout.
+	Timeout time.Duration
+}
+
+// A Result is a statement's columns, then its rows.
+type Result struct {
+	// Columns name each column and its type as the database reports it.
+	Columns []Column `json:"columns"`
+	// Rows hold each row's values, in column order: string, int64,
+	// float64, bool, time.Time or nil. A value that is not UTF-8 text is
+	// given as a string of hexadecimal digits prefixed with "\x".
+	Rows [][]any `json:"rows"`
+	// Truncated says why rows were left out, such as "row limit 1000";
+	// empty when every row is here.
+	Truncated string `json:"truncated,omitempty"`
+}
+
+// A Column is one column of a result.
+type Column struct {
+	Name string `json:"name"`
+	// Type is the database's name for the column's type, such as "INTEGER"
+	// or "TEXT"; empty when the database does not know (an expression in
+	// SQLite).
+	Type string `json:"type"`
+}
+
+// A QueryError is a statement that the database refused or that failed.
+// Its text is the database's own message, which never holds the
+// connection string.
+type QueryError struct {
+	// TimedOut reports a statement ended by the timeout.
+	TimedOut bool
+	// Err is the database's error.
+	Err error
+}
+
+// Error returns the database's message.
+func (e *QueryError) Error() string {
+	if e.TimedOut {
+		return "the statement ran past its time limit and was stopped: " + e.Err.Error()
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *QueryError) Unwrap() error { return e.Err }
+
+// Query runs the one statement stmt, with its parameters args, on db through
+// the Engine of db's driver, and returns at most opts.MaxRows rows and
+// opts.MaxBytes of values. The database enforces read-only access unless
+// opts.Write: see Engine. opts may be nil.
+func Query(ctx context.Context, db *sql.DB, stmt string, args []any, opts *QueryOptions) (*Result, error) {
+	e, ok := EngineOf(db)
+	if !ok {
+		return nil, fmt.Errorf("sqldb: %w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
+	}
+	return query(ctx, e, db, stmt, args, opts)
+}
+
+func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, opts *QueryOptions) (*Result, error) {
+	if opts == nil {
+		opts = &QueryOptions{}
+	}
+	maxRows, maxBytes, timeout := opts.MaxRows, opts.MaxBytes, opts.Timeout
+	if maxRows <= 0 {
+		maxRows = DefaultMaxRows
+	}
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxBytes
+	}
+	if timeout <= 0 {
+		timeout = DefaultTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	// A read stops the statement once a limit is reached, rather than let
+	// the driver drain the rows left (pgx reads them all on Close). A write
+	// runs to its end, so that what it did is what the result says.
+	run, stop := context.WithCancel(ctx)
+	defer stop()
+	res := &Result{Columns: []Column{}, Rows: [][]any{}}
+	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxValueBytes: maxBytes + 1}
+	err := e.Run(run, db, s, stmt, args, func(rows *sql.Rows) error {
+		err := collect(rows, res, maxRows, maxBytes)
+		if err == nil && res.Truncated != "" && !opts.Write {
+			stop()
+		}
+		return err
+	})
+	if err != nil && !(res.Truncated != "" && !opts.Write && ctx.Err() == nil) {
+		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, ErrStatementTimeout)
+		return nil, &QueryError{TimedOut: timedOut, Err: err}
+	}
+	return res, nil
+}
+
+// collect reads rows into res until the rows end or a limit is reached.
+func collect(rows *sql.Rows, res *Result, maxRows, maxBytes int) error {
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return err
+	}
+	for _, t := range types {
+		res.Columns = append(res.Columns, Column{Name: t.Name(), Type: t.DatabaseTypeName()})
+	}
+	vals := make([]any, len(types))
+	ptrs := make([]any, len(types))
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	used := 0
+	for rows.Next() {
+		if len(res.Rows) == maxRows {
+			res.Truncated = fmt.Sprintf("row limit %d reached; add a LIMIT or a narrower WHERE", maxRows)
+			return nil
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			return err
+		}
+		row := make([]any, len(vals))
+		for i, v := range vals {
+			v, n := portable(v)
+			if used+n > maxBytes {
+				res.Truncated = fmt.Sprintf("byte limit %d reached; select fewer or shorter columns", maxBytes)
+				return nil
+			}
+			used += n
+			row[i] = v
+		}
+		res.Rows = append(res.Rows, row)
+	}
+	return rows.Err()
+}
+
+// portable returns a scanned value as one that JSON writes plainly, and the
+// length of its text.
+func portable(v any) (any, int) {
+	switch x := v.(type) {
+	case nil:
+		return nil, 4
+	case []byte:
+		if utf8.Valid(x) {
+			return string(x), len(x)
+		}
+		return fmt.Sprintf(`\x%x`, x), 2 + 2*len(x)
+	case string:
+		return x, len(x)
+	case time.Time:
+		return x, 30
+	case int64, float64, bool, int32, int, float32:
+		return x, 8
+	}
+	s := fmt.Sprint(v)
+	return s, len(s)
+}
+
+// Text renders a result as a table a model reads well: a header of names
+// and types, one line per row with values separated by " | ", NULL for a
+// null, and the reason rows were left out.
+func (r *Result) Text() string {
+	var b strings.Builder
+	for i, c := range r.Columns {
+		if i > 0 {
+			b.WriteString(" | ")
+		}
+		b.WriteString(c.Name)
+		if c.Type != "" {
+			b.WriteString(" (" + c.Type + ")")
+		}
+	}
+	b.WriteByte('\n')
+	for _, row := range r.Rows {
+		for i, v := range row {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			switch x := v.(type) {
+			case nil:
+				b.WriteString("NULL")
+			case time.Time:
+				b.WriteString(x.Format(time.RFC3339Nano))
+			case string:
+				b.WriteString(strings.NewReplacer("\n", `\n`, "|", `\|`).Replace(x))
+			default:
+				fmt.Fprint(&b, x)
+			}
+		}
+		b.WriteByte('\n')
+	}
+	if len(r.Rows) == 1 {
+		b.WriteString("(1 row")
+	} else {
+		fmt.Fprintf(&b, "(%d rows", len(r.Rows))
+	}
+	if r.Truncated != "" {
+		b.WriteString("; more not shown: " + r.Truncated)
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// Schema lists the tables and views of db through the Engine of its driver.
+func Schema(ctx context.Context, db *sql.DB) ([]Table, error) {
+	e, ok := EngineOf(db)
+	if !ok {
+		return nil, fmt.Errorf("sqldb: %w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
+	}
+	return e.Schema(ctx, db)
+}
+
+// ModelText returns Text, so that a tool whose output is a *Result shows
+// the model the table while clients get the JSON.
+func (r *Result) ModelText() string { return r.Text() }

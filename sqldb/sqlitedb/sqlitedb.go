@@ -1,0 +1,36 @@
+// Package sqlitedb opens SQLite databases for package sqldb: sqlite:// URLs,
+// through github.com/ncruces/go-sqlite3, which is pure Go (no cgo). It
+// registers its opener and its Engine in init:
+//
+//	import _ "github.com/hands-go/hands/sqldb/sqlitedb"
+//
+//	db, err := sqldb.Open(ctx, "sqlite:///var/lib/app/data.db")
+//
+// # URLs
+//
+//	sqlite:///absolute/path.db    a file by its absolute path
+//	sqlite://./relative/path.db   a file relative to the working directory
+//
+// The file and its directory are created when missing, unless mode=ro. The
+// query parameters are:
+//
+//	mode=ro              open the file read-only (it must exist)
+//	max_open_conns=N     the pool's size (default 4)
+//	busy_timeout=DUR     how long a writer waits for a lock (default 5s)
+//
+// Any other parameter is an error. The database is opened in WAL mode, so
+// readers do not wait for a writer.
+//
+// # What a model's statement may do
+//
+// Engine.Run installs, for the one statement, an authorizer (SQLite's own
+// check, made while the statement is compiled) that refuses ATTACH and
+// DETACH, every PRAGMA except the read-only schema ones (table_info,
+// table_xinfo, table_list, index_list, index_info, index_xinfo,
+// foreign_key_list), BEGIN, COMMIT, ROLLBACK and SAVEPOINT, the functions
+// load_extension and the like, and, unless the session writes, anything but
+// reading. A read-only session also sets PRAGMA query_only. The driver
+// refuses a second statement after the first, ATTACH is limited to zero
+// databases, and the longest value the statement may build is limited
+// (SQLITE_LIMIT_LENGTH). The statement is interrupted at its timeout.
+package sqlitedb

@@ -1,0 +1,283 @@
+package sqlitedb_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/sqldb"
+	"github.com/hands-go/hands/sqldb/sqlitedb"
+)
+
+// open opens a database in a temporary directory with one table of three
+// rows.
+func open(t *testing.T) (*sql.DB, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(filepath.Join(dir, "app.db")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.Exec(`CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL);
+		CREATE INDEX notes_body ON notes(body);
+		INSERT INTO notes(body) VALUES ('one'), ('two'), ('three')`); err != nil {
+		t.Fatal(err)
+	}
+	return db, dir
+}
+
+func count(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM notes`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestQuery(t *testing.T) {
+	db, _ := open(t)
+	res, err := sqldb.Query(t.Context(), db, `SELECT id, body FROM notes WHERE id >= ? ORDER BY id`, []any{2}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := res.Text(), "id (INTEGER) | body (TEXT)\n2 | two\n3 | three\n(2 rows)"; got != want {
+		t.Errorf("Query text =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestReadOnlyEscapes runs, in a read-only session, each way a statement
+// might change the database or leave the session's rules; the database
+// refuses each one, and nothing changes.
+func TestReadOnlyEscapes(t *testing.T) {
+	db, dir := open(t)
+	outside := filepath.Join(dir, "outside.db")
+	for _, stmt := range []string{
+		`DELETE FROM notes`,
+		`INSERT INTO notes(body) VALUES ('x')`,
+		`UPDATE notes SET body = 'x'`,
+		`DROP TABLE notes`,
+		`CREATE TABLE t(x)`,
+		`CREATE TEMP TABLE t(x)`,
+		`COMMIT; DELETE FROM notes`,
+		`COMMIT`,
+		`ROLLBACK`,
+		`ROLLBACK; DELETE FROM notes`,
+		`BEGIN`,
+		`BEGIN; DELETE FROM notes; COMMIT`,
+		`END`,
+		`SAVEPOINT a`,
+		`SELECT 1; DELETE FROM notes`,
+		`SELECT 1; SELECT 2`,
+		`PRAGMA query_only = 0`,
+		`PRAGMA query_only = 0; DELETE FROM notes`,
+		`PRAGMA writable_schema = 1`,
+		`PRAGMA journal_mode = DELETE`,
+		`PRAGMA foreign_keys = OFF`,
+		`PRAGMA trusted_schema = 1`,
+		`SELECT * FROM pragma_query_only`,
+		`ATTACH DATABASE '` + outside + `' AS o`,
+		`ATTACH '` + outside + `' AS o; CREATE TABLE o.t(x)`,
+		`DETACH main`,
+		`SELECT load_extension('/lib/x86_64-linux-gnu/libc.so.6')`,
+		`VACUUM INTO '` + outside + `'`,
+		`VACUUM`,
+		`REINDEX`,
+		`ANALYZE`,
+		`WITH d AS (DELETE FROM notes RETURNING *) SELECT * FROM d`,
+		`DELETE FROM notes RETURNING *`,
+		`REPLACE INTO notes VALUES (1, 'x')`,
+	} {
+		_, err := sqldb.Query(t.Context(), db, stmt, nil, nil)
+		if err == nil {
+			t.Errorf("Query(%q) read-only = nil error, want a refusal", stmt)
+		}
+		if _, ok := errors.AsType[*sqldb.QueryError](err); err != nil && !ok {
+			t.Errorf("Query(%q) = %T %v, want a *sqldb.QueryError", stmt, err, err)
+		}
+	}
+	if n := count(t, db); n != 3 {
+		t.Errorf("after the escapes, notes has %d rows, want 3", n)
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file outside the database was created: %v", err)
+	}
+	// The pool's connections are as they were: writes through db work.
+	for range 8 {
+		if _, err := db.Exec(`INSERT INTO notes(body) VALUES ('after')`); err != nil {
+			t.Fatalf("a write through the pool after read-only sessions: %v", err)
+		}
+	}
+}
+
+// TestWriteSession allows changes but still refuses what leaves the
+// session's rules.
+func TestWriteSession(t *testing.T) {
+	db, dir := open(t)
+	w := &sqldb.QueryOptions{Write: true}
+	if _, err := sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES (?)`, []any{"four"}, w); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db); n != 4 {
+		t.Errorf("after an insert, notes has %d rows, want 4", n)
+	}
+	outside := filepath.Join(dir, "outside.db")
+	for _, stmt := range []string{
+		`ATTACH DATABASE '` + outside + `' AS o`,
+		`SELECT load_extension('x')`,
+		`PRAGMA writable_schema = 1`,
+		`BEGIN`,
+		`COMMIT`,
+		`INSERT INTO notes(body) VALUES ('a'); INSERT INTO notes(body) VALUES ('b')`,
+		`VACUUM INTO '` + outside + `'`,
+	} {
+		if _, err := sqldb.Query(t.Context(), db, stmt, nil, w); err == nil {
+			t.Errorf("Query(%q) writable = nil error, want a refusal", stmt)
+		}
+	}
+	if n := count(t, db); n != 4 {
+		t.Errorf("after the refusals, notes has %d rows, want 4", n)
+	}
+	if _, err := os.Stat(outside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a file outside the database was created: %v", err)
+	}
+}
+
+// TestSchemaPragmasAllowed lets a read-only statement read the schema
+// through the read-only pragmas.
+func TestSchemaPragmasAllowed(t *testing.T) {
+	db, _ := open(t)
+	res, err := sqldb.Query(t.Context(), db, `SELECT name FROM pragma_table_info('notes') ORDER BY cid`, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Rows) != 2 || res.Rows[0][0] != "id" {
+		t.Errorf("pragma_table_info rows = %v, want id and body", res.Rows)
+	}
+}
+
+// TestBounds shows each bound holding: rows, bytes, one huge value, time.
+func TestBounds(t *testing.T) {
+	db, _ := open(t)
+	const million = `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c`
+	t.Run("millions of rows", func(t *testing.T) {
+		res, err := sqldb.Query(t.Context(), db, million, nil, &sqldb.QueryOptions{MaxRows: 100})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 100 || res.Truncated == "" {
+			t.Errorf("an endless CTE returned %d rows, truncated %q; want 100 and a reason", len(res.Rows), res.Truncated)
+		}
+	})
+	t.Run("bytes", func(t *testing.T) {
+		res, err := sqldb.Query(t.Context(), db, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT printf('%.1000c', 'x') FROM c`, nil, &sqldb.QueryOptions{MaxBytes: 10_000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 10 || res.Truncated == "" {
+			t.Errorf("1000-byte rows under a 10000-byte limit: %d rows, truncated %q; want 10 and a reason", len(res.Rows), res.Truncated)
+		}
+	})
+	t.Run("huge value", func(t *testing.T) {
+		for _, stmt := range []string{`SELECT zeroblob(1000000000)`, `SELECT randomblob(500000000)`, `SELECT printf('%.*c', 400000000, 'x')`} {
+			_, err := sqldb.Query(t.Context(), db, stmt, nil, &sqldb.QueryOptions{MaxBytes: 1 << 20})
+			if err == nil || !strings.Contains(err.Error(), "too big") {
+				t.Errorf("Query(%q) = %v, want the database's length limit", stmt, err)
+			}
+		}
+	})
+	t.Run("CTE bomb", func(t *testing.T) {
+		start := time.Now()
+		_, err := sqldb.Query(t.Context(), db, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`, nil, &sqldb.QueryOptions{Timeout: 200 * time.Millisecond})
+		qerr, ok := errors.AsType[*sqldb.QueryError](err)
+		if !ok || !qerr.TimedOut {
+			t.Fatalf("an endless count = %v, want a *QueryError that timed out", err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("the statement ran %v past a 200ms timeout", d)
+		}
+	})
+	t.Run("caller's context", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if _, err := sqldb.Query(ctx, db, million, nil, nil); err == nil {
+			t.Error("Query with a canceled context = nil error")
+		}
+	})
+	// The length limit is the session's only: the pool is as it was.
+	var n int
+	if err := db.QueryRow(`SELECT length(zeroblob(100000000))`).Scan(&n); err != nil || n != 100000000 {
+		t.Errorf("after the sessions, a plain query of a 100 MB blob = %d, %v", n, err)
+	}
+}
+
+func TestSchema(t *testing.T) {
+	db, _ := open(t)
+	if _, err := db.Exec(`CREATE TABLE tags(note INTEGER NOT NULL REFERENCES notes(id), tag TEXT, PRIMARY KEY (note, tag)); CREATE VIEW v AS SELECT body FROM notes`); err != nil {
+		t.Fatal(err)
+	}
+	tables, err := sqldb.Schema(t.Context(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tables) != 3 || tables[0].Name != "notes" || tables[1].Name != "tags" || !tables[2].View {
+		t.Fatalf("Schema = %+v, want notes, tags and the view v", tables)
+	}
+	tags := tables[1]
+	if len(tags.ForeignKeys) != 1 || tags.ForeignKeys[0].RefTable != "notes" || tags.Columns[0].PrimaryKey != 1 || tags.Columns[1].PrimaryKey != 2 || !tags.Columns[0].NotNull {
+		t.Errorf("tags = %+v", tags)
+	}
+}
+
+func TestOpenURLs(t *testing.T) {
+	dir := t.TempDir()
+	for _, bad := range []string{
+		"sqlite://" + dir + "/x.db?cache=shared",
+		"sqlite://host/x.db",
+		"sqlite:x.db",
+		"sqlite://" + dir + "/x.db?mode=rw",
+		"sqlite://" + dir + "/missing.db?mode=ro",
+		"sqlite://" + dir + "/x.db?max_open_conns=0",
+	} {
+		if db, err := sqldb.Open(t.Context(), bad); err == nil {
+			db.Close()
+			t.Errorf("Open(%q) = nil error", bad)
+		}
+	}
+	db, err := sqldb.Open(t.Context(), "sqlite://"+dir+"/sub/x.db?max_open_conns=2&busy_timeout=1s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	ro, err := sqldb.Open(t.Context(), "sqlite://"+dir+"/sub/x.db?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ro.Close()
+	if _, err := sqldb.Query(t.Context(), ro, `CREATE TABLE t(x)`, nil, &sqldb.QueryOptions{Write: true}); err == nil {
+		t.Error("a write to a database opened with mode=ro succeeded")
+	}
+	_ = sqlitedb.Scheme
+}
+
+// TestRelativePath opens sqlite://./dir/x.db under the working directory.
+func TestRelativePath(t *testing.T) {
+	t.Chdir(t.TempDir())
+	db, err := sqldb.Open(t.Context(), "sqlite://./sub dir/x.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec(`CREATE TABLE t(x)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join("sub dir", "x.db")); err != nil {
+		t.Errorf("the database is not at ./sub dir/x.db: %v", err)
+	}
+}

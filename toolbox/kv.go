@@ -1,0 +1,161 @@
+package toolbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/hands-go/hands/kv"
+	"github.com/hands-go/hands/tool"
+)
+
+// KVGetArgs is the input of kv_get.
+type KVGetArgs struct {
+	Key string `json:"key" jsonschema:"the key, such as user/42/preferences" tool:"minLength=1,maxLength=512"`
+}
+
+// KVEntry is the output of kv_get: a stored value.
+type KVEntry struct {
+	Key string `json:"key"`
+	// Value is the stored text. A value that is not UTF-8 is given as
+	// hexadecimal digits prefixed with "\x".
+	Value string `json:"value"`
+	// Metadata is the object stored with the value, if any.
+	Metadata map[string]any `json:"metadata,omitempty"`
+	// Expires is when the entry stops existing; absent for never.
+	Expires *time.Time `json:"expires,omitempty"`
+}
+
+// KVPutArgs is the input of kv_put.
+type KVPutArgs struct {
+	Key   string `json:"key" jsonschema:"the key, such as user/42/preferences; keys are listed by prefix, so put related keys under one" tool:"minLength=1,maxLength=512"`
+	Value string `json:"value" jsonschema:"the text to store; it replaces any value under the key"`
+	// TTLSeconds makes the entry expire; 0 keeps it.
+	TTLSeconds int64 `json:"ttlSeconds,omitempty" jsonschema:"forget the entry after this many seconds; omit to keep it" tool:"minimum=1,maximum=315360000"`
+	// Note is stored with the value as its metadata {"note": Note} and
+	// shown by kv_list.
+	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=200"`
+}
+
+// KVDeleteArgs is the input of kv_delete.
+type KVDeleteArgs struct {
+	Key string `json:"key" jsonschema:"the key to forget" tool:"minLength=1,maxLength=512"`
+}
+
+// KVListArgs is the input of kv_list.
+type KVListArgs struct {
+	Prefix string `json:"prefix,omitempty" jsonschema:"list the keys that start with this, such as user/42/; omit to list all" tool:"maxLength=512"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to continue it" tool:"maxLength=1024"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"the most keys to return" tool:"minimum=1,maximum=1000,default=100"`
+}
+
+// KVKey is one key of kv_list.
+type KVKey struct {
+	Name     string         `json:"name"`
+	Metadata map[string]any `json:"metadata,omitempty"`
+	Expires  *time.Time     `json:"expires,omitempty"`
+}
+
+// KVPage is the output of kv_list.
+type KVPage struct {
+	Keys []KVKey `json:"keys"`
+	// Cursor continues the listing; absent when it is complete.
+	Cursor string `json:"cursor,omitempty"`
+}
+
+func expiresPtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+func metadataMap(raw json.RawMessage) map[string]any {
+	if len(raw) == 0 {
+		return nil
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return nil
+	}
+	return m
+}
+
+// KVTools returns kv_get, kv_put, kv_delete and kv_list on store: memory
+// that outlives a run, for agents. Keys are at most the store's key limit
+// and values its value limit (kv.DefaultMaxKeyBytes and
+// kv.DefaultMaxValueBytes unless the store says otherwise); a key with no
+// entry is an error that wraps kv.ErrKeyNotFound, and one over a limit an
+// error that wraps kv.ErrOversize, whose text tells the model what to
+// change. kv_put and kv_delete are annotated as destructive: they replace
+// and remove what was stored.
+//
+// KVTools panics if store is nil.
+func KVTools(store *kv.Store) []tool.Interface {
+	if store == nil {
+		panic("toolbox.KVTools: store is nil")
+	}
+	maxVal := store.MaxValueBytes()
+	get := tool.New("kv_get", "Read the value stored under a key by kv_put, in this run or an earlier one.",
+		func(ctx context.Context, a KVGetArgs) (*KVEntry, error) {
+			e, err := store.Get(ctx, a.Key)
+			if errors.Is(err, kv.ErrKeyNotFound) {
+				return nil, fmt.Errorf("%w: nothing is stored under %q (or it expired); kv_list shows the keys", kv.ErrKeyNotFound, a.Key)
+			}
+			if err != nil {
+				return nil, err
+			}
+			v := string(e.Value)
+			if !utf8.Valid(e.Value) {
+				v = fmt.Sprintf(`\x%x`, e.Value)
+			}
+			return &KVEntry{Key: a.Key, Value: v, Metadata: metadataMap(e.Metadata), Expires: expiresPtr(e.Expires)}, nil
+		},
+		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
+	put := tool.New("kv_put", "Store a text value under a key, to remember it across runs; it replaces what the key held. Give a TTL to forget it later.",
+		func(ctx context.Context, a KVPutArgs) (string, error) {
+			if len(a.Value) > maxVal {
+				return "", fmt.Errorf("%w: the value is %d bytes and the limit is %d (%s); store it in parts under several keys", kv.ErrOversize, len(a.Value), maxVal, sizeText(maxVal))
+			}
+			opts := &kv.PutOptions{TTL: time.Duration(a.TTLSeconds) * time.Second}
+			if a.Note != "" {
+				m, err := json.Marshal(map[string]string{"note": a.Note})
+				if err != nil {
+					return "", err
+				}
+				opts.Metadata = m
+			}
+			if err := store.Put(ctx, a.Key, []byte(a.Value), opts); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("stored %d bytes under %q", len(a.Value), a.Key), nil
+		},
+		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
+		tool.WithLimits(tool.Limits{MaxBytes: 2*maxVal + 64<<10}))
+	del := tool.New("kv_delete", "Forget the value stored under a key. Deleting a key that holds nothing is not an error.",
+		func(ctx context.Context, a KVDeleteArgs) (string, error) {
+			if err := store.Delete(ctx, a.Key); err != nil {
+				return "", err
+			}
+			return fmt.Sprintf("deleted %q", a.Key), nil
+		},
+		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}))
+	list := tool.New("kv_list", "List the stored keys that start with a prefix, in order, a page at a time, with their metadata and expiry; pass the cursor it returns to get the next page.",
+		func(ctx context.Context, a KVListArgs) (*KVPage, error) {
+			p, err := store.List(ctx, &kv.ListOptions{Prefix: a.Prefix, Cursor: a.Cursor, Limit: a.Limit})
+			if err != nil {
+				return nil, err
+			}
+			out := &KVPage{Keys: make([]KVKey, len(p.Keys)), Cursor: p.Cursor}
+			for i, k := range p.Keys {
+				out.Keys[i] = KVKey{Name: k.Name, Metadata: metadataMap(k.Metadata), Expires: expiresPtr(k.Expires)}
+			}
+			return out, nil
+		},
+		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
+	return []tool.Interface{get, put, del, list}
+}
