@@ -3,12 +3,8 @@ package mcpclient
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"strings"
-	"sync"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
@@ -38,33 +34,13 @@ type enterpriseHandler struct {
 	creds  *oauthex.ClientCredentials
 	client *http.Client
 
-	mu sync.Mutex
-	ts oauth2.TokenSource
-}
-
-func (h *enterpriseHandler) TokenSource(context.Context) (oauth2.TokenSource, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.ts, nil
+	heldToken
 }
 
 func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	defer resp.Body.Close()
-	defer io.Copy(io.Discard, resp.Body)
-	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if err != nil {
-		return fmt.Errorf("parse WWW-Authenticate: %w", err)
-	}
-	prm, err := discoverResource(ctx, challenges, req.URL.String(), h.client)
+	d, err := discover(ctx, req, resp, h.client)
 	if err != nil {
 		return err
-	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.client)
-	if err != nil {
-		return fmt.Errorf("get the authorization server's metadata: %w", err)
-	}
-	if asm == nil {
-		return fmt.Errorf("the authorization server %s publishes no metadata", prm.AuthorizationServers[0])
 	}
 	idToken, err := h.e.IDToken(ctx)
 	if err != nil {
@@ -76,16 +52,16 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 	}
 	grant, err := oauthex.ExchangeToken(ctx, h.e.IdPTokenURL, &oauthex.TokenExchangeRequest{
 		RequestedTokenType: oauthex.TokenTypeIDJAG,
-		Audience:           asm.Issuer,
-		Resource:           prm.Resource,
-		Scope:              challengeScopes(challenges, prm.ScopesSupported),
+		Audience:           d.asm.Issuer,
+		Resource:           d.prm.Resource,
+		Scope:              d.scopes,
 		SubjectToken:       idToken,
 		SubjectTokenType:   oauthex.TokenTypeIDToken,
 	}, idp, h.client)
 	if err != nil {
 		return fmt.Errorf("exchange the ID token at the identity provider: %w", err)
 	}
-	cfg := &oauth2.Config{ClientID: h.creds.ClientID, Endpoint: oauth2.Endpoint{TokenURL: asm.TokenEndpoint, AuthStyle: oauth2.AuthStyleInHeader}}
+	cfg := &oauth2.Config{ClientID: h.creds.ClientID, Endpoint: oauth2.Endpoint{TokenURL: d.asm.TokenEndpoint, AuthStyle: oauth2.AuthStyleInHeader}}
 	if h.creds.ClientSecretAuth != nil {
 		cfg.ClientSecret = h.creds.ClientSecretAuth.ClientSecret
 	}
@@ -95,19 +71,6 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 	if err != nil {
 		return fmt.Errorf("JWT bearer grant: %w", err)
 	}
-	h.mu.Lock()
-	h.ts = oauth2.StaticTokenSource(tok) // at its expiry, the server's 401 runs this again
-	h.mu.Unlock()
+	h.set(oauth2.StaticTokenSource(tok)) // at its expiry, the server's 401 runs this again
 	return nil
-}
-
-// challengeScopes returns the scopes a bearer challenge asks for, or else
-// those the resource supports.
-func challengeScopes(challenges []oauthex.Challenge, supported []string) []string {
-	for _, c := range challenges {
-		if c.Scheme == "bearer" && c.Params["scope"] != "" {
-			return strings.Fields(c.Params["scope"])
-		}
-	}
-	return supported
 }

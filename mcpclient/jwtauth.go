@@ -13,16 +13,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math/big"
 	"net/http"
 	"net/url"
-	"strings"
-	"sync"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
 )
@@ -40,8 +35,7 @@ type keyCredentials struct {
 	alg      string
 	client   *http.Client
 
-	mu sync.Mutex
-	ts oauth2.TokenSource
+	heldToken
 }
 
 func newKeyCredentials(clientID string, key crypto.Signer, client *http.Client) (*keyCredentials, error) {
@@ -60,77 +54,19 @@ func newKeyCredentials(clientID string, key crypto.Signer, client *http.Client) 
 	return &keyCredentials{clientID: clientID, key: key, alg: alg, client: client}, nil
 }
 
-// TokenSource implements auth.OAuthHandler.
-func (h *keyCredentials) TokenSource(context.Context) (oauth2.TokenSource, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.ts, nil
-}
-
 // Authorize implements auth.OAuthHandler: it finds the authorization
 // server from the challenge and gets a token.
 func (h *keyCredentials) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
-	defer resp.Body.Close()
-	defer io.Copy(io.Discard, resp.Body)
-	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
-	if err != nil {
-		return fmt.Errorf("parse WWW-Authenticate: %w", err)
-	}
-	prm, err := discoverResource(ctx, challenges, req.URL.String(), h.client)
+	d, err := discover(ctx, req, resp, h.client)
 	if err != nil {
 		return err
 	}
-	asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], h.client)
-	if err != nil {
-		return fmt.Errorf("get the authorization server's metadata: %w", err)
-	}
-	if asm == nil {
-		return fmt.Errorf("the authorization server %s publishes no metadata", prm.AuthorizationServers[0])
-	}
-	scopes := challengeScopes(challenges, prm.ScopesSupported)
-	ts := oauth2.ReuseTokenSource(nil, &assertingSource{h: h, tokenURL: asm.TokenEndpoint, audience: asm.Issuer, scopes: scopes, resource: prm.Resource})
+	ts := oauth2.ReuseTokenSource(nil, &assertingSource{h: h, tokenURL: d.asm.TokenEndpoint, audience: d.asm.Issuer, scopes: d.scopes, resource: d.prm.Resource})
 	if _, err := ts.Token(); err != nil {
 		return fmt.Errorf("client credentials token request: %w", err)
 	}
-	h.mu.Lock()
-	h.ts = ts
-	h.mu.Unlock()
+	h.set(ts)
 	return nil
-}
-
-// discoverResource returns the protected-resource metadata (RFC 9728) the
-// challenge names, or else the one at the well-known paths of the
-// server's URL.
-func discoverResource(ctx context.Context, challenges []oauthex.Challenge, server string, client *http.Client) (*oauthex.ProtectedResourceMetadata, error) {
-	type candidate struct{ metadata, resource string }
-	var candidates []candidate
-	for _, c := range challenges {
-		if u := c.Params["resource_metadata"]; u != "" {
-			candidates = append(candidates, candidate{u, server})
-		}
-	}
-	if u, err := url.Parse(server); err == nil {
-		m := *u
-		m.RawQuery, m.Fragment = "", ""
-		m.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/")
-		candidates = append(candidates, candidate{m.String(), server})
-		m.Path = "/.well-known/oauth-protected-resource"
-		root := *u
-		root.Path, root.RawQuery, root.Fragment = "", "", ""
-		candidates = append(candidates, candidate{m.String(), root.String()})
-	}
-	var errs []error
-	for _, c := range candidates {
-		prm, err := oauthex.GetProtectedResourceMetadata(ctx, c.metadata, c.resource, client)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if prm != nil && len(prm.AuthorizationServers) > 0 {
-			return prm, nil
-		}
-	}
-	return nil, fmt.Errorf("find the protected-resource metadata of %s: %w", server, errors.Join(errs...))
 }
 
 // assertingSource asks for a token with a fresh client assertion each
