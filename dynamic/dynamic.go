@@ -112,7 +112,7 @@ func (v *Validator) Validate(data json.RawMessage) error { return v.c.validate(d
 func (c *compiled) validate(args json.RawMessage) error {
 	inst, err := validator.UnmarshalJSON(bytes.NewReader(args))
 	if err != nil {
-		return &schema.Error{Issues: []schema.Issue{{Keyword: schema.KeywordSyntax, Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsonschema: ")}}}
+		return &schema.Error{Issues: []schema.Issue{{Keyword: schema.KeywordSyntax, Message: "invalid JSON: " + strings.TrimPrefix(err.Error(), "jsonschema: ")}}, Err: schema.ErrInvalidDocument}
 	}
 	err = c.schema.Validate(inst)
 	if err == nil {
@@ -125,7 +125,7 @@ func (c *compiled) validate(args json.RawMessage) error {
 	var issues []schema.Issue
 	c.collect(verr, &issues)
 	slices.SortStableFunc(issues, func(a, b schema.Issue) int { return strings.Compare(a.Path, b.Path) })
-	return &schema.Error{Issues: slices.Compact(issues)}
+	return &schema.Error{Issues: slices.Compact(issues), Err: schema.ErrInvalidDocument}
 }
 
 // collect gathers the leaves of the validator's error tree, which are the

@@ -340,13 +340,13 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			continue
 		}
 		if seen[mt.Name] {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: errDuplicate})
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: errDuplicate, Err: ErrToolRefused})
 			continue
 		}
 		seen[mt.Name] = true
 		def, err := json.Marshal(mt)
 		if err != nil {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: err})
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
 			continue
 		}
 		c.mu.Lock()
@@ -358,7 +358,7 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 		}
 		v, err := c.build(mt, string(def))
 		if err != nil {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: err})
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
 			c.logger.Warn("mcpclient: a remote tool is left out", "server", c.name, "tool", mt.Name, "err", err)
 			continue
 		}

@@ -190,6 +190,7 @@ func TestCalls(t *testing.T) {
 	// fault, not the arguments'.
 	res = call(ctx, find(t, c, "up_liar"), "up_liar", `{}`)
 	if cerr, ok := errors.AsType[*mcpclient.CallError](res.Err); !ok || res.Structured != nil || errors.Is(res.Err, tool.ErrInvalidArguments) ||
+		!errors.Is(res.Err, tool.ErrUpstream) || errors.Is(res.Err, mcpclient.ErrDisconnected) ||
 		!strings.Contains(res.Content, "output schema") || cerr.Tool != "liar" {
 		t.Errorf("liar = %+v, want a *CallError about the output schema", res)
 	}
@@ -488,7 +489,7 @@ func TestDialects(t *testing.T) {
 		t.Errorf("with Dialects OpenAIStrict, Tools() = %v, want tag left out", got)
 	}
 	refused := c.Refused()
-	if len(refused) != 1 || !errors.Is(refused[0], mcpclient.ErrRefused) || !errors.Is(refused[0], dialect.ErrRejected) {
+	if len(refused) != 1 || !errors.Is(refused[0], mcpclient.ErrToolRefused) || !errors.Is(refused[0], dialect.ErrRejected) {
 		t.Fatalf("Refused() = %v, want tag, rejected by the dialect", refused)
 	}
 	if rerr, ok := errors.AsType[*mcpclient.RefusedError](refused[0]); !ok || rerr.Tool != "tag" {
@@ -578,8 +579,8 @@ func TestServerGone(t *testing.T) {
 		end.conn.Close()
 	}()
 	res := call(t.Context(), find(t, c, "slow"), "slow", `{}`)
-	if !res.IsError || !errors.Is(res.Err, mcpclient.ErrDisconnected) {
-		t.Errorf("a call whose server went away = %+v (%v), want ErrDisconnected", res, res.Err)
+	if !res.IsError || !errors.Is(res.Err, mcpclient.ErrDisconnected) || !errors.Is(res.Err, tool.ErrUpstream) {
+		t.Errorf("a call whose server went away = %+v (%v), want ErrDisconnected, an upstream failure", res, res.Err)
 	}
 	add := find(t, c, "add")
 	res = call(t.Context(), add, "add", `{"a":1,"b":1}`)

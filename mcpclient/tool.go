@@ -61,7 +61,7 @@ func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
 func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 	if r.gone.Load() {
 		call.Name = r.name
-		res := tool.ErrorResult(call, &tool.DisabledToolError{Tool: r.name, CallID: call.ID})
+		res := tool.ErrorResult(call, &tool.DisabledToolError{Tool: r.name, CallID: call.ID, Err: tool.ErrDisabled})
 		return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 	}
 	return r.cur.Load().raw.Stream(ctx, call)
@@ -177,9 +177,9 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {
-				return nil, err // the call's end: cancelled, or past its timeout
+				return nil, ctx.Err() // the call's end: cancelled, or past its timeout
 			}
-			return nil, &CallError{Server: c.name, Tool: remoteName, Err: err}
+			return nil, callError(c.name, remoteName, err)
 		}
 		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
 		if out.Parts != nil {
@@ -191,12 +191,12 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		if check != nil && res.StructuredContent != nil {
 			data, err := json.Marshal(res.StructuredContent)
 			if err != nil || len(data) == 0 || data[0] != '{' {
-				return nil, &CallError{Server: c.name, Tool: remoteName, Err: errNotObject}
+				return nil, callError(c.name, remoteName, errNotObject)
 			}
 			if err := check.Validate(data); err != nil {
 				// Not %w: the issues are the server's, not the model's
 				// arguments', and must not read as a request to fix them.
-				return nil, &CallError{Server: c.name, Tool: remoteName, Err: fmt.Errorf("%w: %s", errOffSchema, issuesText(err))}
+				return nil, callError(c.name, remoteName, fmt.Errorf("%w: %s", errOffSchema, issuesText(err)))
 			}
 			out.Structured = data
 			if out.Content == "" {

@@ -173,7 +173,7 @@ func (in *instruments) run(next agent.RunFunc) agent.RunFunc {
 					span.SetAttributes(
 						semconv.GenAIUsageInputTokensKey.Int64(ev.Usage.InputTokens),
 						semconv.GenAIUsageOutputTokensKey.Int64(ev.Usage.OutputTokens))
-					if errors.Is(err, agent.ErrInterrupted) {
+					if errors.Is(err, agent.ErrPaused) {
 						span.SetAttributes(PausedKey.Bool(true))
 					} else if err != nil {
 						kind := runErrorType(err)
@@ -326,13 +326,14 @@ var errorTypes = []struct {
 	{tool.ErrCanceled, "canceled"},
 	{tool.ErrNoResult, "no_result"},
 	{tool.ErrInterrupted, "interrupted"},
+	{tool.ErrUpstream, "upstream"},
 }
 
 // ErrorType returns the error.type value for a failed tool call: the kind
 // of failure, from the tool.Err… sentinel the error matches —
 // "invalid_arguments", "unknown_tool", "disabled", "denied", "panic",
-// "timeout", "canceled", "no_result", "interrupted" — or "tool_error" for
-// a handler's own error.
+// "timeout", "canceled", "no_result", "interrupted", "upstream" — or
+// "tool_error" for a handler's own error.
 func ErrorType(err error) string {
 	for _, t := range errorTypes {
 		if errors.Is(err, t.err) {

@@ -3,6 +3,7 @@ package otelhands_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
@@ -116,7 +117,7 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		FinishReason: agent.FinishToolCalls,
 	})
 	_, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText("note milk, sync, purge")}, opts)
-	if !errors.Is(err, agent.ErrInterrupted) {
+	if !errors.Is(err, agent.ErrPaused) {
 		t.Fatalf("Run = %v, want an *Interrupt", err)
 	}
 
@@ -288,15 +289,17 @@ func TestErrorType(t *testing.T) {
 		err  error
 		want string
 	}{
-		{&tool.ValidationError{}, "invalid_arguments"},
-		{&tool.UnknownToolError{}, "unknown_tool"},
-		{&tool.DisabledToolError{}, "disabled"},
-		{&tool.DeniedError{Reason: &agent.RejectionError{}}, "denied"},
-		{&tool.PanicError{}, "panic"},
-		{&tool.TimeoutError{}, "timeout"},
-		{&tool.CanceledError{Cause: context.Canceled}, "canceled"},
-		{tool.ErrNoResult, "no_result"},
-		{&tool.InterruptError{}, "interrupted"},
+		{&tool.ValidationError{Err: tool.ErrInvalidArguments}, "invalid_arguments"},
+		{&tool.UnknownToolError{Err: tool.ErrUnknownTool}, "unknown_tool"},
+		{&tool.DisabledToolError{Err: tool.ErrDisabled}, "disabled"},
+		{&tool.DeniedError{Reason: &agent.RejectionError{}, Err: tool.ErrDenied}, "denied"},
+		{&tool.PanicError{Err: tool.ErrPanicked}, "panic"},
+		{&tool.TimeoutError{Err: tool.ErrTimedOut}, "timeout"},
+		{&tool.CanceledError{Cause: context.Canceled, Err: tool.ErrCanceled}, "canceled"},
+		{&tool.NoResultError{Err: tool.ErrNoResult}, "no_result"},
+		{&tool.InterruptError{Err: tool.ErrInterrupted}, "interrupted"},
+		{fmt.Errorf("proxy: %w", tool.ErrUpstream), "upstream"},
+		{&tool.CanceledError{Cause: context.Canceled}, "tool_error"}, // without its sentinel, a detail type matches nothing
 		{errors.New("disk full"), "tool_error"},
 	} {
 		if got := otelhands.ErrorType(tt.err); got != tt.want {

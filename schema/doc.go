@@ -183,7 +183,8 @@
 // Options (DefaultMaxDepth, DefaultMaxBytes), and numbers the Go type can
 // hold.
 //
-// Every issue is reported, each with its JSON Pointer path, its keyword and a
+// A rejected document is a *Error that matches ErrInvalidDocument. Every
+// issue is reported, each with its JSON Pointer path, its keyword and a
 // short message a model can act on ("must be at least 3 characters, got 2").
 // Messages never repeat a large value. When the bytes are not JSON at all,
 // that is the one issue reported.

@@ -138,7 +138,7 @@ func (t *RawTool) check(args json.RawMessage, callID string) error {
 	}
 	verr, ok := invalid(t.name, callID, err).(*ValidationError)
 	if !ok { // a validator's own error: still the arguments' fault, in one issue
-		verr = &ValidationError{Tool: t.name, CallID: callID, Issues: []Issue{{Keyword: schema.KeywordValidate, Message: msgtext.Line(err.Error(), 300)}}}
+		verr = &ValidationError{Tool: t.name, CallID: callID, Issues: []Issue{{Keyword: schema.KeywordValidate, Message: msgtext.Line(err.Error(), 300)}}, Err: ErrInvalidArguments}
 	}
 	verr.Issues = t.limits.CutIssues(verr.Issues)
 	return verr

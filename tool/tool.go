@@ -252,17 +252,21 @@ func (t *Tool[In, Out]) handle(ctx context.Context, callID string, in In) (Out, 
 	return out, err
 }
 
-// invalid turns a *schema.Error into a *ValidationError for tool name.
+// invalid turns a *schema.Error into a *ValidationError for tool name, and
+// names the tool and the call in a *ValidationError.
 func invalid(name, callID string, err error) error {
+	if verr, ok := errors.AsType[*ValidationError](err); ok {
+		return &ValidationError{Tool: name, CallID: callID, Issues: verr.Issues, Err: ErrInvalidArguments}
+	}
 	if serr, ok := errors.AsType[*schema.Error](err); ok {
-		return &ValidationError{Tool: name, CallID: callID, Issues: serr.Issues}
+		return &ValidationError{Tool: name, CallID: callID, Issues: serr.Issues, Err: ErrInvalidArguments}
 	}
 	return err
 }
 
 func (c *core) recoverInto(err *error, callID string) {
 	if r := recover(); r != nil {
-		*err = &PanicError{Tool: c.name, CallID: callID, Value: r, Stack: debug.Stack()}
+		*err = &PanicError{Tool: c.name, CallID: callID, Value: r, Stack: debug.Stack(), Err: ErrPanicked}
 	}
 }
 

@@ -43,14 +43,14 @@ var errReported = errors.New("reported")
 
 // A usageError is a mistake in the command line; it exits with 2.
 type usageError struct {
-	msg      string
-	reported bool // already printed, with the help
+	msg string
+	err error // errReported when it has been printed already, with the help
 }
 
 func (e *usageError) Error() string { return e.msg }
 
-// Is matches errReported when the error has been printed.
-func (e *usageError) Is(target error) bool { return e.reported && target == errReported }
+// Unwrap returns errReported when the error has been printed.
+func (e *usageError) Unwrap() error { return e.err }
 
 func exitCode(err error) int {
 	var uerr *usageError
@@ -123,7 +123,7 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (done bool
 		fmt.Fprintf(stderr, "hands %s: %v\n", fs.Name(), err)
 		fs.SetOutput(stderr)
 		fs.Usage()
-		return true, &usageError{msg: err.Error(), reported: true}
+		return true, &usageError{msg: err.Error(), err: errReported}
 	}
 	return false, nil
 }
