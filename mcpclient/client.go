@@ -129,6 +129,21 @@ type Options struct {
 	// ReconnectDelay is the first wait before reconnecting. Zero selects
 	// one second.
 	ReconnectDelay time.Duration
+	// Elicit, when set, answers the server's elicitation/create requests,
+	// form and URL modes alike (the request's Params.Mode says which), and
+	// the client declares the elicitation capability for both. Nil
+	// declares none, and the server may not ask. When one call of the
+	// client's tools is under way, ctx is that call's (its values, and its
+	// end), so that a gateway can pass the request on to whoever made the
+	// call (mcpserver.ElicitRequest); with none or several under way, the
+	// client cannot tell which call the request belongs to, and ctx is the
+	// request's own.
+	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
+	// Sample, when set, answers the server's sampling/createMessage
+	// requests, and the client declares the sampling capability. Nil
+	// declares none. Its ctx is chosen as Elicit's (mcpserver.Sample
+	// passes such a request on).
+	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
 // maxReconnectDelay is the longest wait between two attempts to reconnect.
@@ -182,11 +197,30 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	if c.logger == nil {
 		c.logger = slog.New(slog.DiscardHandler)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, &mcp.ClientOptions{
+	copts := &mcp.ClientOptions{
 		Logger:                      c.logger,
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
-	})
+	}
+	if c.opts.Sample != nil {
+		copts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			ctx, cancel := c.causedBy(ctx)
+			defer cancel()
+			return c.opts.Sample(ctx, req)
+		}
+	}
+	if c.opts.Elicit != nil {
+		copts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			ctx, cancel := c.causedBy(ctx)
+			defer cancel()
+			return c.opts.Elicit(ctx, req)
+		}
+		copts.Capabilities = &mcp.ClientCapabilities{
+			RootsV2:     &mcp.RootCapabilities{ListChanged: true},
+			Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	c.client = client
 	session, err := c.handshake(ctx, transport)
 	if err != nil {
@@ -260,6 +294,26 @@ func (c *Client) keep(ctx context.Context) {
 			break
 		}
 	}
+}
+
+// causedBy returns the context of the call a server's request belongs to
+// (see Options.Elicit): the one call under way, ended when either it or
+// the request is; or, when none or several are, the request's own ctx.
+func (c *Client) causedBy(ctx context.Context) (context.Context, context.CancelFunc) {
+	c.progressMu.Lock()
+	var call context.Context
+	if len(c.progress) == 1 {
+		for _, f := range c.progress {
+			call = f.ctx
+		}
+	}
+	c.progressMu.Unlock()
+	if call == nil {
+		return ctx, func() {}
+	}
+	call, cancel := context.WithCancel(call)
+	stop := context.AfterFunc(ctx, cancel)
+	return call, func() { stop(); cancel() }
 }
 
 func nameOr(name, fallback string) string {
@@ -500,6 +554,7 @@ func Command(name string, args ...string) mcp.Transport {
 // header sends none. No message the server sends may be larger than
 // DefaultMaxMessageBytes, whether it comes as a JSON body or as a
 // server-sent event: a larger one ends the session once that much is read.
+// HTTPWith also answers OAuth challenges.
 func HTTP(url string, header http.Header) mcp.Transport {
 	next := boundedTransport{max: DefaultMaxMessageBytes, next: http.DefaultTransport}
 	client := &http.Client{Transport: headerTransport{header: header, next: next}}

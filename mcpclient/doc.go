@@ -12,7 +12,34 @@
 //
 // Connect takes any SDK transport: Command starts a program that speaks
 // MCP on its standard input and output, HTTP reaches a streamable HTTP
-// endpoint and sends the headers given (an Authorization header, say).
+// endpoint and sends the headers given (an Authorization header, say), and
+// HTTPWith reaches one that OAuth guards.
+//
+// # OAuth
+//
+// With HTTPOptions.OAuth, a server's 401 or 403 insufficient_scope runs
+// the authorization flow of the SDK's auth package: protected-resource
+// metadata (RFC 9728), authorization-server metadata (RFC 8414 or OpenID
+// Connect), a client ID metadata document, a pre-registered client or
+// dynamic registration (RFC 7591), and the authorization code grant with
+// PKCE. The person signs in in the browser (OAuth.Browser, OpenBrowser by
+// default), which comes back to a loopback address this package listens on
+// for that moment. A program with no person uses the client credentials
+// grant (OAuth.Machine), with a secret or a signed JWT (OAuth.ClientKey);
+// OAuth.Enterprise exchanges an identity provider's ID token instead. The
+// tokens are kept in a TokenStore — by default a FileStore in the user's
+// config directory, mode 0600 — refreshed when they expire, and reused by
+// the next run; a call that needs more scope asks for it (step-up).
+//
+//	transport, err := mcpclient.HTTPWith("https://mcp.example.com/mcp",
+//		&mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{}})
+//
+// # Requests from the server
+//
+// Options.Elicit and Options.Sample answer a server's elicitation (form
+// and URL modes) and sampling requests; their context is that of the call
+// that caused the request when one call is under way (see Options.Elicit),
+// so that a gateway can pass them on to its own client.
 //
 // # A remote tool is a hands tool
 //

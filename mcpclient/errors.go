@@ -119,3 +119,34 @@ type ToolError struct {
 
 // Error returns the server's text.
 func (e *ToolError) Error() string { return e.Text }
+
+// An OAuthError reports OAuth settings that cannot work (HTTPWith) or a
+// token store that failed.
+type OAuthError struct {
+	Server string // the server's endpoint
+	Err    error  // why
+}
+
+// Error names the server and the reason.
+func (e *OAuthError) Error() string {
+	return fmt.Sprintf("mcpclient: OAuth for %s: %v", e.Server, e.Err)
+}
+
+// Unwrap returns the reason.
+func (e *OAuthError) Unwrap() error { return e.Err }
+
+// An AuthorizationError is the authorization server's refusal, as the
+// redirect of the authorization code flow carries it (RFC 6749, section
+// 4.1.2.1): the person declined, say.
+type AuthorizationError struct {
+	Code        string // error, such as "access_denied"
+	Description string // error_description; may be empty
+}
+
+// Error returns the code and the description.
+func (e *AuthorizationError) Error() string {
+	if e.Description == "" {
+		return "mcpclient: authorization refused: " + e.Code
+	}
+	return fmt.Sprintf("mcpclient: authorization refused: %s: %s", e.Code, e.Description)
+}

@@ -325,6 +325,7 @@ func text(res *mcp.CallToolResult) string {
 // wait for a slow consumer, so a forwarder keeps the latest report and a
 // goroutine of the call passes it on.
 type forwarder struct {
+	ctx    context.Context // the call's
 	mu     sync.Mutex
 	latest *mcp.ProgressNotificationParams
 	wake   chan struct{} // capacity 1
@@ -351,7 +352,7 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 // forward passes the progress reported for token to tool.Progress(ctx)
 // until stop is called; stop returns once the last report is passed on.
 func (c *Client) forward(ctx context.Context, token string) (stop func()) {
-	f := &forwarder{wake: make(chan struct{}, 1)}
+	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()

@@ -433,6 +433,50 @@ func Elicit[T any](ctx context.Context, message string) (T, error) {
 	return decodeForm[T](f, content)
 }
 
+// ElicitRequest sends params to the client of the call ctx serves as they
+// are (elicitation/create), form or URL mode, and returns the client's
+// answer as it is, whatever its action: the raw form of Elicit, for a
+// gateway that passes on an upstream server's request (hands serve
+// --upstream does). An error matches ErrUnsupported when the client did not
+// declare elicitation, or, for URL mode, its url mode; the round trips of
+// later protocol versions work as for Sample.
+func ElicitRequest(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	p, err := peerFrom(ctx, "elicitation")
+	if err != nil {
+		return nil, err
+	}
+	if params.Mode == "url" && !declaresURLElicitation(ctx) {
+		return nil, fmt.Errorf("%w: elicitation in url mode, which the client did not declare", ErrUnsupported)
+	}
+	data, err := p.ask(params, func() (any, error) { return p.session.Elicit(ctx, params) })
+	if err != nil {
+		return nil, err
+	}
+	var res *mcp.ElicitResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("mcpserver: the client's elicitation answer: %w", err)
+	}
+	return res, nil
+}
+
+// declaresURLElicitation reports whether the client of the call ctx serves
+// declared elicitation's url mode, in this request's capabilities or at
+// initialization.
+func declaresURLElicitation(ctx context.Context) bool {
+	req, ok := RequestFrom(ctx)
+	if !ok || req.Session == nil {
+		return false
+	}
+	if caps, ok := req.Params.Meta[mcp.MetaKeyClientCapabilities].(map[string]any); ok {
+		if e, ok := caps["elicitation"].(map[string]any); ok {
+			_, url := e["url"]
+			return url
+		}
+	}
+	init := req.Session.InitializeParams()
+	return init != nil && init.Capabilities != nil && init.Capabilities.Elicitation != nil && init.Capabilities.Elicitation.URL != nil
+}
+
 // A form is what Elicit needs of a type: its validator and its schema.
 type form struct {
 	validator *schema.Validator

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -33,11 +34,17 @@ type env struct {
 	KV           *kv.Store    `bind:"HANDS_KV,optional"`           // nil: the default store
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
 	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`    // serve's request-state key, base64
+
+	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
+	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
+	OAuthClientSecret bind.Secret `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
+	OAuthGrant        string      `bind:"HANDS_OAUTH_GRANT,default=authorization_code"`
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
 	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
+	auth     *upstreamAuth
 	stateKey bind.Secret // HANDS_STATE_KEY, likewise
 	// upstreamEnv names the variables passed on to upstream commands
 	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
@@ -113,8 +120,13 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		closeEnv()
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
+	if e.OAuthGrant != grantAuthorizationCode && e.OAuthGrant != grantClientCredentials {
+		closeEnv()
+		return nil, nil, fmt.Errorf("HANDS_OAUTH_GRANT is %q; it is %s or %s", e.OAuthGrant, grantAuthorizationCode, grantClientCredentials)
+	}
 	b := &bundle{
 		token:       e.Token,
+		auth:        &upstreamAuth{clientID: e.OAuthClientID, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
 		stateKey:    e.StateKey,
 		bucket:      e.Bucket,
 		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),

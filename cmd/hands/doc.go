@@ -28,6 +28,9 @@
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
+//	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
+//	HANDS_OAUTH_CLIENT_SECRET    that client's secret
+//	HANDS_OAUTH_GRANT            authorization_code (a person signs in) or client_credentials
 //	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
 // With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other
@@ -35,7 +38,11 @@
 // serves its tools beside the bundled ones, each call checked against the
 // tool's input schema by hands, under its limits, timeout and --token,
 // before it is passed on (see package mcpclient). The tools served follow
-// each upstream's list as it changes, without a restart.
+// each upstream's list as it changes, without a restart. An http(s)
+// upstream that asks for OAuth is signed in to once: the address of its
+// sign-in page is written to standard error and opened in the browser, and
+// the tokens are kept in hands/oauth in the user's config directory (mode
+// 0600), refreshed and reused by every later run.
 //
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,

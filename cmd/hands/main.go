@@ -207,7 +207,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), stderr)
+	tools.auth.stderr = stderr
+	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), tools.auth, stderr)
 	if err != nil {
 		return err
 	}

@@ -52,6 +52,12 @@ var settings = []setting{
 		what: "comma-separated names of environment variables passed on to --upstream commands (and to the command hands diff runs), which otherwise get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL"},
 	{env: "HANDS_STATE_KEY", def: "a random key per process", commands: "serve",
 		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
+	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
+		what: "the client ID registered in advance with the authorization server of --upstream URLs that ask for OAuth"},
+	{env: "HANDS_OAUTH_CLIENT_SECRET", def: "none", commands: "serve --upstream",
+		what: "that client's secret"},
+	{env: "HANDS_OAUTH_GRANT", def: grantAuthorizationCode, commands: "serve --upstream",
+		what: "authorization_code: a person signs in once in the browser; client_credentials: no one does (needs the client ID and secret)"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }

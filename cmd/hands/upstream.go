@@ -45,14 +45,22 @@ func maxToolsPerUpstream(n, bundled int) int {
 // command line, split into words as a POSIX shell does (splitWords) and
 // started with the environment upstreamEnv allows and its standard error
 // on stderr. passEnv names the variables an upstream command gets besides
-// those of safeEnv. Tools an upstream offers that hands cannot are named
-// on stderr.
-func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, stderr io.Writer) (*upstreams, error) {
+// those of safeEnv. An HTTP upstream that asks for OAuth is signed in to
+// as auth says. Tools an upstream offers that hands cannot are named on
+// stderr.
+func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
 	u := &upstreams{stderr: stderr, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
 	for _, spec := range specs {
 		var transport func() mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-			transport = func() mcp.Transport { return mcpclient.HTTP(spec, nil) }
+			if _, err := auth.transport(spec); err != nil {
+				u.close()
+				return nil, fmt.Errorf("--upstream %q: %w", spec, err)
+			}
+			transport = func() mcp.Transport {
+				t, _ := auth.transport(spec) // the same settings gave no error above
+				return t
+			}
 		} else {
 			args, err := splitWords(spec)
 			if err != nil || len(args) == 0 {
@@ -68,6 +76,8 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 		}
 		c, err := mcpclient.Connect(ctx, transport(), &mcpclient.Options{
 			OnChange:  u.changed,
+			Elicit:    relayElicit,
+			Sample:    relaySample,
 			MaxTools:  maxToolsPerUpstream(len(specs), bundled),
 			Reconnect: transport, // an upstream that exits is started again
 			Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

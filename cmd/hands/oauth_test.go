@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/hands-go/hands/internal/oauthtest"
+	"github.com/hands-go/hands/mcpclient"
+)
+
+// TestUpstreamOAuth connects to an upstream that an OAuth authorization
+// server guards, twice, as two runs of serve would: the first signs in
+// through the browser, with the page's address on stderr; the second uses
+// the stored tokens and opens nothing.
+func TestUpstreamOAuth(t *testing.T) {
+	a := oauthtest.New(t, nil)
+	store := &mcpclient.FileStore{Dir: t.TempDir()}
+	var b oauthtest.Browser
+	var stderr bytes.Buffer
+	auth := &upstreamAuth{grant: grantAuthorizationCode, stderr: &stderr, browser: b.Open, store: store}
+	ups, err := connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, auth, &stderr)
+	if err != nil {
+		t.Fatalf("connectUpstreams = %v", err)
+	}
+	ups.close()
+	if b.Count() != 1 || !strings.Contains(stderr.String(), "sign in to the upstream "+a.RS.URL+"/mcp at "+a.AS.URL+"/authorize?") {
+		t.Errorf("the first run opened %d pages and wrote %q, want one page and its address", b.Count(), stderr.String())
+	}
+
+	auth.browser = func(context.Context, string) error { return errors.New("the second run must not open a browser") }
+	stderr.Reset()
+	ups, err = connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, auth, &stderr)
+	if err != nil {
+		t.Fatalf("connectUpstreams with stored tokens = %v", err)
+	}
+	defer ups.close()
+	if len(ups.scopes()) != 1 || len(ups.scopes()[0].Tools) != 1 {
+		t.Errorf("the upstream's scopes = %v, want its one tool", ups.scopes())
+	}
+	if strings.Contains(stderr.String(), "sign in") {
+		t.Errorf("the second run wrote %q, want no sign-in", stderr.String())
+	}
+}
+
+// TestUpstreamOAuthMachine signs in with the client credentials grant.
+func TestUpstreamOAuthMachine(t *testing.T) {
+	a := oauthtest.New(t, nil)
+	t.Setenv("HANDS_OAUTH_CLIENT_ID", "machine")
+	t.Setenv("HANDS_OAUTH_CLIENT_SECRET", "machine-secret")
+	t.Setenv("HANDS_OAUTH_GRANT", grantClientCredentials)
+	tools, closeEnv, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "fetch_markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEnv()
+	var stderr bytes.Buffer
+	tools.auth.stderr = &stderr
+	ups, err := connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, tools.auth, &stderr)
+	if err != nil {
+		t.Fatalf("connectUpstreams = %v", err)
+	}
+	defer ups.close()
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if len(a.Grants) == 0 || a.Grants[0] != "client_credentials" {
+		t.Errorf("grants = %q, want client_credentials", a.Grants)
+	}
+}

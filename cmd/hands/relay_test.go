@@ -1,0 +1,121 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestServeRelaysElicitationAndSampling runs hands serve in front of an
+// upstream whose tools ask their client for a form, a URL visit and a
+// model's message: the requests reach the client of the call that caused
+// them, and its answers reach the upstream. A client that declared neither
+// capability gets the upstream's refusal instead.
+func TestServeRelaysElicitationAndSampling(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	answer := func(res any, err error) (*mcp.CallToolResult, error) {
+		if err != nil {
+			return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "refused: " + err.Error()}}}, nil
+		}
+		data, _ := json.Marshal(res)
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(data)}}}, nil
+	}
+	up.AddTool(&mcp.Tool{Name: "ask_name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return answer(req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)}))
+		})
+	up.AddTool(&mcp.Tool{Name: "ask_visit", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return answer(req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in", ElicitationID: "e1"}))
+		})
+	up.AddTool(&mcp.Tool{Name: "summarise", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return answer(req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{MaxTokens: 10,
+				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "summarise"}}}}))
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	defer upstream.Close()
+
+	inTempDir(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	stderrR, stderrW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream.URL}, strings.NewReader(""), io.Discard, stderrW)
+		stderrW.Close()
+	}()
+	defer func() { cancel(); <-done }()
+	line, err := bufio.NewReader(stderrR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no startup line: %v", err)
+	}
+	go io.Copy(io.Discard, stderrR)
+	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("startup line %q names no address", line)
+	}
+	endpoint := m[1] + "/mcp"
+
+	call := func(session *mcp.ClientSession, name string) (string, bool) {
+		t.Helper()
+		res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, res.IsError
+	}
+
+	var asked []string
+	capable := mcp.NewClient(&mcp.Implementation{Name: "capable", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Mode+" "+req.Params.Message+" "+req.Params.URL)
+			if req.Params.Mode == "url" {
+				return &mcp.ElicitResult{Action: "accept"}, nil
+			}
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+		CreateMessageHandler: func(_ context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "short"}}, nil
+		},
+	})
+	session, err := capable.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	for _, tt := range []struct{ tool, want string }{
+		{"ask_name", `"name":"Ada"`},
+		{"ask_visit", `"action":"accept"`},
+		{"summarise", `"text":"short"`},
+	} {
+		if text, isErr := call(session, tt.tool); isErr || !strings.Contains(text, tt.want) {
+			t.Errorf("%s through the gateway = %q (error %v), want the client's answer %s", tt.tool, text, isErr, tt.want)
+		}
+	}
+	if want := []string{"form Your name? ", "url Sign in https://example.com/sign-in"}; strings.Join(asked, "|") != strings.Join(want, "|") {
+		t.Errorf("the client was asked %q, want %q", asked, want)
+	}
+
+	bare := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil)
+	session2, err := bare.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session2.Close()
+	for _, name := range []string{"ask_name", "summarise"} {
+		if text, isErr := call(session2, name); !isErr || !strings.Contains(text, "refused") {
+			t.Errorf("%s for a client without the capability = %q (error %v), want the upstream's refusal", name, text, isErr)
+		}
+	}
+}

@@ -1,0 +1,182 @@
+// Command conformanceclient is the client that the official MCP
+// conformance suite (@modelcontextprotocol/conformance) drives, one run
+// per client scenario: the suite starts it with the scenario's server URL
+// as its argument, the scenario's name in $MCP_CONFORMANCE_SCENARIO and,
+// for scenarios with pre-arranged credentials, a JSON object in
+// $MCP_CONFORMANCE_CONTEXT. It connects with mcpclient, OAuth included,
+// calls the tools the server lists through a hands registry and exits 0
+// when all of that worked. The suite judges the exchange; mcpclient's
+// TestConformance runs it.
+package main
+
+import (
+	"context"
+	"crypto"
+	"crypto/x509"
+	"encoding/json"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// clientMetadataURL is the client ID metadata document the suite's
+// authorization servers expect a client to name (auth/basic-cimd).
+const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: conformanceclient SERVER-URL")
+		os.Exit(2)
+	}
+	if err := run(ctx, os.Args[1], os.Getenv("MCP_CONFORMANCE_SCENARIO"), os.Getenv("MCP_CONFORMANCE_CONTEXT")); err != nil {
+		fmt.Fprintln(os.Stderr, "conformanceclient:", err)
+		os.Exit(1)
+	}
+}
+
+// scenarioContext is $MCP_CONFORMANCE_CONTEXT: the credentials a scenario
+// arranged in advance.
+type scenarioContext struct {
+	ClientID      string `json:"client_id"`
+	ClientSecret  string `json:"client_secret"`
+	PrivateKeyPEM string `json:"private_key_pem"`
+	// For enterprise-managed authorization (SEP-990):
+	IdPClientID string `json:"idp_client_id"`
+	IdPIDToken  string `json:"idp_id_token"`
+	IdPTokenURL string `json:"idp_token_endpoint"`
+}
+
+func run(ctx context.Context, server, scenario, contextJSON string) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	var sc scenarioContext
+	if contextJSON != "" {
+		if err := json.Unmarshal([]byte(contextJSON), &sc); err != nil {
+			return fmt.Errorf("$MCP_CONFORMANCE_CONTEXT: %w", err)
+		}
+	}
+	oauth := &mcpclient.OAuth{
+		ClientID:          sc.ClientID,
+		ClientSecret:      sc.ClientSecret,
+		ClientMetadataURL: clientMetadataURL,
+		Machine:           strings.HasPrefix(scenario, "auth/client-credentials-"),
+		Browser:           follow,
+		Store:             mcpclient.NoStore,
+	}
+	if sc.PrivateKeyPEM != "" {
+		key, err := parseKey(sc.PrivateKeyPEM)
+		if err != nil {
+			return err
+		}
+		oauth.ClientKey = key
+	}
+	if sc.IdPIDToken != "" {
+		oauth.Enterprise = &mcpclient.Enterprise{
+			IdPTokenURL: sc.IdPTokenURL,
+			IdPClientID: sc.IdPClientID,
+			IDToken:     func(context.Context) (string, error) { return sc.IdPIDToken, nil },
+		}
+	}
+	transport, err := mcpclient.HTTPWith(server, &mcpclient.HTTPOptions{OAuth: oauth})
+	if err != nil {
+		return err
+	}
+	c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{Elicit: acceptDefaults})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "server", Tools: c.Tools()})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, name := range reg.EnabledNames(ctx) {
+		args := json.RawMessage(`{}`)
+		if name == "add_numbers" {
+			args = json.RawMessage(`{"a":5,"b":3}`)
+		}
+		res := tool.Run(ctx, reg, tool.Call{Name: name, Args: args})
+		fmt.Printf("%s: %s\n", name, res.Content)
+		if res.IsError {
+			errs = append(errs, fmt.Errorf("%s: %s", name, res.Content))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// parseKey reads a PKCS #8 private key in PEM.
+func parseKey(data string) (crypto.Signer, error) {
+	block, _ := pem.Decode([]byte(data))
+	if block == nil {
+		return nil, errors.New("private_key_pem holds no PEM block")
+	}
+	key, err := x509.ParsePKCS8PrivateKey(block.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("private_key_pem: %w", err)
+	}
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, fmt.Errorf("private_key_pem holds a %T, which cannot sign", key)
+	}
+	return signer, nil
+}
+
+// follow stands in for the person at the browser: the suite's
+// authorization servers approve at once, so following the authorization
+// URL's redirects reaches the loopback redirect.
+func follow(ctx context.Context, authURL string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the authorization page answered %s", resp.Status)
+	}
+	return nil
+}
+
+// acceptDefaults accepts a form elicitation with the defaults its schema
+// gives (SEP-1034), and declines any other.
+func acceptDefaults(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+	if req.Params.Mode == "url" {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Default any `json:"default"`
+		} `json:"properties"`
+	}
+	data, err := json.Marshal(req.Params.RequestedSchema)
+	if err != nil {
+		return nil, err
+	}
+	if err := json.Unmarshal(data, &schema); err != nil {
+		return nil, err
+	}
+	content := map[string]any{}
+	for name, p := range schema.Properties {
+		if p.Default != nil {
+			content[name] = p.Default
+		}
+	}
+	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}

@@ -1,0 +1,245 @@
+package mcpclient_test
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/internal/oauthtest"
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
+	"golang.org/x/oauth2"
+)
+
+func connectOAuth(t *testing.T, endpoint string, o *mcpclient.OAuth) (*mcpclient.Client, error) {
+	t.Helper()
+	transport, err := mcpclient.HTTPWith(endpoint, &mcpclient.HTTPOptions{OAuth: o})
+	if err != nil {
+		t.Fatalf("HTTPWith(%s) = %v", endpoint, err)
+	}
+	c, err := mcpclient.Connect(t.Context(), transport, nil)
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+// callWrite calls the guarded server's tool, which needs the write scope.
+func callWrite(t *testing.T, c *mcpclient.Client) {
+	t.Helper()
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "guarded", Tools: c.Tools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := tool.Run(t.Context(), reg, tool.Call{Name: "write", Args: json.RawMessage(`{}`)})
+	if res.IsError || res.Content != "written" {
+		t.Fatalf("calling write = %q (error %v), want %q", res.Content, res.Err, "written")
+	}
+}
+
+// TestOAuthAuthorizationCode reaches a guarded server as a person at a
+// command line would: discovery, dynamic registration, PKCE, the loopback
+// redirect, then scope step-up for a call that needs more, and tokens that
+// a second run finds in the store.
+func TestOAuthAuthorizationCode(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		configure func(*oauthtest.Server)
+	}{
+		{name: "well-known metadata"},
+		{name: "resource metadata named by the challenge", configure: func(a *oauthtest.Server) { a.PRMInWWW = true }},
+		{name: "OpenID Connect discovery", configure: func(a *oauthtest.Server) { a.OIDCOnly = true }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := oauthtest.New(t, tt.configure)
+			store := &mcpclient.FileStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+			var b oauthtest.Browser
+			c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: store})
+			if err != nil {
+				t.Fatalf("Connect = %v", err)
+			}
+			if got := b.Count(); got != 1 {
+				t.Errorf("the browser opened %d pages to connect, want 1", got)
+			}
+			callWrite(t, c) // needs write: 403 insufficient_scope, a second authorization
+			if got := b.Count(); got != 2 {
+				t.Errorf("the browser opened %d pages after the step-up, want 2", got)
+			}
+			a.Mu.Lock()
+			authorized := slices.Clone(a.Authorized)
+			a.Mu.Unlock()
+			if len(authorized) != 2 || !slices.Contains(authorized[0], "read") || !slices.Contains(authorized[1], "read") || !slices.Contains(authorized[1], "write") {
+				t.Errorf("scopes asked for = %q, want [read] then [read write]", authorized)
+			}
+
+			// The tokens are in the store, for the owner alone.
+			entries, err := os.ReadDir(store.Dir)
+			if err != nil || len(entries) != 1 {
+				t.Fatalf("the store holds %v (%v), want one file", entries, err)
+			}
+			info, _ := entries[0].Info()
+			if perm := info.Mode().Perm(); perm != 0o600 {
+				t.Errorf("the token file has mode %v, want 0600", perm)
+			}
+
+			// A second run uses the stored tokens and asks nobody.
+			refuse := func(context.Context, string) error { return errors.New("the browser must not open") }
+			c2, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: refuse, Store: store})
+			if err != nil {
+				t.Fatalf("Connect with stored tokens = %v", err)
+			}
+			callWrite(t, c2)
+		})
+	}
+}
+
+// TestOAuthRefresh connects with an expired stored token: the client
+// refreshes it, stores the new one, and asks nobody.
+func TestOAuthRefresh(t *testing.T) {
+	a := oauthtest.New(t, nil)
+	a.Mu.Lock()
+	a.Clients["public"] = ""
+	a.Refreshes["old-refresh"] = []string{"read", "write"}
+	a.Mu.Unlock()
+	endpoint := a.RS.URL + "/mcp"
+	store := &mcpclient.FileStore{Dir: t.TempDir()}
+	expired := &mcpclient.StoredToken{
+		Token:    &oauth2.Token{AccessToken: "stale", RefreshToken: "old-refresh", Expiry: time.Now().Add(-time.Hour)},
+		ClientID: "public",
+		TokenURL: a.AS.URL + "/token",
+	}
+	if err := store.Save(t.Context(), endpoint, expired); err != nil {
+		t.Fatal(err)
+	}
+	refuse := func(context.Context, string) error { return errors.New("the browser must not open") }
+	c, err := connectOAuth(t, endpoint, &mcpclient.OAuth{Browser: refuse, Store: store})
+	if err != nil {
+		t.Fatalf("Connect = %v", err)
+	}
+	callWrite(t, c)
+	a.Mu.Lock()
+	grants := slices.Clone(a.Grants)
+	a.Mu.Unlock()
+	if !slices.Equal(grants, []string{"refresh_token"}) {
+		t.Errorf("grants = %q, want one refresh_token", grants)
+	}
+	got, err := store.Load(t.Context(), endpoint)
+	if err != nil || got == nil || got.Token.AccessToken == "stale" || got.Token.RefreshToken == "old-refresh" {
+		t.Errorf("stored after the refresh: %+v (%v), want the new tokens", got, err)
+	}
+}
+
+// TestOAuthClientCredentials reaches the server as a machine.
+func TestOAuthClientCredentials(t *testing.T) {
+	a := oauthtest.New(t, nil)
+	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "machine", ClientSecret: "machine-secret"})
+	if err != nil {
+		t.Fatalf("Connect = %v", err)
+	}
+	callWrite(t, c)
+	a.Mu.Lock()
+	defer a.Mu.Unlock()
+	if len(a.Grants) == 0 || slices.ContainsFunc(a.Grants, func(g string) bool { return g != "client_credentials" }) {
+		t.Errorf("grants = %q, want client_credentials only", a.Grants)
+	}
+}
+
+// TestOAuthClientKey reaches the server as a machine that signs its
+// assertions (private_key_jwt), and refuses a key that cannot sign one.
+func TestOAuthClientKey(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := oauthtest.New(t, nil)
+	a.Mu.Lock()
+	a.Keys["signer"] = &key.PublicKey
+	a.Mu.Unlock()
+	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: key})
+	if err != nil {
+		t.Fatalf("Connect = %v", err)
+	}
+	callWrite(t, c)
+
+	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if _, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: other}); err == nil {
+		t.Error("Connect with a key the server does not know succeeded, want an error")
+	}
+	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	_, err = mcpclient.HTTPWith(a.RS.URL+"/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: p384}})
+	if _, ok := errors.AsType[*mcpclient.OAuthError](err); !ok {
+		t.Errorf("HTTPWith with a P-384 key = %v, want an *OAuthError", err)
+	}
+}
+
+// TestOAuthRefusals checks the ways a flow cannot succeed end in a typed
+// error, and that a machine needs its credentials.
+func TestOAuthRefusals(t *testing.T) {
+	t.Run("the person declines", func(t *testing.T) {
+		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Deny = true })
+		var b oauthtest.Browser
+		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		if aerr, ok := errors.AsType[*mcpclient.AuthorizationError](err); !ok || aerr.Code != "access_denied" {
+			t.Errorf("Connect = %v, want an *AuthorizationError access_denied", err)
+		}
+	})
+	t.Run("no redirect comes back", func(t *testing.T) {
+		a := oauthtest.New(t, nil)
+		nothing := func(context.Context, string) error { return nil }
+		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: nothing, Store: mcpclient.NoStore, Wait: 50 * time.Millisecond})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Connect = %v, want the wait's deadline", err)
+		}
+	})
+	t.Run("a machine without a secret", func(t *testing.T) {
+		_, err := mcpclient.HTTPWith("http://127.0.0.1:1/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{Machine: true, ClientID: "machine"}})
+		if _, ok := errors.AsType[*mcpclient.OAuthError](err); !ok {
+			t.Errorf("HTTPWith = %v, want an *OAuthError", err)
+		}
+	})
+}
+
+// TestFileStore checks the store's file is the owner's alone, that one
+// others could read is refused, and that a file too large to be a token
+// file is not read.
+func TestFileStore(t *testing.T) {
+	dir := t.TempDir()
+	s := &mcpclient.FileStore{Dir: dir}
+	ctx := t.Context()
+	if got, err := s.Load(ctx, "https://example.com/mcp"); got != nil || err != nil {
+		t.Fatalf("Load of nothing = %v, %v; want nil, nil", got, err)
+	}
+	want := &mcpclient.StoredToken{Token: &oauth2.Token{AccessToken: "a", RefreshToken: "r"}, ClientID: "c", TokenURL: "https://as.example/token"}
+	if err := s.Save(ctx, "https://example.com/mcp", want); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Load(ctx, "https://example.com/mcp")
+	if err != nil || got.Token.AccessToken != "a" || got.Token.RefreshToken != "r" || got.ClientID != "c" {
+		t.Fatalf("Load = %+v, %v; want what was saved", got, err)
+	}
+	if other, err := s.Load(ctx, "https://example.com/other"); other != nil || err != nil {
+		t.Errorf("Load of another server = %v, %v; want nil, nil", other, err)
+	}
+	entries, _ := os.ReadDir(dir)
+	path := filepath.Join(dir, entries[0].Name())
+
+	os.Chmod(path, 0o644)
+	if _, err := s.Load(ctx, "https://example.com/mcp"); err == nil {
+		t.Error("Load of a file others can read succeeded, want an error")
+	}
+	os.Chmod(path, 0o600)
+	if err := os.WriteFile(path, make([]byte, 2<<20), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Load(ctx, "https://example.com/mcp"); err == nil {
+		t.Error("Load of a 2 MB file succeeded, want an error")
+	}
+}
