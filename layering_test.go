@@ -62,6 +62,16 @@ func TestDialectLayering(t *testing.T) {
 	}
 }
 
+// TestCompatLayering keeps package compat to the standard library and
+// jsonschema-go, so that a CI job or another program can use it alone.
+func TestCompatLayering(t *testing.T) {
+	for _, pkg := range deps(t, "./compat") {
+		if pkg != module+"/compat" && modulePath(pkg) != "github.com/google/jsonschema-go" {
+			t.Errorf("compat depends on %s", pkg)
+		}
+	}
+}
+
 // modulePath returns the module of a package path among the allowed ones, or
 // the package path itself.
 func modulePath(pkg string) string {
@@ -92,10 +102,13 @@ func TestEdgeLayering(t *testing.T) {
 		{"./mcpclient", []string{module + "/mcpserver"}},
 		{"./mcpserver", []string{module + "/mcpclient"}},
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
+		{"./otelhands", []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc", module + "/mcpserver", module + "/mcpclient"}},
+		{"./provider/...", []string{module + "/mcpserver", module + "/mcpclient", module + "/otelhands", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
+		{"./toolbox", append([]string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}, databaseDrivers...)},
+		{"./tooltest", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", "go.opentelemetry.io/"}},
 		{"./sqldb", databaseDrivers},
 		{"./kv", databaseDrivers},
 		{"./bind", databaseDrivers},
-		{"./toolbox", databaseDrivers},
 		{"./tool", databaseDrivers},
 		{"./agent", databaseDrivers},
 	} {

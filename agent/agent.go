@@ -52,6 +52,11 @@ type Message struct {
 	// Adapters send the images where the provider accepts them in a tool
 	// result, and Text where it does not. In JSON, a part's data is base64.
 	Parts []tool.Part `json:"parts,omitempty"`
+	// Migrated reports, on a tool message, a call made against the tool's
+	// previous input and upgraded by its migration (tool.Migrate,
+	// tool.RepairMigrated): the history says which version each call was
+	// written for.
+	Migrated bool `json:"migrated,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their
@@ -68,8 +73,10 @@ type ToolCall struct {
 	Name string // the tool the model asked for
 	// Args are the arguments as the model sent them, byte for byte, even
 	// when they are not valid JSON: such a call's validation error then
-	// reaches the model as its result. In JSON, valid arguments are the
-	// "args" value, and other arguments are kept as the string "rawArgs".
+	// reaches the model as its result. In JSON they are the string "args",
+	// as OpenAI's API sends them, so that they come back byte for byte
+	// whatever encodes them: raw JSON would come back compacted, indented
+	// or with <, > and & escaped.
 	Args json.RawMessage
 	// State is the provider's opaque state of this call, such as Gemini's
 	// thought signature, in the form of Message.State.
@@ -78,37 +85,39 @@ type ToolCall struct {
 
 // toolCallJSON is the JSON form of a ToolCall.
 type toolCallJSON struct {
-	ID      string          `json:"id"`
-	Name    string          `json:"name"`
-	Args    json.RawMessage `json:"args,omitempty"`
-	RawArgs *string         `json:"rawArgs,omitempty"`
-	State   json.RawMessage `json:"state,omitempty"`
+	ID    string          `json:"id"`
+	Name  string          `json:"name"`
+	Args  json.RawMessage `json:"args,omitempty"` // a string holding the arguments
+	State json.RawMessage `json:"state,omitempty"`
 }
 
-// MarshalJSON encodes the call, with arguments that are not valid JSON as
-// the string "rawArgs".
+// MarshalJSON encodes the call, with its arguments as a string.
 func (c ToolCall) MarshalJSON() ([]byte, error) {
 	j := toolCallJSON{ID: c.ID, Name: c.Name, State: c.State}
-	switch {
-	case len(c.Args) == 0:
-	case json.Valid(c.Args):
-		j.Args = c.Args
-	default:
-		raw := string(c.Args)
-		j.RawArgs = &raw
+	if len(c.Args) > 0 {
+		args, err := json.Marshal(string(c.Args))
+		if err != nil {
+			return nil, err
+		}
+		j.Args = args
 	}
 	return json.Marshal(j)
 }
 
-// UnmarshalJSON decodes what MarshalJSON encodes.
+// UnmarshalJSON decodes what MarshalJSON encodes. Arguments written as
+// JSON rather than as a string are taken as they are.
 func (c *ToolCall) UnmarshalJSON(data []byte) error {
 	var j toolCallJSON
 	if err := json.Unmarshal(data, &j); err != nil {
 		return err
 	}
 	*c = ToolCall{ID: j.ID, Name: j.Name, Args: j.Args, State: j.State}
-	if j.RawArgs != nil {
-		c.Args = json.RawMessage(*j.RawArgs)
+	if len(j.Args) > 0 && j.Args[0] == '"' {
+		var args string
+		if err := json.Unmarshal(j.Args, &args); err != nil {
+			return err
+		}
+		c.Args = json.RawMessage(args)
 	}
 	return nil
 }
@@ -310,7 +319,8 @@ var ErrTurnLimit = errors.New("agent: turn limit reached")
 // A TurnLimitError reports that the model was still calling tools when the
 // turn limit was reached.
 type TurnLimitError struct {
-	Turns int // the limit that was reached
+	Turns int   // the limit that was reached
+	Err   error // ErrTurnLimit
 }
 
 // Error says how many turns ran.
@@ -318,11 +328,11 @@ func (e *TurnLimitError) Error() string {
 	return fmt.Sprintf("agent: the model was still calling tools after %d turns", e.Turns)
 }
 
-// Is reports whether target is ErrTurnLimit.
-func (e *TurnLimitError) Is(target error) bool { return target == ErrTurnLimit }
+// Unwrap returns Err.
+func (e *TurnLimitError) Unwrap() error { return e.Err }
 
 // The kinds of incomplete response. An *IncompleteError matches one of
-// them with errors.Is.
+// them with errors.Is: its Err.
 var (
 	// ErrTruncated matches a response cut off at the token limit.
 	ErrTruncated = errors.New("agent: the response was truncated")
@@ -340,6 +350,7 @@ var (
 type IncompleteError struct {
 	Turn     int       // the turn, from 1
 	Response *Response // what the model sent, its calls included
+	Err      error     // ErrTruncated, ErrFiltered or ErrRefused, after the finish reason
 }
 
 // Error says why the response is incomplete.
@@ -355,18 +366,21 @@ func (e *IncompleteError) Error() string {
 	return s
 }
 
-// Is reports whether target is the sentinel of the response's finish
-// reason: ErrTruncated, ErrFiltered or ErrRefused.
-func (e *IncompleteError) Is(target error) bool {
-	switch e.Response.FinishReason {
+// Unwrap returns Err.
+func (e *IncompleteError) Unwrap() error { return e.Err }
+
+// incompleteKind returns the sentinel of an incomplete response's finish
+// reason, or nil for a complete one.
+func incompleteKind(reason FinishReason) error {
+	switch reason {
 	case FinishLength:
-		return target == ErrTruncated
+		return ErrTruncated
 	case FinishContentFilter:
-		return target == ErrFiltered
+		return ErrFiltered
 	case FinishRefusal:
-		return target == ErrRefused
+		return ErrRefused
 	}
-	return false
+	return nil
 }
 
 // MalformedCallText is the start of the user message the loop adds after a

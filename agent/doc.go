@@ -22,8 +22,9 @@
 //
 // A History is a plain slice of Messages that round-trips through JSON, so
 // a conversation can be saved and resumed with another call to Run. It
-// keeps what the model sent verbatim: arguments that are not valid JSON
-// stay as they were (in JSON, as the string "rawArgs"); each tool message
+// keeps what the model sent verbatim: a call's arguments are, in JSON, a
+// string that holds them byte for byte, valid JSON or not, so that no
+// encoder compacts, indents or escapes them; each tool message
 // holds the result's text and, next to it, its structured output
 // (Message.Structured) and its images, audio, resources and links
 // (Message.Parts); and everything a provider needs to continue —

@@ -136,7 +136,40 @@ func TestHistoryKeepsArgsStateAndStructured(t *testing.T) {
 	if !reflect.DeepEqual(back, history) {
 		t.Errorf("after a JSON round trip:\n%+v\nwant\n%+v\n(JSON %s)", back, history, data)
 	}
-	if !strings.Contains(string(data), `"rawArgs":"{\"x\":"`) {
+	if !strings.Contains(string(data), `"args":"{\"x\":"`) {
 		t.Errorf("JSON %s lacks the raw arguments", data)
+	}
+}
+
+// TestHistoryKeepsArgumentsByteForByte checks that a history's tool-call
+// arguments come back from JSON exactly as the model wrote them, though
+// encoding/json escapes <, > and & in raw JSON and drops its spaces: the
+// model's context must hold what it sent.
+func TestHistoryKeepsArgumentsByteForByte(t *testing.T) {
+	for _, args := range []string{
+		`{"q":"a -> b"}`,
+		`{"html":"<b>bold</b>"}`,
+		`{"q":"fish & chips"}`,
+		`{"q": "spaced",  "n" : 1}`,
+		"{\"q\":\"line\u2028separator\"}",
+		`{"plain":"text"}`,
+	} {
+		history := agent.History{
+			agent.UserText("go"),
+			{Role: agent.RoleAssistant, Calls: []agent.ToolCall{{ID: "c1", Name: "search", Args: json.RawMessage(args)}}},
+		}
+		for _, marshal := range []func(any) ([]byte, error){json.Marshal, func(v any) ([]byte, error) { return json.MarshalIndent(v, "", "  ") }} {
+			data, err := marshal(history)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back agent.History
+			if err := json.Unmarshal(data, &back); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(back[1].Calls[0].Args); got != args {
+				t.Errorf("arguments %s came back from JSON as %s", args, got)
+			}
+		}
 	}
 }

@@ -11,13 +11,13 @@ import (
 	"github.com/hands-go/hands/tool"
 )
 
-// ErrInterrupted is matched by an *Interrupt.
-var ErrInterrupted = errors.New("agent: the run waits for a person")
+// ErrPaused is matched by an *Interrupt that Run, Stream or Resume returns.
+var ErrPaused = errors.New("agent: the run waits for a person")
 
 // An Interrupt is a run paused because calls wait for a person: it is the
 // error Run returns then, and everything Resume needs to go on. It is a
 // plain value that round-trips through JSON, so the decision can come
-// later, from another process. It matches ErrInterrupted.
+// later, from another process. As an error it matches ErrPaused.
 type Interrupt struct {
 	// History is the conversation so far. Its last assistant message holds
 	// the paused turn's calls; those without a tool message have not run.
@@ -31,6 +31,9 @@ type Interrupt struct {
 	// because a call before them paused the run again; Resume applies
 	// their decisions, and they need no new ones.
 	Decided []Pending `json:"decided,omitempty"`
+	// Err is ErrPaused in the Interrupt a run returns. It is not part of
+	// the JSON: an Interrupt read back is data for Resume, not an error.
+	Err error `json:"-"`
 }
 
 // Error says how many calls wait.
@@ -38,8 +41,8 @@ func (in *Interrupt) Error() string {
 	return fmt.Sprintf("agent: the run paused on turn %d: %d call(s) wait for a person", in.Turn, len(in.Pending))
 }
 
-// Is reports whether target is ErrInterrupted.
-func (in *Interrupt) Is(target error) bool { return target == ErrInterrupted }
+// Unwrap returns Err.
+func (in *Interrupt) Unwrap() error { return in.Err }
 
 // A PendingKind says what a pending call waits for.
 type PendingKind string

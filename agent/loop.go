@@ -155,7 +155,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, err
 		}
 		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns}
+			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 		}
 		turn++
 	}
@@ -179,7 +179,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		}
 		switch resp.FinishReason {
 		case FinishLength, FinishContentFilter, FinishRefusal:
-			return history, &IncompleteError{Turn: turn, Response: &out}
+			return history, &IncompleteError{Turn: turn, Response: &out, Err: incompleteKind(out.FinishReason)}
 		}
 		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State})
 		if len(calls) == 0 {
@@ -192,7 +192,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			}
 			history = append(history, UserText(text))
 			if turn >= l.maxTurns {
-				return history, &TurnLimitError{Turns: l.maxTurns}
+				return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 			}
 			continue
 		}
@@ -200,7 +200,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, err
 		}
 		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns}
+			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
 		}
 	}
 }
@@ -302,7 +302,7 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 	next = ran
 
 	// Record the results, in call order.
-	in := &Interrupt{Turn: turn}
+	in := &Interrupt{Turn: turn, Err: ErrPaused}
 	for _, j := range jobs[:next] {
 		r := results[j.index]
 		if r.pending != nil {
@@ -364,7 +364,7 @@ func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[
 	if len(rejected) > 0 {
 		tools = tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 			if d := rejected[call.ID]; d != nil {
-				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}})
+				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
 				return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 			}
 			return l.tools.Stream(ctx, call)

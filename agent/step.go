@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"slices"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -29,7 +30,8 @@ func CallIDs(calls []ToolCall, turn int, history History) []ToolCall {
 
 // ToolMessage returns the tool message Run records for the result of call:
 // the result's text, and its structured output and parts when the text is
-// theirs (middleware did not rewrite it).
+// theirs (middleware did not rewrite it), and whether its arguments were
+// migrated (tool.RepairMigrated).
 func ToolMessage(call ToolCall, res tool.Result) Message {
 	structured := res.Structured
 	if string(structured) != res.Content {
@@ -39,5 +41,6 @@ func ToolMessage(call ToolCall, res tool.Result) Message {
 	if tool.PartsText(parts) != res.Content {
 		parts = nil // likewise for the images and resources
 	}
-	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError}
+	migrated := slices.ContainsFunc(res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
+	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: migrated}
 }

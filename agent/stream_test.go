@@ -73,7 +73,7 @@ func TestStreamEvents(t *testing.T) {
 	first.Response.Calls = []agent.ToolCall{agenttest.Call("c1", "count", `{}`), agenttest.Call("c2", "delete", `{}`)}
 	first.Response.Usage = agent.Usage{InputTokens: 10, OutputTokens: 4}
 	got, err := collect(t, agent.Stream(t.Context(), agenttest.NewStreamScript(first), reg, agent.History{agent.UserText("go")}, opts))
-	if !errors.Is(err, agent.ErrInterrupted) {
+	if !errors.Is(err, agent.ErrPaused) {
 		t.Fatalf("the stream ended with %v, want an *Interrupt", err)
 	}
 	want := []string{

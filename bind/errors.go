@@ -4,7 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+
+	"github.com/hands-go/hands/internal/msgtext"
 )
 
 // Sentinels for the kinds of Problem. Match them with errors.Is, on a
@@ -102,23 +105,17 @@ type DefinitionError struct {
 
 // Error names the type, the field and the tag, then the problem.
 func (e *DefinitionError) Error() string {
-	var b strings.Builder
-	b.WriteString("bind: ")
+	where := []string{"type <nil>"}
 	if e.Type != nil {
-		b.WriteString(e.Type.String())
-	} else {
-		b.WriteString("<nil>")
+		where[0] = "type " + e.Type.String()
 	}
 	if e.Field != "" {
-		b.WriteString(", field ")
-		b.WriteString(e.Field)
+		where = append(where, "field "+e.Field)
 	}
 	if e.Tag != "" {
-		fmt.Fprintf(&b, " (bind:%q)", e.Tag)
+		where = append(where, "tag `bind:"+strconv.Quote(e.Tag)+"`")
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return msgtext.Definition("bind", where, e.Err)
 }
 
 // Unwrap returns Err.

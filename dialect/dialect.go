@@ -287,10 +287,11 @@ func (p Problem) String() string {
 var ErrRejected = errors.New("dialect: rejected")
 
 // A RejectError lists the errors of the tools a dialect refuses. It
-// matches ErrRejected, and each Problem with errors.As.
+// matches each Problem with errors.As.
 type RejectError struct {
 	Dialect  string    // the dialect's Name
 	Problems []Problem // every problem of SeverityError, in the order Lint found them
+	Err      error     // ErrRejected
 }
 
 // Error names the dialect and lists the problems, one a line.
@@ -303,14 +304,12 @@ func (e *RejectError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is ErrRejected.
-func (e *RejectError) Is(target error) bool { return target == ErrRejected }
-
-// Unwrap returns the problems.
+// Unwrap returns Err and the problems.
 func (e *RejectError) Unwrap() []error {
-	errs := make([]error, len(e.Problems))
-	for i, p := range e.Problems {
-		errs[i] = p
+	errs := make([]error, 0, 1+len(e.Problems))
+	errs = append(errs, e.Err)
+	for _, p := range e.Problems {
+		errs = append(errs, p)
 	}
 	return errs
 }
@@ -330,7 +329,7 @@ func (d *Dialect) Check(tools ...ToolSchema) error {
 	if len(errs) == 0 {
 		return nil
 	}
-	return &RejectError{Dialect: d.Name, Problems: errs}
+	return &RejectError{Dialect: d.Name, Problems: errs, Err: ErrRejected}
 }
 
 // Error returns the same text as String.

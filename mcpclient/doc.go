@@ -40,9 +40,12 @@
 //     reads from Result.Structured has been checked.
 //   - An isError result is an error result whose Err is a *ToolError
 //     carrying the server's text. A call the server did not answer is a
-//     *CallError, which matches ErrDisconnected when the connection ended:
-//     a call on a server that exits ends at once, and one on a server that
-//     stops answering ends at Options.Timeout.
+//     *CallError, which matches tool.ErrUpstream, and ErrDisconnected too
+//     when the connection ended: a call on a server that exits ends at
+//     once, and one on a server that stops answering ends at
+//     Options.Timeout with a *tool.TimeoutError. So every failure of a
+//     call that hands finds matches a tool.Err… sentinel, as for a local
+//     tool.
 //   - The server's notifications/progress become tool.Progress events of
 //     type tool.ProgressReport, so a re-served tool passes them on with
 //     their totals. Ending the hands call — its context cancelled, or

@@ -176,18 +176,20 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 // answer to a request, on a protocol version where the request goes back
 // in the call's result: the server returns the request, and the client
 // calls again with the answer, which the handler, run again from the
-// start, then gets. It matches tool.ErrInterrupted.
+// start, then gets.
 type inputRequired struct {
 	key    string
 	params mcp.InputRequest
 	state  string // the answers so far, for the client to send back
+	err    error  // tool.ErrInterrupted
 }
 
 func (e *inputRequired) Error() string {
 	return "mcpserver: the call waits for the client's answer"
 }
 
-func (e *inputRequired) Is(target error) bool { return target == tool.ErrInterrupted }
+// Unwrap returns tool.ErrInterrupted, which the error holds.
+func (e *inputRequired) Unwrap() error { return e.err }
 
 // A peer is the client of the call a handler serves, as far as asking it
 // something goes.
@@ -245,7 +247,7 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 		return data, nil
 	}
 	if p.roundTrips {
-		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state()}
+		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(), err: tool.ErrInterrupted}
 	}
 	res, err := send()
 	if err != nil {

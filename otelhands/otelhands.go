@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -61,6 +62,10 @@ const (
 	PausedKey = attribute.Key("hands.run.paused")
 	// InterruptedKey marks a tool call that asked a question (tool.Ask).
 	InterruptedKey = attribute.Key("hands.tool.interrupted")
+	// DeprecatedKey lists what a tool call used that is deprecated
+	// (tool.Result.Deprecated): "" for the tool itself, the JSON Pointer
+	// of each deprecated argument.
+	DeprecatedKey = attribute.Key("hands.tool.deprecated")
 )
 
 // The operation names of the GenAI semantic conventions.
@@ -72,11 +77,12 @@ const (
 
 // instruments are what one Middleware or Tools records with.
 type instruments struct {
-	opts     Options
-	tracer   trace.Tracer
-	duration metric.Float64Histogram // gen_ai.client.operation.duration
-	tokens   metric.Int64Histogram   // gen_ai.client.token.usage
-	errors   metric.Int64Counter     // hands.tool.errors
+	opts       Options
+	tracer     trace.Tracer
+	duration   metric.Float64Histogram // gen_ai.client.operation.duration
+	tokens     metric.Int64Histogram   // gen_ai.client.token.usage
+	errors     metric.Int64Counter     // hands.tool.errors
+	deprecated metric.Int64Counter     // hands.tool.deprecated_uses
 }
 
 func newInstruments(o *Options) *instruments {
@@ -107,6 +113,9 @@ func newInstruments(o *Options) *instruments {
 	errs = errors.Join(errs, err)
 	in.errors, err = meter.Int64Counter("hands.tool.errors",
 		metric.WithDescription("Failed tool calls, by kind of failure (error.type)."), metric.WithUnit("{call}"))
+	errs = errors.Join(errs, err)
+	in.deprecated, err = meter.Int64Counter("hands.tool.deprecated_uses",
+		metric.WithDescription("Uses of deprecated tools and arguments, by what was used (hands.tool.deprecated)."), metric.WithUnit("{use}"))
 	if errs = errors.Join(errs, err); errs != nil {
 		otel.Handle(errs) // the instruments are then no-ops
 	}
@@ -173,7 +182,7 @@ func (in *instruments) run(next agent.RunFunc) agent.RunFunc {
 					span.SetAttributes(
 						semconv.GenAIUsageInputTokensKey.Int64(ev.Usage.InputTokens),
 						semconv.GenAIUsageOutputTokensKey.Int64(ev.Usage.OutputTokens))
-					if errors.Is(err, agent.ErrInterrupted) {
+					if errors.Is(err, agent.ErrPaused) {
 						span.SetAttributes(PausedKey.Bool(true))
 					} else if err != nil {
 						kind := runErrorType(err)
@@ -308,6 +317,12 @@ func (in *instruments) result(ctx context.Context, span trace.Span, attrs []attr
 		attrs = append(attrs, semconv.ErrorTypeKey.String(kind))
 		in.errors.Add(ctx, 1, metric.WithAttributes(attrs...))
 	}
+	if len(res.Deprecated) > 0 {
+		span.SetAttributes(DeprecatedKey.StringSlice(res.Deprecated))
+		for _, p := range res.Deprecated {
+			in.deprecated.Add(ctx, 1, metric.WithAttributes(append(slices.Clip(attrs), DeprecatedKey.String(p))...))
+		}
+	}
 	in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 }
 
@@ -326,13 +341,14 @@ var errorTypes = []struct {
 	{tool.ErrCanceled, "canceled"},
 	{tool.ErrNoResult, "no_result"},
 	{tool.ErrInterrupted, "interrupted"},
+	{tool.ErrUpstream, "upstream"},
 }
 
 // ErrorType returns the error.type value for a failed tool call: the kind
 // of failure, from the tool.Err… sentinel the error matches —
 // "invalid_arguments", "unknown_tool", "disabled", "denied", "panic",
-// "timeout", "canceled", "no_result", "interrupted" — or "tool_error" for
-// a handler's own error.
+// "timeout", "canceled", "no_result", "interrupted", "upstream" — or
+// "tool_error" for a handler's own error.
 func ErrorType(err error) string {
 	for _, t := range errorTypes {
 		if errors.Is(err, t.err) {

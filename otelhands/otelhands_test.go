@@ -3,6 +3,7 @@ package otelhands_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
@@ -116,7 +117,7 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		FinishReason: agent.FinishToolCalls,
 	})
 	_, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText("note milk, sync, purge")}, opts)
-	if !errors.Is(err, agent.ErrInterrupted) {
+	if !errors.Is(err, agent.ErrPaused) {
 		t.Fatalf("Run = %v, want an *Interrupt", err)
 	}
 
@@ -283,20 +284,52 @@ func TestRecordContent(t *testing.T) {
 	})
 }
 
+// TestDeprecatedUses counts the calls of a deprecated tool and of its
+// deprecated arguments, and marks their spans.
+func TestDeprecatedUses(t *testing.T) {
+	tel := newTelemetry(t)
+	type args struct {
+		Q     string `json:"q,omitempty" tool:"deprecated='use query'"`
+		Query string `json:"query,omitempty"`
+	}
+	search := tool.New("search_v1", "Search.", func(context.Context, args) (string, error) { return "found", nil },
+		tool.WithDeprecated(tool.Deprecation{Message: "use search"}))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{search}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Use(otelhands.Tools(tel.opts))
+	tool.Run(t.Context(), reg, tool.Call{ID: "1", Name: "search_v1", Args: []byte(`{"query":"a"}`)})
+	tool.Run(t.Context(), reg, tool.Call{ID: "2", Name: "search_v1", Args: []byte(`{"q":"a"}`)})
+	rm := collect(t, tel.reader)
+	if got, want := sums(t, rm, "hands.tool.deprecated_uses", "hands.tool.deprecated"), map[string]int64{"": 2, "/q": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hands.tool.deprecated_uses = %v, want %v", got, want)
+	}
+	var marked []any
+	for _, s := range tel.spans.GetSpans() {
+		marked = append(marked, attrs(s)["hands.tool.deprecated"])
+	}
+	if want := []any{[]string{""}, []string{"", "/q"}}; !reflect.DeepEqual(marked, want) {
+		t.Errorf("the spans' hands.tool.deprecated = %v, want %v", marked, want)
+	}
+}
+
 func TestErrorType(t *testing.T) {
 	for _, tt := range []struct {
 		err  error
 		want string
 	}{
-		{&tool.ValidationError{}, "invalid_arguments"},
-		{&tool.UnknownToolError{}, "unknown_tool"},
-		{&tool.DisabledToolError{}, "disabled"},
-		{&tool.DeniedError{Reason: &agent.RejectionError{}}, "denied"},
-		{&tool.PanicError{}, "panic"},
-		{&tool.TimeoutError{}, "timeout"},
-		{&tool.CanceledError{Cause: context.Canceled}, "canceled"},
-		{tool.ErrNoResult, "no_result"},
-		{&tool.InterruptError{}, "interrupted"},
+		{&tool.ValidationError{Err: tool.ErrInvalidArguments}, "invalid_arguments"},
+		{&tool.UnknownToolError{Err: tool.ErrUnknownTool}, "unknown_tool"},
+		{&tool.DisabledToolError{Err: tool.ErrDisabled}, "disabled"},
+		{&tool.DeniedError{Reason: &agent.RejectionError{}, Err: tool.ErrDenied}, "denied"},
+		{&tool.PanicError{Err: tool.ErrPanicked}, "panic"},
+		{&tool.TimeoutError{Err: tool.ErrTimedOut}, "timeout"},
+		{&tool.CanceledError{Cause: context.Canceled, Err: tool.ErrCanceled}, "canceled"},
+		{&tool.NoResultError{Err: tool.ErrNoResult}, "no_result"},
+		{&tool.InterruptError{Err: tool.ErrInterrupted}, "interrupted"},
+		{fmt.Errorf("proxy: %w", tool.ErrUpstream), "upstream"},
+		{&tool.CanceledError{Cause: context.Canceled}, "tool_error"}, // without its sentinel, a detail type matches nothing
 		{errors.New("disk full"), "tool_error"},
 	} {
 		if got := otelhands.ErrorType(tt.err); got != tt.want {

@@ -7,7 +7,7 @@ import (
 )
 
 // The kinds of API failure. An [*Error] matches at most one of them with
-// errors.Is, chosen by its HTTP status.
+// errors.Is: its Err, chosen by its HTTP status (see Kind).
 var (
 	// ErrInvalidRequest matches a request the API rejected as malformed:
 	// status 400, 404, 413 or 422. Sending it again will fail again.
@@ -35,7 +35,11 @@ type Error struct {
 	Code string
 	// Message is the provider's explanation, for people; never match on it.
 	Message string
-	// Err is the SDK's own error.
+	// Cause is the SDK's own error.
+	Cause error
+	// Err is the kind of failure, Kind(StatusCode): ErrInvalidRequest,
+	// ErrAuth, ErrRateLimit, ErrUnavailable, or nil for a status of no
+	// known kind.
 	Err error
 }
 
@@ -58,16 +62,15 @@ func (e *Error) Error() string {
 	return s
 }
 
-// Unwrap returns the SDK's error and the sentinel of the status's kind, if
-// it has one, so that both errors.Is(err, ErrRateLimit) and errors.As into
-// the SDK's type work.
+// Unwrap returns Err and the SDK's error, so that both
+// errors.Is(err, ErrRateLimit) and errors.As into the SDK's type work.
 func (e *Error) Unwrap() []error {
 	var errs []error
 	if e.Err != nil {
 		errs = append(errs, e.Err)
 	}
-	if kind := Kind(e.StatusCode); kind != nil {
-		errs = append(errs, kind)
+	if e.Cause != nil {
+		errs = append(errs, e.Cause)
 	}
 	return errs
 }

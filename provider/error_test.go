@@ -35,7 +35,7 @@ func TestError(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tt.status), func(t *testing.T) {
 			cause := &sdkError{tt.status}
-			err := fmt.Errorf("openai: gpt: %w", &provider.Error{Provider: "openai", StatusCode: tt.status, Code: "code", Message: "message", Err: cause})
+			err := fmt.Errorf("openai: gpt: %w", &provider.Error{Provider: "openai", StatusCode: tt.status, Code: "code", Message: "message", Cause: cause, Err: provider.Kind(tt.status)})
 			for _, kind := range []error{provider.ErrInvalidRequest, provider.ErrAuth, provider.ErrRateLimit, provider.ErrUnavailable} {
 				if got, want := errors.Is(err, kind), kind == tt.kind; got != want {
 					t.Errorf("errors.Is(%v, %v) = %v, want %v", err, kind, got, want)
@@ -56,7 +56,7 @@ func TestError(t *testing.T) {
 }
 
 func TestErrorWithoutCode(t *testing.T) {
-	err := &provider.Error{Provider: "gemini", StatusCode: 503}
+	err := &provider.Error{Provider: "gemini", StatusCode: 503, Err: provider.ErrUnavailable}
 	if got, want := err.Error(), "gemini API: 503 Service Unavailable"; got != want {
 		t.Errorf("Error() = %q, want %q", got, want)
 	}

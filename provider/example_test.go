@@ -12,7 +12,7 @@ import (
 func ExampleError() {
 	// What anthropic.Model.Generate returns when the API is overloaded.
 	err := fmt.Errorf("anthropic: claude-sonnet-5-5: %w",
-		&provider.Error{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded"})
+		&provider.Error{Provider: "anthropic", StatusCode: 529, Code: "overloaded_error", Message: "Overloaded", Err: provider.Kind(529)})
 
 	fmt.Println(errors.Is(err, provider.ErrUnavailable), errors.Is(err, provider.ErrRateLimit))
 	if perr, ok := errors.AsType[*provider.Error](err); ok {

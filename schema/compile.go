@@ -466,7 +466,12 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		case "title":
 			f.title = e.value
 		case "deprecated":
-			f.deprecated, err = parseFlag(e)
+			// A flag, or the message saying what to use instead.
+			if v, perr := strconv.ParseBool(e.value); perr == nil {
+				f.deprecated = v
+			} else {
+				f.deprecated, f.deprecation = true, e.value
+			}
 		case "required":
 			required, err = parseFlag(e)
 		case "optional":

@@ -101,11 +101,20 @@ func (i Issue) Append(b []byte) []byte {
 	return append(b, i.Message...)
 }
 
+// ErrInvalidDocument is matched by an *Error: a document that does not
+// satisfy its schema.
+var ErrInvalidDocument = errors.New("schema: invalid document")
+
 // An Error reports every issue found in one JSON document, in document
-// order. Validators return it as a *Error.
+// order. Validators return it as a *Error. A Validate method may return one
+// to report issues at paths below its value; its Err may then be left nil.
 type Error struct {
 	Issues []Issue // every issue, in document order, cut to the issue limit
+	Err    error   // ErrInvalidDocument
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error returns the issues, one per line after a count.
 func (e *Error) Error() string {
@@ -141,24 +150,23 @@ type DefinitionError struct {
 
 // Error names the type, the field and the tag, then the problem.
 func (e *DefinitionError) Error() string {
-	var b strings.Builder
-	b.WriteString("schema: type ")
-	if e.Type != nil {
-		b.WriteString(e.Type.String())
-	} else {
-		b.WriteString("<nil>")
+	return msgtext.Definition("schema", definitionPlace(e.Type, e.Field, e.Tag), e.Err)
+}
+
+// definitionPlace says where a definition mistake is: the type, the field
+// and the tag, those that are known.
+func definitionPlace(t reflect.Type, field, tag string) []string {
+	where := []string{"type <nil>"}
+	if t != nil {
+		where[0] = "type " + t.String()
 	}
-	if e.Field != "" {
-		b.WriteString(", field ")
-		b.WriteString(e.Field)
+	if field != "" {
+		where = append(where, "field "+field)
 	}
-	if e.Tag != "" {
-		b.WriteString(", tag ")
-		b.WriteString(e.Tag)
+	if tag != "" {
+		where = append(where, "tag `"+tag+"`")
 	}
-	b.WriteString(": ")
-	b.WriteString(e.Err.Error())
-	return b.String()
+	return where
 }
 
 // Unwrap returns e.Err.

@@ -63,7 +63,7 @@ func sizeIssue(n, maxBytes int) Issue {
 func (l Limits) CheckJSON(data []byte) error {
 	l = l.resolved()
 	if l.MaxBytes > 0 && len(data) > l.MaxBytes {
-		return &Error{Issues: []Issue{sizeIssue(len(data), l.MaxBytes)}}
+		return &Error{Issues: []Issue{sizeIssue(len(data), l.MaxBytes)}, Err: ErrInvalidDocument}
 	}
 	d := getDecoder(data, l.MaxDepth, 1)
 	defer putDecoder(d)
@@ -81,7 +81,7 @@ func (l Limits) CheckJSON(data []byte) error {
 		}
 	}
 	if issues := d.takeIssues(); issues != nil {
-		return &Error{Issues: issues}
+		return &Error{Issues: issues, Err: ErrInvalidDocument}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"bytes"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -76,4 +77,27 @@ func FuzzCheckJSON(f *testing.F) {
 			t.Fatalf("CheckJSON(%.200q) = %v, jsontext says valid object = %t", data, err, want)
 		}
 	})
+}
+
+// TestErrorMatchesErrInvalidDocument checks that every way a validator rejects a
+// document — its schema, its limits, a Go value's check — is an *Error
+// that matches ErrInvalidDocument.
+func TestErrorMatchesErrInvalidDocument(t *testing.T) {
+	type doc struct {
+		Name string `json:"name" tool:"minLength=2"`
+	}
+	v, err := ForType(reflect.TypeFor[doc](), &Options{Limits: Limits{MaxBytes: 64}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, err := range map[string]error{
+		"schema": v.Validate([]byte(`{"name":"x"}`)),
+		"limits": v.Validate([]byte(`{"name":"` + strings.Repeat("x", 100) + `"}`)),
+		"value":  v.Check(doc{Name: "x"}),
+	} {
+		serr, ok := errors.AsType[*Error](err)
+		if !ok || !errors.Is(err, ErrInvalidDocument) || len(serr.Issues) == 0 {
+			t.Errorf("%s: %v, want an *Error with issues that matches ErrInvalidDocument", name, err)
+		}
+	}
 }

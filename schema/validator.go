@@ -246,7 +246,7 @@ func (v *Validator) Validate(data []byte) error {
 
 func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	if v.maxBytes > 0 && len(data) > v.maxBytes {
-		return nil, &Error{Issues: []Issue{sizeIssue(len(data), v.maxBytes)}}
+		return nil, &Error{Issues: []Issue{sizeIssue(len(data), v.maxBytes)}, Err: ErrInvalidDocument}
 	}
 	out.SetZero()
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
@@ -259,7 +259,7 @@ func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	}
 	putDecoder(d)
 	if issues != nil {
-		return nulls, &Error{Issues: issues}
+		return nulls, &Error{Issues: issues, Err: ErrInvalidDocument}
 	}
 	return nulls, refine(v.plan.root, out)
 }
@@ -280,7 +280,7 @@ func (v *Validator) Check(value any) error {
 	}
 	data, err := json.Marshal(rv.Interface())
 	if err != nil {
-		return &Error{Issues: []Issue{{Keyword: KeywordType, Message: oneLine("the value has no JSON encoding: " + err.Error())}}}
+		return &Error{Issues: []Issue{{Keyword: KeywordType, Message: oneLine("the value has no JSON encoding: " + err.Error())}}, Err: ErrInvalidDocument}
 	}
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.goValue = true
@@ -288,7 +288,7 @@ func (v *Validator) Check(value any) error {
 	issues := d.takeIssues()
 	putDecoder(d)
 	if issues != nil {
-		return &Error{Issues: issues}
+		return &Error{Issues: issues, Err: ErrInvalidDocument}
 	}
 	copied := reflect.New(v.plan.typ).Elem()
 	copied.Set(rv)
@@ -304,7 +304,7 @@ func refine(root *node, v reflect.Value) error {
 	var issues []Issue
 	walkRefine(root, v, nil, &issues)
 	if issues != nil {
-		return &Error{Issues: issues}
+		return &Error{Issues: issues, Err: ErrInvalidDocument}
 	}
 	return nil
 }

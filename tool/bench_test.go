@@ -108,7 +108,10 @@ func BenchmarkRun(b *testing.B) {
 // the tool (the handler on the caller's goroutine), Run on a registry with
 // middleware (drained from its stream), Stream (the handler on a goroutine
 // of its own, events handed to the consumer), and Run with a timeout (the
-// handler on a goroutine of its own, raced against the deadline).
+// handler on a goroutine of its own, raced against the deadline); and the
+// first two again with a context that can end (…_ctx), as a server's is,
+// where Drain runs the call on a goroutine of its own to answer at the
+// caller's deadline.
 func BenchmarkPaths(b *testing.B) {
 	plain := tool.New("create_user", "Create a user account.", benchHandler)
 	timed := tool.New("create_user", "Create a user account.", benchHandler, tool.WithTimeout(time.Minute))
@@ -118,6 +121,8 @@ func BenchmarkPaths(b *testing.B) {
 	}
 	reg.Use(tool.OnResult(func(context.Context, tool.Call, *tool.Result) {}))
 	ctx := context.Background()
+	cancellable, cancel := context.WithCancel(ctx)
+	defer cancel()
 	call := tool.Call{Name: "create_user", Args: []byte(benchValid)}
 	for _, path := range []struct {
 		name string
@@ -135,6 +140,8 @@ func BenchmarkPaths(b *testing.B) {
 			return res
 		}},
 		{"timeout", func() tool.Result { return tool.Run(ctx, timed, call) }},
+		{"run_ctx", func() tool.Result { return tool.Run(cancellable, plain, call) }},
+		{"registry_middleware_ctx", func() tool.Result { return tool.Run(cancellable, reg, call) }},
 	} {
 		b.Run(path.name, func(b *testing.B) {
 			b.ReportAllocs()

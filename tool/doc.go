@@ -59,17 +59,21 @@
 //
 // # Errors
 //
-// Every failure a call produces itself matches one sentinel with errors.Is —
-// [ErrUnknownTool], [ErrDisabled], [ErrInvalidArguments], [ErrDenied],
-// [ErrPanicked], [ErrTimedOut], [ErrCanceled], [ErrNoResult], and
-// [ErrInterrupted] for a handler that asks a person with [Ask] — and its
-// detail type, reached with errors.AsType, names the tool and the call in
-// fields called Tool and CallID: [*ValidationError] (every [Issue]), [*PanicError] (with the stack,
-// for logs only), [*TimeoutError], [*CanceledError], [*UnknownToolError],
-// [*DisabledToolError], [*DeniedError]. A handler's own error is passed on
-// as it is. [ModelText] is the text a model is shown for each. A mistake in
-// a tool's definition is a [*DefinitionError]: [New] panics with it, and
-// [Define] returns it.
+// Errors follow json v2's technique. Every failure a call produces itself
+// matches one sentinel with errors.Is — [ErrUnknownTool], [ErrDisabled],
+// [ErrInvalidArguments], [ErrDenied], [ErrPanicked], [ErrTimedOut],
+// [ErrCanceled], [ErrNoResult], [ErrInterrupted] for a handler that asks a
+// person with [Ask], and [ErrUpstream] for a tool that stands for another
+// system's and could not get its answer — and its detail type, reached
+// with errors.AsType, names the tool and the call in fields called Tool and
+// CallID and holds the sentinel in a field called Err, which Unwrap
+// returns: [*ValidationError] (every [Issue]), [*PanicError] (with the
+// stack, for logs only), [*TimeoutError], [*CanceledError],
+// [*UnknownToolError], [*DisabledToolError], [*DeniedError],
+// [*NoResultError], [*InterruptError]. No type has an Is method. A
+// handler's own error is passed on as it is. [ModelText] is the text a
+// model is shown for each. A mistake in a tool's definition is a
+// [*DefinitionError]: [New] panics with it, and [Define] returns it.
 //
 // # Rich results
 //

@@ -17,10 +17,12 @@ import (
 // type as schema.Issue.
 type Issue = schema.Issue
 
-// The kinds of call failure. Every error that Run, Stream, Call and CallJSON
-// produce themselves matches one of them with errors.Is, and carries its
-// detail in a type that errors.AsType reaches: each detail type names the
-// tool and the call in fields called Tool and CallID. A handler's own error
+// The kinds of call failure. Every error that Drain, Run, Stream, Call and
+// CallJSON produce themselves matches one of them with errors.Is, and
+// carries its detail in a type that errors.AsType reaches, as json v2's
+// errors do: each detail type names the tool and the call in fields called
+// Tool and CallID, and holds its sentinel in a field called Err, which
+// Unwrap returns (with the cause, when there is one). A handler's own error
 // is passed on as it is.
 var (
 	// ErrUnknownTool is matched by an *UnknownToolError.
@@ -37,18 +39,23 @@ var (
 	ErrTimedOut = errors.New("tool: call timed out")
 	// ErrCanceled is matched by a *CanceledError.
 	ErrCanceled = errors.New("tool: call cancelled")
-	// ErrNoResult is the error of the result Run, or a Registry, gives a
-	// call whose handler's stream ended without one.
+	// ErrNoResult is matched by a *NoResultError.
 	ErrNoResult = errors.New("tool: the middleware ended the call without a result")
+	// ErrUpstream is matched by the failures of a tool that stands for a
+	// tool of another system (a remote MCP server's, say) when that system
+	// could not answer: the connection ended, or the answer broke the
+	// protocol or the tool's output schema. What the other tool itself
+	// reports as a failure is its own error, as a handler's is.
+	ErrUpstream = errors.New("tool: the upstream system failed the call")
 )
 
 // A ValidationError reports every way a call's arguments fail the tool's
-// input schema, or the Validate methods of its input. It matches
-// ErrInvalidArguments.
+// input schema, or the Validate methods of its input.
 type ValidationError struct {
 	Tool   string  // the tool whose arguments were rejected
 	CallID string  // the call's ID; empty in a direct call without one
 	Issues []Issue // all of them, in document order, never just the first
+	Err    error   // ErrInvalidArguments
 }
 
 // Error lists the issues, one per line.
@@ -62,21 +69,17 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
-// Is reports whether target is ErrInvalidArguments.
-func (e *ValidationError) Is(target error) bool { return target == ErrInvalidArguments }
-
-// Unwrap returns the issues as a *schema.Error, so that a Validate method may
-// return a *ValidationError and keep its paths.
-func (e *ValidationError) Unwrap() error { return &schema.Error{Issues: e.Issues} }
+// Unwrap returns Err.
+func (e *ValidationError) Unwrap() error { return e.Err }
 
 // A PanicError is a panic in a handler (or in a Validate method, or in
 // middleware), recovered. Its Stack is for logs; it never reaches the model.
-// It matches ErrPanicked.
 type PanicError struct {
 	Tool   string // the tool that panicked
 	CallID string // the call's ID
 	Value  any    // the value passed to panic
 	Stack  []byte // the goroutine's stack where it panicked
+	Err    error  // ErrPanicked
 }
 
 // Error names the tool and the panic value, without the stack.
@@ -84,24 +87,23 @@ func (e *PanicError) Error() string {
 	return fmt.Sprintf("tool %s panicked: %v", e.Tool, e.Value)
 }
 
-// Is reports whether target is ErrPanicked.
-func (e *PanicError) Is(target error) bool { return target == ErrPanicked }
-
-// Unwrap returns the panic value when it is an error.
-func (e *PanicError) Unwrap() error {
-	err, _ := e.Value.(error)
-	return err
+// Unwrap returns Err, and the panic value when it is an error.
+func (e *PanicError) Unwrap() []error {
+	if err, ok := e.Value.(error); ok {
+		return []error{e.Err, err}
+	}
+	return []error{e.Err}
 }
 
 // A CanceledError reports a call whose caller's context ended before it
-// finished: cancelled, or past the caller's own deadline. It matches
-// ErrCanceled, and through its Cause context.Canceled or
-// context.DeadlineExceeded. A call that ran past the tool's own timeout is a
-// *TimeoutError instead.
+// finished: cancelled, or past the caller's own deadline. Through its Cause
+// it also matches context.Canceled or context.DeadlineExceeded. A call that
+// ran past the tool's own timeout is a *TimeoutError instead.
 type CanceledError struct {
 	Tool   string // the tool called
 	CallID string // the call's ID
 	Cause  error  // context.Cause of the caller's context
+	Err    error  // ErrCanceled
 }
 
 // Error says the call was cancelled, and why.
@@ -109,19 +111,17 @@ func (e *CanceledError) Error() string {
 	return "tool " + e.Tool + ": cancelled: " + e.Cause.Error()
 }
 
-// Is reports whether target is ErrCanceled.
-func (e *CanceledError) Is(target error) bool { return target == ErrCanceled }
-
-// Unwrap returns the cause.
-func (e *CanceledError) Unwrap() error { return e.Cause }
+// Unwrap returns Err and the cause.
+func (e *CanceledError) Unwrap() []error { return []error{e.Err, e.Cause} }
 
 // A TimeoutError reports a call that ran past the tool's timeout (see
 // WithTimeout). The call ended at the deadline whatever its handler did. It
-// matches ErrTimedOut and context.DeadlineExceeded.
+// also matches context.DeadlineExceeded.
 type TimeoutError struct {
 	Tool    string        // the tool called
 	CallID  string        // the call's ID
 	Timeout time.Duration // the tool's timeout
+	Err     error         // ErrTimedOut
 }
 
 // Error names the tool and the timeout.
@@ -129,11 +129,9 @@ func (e *TimeoutError) Error() string {
 	return "tool " + e.Tool + ": timed out after " + e.Timeout.String()
 }
 
-// Is reports whether target is ErrTimedOut.
-func (e *TimeoutError) Is(target error) bool { return target == ErrTimedOut }
-
-// Unwrap returns context.DeadlineExceeded.
-func (e *TimeoutError) Unwrap() error { return context.DeadlineExceeded }
+// Unwrap returns Err and context.DeadlineExceeded, the deadline's own
+// error.
+func (e *TimeoutError) Unwrap() []error { return []error{e.Err, context.DeadlineExceeded} }
 
 // ModelText returns what a model is told about a failed call: the issues of a
 // validation error with a request to fix them, a plain notice for a panic or
@@ -201,12 +199,12 @@ func ErrorResult(call Call, err error) Result {
 	return Result{CallID: call.ID, Tool: call.Name, Content: ModelText(call.Name, err), IsError: true, Err: err}
 }
 
-// An UnknownToolError reports a call to a name no scope provides. It
-// matches ErrUnknownTool.
+// An UnknownToolError reports a call to a name no scope provides.
 type UnknownToolError struct {
 	Tool      string   // the name called
 	CallID    string   // the call's ID
 	Available []string // the tools enabled when the call arrived, in order
+	Err       error    // ErrUnknownTool
 }
 
 // Error names the unknown tool.
@@ -219,8 +217,8 @@ func (e *UnknownToolError) Error() string {
 // tool's (64 characters at most) is worth repeating whole.
 const maxNameShown = 80
 
-// Is reports whether target is ErrUnknownTool.
-func (e *UnknownToolError) Is(target error) bool { return target == ErrUnknownTool }
+// Unwrap returns Err.
+func (e *UnknownToolError) Unwrap() error { return e.Err }
 
 // closest returns the available name nearest to the one called, if any is
 // near enough to be a likely typo. A name is compared only with the names
@@ -245,11 +243,11 @@ func (e *UnknownToolError) closest() string {
 }
 
 // A DisabledToolError reports a call to a tool that exists but is not
-// enabled now, such as a stale call from an earlier turn. It matches
-// ErrDisabled.
+// enabled now, such as a stale call from an earlier turn.
 type DisabledToolError struct {
 	Tool   string // the tool called
 	CallID string // the call's ID
+	Err    error  // ErrDisabled
 }
 
 // Error names the disabled tool.
@@ -257,16 +255,16 @@ func (e *DisabledToolError) Error() string {
 	return fmt.Sprintf("tool: %s is not enabled now", e.Tool)
 }
 
-// Is reports whether target is ErrDisabled.
-func (e *DisabledToolError) Is(target error) bool { return target == ErrDisabled }
+// Unwrap returns Err.
+func (e *DisabledToolError) Unwrap() error { return e.Err }
 
 // A DeniedError reports a call that middleware refused to run, such as an
-// approval hook whose policy or human said no. It matches ErrDenied, and
-// through Unwrap its Reason.
+// approval hook whose policy or human said no. It also matches its Reason.
 type DeniedError struct {
 	Tool   string // the tool called
 	CallID string // the call's ID
 	Reason error  // why; its text reaches the model
+	Err    error  // ErrDenied
 }
 
 // Error names the tool and the reason.
@@ -274,11 +272,24 @@ func (e *DeniedError) Error() string {
 	return "tool " + e.Tool + ": denied: " + e.Reason.Error()
 }
 
-// Is reports whether target is ErrDenied.
-func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
+// Unwrap returns Err and the reason.
+func (e *DeniedError) Unwrap() []error { return []error{e.Err, e.Reason} }
 
-// Unwrap returns the reason.
-func (e *DeniedError) Unwrap() error { return e.Reason }
+// A NoResultError reports a call whose handler's stream ended without a
+// result: middleware that returned without yielding one.
+type NoResultError struct {
+	Tool   string // the tool called
+	CallID string // the call's ID
+	Err    error  // ErrNoResult
+}
+
+// Error names the tool.
+func (e *NoResultError) Error() string {
+	return "tool " + e.Tool + ": the call ended without a result"
+}
+
+// Unwrap returns Err.
+func (e *NoResultError) Unwrap() error { return e.Err }
 
 // A DefinitionError reports a mistake in a tool's definition: an invalid
 // name, an empty description, a nil handler, an input type that cannot
@@ -292,7 +303,7 @@ type DefinitionError struct {
 
 // Error names the tool and the mistake.
 func (e *DefinitionError) Error() string {
-	return fmt.Sprintf("tool %q: %v", e.Tool, e.Err)
+	return msgtext.Definition("tool", []string{"tool " + strconv.Quote(e.Tool)}, e.Err)
 }
 
 // Unwrap returns Err.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,11 @@ func TestEveryFailureMatchesItsSentinel(t *testing.T) {
 	denying.Use(tool.BeforeCall(func(context.Context, *tool.Call) error { return errors.New("not today") }))
 	cancelled, cancel := context.WithCancel(t.Context())
 	cancel()
+	silent := reg(greet)
+	silent.Use(func(tool.Handler) tool.Handler {
+		return tool.HandlerFunc(func(context.Context, tool.Call) iter.Seq[tool.Event] { return func(func(tool.Event) bool) {} })
+	})
+	asking := newGreet(func(ctx context.Context, _ greetArgs) (string, error) { return tool.Ask(ctx, "Who?") })
 
 	args := json.RawMessage(`{"name":"Ann"}`)
 	for _, tt := range []struct {
@@ -51,6 +57,8 @@ func TestEveryFailureMatchesItsSentinel(t *testing.T) {
 		{"panicked", t.Context(), boom, "", tool.ErrPanicked, detail[*tool.PanicError](func(e *tool.PanicError) (string, string) { return e.Tool, e.CallID })},
 		{"timed out", t.Context(), slow, "", tool.ErrTimedOut, detail[*tool.TimeoutError](func(e *tool.TimeoutError) (string, string) { return e.Tool, e.CallID })},
 		{"cancelled", cancelled, greet, "", tool.ErrCanceled, detail[*tool.CanceledError](func(e *tool.CanceledError) (string, string) { return e.Tool, e.CallID })},
+		{"no result", t.Context(), silent, "", tool.ErrNoResult, detail[*tool.NoResultError](func(e *tool.NoResultError) (string, string) { return e.Tool, e.CallID })},
+		{"interrupted", t.Context(), asking, "", tool.ErrInterrupted, detail[*tool.InterruptError](func(e *tool.InterruptError) (string, string) { return e.Tool, e.CallID })},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			call := tool.Call{ID: "c7", Name: "greet", Args: args}
@@ -64,7 +72,7 @@ func TestEveryFailureMatchesItsSentinel(t *testing.T) {
 			if !res.IsError || !errors.Is(res.Err, tt.sentinel) {
 				t.Fatalf("Run(%s) = %+v, want an error matching %v", tt.name, res, tt.sentinel)
 			}
-			for _, other := range []error{tool.ErrUnknownTool, tool.ErrDisabled, tool.ErrInvalidArguments, tool.ErrDenied, tool.ErrPanicked, tool.ErrTimedOut, tool.ErrCanceled} {
+			for _, other := range []error{tool.ErrUnknownTool, tool.ErrDisabled, tool.ErrInvalidArguments, tool.ErrDenied, tool.ErrPanicked, tool.ErrTimedOut, tool.ErrCanceled, tool.ErrNoResult, tool.ErrInterrupted, tool.ErrUpstream} {
 				if other != tt.sentinel && errors.Is(res.Err, other) {
 					t.Errorf("Run(%s) error %v also matches %v", tt.name, res.Err, other)
 				}
@@ -104,11 +112,11 @@ func newGreetWith(run func(ctx context.Context, a greetArgs) (string, error), op
 }
 
 func TestTimedOutMatchesDeadlineExceeded(t *testing.T) {
-	err := error(&tool.TimeoutError{Tool: "t", Timeout: time.Second})
+	err := error(&tool.TimeoutError{Tool: "t", Timeout: time.Second, Err: tool.ErrTimedOut})
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, tool.ErrTimedOut) {
 		t.Errorf("%v does not match context.DeadlineExceeded and ErrTimedOut", err)
 	}
-	cerr := error(&tool.CanceledError{Tool: "t", Cause: context.Canceled})
+	cerr := error(&tool.CanceledError{Tool: "t", Cause: context.Canceled, Err: tool.ErrCanceled})
 	if !errors.Is(cerr, context.Canceled) || !errors.Is(cerr, tool.ErrCanceled) || errors.Is(cerr, tool.ErrTimedOut) {
 		t.Errorf("%v does not match context.Canceled and ErrCanceled only", cerr)
 	}

@@ -13,12 +13,12 @@ var ErrInterrupted = errors.New("tool: call waits for a person")
 // answer: a handler gets one from Ask and returns it, and so may
 // middleware. An agent pauses the run at such a call and, once the answer
 // comes, runs the call again with it (see Ask). Where nobody can answer,
-// the result is an error result whose text is the question. It matches
-// ErrInterrupted.
+// the result is an error result whose text is the question.
 type InterruptError struct {
 	Tool     string // the tool called
 	CallID   string // the call's ID
 	Question string // what to ask the person
+	Err      error  // ErrInterrupted
 }
 
 // Error names the tool and the question.
@@ -26,8 +26,8 @@ func (e *InterruptError) Error() string {
 	return "tool " + e.Tool + ": waits for an answer: " + e.Question
 }
 
-// Is reports whether target is ErrInterrupted.
-func (e *InterruptError) Is(target error) bool { return target == ErrInterrupted }
+// Unwrap returns Err.
+func (e *InterruptError) Unwrap() error { return e.Err }
 
 // answersKey is the context key of the answers given to a call.
 type answersKey struct{}
@@ -88,5 +88,5 @@ func Ask(ctx context.Context, question string) (string, error) {
 			return a.list[i], nil
 		}
 	}
-	return "", &InterruptError{Tool: call.Name, CallID: call.ID, Question: question}
+	return "", &InterruptError{Tool: call.Name, CallID: call.ID, Question: question, Err: ErrInterrupted}
 }

@@ -21,7 +21,7 @@ func BeforeCall(f func(ctx context.Context, call *Call) error) Middleware {
 	return func(next Handler) Handler {
 		return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
 			if err := f(ctx, &call); err != nil {
-				return single(ErrorResult(call, &DeniedError{Tool: call.Name, CallID: call.ID, Reason: err}))
+				return single(ErrorResult(call, &DeniedError{Tool: call.Name, CallID: call.ID, Reason: err, Err: ErrDenied}))
 			}
 			return next.Stream(ctx, call)
 		})

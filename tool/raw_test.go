@@ -153,7 +153,7 @@ func TestErrorTexts(t *testing.T) {
 		{&tool.CanceledError{Tool: "t", Cause: context.Canceled}, "tool t: cancelled: context canceled"},
 		{&tool.CanceledError{Tool: "t", Cause: context.DeadlineExceeded}, "tool t: cancelled: context deadline exceeded"},
 		{&tool.TimeoutError{Tool: "t", Timeout: time.Second}, "tool t: timed out after 1s"},
-		{&tool.DefinitionError{Tool: "t", Err: errors.New("bad")}, `tool "t": bad`},
+		{&tool.DefinitionError{Tool: "t", Err: errors.New("bad")}, `tool: tool "t": bad`},
 		{&tool.UnknownToolError{Tool: "x"}, `tool: no tool named "x"`},
 		{&tool.DisabledToolError{Tool: "x"}, "tool: x is not enabled now"},
 		{&tool.DeniedError{Tool: "t", Reason: errors.New("no")}, "tool t: denied: no"},
@@ -168,9 +168,12 @@ func TestErrorTexts(t *testing.T) {
 	if !errors.Is(&tool.PanicError{Value: wrapped}, wrapped) {
 		t.Error("a *PanicError does not unwrap an error value")
 	}
-	verr := &tool.ValidationError{Tool: "t", Issues: []tool.Issue{{Path: "/a", Keyword: "type", Message: "bad"}}}
-	if serr, ok := errors.AsType[*schema.Error](verr); !ok || serr.Issues[0].Path != "/a" {
-		t.Error("a *ValidationError does not unwrap to its issues")
+	verr := &tool.ValidationError{Tool: "other", Issues: []tool.Issue{{Path: "/a", Keyword: "type", Message: "bad"}}, Err: tool.ErrInvalidArguments}
+	own := tool.NewRaw(tool.Spec{Name: "own", Description: "d", InputSchema: objectSchema}, func(json.RawMessage) error { return verr },
+		func(context.Context, json.RawMessage) (any, error) { return "ran", nil })
+	res := tool.Run(t.Context(), own, tool.Call{ID: "1", Name: "own", Args: json.RawMessage(`{}`)})
+	if got, ok := errors.AsType[*tool.ValidationError](res.Err); !ok || got.Tool != "own" || got.CallID != "1" || len(got.Issues) != 1 || got.Issues[0].Path != "/a" {
+		t.Errorf("a validator's *ValidationError became %#v, want its issues under the tool's name", res.Err)
 	}
 }
 

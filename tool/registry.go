@@ -61,18 +61,25 @@ var (
 	// model confuses get_user, get-user and Get_User, and some clients
 	// rewrite one into another.
 	ErrDuplicateName = errors.New("tool: duplicate tool name")
+	// ErrNameMismatch reports a tool whose Spec names it differently from
+	// its Name: a model would be shown one name, and the registry would
+	// know it by the other.
+	ErrNameMismatch = errors.New("tool: the spec's name is not the tool's")
 )
 
 // A NameError reports a tool name that a Registry cannot take.
 type NameError struct {
 	Name   string   // the offending name
-	Other  string   // for a duplicate, the name it collides with
+	Other  string   // for a duplicate, the name it collides with; for a mismatch, the spec's name
 	Scopes []string // the scopes involved: one, or the two that collide
-	Err    error    // ErrInvalidName or ErrDuplicateName
+	Err    error    // ErrInvalidName, ErrDuplicateName or ErrNameMismatch
 }
 
 // Error says what is wrong and where.
 func (e *NameError) Error() string {
+	if errors.Is(e.Err, ErrNameMismatch) {
+		return fmt.Sprintf("tool: the tool %q in scope %s has a spec named %q: a model would call a name the registry does not know", e.Name, quoteList(e.Scopes), e.Other)
+	}
 	if errors.Is(e.Err, ErrDuplicateName) {
 		if e.Other == e.Name {
 			return fmt.Sprintf("tool: name %q is used twice (scopes %s)", e.Name, quoteList(e.Scopes))
@@ -82,7 +89,7 @@ func (e *NameError) Error() string {
 	return fmt.Sprintf("tool: name %q in scope %s is invalid: it must match ^[a-zA-Z0-9_-]{1,64}$", e.Name, quoteList(e.Scopes))
 }
 
-// Unwrap returns ErrInvalidName or ErrDuplicateName.
+// Unwrap returns Err.
 func (e *NameError) Unwrap() error { return e.Err }
 
 // A Registry holds the tools a model may call, grouped in scopes, and runs
@@ -132,9 +139,11 @@ type entry struct {
 type predicateState struct{ panicking atomic.Bool }
 
 // NewRegistry returns a registry of the given scopes. It reads each tool's
-// Name and nothing else. It reports every invalid or duplicated tool name,
-// in one scope or across scopes, as a *NameError (joined with errors.Join
-// when there are several).
+// Name, and the Spec of a tool of the caller's own (not a *Tool or a
+// *RawTool, whose spec always has their name), which must have that name.
+// It reports every invalid or duplicated tool name, in one scope or across
+// scopes, and every spec named otherwise, as a *NameError (joined with
+// errors.Join when there are several).
 func NewRegistry(scopes ...*Scope) (*Registry, error) {
 	ts, errs := noTools.with(scopes)
 	if len(errs) > 0 {
@@ -152,8 +161,8 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 // if one is invalid or taken, Add adds nothing and reports every such name
 // as a *NameError (joined with errors.Join when there are several). Add
 // reads s.Tools once: to add more tools later, add another scope (it may
-// have the same name). A registry has no way to remove a tool; a tool that
-// should no longer be offered reports itself disabled (Enabler).
+// have the same name). Remove takes tools out; a tool that should not be
+// offered for a while reports itself disabled (Enabler).
 func (r *Registry) Add(s *Scope) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -163,6 +172,49 @@ func (r *Registry) Add(s *Scope) error {
 	}
 	r.tools.Store(ts)
 	return nil
+}
+
+// Remove takes the given tools out of the registry, while it is in use,
+// and reports how many it held: calls under way are not disturbed, and
+// listing and calls that start after Remove returns no longer see them,
+// so their names are free for Add. A tool is matched by identity, not by
+// name. A scope left without tools is dropped, with its instructions.
+func (r *Registry) Remove(tools ...Interface) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts, n := r.set().without(tools)
+	if n > 0 {
+		r.tools.Store(ts)
+	}
+	return n
+}
+
+// without returns a copy of ts without the entries of tools, and how many
+// there were.
+func (ts *toolSet) without(tools []Interface) (*toolSet, int) {
+	gone := make(map[Interface]bool, len(tools))
+	for _, t := range tools {
+		gone[t] = true
+	}
+	n := &toolSet{byName: map[string]int{}, keys: map[string]int{}, scopeState: map[*Scope]*predicateState{}}
+	held := map[*Scope]bool{}
+	for _, e := range ts.entries {
+		if gone[e.tool] {
+			continue
+		}
+		n.byName[e.name] = len(n.entries)
+		n.keys[collisionKey(e.name)] = len(n.entries)
+		n.entries = append(n.entries, e)
+		held[e.scope] = true
+	}
+	removed := len(ts.entries) - len(n.entries)
+	for _, s := range ts.scopes {
+		if held[s] || len(s.Tools) == 0 { // a scope of instructions only stays
+			n.scopes = append(n.scopes, s)
+			n.scopeState[s] = ts.scopeState[s]
+		}
+	}
+	return n, removed
 }
 
 // with returns a copy of ts with scopes added, and a *NameError for each
@@ -189,6 +241,12 @@ func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 			if err := CheckName(name); err != nil {
 				errs = append(errs, &NameError{Name: name, Scopes: []string{s.Name}, Err: ErrInvalidName})
 				continue
+			}
+			if _, own := t.(runner); !own {
+				if specName := t.Spec().Name; specName != name {
+					errs = append(errs, &NameError{Name: name, Other: specName, Scopes: []string{s.Name}, Err: ErrNameMismatch})
+					continue
+				}
 			}
 			key := collisionKey(name)
 			if i, dup := n.keys[key]; dup {
@@ -384,12 +442,12 @@ func (r *Registry) resolve(ctx context.Context, call Call) (Interface, Result) {
 
 // unknown is the result of a call to a name no scope provides.
 func (r *Registry) unknown(ctx context.Context, call Call) Result {
-	return ErrorResult(call, &UnknownToolError{Tool: call.Name, CallID: call.ID, Available: r.EnabledNames(ctx)})
+	return ErrorResult(call, &UnknownToolError{Tool: call.Name, CallID: call.ID, Available: r.EnabledNames(ctx), Err: ErrUnknownTool})
 }
 
 // disabled is the result of a call to a tool not enabled now.
 func disabled(call Call) Result {
-	return ErrorResult(call, &DisabledToolError{Tool: call.Name, CallID: call.ID})
+	return ErrorResult(call, &DisabledToolError{Tool: call.Name, CallID: call.ID, Err: ErrDisabled})
 }
 
 // single yields one result.
@@ -444,7 +502,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 			case done: // a panic after the result: the call is answered
 				logger.ErrorContext(ctx, "tool: a handler panicked after its result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 			default:
-				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()})
+				res := ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked})
 				done = true
 				emit(Event{Result: &res})
 			}
@@ -469,7 +527,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 		}
 		if !done {
 			done = true
-			res := ErrorResult(call, ErrNoResult)
+			res := ErrorResult(call, &NoResultError{Tool: call.Name, CallID: call.ID, Err: ErrNoResult})
 			emit(Event{Result: &res})
 		}
 	}

@@ -491,3 +491,34 @@ func TestConcurrentRegistryUse(t *testing.T) {
 		t.Errorf("%d calls ran, want %d", len(rec.log), 8*25*2)
 	}
 }
+
+// renamed is a tool whose spec names it differently from its Name.
+type renamed struct{ ownTool }
+
+func (r renamed) Spec() tool.Spec {
+	s := r.ownTool.Spec()
+	s.Name = "greet_v2"
+	return s
+}
+
+// TestSpecNameMustBeTheName checks that a registry refuses a tool whose
+// spec shows the model another name than the one it is called by: listed
+// under one name and reachable under the other, it could never be called.
+func TestSpecNameMustBeTheName(t *testing.T) {
+	bad := renamed{ownTool{newGreetWith(nil)}}
+	_, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{bad}})
+	nerr, ok := errors.AsType[*tool.NameError](err)
+	if !ok || !errors.Is(err, tool.ErrNameMismatch) || nerr.Name != "greet" || nerr.Other != "greet_v2" {
+		t.Fatalf("NewRegistry(a tool named greet whose spec says greet_v2) = %v, want a *NameError matching ErrNameMismatch", err)
+	}
+	var reg tool.Registry
+	if err := reg.Add(&tool.Scope{Name: "s", Tools: []tool.Interface{bad}}); !errors.Is(err, tool.ErrNameMismatch) {
+		t.Errorf("Add = %v, want ErrNameMismatch", err)
+	}
+	if len(reg.Tools()) != 0 {
+		t.Errorf("Add kept %d tools, want none", len(reg.Tools()))
+	}
+	if _, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{ownTool{newGreetWith(nil)}}}); err != nil {
+		t.Errorf("NewRegistry(a user's tool with a matching spec) = %v", err)
+	}
+}

@@ -195,15 +195,21 @@ func TestPanickingPredicateIsLoggedOnce(t *testing.T) {
 	}
 }
 
-// TestNewRegistryReadsOnlyNames checks that building a registry does not
-// build any tool's spec.
+// TestNewRegistryReadsOnlyNames checks that building a registry builds a
+// spec only to check its name, once, for a tool of the user's own: the
+// spec of a *Tool or *RawTool always has its name.
 func TestNewRegistryReadsOnlyNames(t *testing.T) {
 	counted := &specCounter{Interface: newGreetWith(nil)}
-	if _, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{counted}}); err != nil {
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{counted}})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if counted.specs != 0 {
-		t.Errorf("NewRegistry built %d specs, want none", counted.specs)
+	if counted.specs != 1 {
+		t.Errorf("NewRegistry built %d specs of a user's tool, want one, to check its name", counted.specs)
+	}
+	tool.Run(t.Context(), reg, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
+	if counted.specs != 1 {
+		t.Errorf("a call built %d more specs, want none", counted.specs-1)
 	}
 }
 

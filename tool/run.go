@@ -3,6 +3,7 @@ package tool
 import (
 	"context"
 	"errors"
+	"fmt"
 	"iter"
 	"log/slog"
 	"runtime/debug"
@@ -99,15 +100,16 @@ func drain(ctx context.Context, h Handler, call Call, progress func(v any) bool)
 	}()
 	var res Result
 	have := false
+	waiting := got // nil once the result is in
 	for {
 		select {
 		case v := <-events:
 			if !progress(v) {
 				cancel()
-				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled})
+				return ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled, Err: ErrCanceled})
 			}
-		case res = <-got:
-			have, got = true, nil
+		case res = <-waiting:
+			have, waiting = true, nil
 		case <-finished:
 			if !have {
 				res = <-got
@@ -134,7 +136,7 @@ func canceled(ctx context.Context, call Call) error {
 	if _, ok := cause.(*TimeoutError); ok {
 		cause = context.DeadlineExceeded
 	}
-	return &CanceledError{Tool: call.Name, CallID: call.ID, Cause: cause}
+	return &CanceledError{Tool: call.Name, CallID: call.ID, Cause: cause, Err: ErrCanceled}
 }
 
 // drainHere ranges over h's stream of call on the calling goroutine and
@@ -149,11 +151,15 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 		if inProgress {
 			return // not recovered: the caller's panic goes on as it was
 		}
-		if v := recover(); v != nil && !done {
-			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack()}), true
+		switch v := recover(); {
+		case v == nil:
+		case done: // after the result: the call is answered
+			slog.Default().ErrorContext(ctx, "tool: a handler panicked after its result", "tool", call.Name, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+		default:
+			res, done = ErrorResult(call, &PanicError{Tool: call.Name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked}), true
 		}
 		if !done {
-			res = ErrorResult(call, ErrNoResult)
+			res = ErrorResult(call, &NoResultError{Tool: call.Name, CallID: call.ID, Err: ErrNoResult})
 		}
 		if seen != nil {
 			seen(res)
@@ -173,7 +179,7 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 			ok := progress(ev.Progress)
 			inProgress = false
 			if !ok {
-				res, done = ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled}), true
+				res, done = ErrorResult(call, &CanceledError{Tool: call.Name, CallID: call.ID, Cause: context.Canceled, Err: ErrCanceled}), true
 				break
 			}
 		}
@@ -220,7 +226,7 @@ func RunAll(ctx context.Context, h Handler, calls []Call, opts *BatchOptions) []
 	}
 	for i, ok := range has {
 		if !ok {
-			results[i] = ErrorResult(calls[i], &CanceledError{Tool: calls[i].Name, CallID: calls[i].ID, Cause: context.Canceled})
+			results[i] = ErrorResult(calls[i], &CanceledError{Tool: calls[i].Name, CallID: calls[i].ID, Cause: context.Canceled, Err: ErrCanceled})
 		}
 	}
 	return results
@@ -346,7 +352,7 @@ type callRunner interface {
 func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (res Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = c.errorResult(call, &PanicError{Tool: c.name, CallID: call.ID, Value: v, Stack: debug.Stack()}, nil)
+			res = c.errorResult(call, &PanicError{Tool: c.name, CallID: call.ID, Value: v, Stack: debug.Stack(), Err: ErrPanicked}, nil)
 		}
 	}()
 	if ctx.Err() != nil {
@@ -360,9 +366,11 @@ func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (r
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			err = c.ended(ctx, call.ID)
 		}
-		return c.errorResult(call, err, res.Repairs)
+		res = c.errorResult(call, err, res.Repairs)
+	} else {
+		res.CallID, res.Tool = call.ID, c.name
 	}
-	res.CallID, res.Tool = call.ID, c.name
+	c.noteDeprecated(ctx, call.Args, &res)
 	return res
 }
 
@@ -379,7 +387,7 @@ func (c *core) errorResult(call Call, err error, repairs []Repair) Result {
 // *TimeoutError of this call, so that ended can tell the tool's deadline
 // from the caller's.
 func (c *core) withTimeout(ctx context.Context, callID string) (context.Context, context.CancelFunc) {
-	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Tool: c.name, CallID: callID, Timeout: c.timeout})
+	return context.WithTimeoutCause(ctx, c.timeout, &TimeoutError{Tool: c.name, CallID: callID, Timeout: c.timeout, Err: ErrTimedOut})
 }
 
 // ended returns the error of a call whose context has ended: a
@@ -392,7 +400,7 @@ func (c *core) ended(ctx context.Context, callID string) error {
 		}
 		cause = context.DeadlineExceeded // an outer call's timeout: to this call, its caller's deadline
 	}
-	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause}
+	return &CanceledError{Tool: c.name, CallID: callID, Cause: cause, Err: ErrCanceled}
 }
 
 // run is Run for one tool. When ctx cannot end and the tool has no

@@ -8,7 +8,7 @@ import (
 )
 
 // A BlockedError reports a connection that the address guard of
-// fetch_markdown refused. It matches ErrBlocked.
+// fetch_markdown refused.
 type BlockedError struct {
 	// Addr is the address that was about to be dialed, after DNS
 	// resolution.
@@ -18,6 +18,8 @@ type BlockedError struct {
 	// Setting names what an operator sets to allow such addresses
 	// (FetchOptions.AllowPrivateSetting).
 	Setting string
+	// Err is ErrBlocked.
+	Err error
 }
 
 // Error says which address was refused, why, and which setting would allow
@@ -26,8 +28,8 @@ func (e *BlockedError) Error() string {
 	return fmt.Sprintf("%s is a %s address; only public internet addresses may be fetched (the operator can allow others with %s)", e.Addr, e.Reason, e.Setting)
 }
 
-// Unwrap returns ErrBlocked.
-func (e *BlockedError) Unwrap() error { return ErrBlocked }
+// Unwrap returns Err.
+func (e *BlockedError) Unwrap() error { return e.Err }
 
 // A guard decides which addresses fetch_markdown may connect to. It runs as
 // the dialer's Control function, on the very address being dialed, so it
@@ -52,7 +54,7 @@ func (g *guard) control(network, address string, _ syscall.RawConn) error {
 		return nil
 	}
 	if reason := blockedReason(ap.Addr()); reason != "" {
-		return &BlockedError{Addr: ap.Addr().Unmap(), Reason: reason, Setting: cmp.Or(g.setting, "FetchOptions.AllowPrivate")}
+		return &BlockedError{Addr: ap.Addr().Unmap(), Reason: reason, Setting: cmp.Or(g.setting, "FetchOptions.AllowPrivate"), Err: ErrBlocked}
 	}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -67,33 +69,43 @@ type WeatherArgs struct {
 //   - ToolRoundTrip/FinishReason checks, when the model reports finish
 //     reasons, that the turn with calls reports agent.FinishToolCalls and
 //     the answer agent.FinishStop.
-//   - Stream, when m is an agent.StreamingModel, runs the exchange's first
-//     turn through Stream and checks that it yields deltas, then exactly
-//     one response, last, and that the deltas add up to it: their text to
-//     its text, each call's pieces to the call's ID, name and arguments.
+//   - Stream, when m is an agent.StreamingModel, checks the exchange's first
+//     turn, which ToolRoundTrip ran through Stream (and the later turns
+//     through Generate): that it yielded deltas, then exactly one response,
+//     last, and that the deltas add up to it: their text to its text, each
+//     call's pieces to the call's ID, name and arguments.
 //   - Canceled checks that Generate with a cancelled context returns an
 //     error that matches context.Canceled.
 //
 // m may be a live model, or an adapter pointed at a server that replays
 // the exchange, recorded or written by hand: first a turn that calls
 // WeatherTool for Paris and for Atlantis, then, once a request carries
-// WeatherReport, the answer.
+// WeatherReport, the answer. TestModel asks m for those two responses and
+// no more, so a script of the two turns (see NewStreamScript) passes it; a
+// call with a cancelled context must not count as one.
 func TestModel(t *testing.T, m agent.Model) {
 	t.Helper()
-	t.Run("ToolRoundTrip", func(t *testing.T) { testRoundTrip(t, m) })
-	if sm, ok := m.(agent.StreamingModel); ok {
-		t.Run("Stream", func(t *testing.T) { testStream(t, sm) })
+	var first []agent.Chunk // the first turn's chunks, when m streams
+	t.Run("ToolRoundTrip", func(t *testing.T) { first = testRoundTrip(t, m) })
+	if _, ok := m.(agent.StreamingModel); ok {
+		t.Run("Stream", func(t *testing.T) { testStream(t, first) })
 	}
 	t.Run("Canceled", func(t *testing.T) { testCanceled(t, m) })
 }
 
-func testRoundTrip(t *testing.T, m agent.Model) {
+// testRoundTrip runs the exchange and checks it. When m streams, the first
+// turn goes through Stream, and testRoundTrip returns its chunks.
+func testRoundTrip(t *testing.T, m agent.Model) []agent.Chunk {
 	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{Weather()}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &recorder{model: m}
-	history, err := agent.Run(t.Context(), rec, reg, agent.History{agent.UserText(Prompt)}, &agent.Options{System: System, MaxTurns: 4})
+	var model agent.Model = rec
+	if sm, ok := m.(agent.StreamingModel); ok {
+		model = &streamRecorder{recorder: rec, streaming: sm}
+	}
+	history, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText(Prompt)}, &agent.Options{System: System, MaxTurns: 4})
 	if err != nil {
 		t.Fatalf("agent.Run: %v\nhistory: %s", err, dump(history))
 	}
@@ -166,19 +178,21 @@ func testRoundTrip(t *testing.T, m agent.Model) {
 	case !strings.Contains(last.Text, "18"):
 		t.Errorf("the final answer %q does not use the tool's result %q", last.Text, WeatherReport)
 	}
+	return rec.firstChunks()
 }
 
-func testStream(t *testing.T, m agent.StreamingModel) {
-	req := &agent.Request{System: System, Messages: []agent.Message{agent.UserText(Prompt)}, Tools: []tool.Spec{Weather().Spec()}}
+// testStream checks the chunks Stream yielded for the exchange's first
+// turn.
+func testStream(t *testing.T, chunks []agent.Chunk) {
+	if len(chunks) == 0 {
+		t.Fatal("the exchange's first turn did not run through Stream")
+	}
 	var (
 		resp  *agent.Response
 		text  string
 		calls []agent.ToolCall
 	)
-	for chunk, err := range m.Stream(t.Context(), req) {
-		if err != nil {
-			t.Fatalf("Stream: %v", err)
-		}
+	for _, chunk := range chunks {
 		if resp != nil {
 			t.Fatal("Stream yielded a chunk after the response")
 		}
@@ -254,9 +268,17 @@ type recorder struct {
 	reqs    []agent.Request
 	resps   []agent.Response
 	changes []string
+	chunks  []agent.Chunk // of the first turn, when it was streamed
 }
 
 func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	return r.record(ctx, req, r.model.Generate)
+}
+
+// record passes req, after a JSON round trip of its messages, to turn, and
+// records the request, the response and any change turn made to the
+// request.
+func (r *recorder) record(ctx context.Context, req *agent.Request, turn func(context.Context, *agent.Request) (*agent.Response, error)) (*agent.Response, error) {
 	msgs, err := json.Marshal(req.Messages)
 	if err != nil {
 		return nil, err
@@ -271,7 +293,7 @@ func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 	if err != nil {
 		return nil, err
 	}
-	resp, err := r.model.Generate(ctx, req)
+	resp, err := turn(ctx, req)
 	after, merr := json.Marshal(req)
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -283,6 +305,56 @@ func (r *recorder) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 		r.changes = append(r.changes, fmt.Sprintf("turn %d: Generate changed its request\nbefore: %s\nafter:  %s", len(r.reqs), before, after))
 	}
 	return resp, err
+}
+
+// firstChunks returns the chunks of the first turn, when it was streamed.
+func (r *recorder) firstChunks() []agent.Chunk {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.chunks)
+}
+
+// A streamRecorder is the recorder of a model that streams: it runs the
+// first turn through the model's Stream, keeping its chunks, and the
+// others through Generate, as one response each.
+type streamRecorder struct {
+	*recorder
+	streaming agent.StreamingModel
+}
+
+func (r *streamRecorder) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.Chunk, error] {
+	return func(yield func(agent.Chunk, error) bool) {
+		r.mu.Lock()
+		first := len(r.reqs) == 0
+		r.mu.Unlock()
+		turn := r.model.Generate
+		if first {
+			turn = func(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+				var resp *agent.Response
+				for chunk, err := range r.streaming.Stream(ctx, req) {
+					if err != nil {
+						return nil, err
+					}
+					r.mu.Lock()
+					r.chunks = append(r.chunks, chunk)
+					r.mu.Unlock()
+					if chunk.Response != nil && resp == nil {
+						resp = chunk.Response // and on: testStream checks that nothing follows it
+					}
+				}
+				if resp == nil {
+					return nil, errors.New("agenttest: Stream yielded no response")
+				}
+				return resp, nil
+			}
+		}
+		resp, err := r.record(ctx, req, turn)
+		if err != nil {
+			yield(agent.Chunk{}, err)
+			return
+		}
+		yield(agent.Chunk{Response: resp}, nil)
+	}
 }
 
 func (r *recorder) requests() []agent.Request {

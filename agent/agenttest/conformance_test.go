@@ -7,7 +7,8 @@ import (
 	"github.com/hands-go/hands/agent/agenttest"
 )
 
-// TestTestModel runs the kit on a Script that plays the exchange.
+// TestTestModel runs the kit on a Script that plays the exchange: its two
+// turns, and no third for the Stream subtest.
 func TestTestModel(t *testing.T) {
 	calls := agent.Response{
 		Calls: []agent.ToolCall{
@@ -17,9 +18,6 @@ func TestTestModel(t *testing.T) {
 		FinishReason: agent.FinishToolCalls,
 	}
 	script := agenttest.NewStreamScript(
-		agenttest.Turn{Response: calls},
-		agenttest.Turn{Response: agent.Response{Text: "It is 18 degrees Celsius and sunny in Paris; Atlantis has no weather station.", FinishReason: agent.FinishStop}},
-		// The Stream subtest's turn.
 		agenttest.Turn{
 			Deltas: []agent.Delta{
 				{Call: &agent.CallDelta{Index: 0, ID: "c1", Name: agenttest.WeatherTool, Args: `{"city":`}},
@@ -28,12 +26,13 @@ func TestTestModel(t *testing.T) {
 			},
 			Response: calls,
 		},
+		agenttest.Turn{Response: agent.Response{Text: "It is 18 degrees Celsius and sunny in Paris; Atlantis has no weather station.", FinishReason: agent.FinishStop}},
 	)
 	agenttest.TestModel(t, script)
 
 	reqs := script.Requests()
-	if len(reqs) != 3 { // a Script does not record a call with a cancelled context
-		t.Fatalf("the script got %d requests, want 3", len(reqs))
+	if len(reqs) != 2 { // the exchange's two turns; a Script does not record a call with a cancelled context
+		t.Fatalf("the script got %d requests, want 2", len(reqs))
 	}
 	last := reqs[1].Messages
 	if n := len(last); n != 4 { // the prompt, the calls, two results

@@ -48,3 +48,30 @@ func isLineBreak(r rune) bool {
 	}
 	return false
 }
+
+// Definition returns the text of a definition error, in the one form the
+// definition errors of schema, bind and tool share: the package, where the
+// mistake is (such as "type main.Args", "field Address.Zip", a tag), then
+// what is wrong:
+//
+//	schema: type main.Args, field Zip, tag `tool:"minLength=x"`: ...
+func Definition(pkg string, where []string, err error) string {
+	var b strings.Builder
+	b.WriteString(pkg)
+	b.WriteString(": ")
+	for i, w := range where {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(w)
+	}
+	if len(where) > 0 {
+		b.WriteString(": ")
+	}
+	if err != nil {
+		b.WriteString(err.Error())
+	} else {
+		b.WriteString("invalid definition")
+	}
+	return b.String()
+}

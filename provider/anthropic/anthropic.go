@@ -428,7 +428,7 @@ func objectArgs(args json.RawMessage) json.RawMessage {
 // of the API in a *provider.Error.
 func (m *Model) fail(err error) error {
 	if apiErr, ok := errors.AsType[*sdk.Error](err); ok {
-		err = &provider.Error{Provider: "anthropic", StatusCode: apiErr.StatusCode, Code: string(apiErr.Type()), Message: apiErr.Message, Err: apiErr}
+		err = &provider.Error{Provider: "anthropic", StatusCode: apiErr.StatusCode, Code: string(apiErr.Type()), Message: apiErr.Message, Cause: apiErr, Err: provider.Kind(apiErr.StatusCode)}
 	}
 	return fmt.Errorf("anthropic: %s: %w", m.model, err)
 }

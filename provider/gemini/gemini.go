@@ -478,7 +478,7 @@ func randomID() string {
 // API in a *provider.Error.
 func (m *Model) fail(err error) error {
 	if apiErr, ok := errors.AsType[genai.APIError](err); ok {
-		err = &provider.Error{Provider: "gemini", StatusCode: apiErr.Code, Code: apiErr.Status, Message: apiErr.Message, Err: apiErr}
+		err = &provider.Error{Provider: "gemini", StatusCode: apiErr.Code, Code: apiErr.Status, Message: apiErr.Message, Cause: apiErr, Err: provider.Kind(apiErr.Code)}
 	}
 	return fmt.Errorf("gemini: %s: %w", m.model, err)
 }

@@ -218,7 +218,7 @@ func (m *Model) fail(err error) error {
 		if code == "" {
 			code = apiErr.Type
 		}
-		err = &provider.Error{Provider: "openai", StatusCode: apiErr.StatusCode, Code: code, Message: apiErr.Message, Err: apiErr}
+		err = &provider.Error{Provider: "openai", StatusCode: apiErr.StatusCode, Code: code, Message: apiErr.Message, Cause: apiErr, Err: provider.Kind(apiErr.StatusCode)}
 	}
 	return fmt.Errorf("openai: %s: %w", m.model, err)
 }
