@@ -131,6 +131,7 @@ type field struct {
 	deprecation string // the message of tool:"deprecated=…", said in the description
 	dfltShared  bool   // dfltValue holds no references and may be copied
 	dfltItems   bool   // dfltValue is a slice of plain items, copied into a new slice
+	plainName   bool   // name is printable ASCII other than '"' and '\\': a document can write it only as it is
 }
 
 var (

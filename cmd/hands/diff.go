@@ -183,7 +183,10 @@ func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.W
 		}
 		return s.Tools, nil
 	}
-	args := strings.Fields(source)
+	args, err := splitWords(source)
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
 	if len(args) == 0 {
 		return nil, &usageError{msg: "an empty tool list source"}
 	}
@@ -191,7 +194,15 @@ func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.W
 		return nil, fmt.Errorf("%s: no such snapshot file", source)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Env = upstreamEnv(os.Environ())
+	// The command gets what an upstream of serve gets: the allow-list, and
+	// the names in HANDS_UPSTREAM_ENV.
+	var pass []string
+	for name := range strings.SplitSeq(os.Getenv("HANDS_UPSTREAM_ENV"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			pass = append(pass, name)
+		}
+	}
+	cmd.Env = upstreamEnv(os.Environ(), pass)
 	cmd.Stderr = stderr
 	return listTools(ctx, source, &mcp.CommandTransport{Command: cmd}, *src.timeout)
 }

@@ -119,6 +119,7 @@ func TestDiffLive(t *testing.T) {
 
 	t.Run("stdio", func(t *testing.T) {
 		t.Setenv("HANDS_TEST_UPSTREAM", "1")
+		t.Setenv("HANDS_UPSTREAM_ENV", "HANDS_TEST_UPSTREAM")
 		command := exe + " -test.run=^TestUpstreamServer$"
 		stdout, _, err := runCmd(t, "diff", upstreamOld, command)
 		if !errors.Is(err, errBreaking) {
