@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"slices"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -313,16 +312,7 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 			in.Pending = append(in.Pending, *r.pending)
 			continue
 		}
-		structured := r.res.Structured
-		if string(structured) != r.res.Content {
-			structured = nil // middleware rewrote what the model reads: the structured output must not bypass it
-		}
-		parts := r.res.Parts
-		if tool.PartsText(parts) != r.res.Content {
-			parts = nil // likewise for the images and resources
-		}
-		migrated := slices.ContainsFunc(r.res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError, Migrated: migrated})
+		history = append(history, ToolMessage(j.call, r.res))
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.

@@ -1,0 +1,46 @@
+package agent
+
+import (
+	"context"
+	"slices"
+
+	"github.com/hands-go/hands/tool"
+)
+
+// The functions of this file are the steps of Run, for a loop that runs
+// them elsewhere (such as the durable package, which runs each turn and
+// each call as a Temporal activity) and must build the same turns as Run.
+
+// NewRequest returns the request of one turn as Run builds it: the system
+// prompt with the instructions of the scopes enabled now, the history, and
+// the tools enabled now.
+func NewRequest(ctx context.Context, reg *tool.Registry, system string, history History) *Request {
+	if reg == nil {
+		reg = &tool.Registry{}
+	}
+	return buildRequest(ctx, reg, system, history)
+}
+
+// CallIDs returns the calls of turn with an ID each, unique in history, as
+// Run gives them: a call without an ID, or with one used before, gets one
+// made from the turn and its place.
+func CallIDs(calls []ToolCall, turn int, history History) []ToolCall {
+	return withIDs(calls, turn, history)
+}
+
+// ToolMessage returns the tool message Run records for the result of call:
+// the result's text, and its structured output and parts when the text is
+// theirs (middleware did not rewrite it), and whether its arguments were
+// migrated (tool.RepairMigrated).
+func ToolMessage(call ToolCall, res tool.Result) Message {
+	structured := res.Structured
+	if string(structured) != res.Content {
+		structured = nil // middleware rewrote what the model reads: the structured output must not bypass it
+	}
+	parts := res.Parts
+	if tool.PartsText(parts) != res.Content {
+		parts = nil // likewise for the images and resources
+	}
+	migrated := slices.ContainsFunc(res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
+	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: migrated}
+}

@@ -1,0 +1,265 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/tool"
+)
+
+// The names under which Register puts the workflow and its activities on
+// a worker, and the names of the workflow's Update and Queries.
+const (
+	// WorkflowName is the run's workflow type.
+	WorkflowName = "hands.Run"
+	// TurnActivity asks the model for one turn.
+	TurnActivity = "hands.Turn"
+	// CallActivity runs one tool call.
+	CallActivity = "hands.Call"
+	// UpdateDecide sends a person's agent.Decision about a pending call.
+	UpdateDecide = "hands.decide"
+	// QueryPending returns the calls that wait for a person, as
+	// []agent.Pending.
+	QueryPending = "hands.pending"
+	// QueryHistory returns the run's history so far, as agent.History.
+	QueryHistory = "hands.history"
+)
+
+// Application error types of the run's activities and workflow, as
+// temporal.ApplicationError.Type reports them.
+const (
+	// ErrTypeInvalid: the tool refused the call's arguments (or the tool
+	// is unknown); not retried, and the model reads why.
+	ErrTypeInvalid = "hands.Invalid"
+	// ErrTypeDenied: a guard or a person denied the call; not retried.
+	ErrTypeDenied = "hands.Denied"
+	// ErrTypeAsk: the handler asked a question with tool.Ask; not
+	// retried: the run waits for the answer.
+	ErrTypeAsk = "hands.Ask"
+	// ErrTypeFailed: the call failed (its handler's error, its timeout);
+	// retried by the tool's policy, and then the model reads the last
+	// failure.
+	ErrTypeFailed = "hands.Failed"
+	// ErrTypeIncomplete: a turn's response was truncated, filtered or
+	// refused; the run ends.
+	ErrTypeIncomplete = "hands.Incomplete"
+	// ErrTypeTurnLimit: the model was still calling tools at the turn
+	// limit; the run ends.
+	ErrTypeTurnLimit = "hands.TurnLimit"
+)
+
+// DefaultToolTimeout is a call's StartToCloseTimeout when its tool's
+// policy gives none.
+const DefaultToolTimeout = time.Minute
+
+// DefaultModelTimeout is a turn's StartToCloseTimeout when
+// Options.ModelTimeout is zero.
+const DefaultModelTimeout = 5 * time.Minute
+
+// A ToolPolicy is how the calls of one tool run as activities.
+type ToolPolicy struct {
+	// Timeout bounds one attempt of a call: the activity's
+	// StartToCloseTimeout. Zero selects DefaultToolTimeout. Give it the
+	// tool's own timeout (tool.WithTimeout), or more: that one ends the
+	// handler, this one the attempt.
+	Timeout time.Duration
+	// HeartbeatTimeout, when set, fails an attempt whose worker has sent
+	// no heartbeat for that long; each progress report of the call
+	// (tool.Progress) is a heartbeat.
+	HeartbeatTimeout time.Duration
+	// Retry is the retry policy of a failed call. Nil selects three
+	// attempts for a tool whose annotations say it is read-only or
+	// idempotent, and one for the others, which may not be safe to run
+	// twice. Invalid arguments, a denial and a question are never
+	// retried, whatever the policy.
+	Retry *temporal.RetryPolicy
+}
+
+// Options configure a durable run. A nil *Options selects every default.
+//
+// The workflow reads them, so every worker of a task queue must have the
+// same ones: a worker with other policies or another approval rule
+// schedules other activities on replay, which Temporal reports as a
+// nondeterminism error.
+type Options struct {
+	// System is the system prompt.
+	System string
+	// MaxTurns is how many times the model is asked, at most; zero
+	// selects agent.DefaultMaxTurns. Input.MaxTurns overrides it.
+	MaxTurns int
+	// NeedsApproval says which calls wait for a person's approval, as in
+	// agent.Options. It is asked in the turn's activity, and its answer
+	// recorded in the workflow's history.
+	NeedsApproval func(ctx context.Context, call tool.Call) bool
+	// Tools are the policies of the calls, by tool name; a tool not named
+	// gets the zero ToolPolicy.
+	Tools map[string]ToolPolicy
+	// ModelTimeout bounds one attempt of a turn; zero selects
+	// DefaultModelTimeout.
+	ModelTimeout time.Duration
+	// ModelRetry is the retry policy of a failed turn; nil selects
+	// Temporal's default (retry with backoff, without limit).
+	ModelRetry *temporal.RetryPolicy
+}
+
+// An Agent runs hands' agent loop on Temporal: Register puts its workflow
+// and activities on a worker, and clients start runs of WorkflowName.
+type Agent struct {
+	model agent.Model
+	reg   *tool.Registry
+	opts  Options
+}
+
+// New returns an Agent that asks model and runs the tools of reg. A nil
+// registry offers no tools.
+func New(model agent.Model, reg *tool.Registry, opts *Options) *Agent {
+	a := &Agent{model: model, reg: reg}
+	if a.reg == nil {
+		a.reg = &tool.Registry{}
+	}
+	if opts != nil {
+		a.opts = *opts
+	}
+	return a
+}
+
+// Register registers the workflow (WorkflowName) and the activities
+// (TurnActivity, CallActivity) on w.
+func (a *Agent) Register(w worker.Registry) {
+	w.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: WorkflowName})
+	w.RegisterActivityWithOptions(a.Turn, activity.RegisterOptions{Name: TurnActivity})
+	w.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivity})
+}
+
+// Input starts a run.
+type Input struct {
+	// History is the conversation to go on from, ending with the user's
+	// message.
+	History agent.History `json:"history"`
+	// MaxTurns, when positive, overrides Options.MaxTurns.
+	MaxTurns int `json:"maxTurns,omitempty"`
+}
+
+// TurnInput is the input of TurnActivity.
+type TurnInput struct {
+	Turn    int           `json:"turn"`
+	History agent.History `json:"history"`
+}
+
+// TurnOutput is the result of TurnActivity.
+type TurnOutput struct {
+	// Message is the assistant message of the turn, its calls with IDs.
+	Message agent.Message `json:"message"`
+	// Finish, RawFinish and FinishMessage are the response's.
+	Finish        agent.FinishReason `json:"finish,omitempty"`
+	RawFinish     string             `json:"rawFinish,omitempty"`
+	FinishMessage string             `json:"finishMessage,omitempty"`
+	Usage         agent.Usage        `json:"usage,omitzero"`
+	// NeedsApproval are the IDs of the calls Options.NeedsApproval says
+	// wait for a person.
+	NeedsApproval []string `json:"needsApproval,omitempty"`
+}
+
+// Turn is TurnActivity: it asks the model for one turn, with the request
+// agent.Run would build.
+func (a *Agent) Turn(ctx context.Context, in TurnInput) (TurnOutput, error) {
+	var resp *agent.Response
+	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequest(ctx, a.reg, a.opts.System, in.History)) {
+		if err != nil {
+			return TurnOutput{}, fmt.Errorf("durable: turn %d: %w", in.Turn, err)
+		}
+		if chunk.Response != nil {
+			resp = chunk.Response
+			break
+		}
+		activity.RecordHeartbeat(ctx)
+	}
+	if resp == nil {
+		return TurnOutput{}, fmt.Errorf("durable: turn %d: the model returned no response", in.Turn)
+	}
+	calls := agent.CallIDs(resp.Calls, in.Turn, in.History)
+	out := TurnOutput{
+		Message:       agent.Message{Role: agent.RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State},
+		Finish:        resp.FinishReason,
+		RawFinish:     resp.RawFinishReason,
+		FinishMessage: resp.FinishMessage,
+		Usage:         resp.Usage,
+	}
+	if a.opts.NeedsApproval != nil {
+		for _, c := range calls {
+			if a.opts.NeedsApproval(ctx, tool.Call{ID: c.ID, Name: c.Name, Args: c.Args}) {
+				out.NeedsApproval = append(out.NeedsApproval, c.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// CallInput is the input of CallActivity.
+type CallInput struct {
+	Call agent.ToolCall `json:"call"`
+	// Answers are the answers to the questions the call asked before, in
+	// order (see tool.Ask).
+	Answers []string `json:"answers,omitempty"`
+}
+
+// A Question is the detail of an ErrTypeAsk error: what the handler asked.
+type Question struct {
+	Question string `json:"question"`
+}
+
+// Call is CallActivity: it runs one call through the registry, as
+// agent.Run does, and returns its tool message. Each progress report is a
+// heartbeat, with the progress as its detail. A failed call is an
+// application error whose detail is the tool message (the model reads it
+// once retries end): ErrTypeInvalid and ErrTypeDenied are not retryable,
+// ErrTypeFailed is; a question is a non-retryable ErrTypeAsk whose detail
+// is a Question.
+func (a *Agent) Call(ctx context.Context, in CallInput) (agent.Message, error) {
+	if len(in.Answers) > 0 {
+		ctx = tool.WithAnswers(ctx, in.Call.ID, in.Answers)
+	}
+	var res *tool.Result
+	for ev := range a.reg.Stream(ctx, tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}) {
+		if ev.Result != nil {
+			res = ev.Result
+			break
+		}
+		activity.RecordHeartbeat(ctx, progressDetail(ev.Progress))
+	}
+	if res == nil {
+		return agent.Message{}, temporal.NewApplicationError("durable: the call ended without a result", ErrTypeFailed)
+	}
+	msg := agent.ToolMessage(in.Call, *res)
+	if !res.IsError {
+		return msg, nil
+	}
+	if ierr, ok := errors.AsType[*tool.InterruptError](res.Err); ok {
+		return agent.Message{}, temporal.NewNonRetryableApplicationError(ierr.Error(), ErrTypeAsk, nil, Question{Question: ierr.Question})
+	}
+	switch {
+	case errors.Is(res.Err, tool.ErrInvalidArguments), errors.Is(res.Err, tool.ErrUnknownTool), errors.Is(res.Err, tool.ErrDisabled):
+		return agent.Message{}, temporal.NewNonRetryableApplicationError(res.Content, ErrTypeInvalid, nil, msg)
+	case errors.Is(res.Err, tool.ErrDenied):
+		return agent.Message{}, temporal.NewNonRetryableApplicationError(res.Content, ErrTypeDenied, nil, msg)
+	}
+	return agent.Message{}, temporal.NewApplicationError(res.Content, ErrTypeFailed, msg)
+}
+
+// progressDetail returns a progress report as a heartbeat detail: as it is
+// when it is JSON, and as its text otherwise.
+func progressDetail(v any) any {
+	if _, err := json.Marshal(v); err != nil {
+		return fmt.Sprint(v)
+	}
+	return v
+}

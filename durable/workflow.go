@@ -1,0 +1,206 @@
+package durable
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/tool"
+)
+
+// A run is the state of one workflow execution: what the Queries read and
+// the Update writes.
+type run struct {
+	history  agent.History
+	pending  []agent.Pending
+	decision *agent.Decision // accepted by the Update, not yet applied
+}
+
+// Run is the workflow (WorkflowName): agent.Run's loop, with each model
+// turn a TurnActivity and each call a CallActivity. Calls run one after
+// another, in the order the model asked. Before a call that needs
+// approval, and after a call that asked a question, the workflow waits
+// for an UpdateDecide; QueryPending and QueryHistory read where it is.
+// It returns the history, or ends with an application error of type
+// ErrTypeIncomplete or ErrTypeTurnLimit, or the model's error once the
+// turn's retries end.
+func (a *Agent) Run(ctx workflow.Context, in Input) (agent.History, error) {
+	r := &run{history: in.History}
+	if err := workflow.SetQueryHandler(ctx, QueryHistory, func() (agent.History, error) { return r.history, nil }); err != nil {
+		return nil, err
+	}
+	if err := workflow.SetQueryHandler(ctx, QueryPending, func() ([]agent.Pending, error) { return r.pending, nil }); err != nil {
+		return nil, err
+	}
+	err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide,
+		func(ctx workflow.Context, d agent.Decision) error {
+			r.decision = &d
+			return nil
+		},
+		workflow.UpdateHandlerOptions{Validator: func(ctx workflow.Context, d agent.Decision) error {
+			return a.check(r, d)
+		}})
+	if err != nil {
+		return nil, err
+	}
+
+	maxTurns := a.opts.MaxTurns
+	if in.MaxTurns > 0 {
+		maxTurns = in.MaxTurns
+	}
+	if maxTurns <= 0 {
+		maxTurns = agent.DefaultMaxTurns
+	}
+	modelTimeout := a.opts.ModelTimeout
+	if modelTimeout <= 0 {
+		modelTimeout = DefaultModelTimeout
+	}
+	modelCtx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: modelTimeout,
+		RetryPolicy:         a.opts.ModelRetry,
+	})
+	for turn := 1; ; turn++ {
+		var out TurnOutput
+		if err := workflow.ExecuteActivity(modelCtx, TurnActivity, TurnInput{Turn: turn, History: r.history}).Get(ctx, &out); err != nil {
+			return r.history, err
+		}
+		switch out.Finish {
+		case agent.FinishLength, agent.FinishContentFilter, agent.FinishRefusal:
+			return r.history, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("durable: turn %d: the response is incomplete (%s)", turn, out.Finish), ErrTypeIncomplete, nil, out)
+		}
+		r.history = append(r.history, out.Message)
+		at := len(r.history) - 1 // the assistant message, while its calls run
+		calls := out.Message.Calls
+		if len(calls) == 0 && out.Finish != agent.FinishMalformedCall {
+			return r.history, nil
+		}
+		if len(calls) == 0 {
+			text := agent.MalformedCallText
+			if out.FinishMessage != "" {
+				text += "\n\n" + out.FinishMessage
+			}
+			r.history = append(r.history, agent.UserText(text))
+		}
+		for i := range calls {
+			if err := a.callOne(ctx, r, at, i, slices.Contains(out.NeedsApproval, calls[i].ID)); err != nil {
+				return r.history, err
+			}
+		}
+		if turn >= maxTurns {
+			return r.history, temporal.NewNonRetryableApplicationError(
+				(&agent.TurnLimitError{Turns: maxTurns}).Error(), ErrTypeTurnLimit, nil)
+		}
+	}
+}
+
+// callOne runs call i of the assistant message at r.history[at], after its
+// approval when it needs one, answering its questions, and appends its
+// tool message. It returns an error only when the workflow must end.
+func (a *Agent) callOne(ctx workflow.Context, r *run, at, i int, needsApproval bool) error {
+	call := r.history[at].Calls[i]
+	approved := false
+	if needsApproval {
+		d, err := r.wait(ctx, agent.Pending{Kind: agent.PendingApproval, Call: call})
+		if err != nil {
+			return err
+		}
+		if d.Verdict == agent.VerdictReject {
+			r.history = append(r.history, rejected(call, d))
+			return nil
+		}
+		if d.Args != nil {
+			call.Args = d.Args
+			r.history[at].Calls = slices.Clone(r.history[at].Calls)
+			r.history[at].Calls[i].Args = d.Args // the record shows what ran
+		}
+		approved = true
+	}
+	var answers []string
+	actx := workflow.WithActivityOptions(ctx, a.activityOptions(call.Name))
+	for {
+		var msg agent.Message
+		err := workflow.ExecuteActivity(actx, CallActivity, CallInput{Call: call, Answers: answers}).Get(ctx, &msg)
+		if err == nil {
+			r.history = append(r.history, msg)
+			return nil
+		}
+		aerr, ok := errors.AsType[*temporal.ApplicationError](err)
+		if ok && aerr.Type() == ErrTypeAsk {
+			var q Question
+			if err := aerr.Details(&q); err != nil {
+				return err
+			}
+			d, err := r.wait(ctx, agent.Pending{Kind: agent.PendingAnswer, Call: call, Question: q.Question, Approved: approved, Answers: answers})
+			if err != nil {
+				return err
+			}
+			if d.Verdict == agent.VerdictReject {
+				r.history = append(r.history, rejected(call, d))
+				return nil
+			}
+			answers = append(slices.Clip(answers), d.Answer)
+			continue
+		}
+		if ok && aerr.HasDetails() && aerr.Details(&msg) == nil && msg.Role == agent.RoleTool {
+			r.history = append(r.history, msg) // the model reads the last failure
+			return nil
+		}
+		if temporal.IsCanceledError(err) {
+			return err
+		}
+		// The attempt ended without a result of the tool's: a timeout, a
+		// lost worker. The model reads that the call failed.
+		res := tool.ErrorResult(tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}, err)
+		r.history = append(r.history, agent.ToolMessage(call, res))
+		return nil
+	}
+}
+
+// wait publishes p as the pending call and blocks until an accepted
+// UpdateDecide decides it.
+func (r *run) wait(ctx workflow.Context, p agent.Pending) (agent.Decision, error) {
+	r.pending = []agent.Pending{p}
+	r.decision = nil
+	if err := workflow.Await(ctx, func() bool { return r.decision != nil }); err != nil {
+		return agent.Decision{}, err
+	}
+	d := *r.decision
+	r.pending, r.decision = nil, nil
+	return d, nil
+}
+
+// rejected returns the tool message of a call a person rejected, as
+// agent.Resume records it.
+func rejected(call agent.ToolCall, d agent.Decision) agent.Message {
+	c := tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}
+	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason}})
+	return agent.ToolMessage(call, res)
+}
+
+// activityOptions returns the options of the calls of the named tool, from
+// its policy.
+func (a *Agent) activityOptions(name string) workflow.ActivityOptions {
+	p := a.opts.Tools[name]
+	o := workflow.ActivityOptions{
+		StartToCloseTimeout: p.Timeout,
+		HeartbeatTimeout:    p.HeartbeatTimeout,
+		RetryPolicy:         p.Retry,
+	}
+	if o.StartToCloseTimeout <= 0 {
+		o.StartToCloseTimeout = DefaultToolTimeout
+	}
+	if o.RetryPolicy == nil {
+		o.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
+		if t, ok := a.reg.Lookup(name); ok {
+			if an := t.Spec().Annotations; an != nil && (an.ReadOnly || an.Idempotent) {
+				o.RetryPolicy.MaximumAttempts = 3
+			}
+		}
+	}
+	return o
+}
