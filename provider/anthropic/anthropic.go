@@ -257,7 +257,7 @@ type messageState struct {
 // why it stopped, and its usage. streamed holds, by block index, the
 // arguments of calls as they streamed, which replace the parsed input.
 func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
-	resp := &agent.Response{RawFinishReason: string(msg.StopReason)}
+	resp := &agent.Response{RawFinishReason: string(msg.StopReason), ID: msg.ID, Model: string(msg.Model)}
 	var st messageState
 	for i, block := range msg.Content {
 		switch block.Type {

@@ -383,7 +383,7 @@ func textOf(parts []*genai.Part) string {
 // one made from the response's ID. A prompt the API blocked is a response
 // with FinishContentFilter.
 func (m *Model) response(r *genai.GenerateContentResponse) (*agent.Response, error) {
-	resp := &agent.Response{}
+	resp := &agent.Response{ID: r.ResponseID, Model: r.ModelVersion}
 	if u := r.UsageMetadata; u != nil {
 		resp.Usage = agent.Usage{
 			InputTokens:       int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount),
