@@ -206,7 +206,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return err
 		}
 		defer shutdown(context.WithoutCancel(ctx))
-		reg.Use(otelhands.Tools(nil))
+		reg.Use(otelhands.Tools(&otelhands.Options{Registry: reg}))
 	}
 	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	ups.serve(ctx, reg, srv)
