@@ -64,6 +64,8 @@ func TestCommands(t *testing.T) {
 		{"call help", []string{"call", "--help"}, 0, "Usage: hands call", ""},
 		{"bad flag", []string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{"stateless without http", []string{"serve", "--stateless"}, 2, "", ""},
+		{"token without http", []string{"serve", "--token", "s3cret"}, 2, "", "--token needs --http"},
+		{"flag after --", []string{"schema", "--", "--dialect", "gemini"}, 2, "", `no tool named "--dialect"`},
 		{"dialects", []string{"schema", "--dialect", "list"}, 0, "openai-strict\nanthropic", ""},
 		{"unknown dialect", []string{"schema", "--dialect", "cobol"}, 2, "", ""},
 		{"unknown tool in schema", []string{"schema", "nope"}, 2, "", ""},
@@ -123,6 +125,28 @@ func TestSchema(t *testing.T) {
 		golden.Check(t, filepath.Join(repo, "testdata", "schema."+name+".problems.txt"), []byte(stderr))
 	}
 	assertCreatedNothing(t, dir)
+}
+
+// TestSchemaFlagsAfterTools checks that schema reads its flags wherever
+// they stand: after the tool's name as before it.
+func TestSchemaFlagsAfterTools(t *testing.T) {
+	inTempDir(t)
+	want, _, err := runCmd(t, "schema", "--dialect", "gemini", "fetch_markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(want, `"name": "fetch_markdown"`) || !strings.Contains(want, `"parameters"`) || strings.Contains(want, "host_file") {
+		t.Fatalf("schema --dialect gemini fetch_markdown wrote\n%s\nwant fetch_markdown alone, as Gemini takes it", want)
+	}
+	for _, args := range [][]string{
+		{"schema", "fetch_markdown", "--dialect", "gemini"},
+		{"schema", "fetch_markdown", "--dialect=gemini"},
+	} {
+		got, stderr, err := runCmd(t, args...)
+		if err != nil || got != want {
+			t.Errorf("%q: %v %s\nwrote\n%s\nwant\n%s", args, err, stderr, got, want)
+		}
+	}
 }
 
 // assertCreatedNothing checks that the data directory dir does not exist and
