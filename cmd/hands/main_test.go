@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -459,5 +461,40 @@ func TestUpstreamEnvHidesTheToken(t *testing.T) {
 	got := upstreamEnv([]string{"PATH=/bin", "HANDS_TOKEN=s3cret", "HANDS_BUCKET=mem://"})
 	if !slices.Equal(got, []string{"PATH=/bin", "HANDS_BUCKET=mem://"}) {
 		t.Errorf("upstreamEnv = %q", got)
+	}
+}
+
+// TestBundledAnnotations checks that every bundled tool has a title and
+// says how it behaves, so that a client's read-only filter keeps the tools
+// that only read.
+func TestBundledAnnotations(t *testing.T) {
+	want := map[string]tool.Annotations{
+		"host_file":      {Destructive: true, Idempotent: true},
+		"fetch_markdown": {ReadOnly: true, OpenWorld: true},
+		"kv_get":         {ReadOnly: true, Idempotent: true},
+		"kv_put":         {Destructive: true, Idempotent: true},
+		"kv_delete":      {Destructive: true, Idempotent: true},
+		"kv_list":        {ReadOnly: true, Idempotent: true},
+	}
+	var readOnly []string
+	for _, tl := range specTools() {
+		spec := tl.Spec()
+		if spec.Title == "" {
+			t.Errorf("%s has no title", spec.Name)
+		}
+		w, ok := want[spec.Name]
+		if !ok {
+			t.Errorf("%s is not in the test's table", spec.Name)
+			continue
+		}
+		if spec.Annotations == nil || *spec.Annotations != w {
+			t.Errorf("%s's annotations = %+v, want %+v", spec.Name, spec.Annotations, w)
+		}
+		if mcpclient.ReadOnly(spec) {
+			readOnly = append(readOnly, spec.Name)
+		}
+	}
+	if got, want := strings.Join(readOnly, " "), "fetch_markdown kv_get kv_list"; got != want {
+		t.Errorf("a read-only filter keeps %q, want %q", got, want)
 	}
 }
