@@ -498,3 +498,41 @@ func TestBundledAnnotations(t *testing.T) {
 		t.Errorf("a read-only filter keeps %q, want %q", got, want)
 	}
 }
+
+// TestREADMEDesktopConfig checks that the README's desktop configuration
+// starts an installed binary, as serve, and says how to install it from a
+// clone: "go run …@latest" cannot work before a version is published, and
+// its first start compiles for longer than a client waits.
+func TestREADMEDesktopConfig(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	var config struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	found := false
+	for _, block := range strings.Split(text, "```json\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, "mcpServers") {
+			if err := json.Unmarshal([]byte(block), &config); err != nil {
+				t.Fatalf("the desktop configuration is not JSON: %v\n%s", err, block)
+			}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("README.md shows no desktop configuration (a json block with mcpServers)")
+	}
+	s := config.MCPServers["hands"]
+	if s.Command != "hands" || !slices.Equal(s.Args, []string{"serve"}) {
+		t.Errorf("the desktop configuration runs %q %q, want the installed hands serve", s.Command, s.Args)
+	}
+	if !strings.Contains(text, "go install ./cmd/hands") || strings.Contains(text, "@latest") {
+		t.Error("README.md does not say to install hands from the clone with go install ./cmd/hands, or still runs @latest")
+	}
+}
