@@ -208,6 +208,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeEnv()
+	for _, u := range tools.unavailable {
+		fmt.Fprintf(stderr, "hands: %s; it answers every call with this error\n", u)
+	}
 	if t := cmp.Or(*token, tools.token.Reveal()); t != "" {
 		httpOpts.Verify = mcpserver.StaticToken(t, "owner")
 	}

@@ -536,3 +536,57 @@ func TestREADMEDesktopConfig(t *testing.T) {
 		t.Error("README.md does not say to install hands from the clone with go install ./cmd/hands, or still runs @latest")
 	}
 }
+
+// TestServeWithoutDataDir checks that serve starts when the user's data
+// directory cannot be created: the tools that need it (host_file, and the
+// kv_ tools on the default store) are listed and answer each call with
+// the reason and the setting that fixes it, and the others work.
+func TestServeWithoutDataDir(t *testing.T) {
+	inTempDir(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_DATA_HOME", filepath.Join(file, "data")) // under a file: never a directory
+	requests := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"host_file","arguments":{"key":"a.txt","content":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"kv_put","arguments":{"key":"k","value":"v"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fetch_markdown","arguments":{"url":"ftp://example.com/"}}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"serve"}, strings.NewReader(requests), &out, &errOut); err != nil {
+		t.Fatalf("serve: %v\n%s", err, errOut.String())
+	}
+	answers := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID     float64        `json:"id"`
+			Result map[string]any `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		answers[msg.ID] = msg.Result
+	}
+	listed, _ := json.Marshal(answers[2])
+	for _, name := range []string{"host_file", "fetch_markdown", "kv_put"} {
+		if !strings.Contains(string(listed), `"name":"`+name+`"`) {
+			t.Errorf("tools/list lacks %s: %s", name, listed)
+		}
+	}
+	for id, want := range map[float64]string{3: "HANDS_BUCKET", 4: "HANDS_KV"} {
+		got, _ := json.Marshal(answers[id])
+		if answers[id]["isError"] != true || !strings.Contains(string(got), want) {
+			t.Errorf("call %v = %s; want an error that names %s", id, got, want)
+		}
+	}
+	if got, _ := json.Marshal(answers[5]); answers[5]["isError"] != true || !strings.Contains(string(got), "ftp") {
+		t.Errorf("fetch_markdown's call = %s; want its own refusal of the ftp URL", got)
+	}
+	if !strings.Contains(errOut.String(), "host_file: cannot create the default bucket") {
+		t.Errorf("serve did not say why host_file is unavailable:\n%s", errOut.String())
+	}
+}
