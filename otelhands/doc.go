@@ -27,8 +27,9 @@
 // provider reports them, the parts of those: cache_read.input_tokens and
 // cache_creation.input_tokens (agent.Usage's CachedInputTokens and
 // CacheWriteTokens) and reasoning.output_tokens. gen_ai.request.stream is
-// true when the model is an agent.StreamingModel, as every provider
-// adapter is, whether or not it was configured to stream. The response's
+// what the model's Streams method reports, as the provider adapters'
+// Models have one (their Options.Stream), or else whether the model is an
+// agent.StreamingModel. The response's
 // ID and model are those the provider gave (agent.Response's ID and Model).
 // An execute_tool span names the tool's description when it can find the
 // tool: in the *tool.Registry an agent run calls, or in Options.Registry.

@@ -232,10 +232,27 @@ func runErrorType(err error) string {
 
 // A tracedModel wraps a model with chat spans. It streams when the model
 // it wraps does, and its spans say so (gen_ai.request.stream): the turn
-// goes through agent.Chunks, which calls a StreamingModel's Stream.
+// goes through agent.Chunks, which calls a StreamingModel's Stream. A
+// model that has Stream but may not stream says which with a Streams
+// method (a streamer), as the provider adapters do.
 type tracedModel struct {
 	in   *instruments
 	next agent.Model
+}
+
+// A streamer is a StreamingModel that says whether its Stream really
+// streams, as the provider adapters' Models do (their Options.Stream).
+type streamer interface {
+	Streams() bool
+}
+
+// streams reports whether a turn of m is made in streaming mode.
+func streams(m agent.Model) bool {
+	if s, ok := m.(streamer); ok {
+		return s.Streams()
+	}
+	_, ok := m.(agent.StreamingModel)
+	return ok
 }
 
 func (in *instruments) model(next agent.Model) agent.Model { return &tracedModel{in: in, next: next} }
@@ -259,9 +276,8 @@ func (m *tracedModel) Stream(ctx context.Context, req *agent.Request) iter.Seq2[
 		in := m.in
 		attrs := in.common(opChat)
 		start := time.Now()
-		_, stream := m.next.(agent.StreamingModel)
 		ctx, span := in.tracer.Start(ctx, spanName(opChat, in.opts.Model), trace.WithSpanKind(trace.SpanKindClient),
-			trace.WithAttributes(append(attrs, semconv.GenAIRequestStream(stream))...))
+			trace.WithAttributes(append(attrs, semconv.GenAIRequestStream(streams(m.next)))...))
 		defer span.End()
 		for chunk, err := range agent.Chunks(ctx, m.next, req) {
 			switch {

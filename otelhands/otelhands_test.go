@@ -244,6 +244,15 @@ func TestRunSpansAndMetrics(t *testing.T) {
 // generateOnly hides a model's Stream: a model that does not stream.
 type generateOnly struct{ agent.Model }
 
+// configured is a StreamingModel that says whether it streams, as the
+// provider adapters do.
+type configured struct {
+	*agenttest.Script
+	stream bool
+}
+
+func (c configured) Streams() bool { return c.stream }
+
 // TestChatResponse checks the chat span's attributes from the response
 // and the usage, and gen_ai.request.stream for a model that streams and
 // one that does not; and that the run's span sums the usage's parts.
@@ -262,6 +271,8 @@ func TestChatResponse(t *testing.T) {
 	}{
 		{"stream", agenttest.NewStreamScript(agenttest.Turn{Deltas: []agent.Delta{{Text: "do"}, {Text: "ne"}}, Response: turn()}), true},
 		{"generate", generateOnly{agenttest.NewScript(turn())}, false},
+		{"configured not to stream", configured{agenttest.NewScript(turn()), false}, false},
+		{"configured to stream", configured{agenttest.NewScript(turn()), true}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			tel := newTelemetry(t)

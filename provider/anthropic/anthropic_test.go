@@ -200,3 +200,18 @@ func TestNew(t *testing.T) {
 		})
 	}
 }
+
+// TestStreams checks that Streams reports Options.Stream, which tracing
+// records as gen_ai.request.stream: Stream always exists, and streams only
+// when asked to.
+func TestStreams(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		m, err := anthropic.New(&anthropic.Options{Model: "claude-sonnet-5-5", APIKey: apiKey, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Streams(); got != stream {
+			t.Errorf("with Stream %v, Streams() = %v", stream, got)
+		}
+	}
+}
