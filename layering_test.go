@@ -62,6 +62,16 @@ func TestDialectLayering(t *testing.T) {
 	}
 }
 
+// TestCompatLayering keeps package compat to the standard library and
+// jsonschema-go, so that a CI job or another program can use it alone.
+func TestCompatLayering(t *testing.T) {
+	for _, pkg := range deps(t, "./compat") {
+		if pkg != module+"/compat" && modulePath(pkg) != "github.com/google/jsonschema-go" {
+			t.Errorf("compat depends on %s", pkg)
+		}
+	}
+}
+
 // modulePath returns the module of a package path among the allowed ones, or
 // the package path itself.
 func modulePath(pkg string) string {

@@ -52,6 +52,11 @@ type Message struct {
 	// Adapters send the images where the provider accepts them in a tool
 	// result, and Text where it does not. In JSON, a part's data is base64.
 	Parts []tool.Part `json:"parts,omitempty"`
+	// Migrated reports, on a tool message, a call made against the tool's
+	// previous input and upgraded by its migration (tool.Migrate,
+	// tool.RepairMigrated): the history says which version each call was
+	// written for.
+	Migrated bool `json:"migrated,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their

@@ -485,3 +485,38 @@ func TestParallelQuestions(t *testing.T) {
 		t.Errorf("results = %v, want %v", got, want)
 	}
 }
+
+// TestResumeAcrossABreakingChange pauses a run before a call, then resumes
+// it in a process whose tool's input changed, with a migration from the
+// old input: the call written against the old version runs, upgraded.
+func TestResumeAcrossABreakingChange(t *testing.T) {
+	f := &files{}
+	in := pause(t, f, nil, agenttest.Call("d1", "delete", `{"path":"b"}`))
+
+	type fileArgs struct { // path became file
+		File string `json:"file" tool:"minLength=1"`
+	}
+	var ran []string
+	del := tool.New("delete", "Delete a file.", func(ctx context.Context, a fileArgs) (string, error) {
+		ran = append(ran, a.File)
+		return "deleted " + a.File, nil
+	}, tool.WithAnnotations(tool.Annotations{Destructive: true}),
+		tool.Migrate(func(old pathArgs) (fileArgs, error) { return fileArgs{File: old.Path}, nil }))
+	reg := newRegistry(t, &tool.Scope{Name: "files", Tools: []tool.Interface{del}})
+	model := agenttest.NewScript(agent.Response{Text: "done"})
+	history, err := agent.Resume(t.Context(), model, reg, in, []agent.Decision{agent.Approve("d1")}, nil)
+	if err != nil {
+		t.Fatalf("Resume: %v", err)
+	}
+	if !reflect.DeepEqual(ran, []string{"b"}) {
+		t.Errorf("the new version ran %v, want the old call upgraded", ran)
+	}
+	if got, want := toolMessages(history), []string{"d1 ok: deleted b"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("results = %v, want %v", got, want)
+	}
+	for _, m := range history {
+		if m.Role == agent.RoleTool && !m.Migrated {
+			t.Errorf("the tool message %+v does not record that the call was made against the old version", m)
+		}
+	}
+}

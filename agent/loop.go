@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -317,7 +318,8 @@ func (l *loop) calls(ctx context.Context, history History, turn int, states map[
 		if tool.PartsText(parts) != r.res.Content {
 			parts = nil // likewise for the images and resources
 		}
-		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError})
+		migrated := slices.ContainsFunc(r.res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
+		history = append(history, Message{Role: RoleTool, CallID: j.call.ID, Name: j.call.Name, Text: r.res.Content, Structured: structured, Parts: parts, IsError: r.res.IsError, Migrated: migrated})
 	}
 	// What waits: the calls not run that need approval. Decisions made for
 	// calls not run are kept for the resume.

@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -192,6 +194,61 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// decodeRatioBatch is how many calls BenchmarkDecodeRatio times on one path
+// before it turns to the other.
+const decodeRatioBatch = 32
+
+// BenchmarkDecodeRatio times the hands path against the encoding_json
+// path on each payload, the two in alternation: every iteration runs a batch
+// of decodeRatioBatch calls on one and then a batch on the other, in an order
+// that alternates, so that both see the same moments of a machine that other
+// work shares. It reports the median over the iterations of hands' time per
+// call divided by encoding_json's as ratio, and each path's median time per
+// call. The ratio is what BenchmarkDecode's two times give on a quiet
+// machine; on a busy one it varies far less than they do.
+func BenchmarkDecodeRatio(b *testing.B) {
+	ctx := context.Background()
+	for _, p := range payloads {
+		b.Run(p.name, func(b *testing.B) {
+			base, hands := encodingJSONPath(createUser), handsPath(createUser)
+			batch := func(run func(context.Context, []byte) (int, error)) time.Duration {
+				start := time.Now()
+				for range decodeRatioBatch {
+					if _, err := run(ctx, p.data); (err == nil) != p.valid {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(start)
+			}
+			batch(base)
+			batch(hands)
+			var ratios, baseNs, handsNs []float64
+			i := 0
+			for b.Loop() {
+				var tb, th time.Duration
+				if i%2 == 0 {
+					tb, th = batch(base), batch(hands)
+				} else {
+					th, tb = batch(hands), batch(base)
+				}
+				i++
+				ratios = append(ratios, float64(th)/float64(tb))
+				baseNs = append(baseNs, float64(tb)/decodeRatioBatch)
+				handsNs = append(handsNs, float64(th)/decodeRatioBatch)
+			}
+			b.ReportMetric(median(ratios), "ratio")
+			b.ReportMetric(median(handsNs), "hands-ns/call")
+			b.ReportMetric(median(baseNs), "encoding_json-ns/call")
+		})
+	}
+}
+
+// median returns the median of xs, which it sorts.
+func median(xs []float64) float64 {
+	slices.Sort(xs)
+	return xs[len(xs)/2]
 }
 
 // TestMCPReplica checks mcpPath against the SDK itself: served by a real

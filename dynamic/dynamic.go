@@ -17,12 +17,85 @@ import (
 	"golang.org/x/text/message"
 )
 
+// The bounds on a schema document, checked in one pass over it before it
+// is parsed or compiled: compiling costs far more than linear time in a
+// schema's nesting, and a schema may come from another program.
+const (
+	// MaxSchemaBytes is the size of the largest schema document New and
+	// NewValidator take.
+	MaxSchemaBytes = 1 << 20
+	// MaxSchemaDepth is how deep a schema document New and NewValidator
+	// take may nest objects and arrays: 64 JSON levels are some 30 levels
+	// of nested schemas, more than any tool's arguments need.
+	MaxSchemaDepth = 64
+)
+
+var (
+	// ErrSchemaTooLarge is matched by the error of a schema document
+	// larger than MaxSchemaBytes.
+	ErrSchemaTooLarge = errors.New("dynamic: the schema is too large")
+	// ErrSchemaTooDeep is matched by the error of a schema document that
+	// nests deeper than MaxSchemaDepth.
+	ErrSchemaTooDeep = errors.New("dynamic: the schema nests too deep")
+)
+
+// A BoundsError reports a schema document beyond MaxSchemaBytes or
+// MaxSchemaDepth. Err is ErrSchemaTooLarge or ErrSchemaTooDeep.
+type BoundsError struct {
+	Size  int   // the document's size in bytes, or how deep it nests
+	Limit int   // the bound it is over
+	Err   error // ErrSchemaTooLarge or ErrSchemaTooDeep
+}
+
+// Error says which bound the document is over, and by how much.
+func (e *BoundsError) Error() string {
+	return fmt.Sprintf("%v: %d, over the bound of %d", e.Err, e.Size, e.Limit)
+}
+
+// Unwrap returns Err.
+func (e *BoundsError) Unwrap() error { return e.Err }
+
+// checkBounds holds doc to MaxSchemaBytes and MaxSchemaDepth, reading it
+// once, without building anything. A document that is not valid JSON
+// passes: the parser that follows says what is wrong with it.
+func checkBounds(doc []byte) error {
+	if len(doc) > MaxSchemaBytes {
+		return &BoundsError{Size: len(doc), Limit: MaxSchemaBytes, Err: ErrSchemaTooLarge}
+	}
+	depth := 0
+	inString, escaped := false, false
+	for _, c := range doc {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			if depth++; depth > MaxSchemaDepth {
+				return &BoundsError{Size: depth, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
+			}
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return nil
+}
+
 // schemaURL is the name the validator gives the tool's schema document.
 const schemaURL = "hands:///input.json"
 
 // New returns a tool named name whose arguments must satisfy the JSON Schema
 // document inputSchema (draft 2020-12 unless the document's $schema says
-// otherwise) and whose handler is run. The schema must describe an object.
+// otherwise) and whose handler is run. The schema must describe an object,
+// in at most MaxSchemaBytes nested at most MaxSchemaDepth deep (else the
+// error matches ErrSchemaTooLarge or ErrSchemaTooDeep).
 // New never panics: every mistake is a *tool.DefinitionError — a schema
 // that is not valid JSON, not a valid schema, not an object schema, or
 // refers to other documents, and whatever tool.DefineRaw refuses (an invalid
@@ -46,6 +119,9 @@ type compiled struct {
 
 func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 	var spec tool.Spec
+	if err := checkBounds(doc); err != nil {
+		return nil, spec, fmt.Errorf("the input schema: %w", err)
+	}
 	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, spec, fmt.Errorf("the input schema is not valid JSON: %w", err)
@@ -90,8 +166,12 @@ type Validator struct{ c *compiled }
 
 // NewValidator compiles the JSON Schema document doc (draft 2020-12 unless
 // its $schema says otherwise). Like New, it refuses a document that is not
-// valid JSON, not a valid schema, or refers to other documents.
+// valid JSON, not a valid schema, refers to other documents, or is beyond
+// MaxSchemaBytes or MaxSchemaDepth.
 func NewValidator(doc json.RawMessage) (*Validator, error) {
+	if err := checkBounds(doc); err != nil {
+		return nil, err
+	}
 	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
 	if err != nil {
 		return nil, fmt.Errorf("dynamic: the schema is not valid JSON: %w", err)

@@ -5,11 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,12 +27,27 @@ import (
 // zero.
 const DefaultTimeout = 5 * time.Minute
 
+// DefaultListTimeout bounds the handshake with a server and each listing of
+// its tools when Options.ListTimeout is zero.
+const DefaultListTimeout = 30 * time.Second
+
 // The bounds on what a server may hand the client, where Options leave
 // them at zero: a server is another program, and what it sends costs this
 // one memory and the model's context.
 const (
 	// DefaultMaxTools is how many tools a server may list.
 	DefaultMaxTools = 1000
+	// DefaultMaxListPages is how many pages a listing of a server's tools
+	// may take.
+	DefaultMaxListPages = 100
+	// DefaultMaxToolBytes is how large one tool's definition (its name,
+	// description, schemas and annotations, as JSON) may be.
+	DefaultMaxToolBytes = 64 << 10
+	// DefaultMaxMessageBytes is how large one message from the server (a
+	// result, say) may be on the wire. It is the SDK's own bound on a line
+	// of a command's output (mcp.DefaultMaxLineLength) and on a server-sent
+	// event (mcp.DefaultMaxEventSize); HTTP applies it to JSON bodies too.
+	DefaultMaxMessageBytes = 16 << 20
 	// DefaultMaxTextBytes is how much of a result's text a model reads;
 	// the rest is cut, with a note saying how much.
 	DefaultMaxTextBytes = 1 << 20
@@ -79,19 +97,49 @@ type Options struct {
 	// is an error, and the tools stay as they were. Zero selects
 	// DefaultMaxTools; a negative value removes the bound.
 	MaxTools int
+	// MaxToolBytes is how large one tool's definition (as JSON, its
+	// description and schemas included) may be; a larger one is refused
+	// (a *RefusedError matching ErrToolTooLarge), since every list a
+	// model reads repeats it. Zero selects DefaultMaxToolBytes; a negative
+	// value removes the bound. Schemas are also held to
+	// dynamic.MaxSchemaDepth, before they are compiled.
+	MaxToolBytes int
+	// ListTimeout bounds the handshake with the server (initialize), within
+	// Connect's ctx, and each listing of its tools: a server that does not
+	// answer cannot hold up its client's start. Zero selects
+	// DefaultListTimeout; a negative value removes the bound.
+	ListTimeout time.Duration
+	// MaxListPages is how many pages a listing of the tools may take; a
+	// listing with more is an error, and the tools stay as they were. Zero
+	// selects DefaultMaxListPages; a negative value removes the bound.
+	MaxListPages int
 	// MaxTextBytes is how much of a text result (or of an error result's
 	// text) a model reads; the rest is cut at a character boundary, with a
 	// note of how much more there was. Zero selects DefaultMaxTextBytes; a
 	// negative value removes the bound.
 	MaxTextBytes int
+	// Reconnect, when set, makes the client start a new session when its
+	// session ends other than by Close (the server exited, or dropped the
+	// connection): it connects over the transport Reconnect returns and
+	// lists the tools again, first after ReconnectDelay and then after
+	// twice as long each time it fails, up to a minute. Until then calls
+	// fail with ErrDisconnected. A transport serves one session, so
+	// Reconnect returns a new one each time: a new Command, say.
+	Reconnect func() mcp.Transport
+	// ReconnectDelay is the first wait before reconnecting. Zero selects
+	// one second.
+	ReconnectDelay time.Duration
 }
+
+// maxReconnectDelay is the longest wait between two attempts to reconnect.
+const maxReconnectDelay = time.Minute
 
 // A Change says which of a client's tools changed when the server's list
 // did, by the names a model calls them.
 type Change struct {
 	Added   []string // tools offered now and not before; a registry built earlier holds them once given them (tool.Registry.Add)
 	Updated []string // tools whose definition changed; their Spec and validation follow it
-	Removed []string // tools the server no longer lists; they are disabled
+	Removed []string // tools the server no longer lists; they are disabled and forgotten
 }
 
 // A Client is a session with one MCP server, whose tools it offers as hands
@@ -100,12 +148,13 @@ type Client struct {
 	name    string
 	opts    Options
 	logger  *slog.Logger
-	session *mcp.ClientSession
+	client  *mcp.Client
+	session atomic.Pointer[mcp.ClientSession] // replaced when the client reconnects
 
 	refreshMu sync.Mutex // one listing at a time
 
 	mu      sync.Mutex
-	byName  map[string]*remote // every tool ever offered, by its name on the server
+	byName  map[string]*remote // the tools offered now, by their names on the server
 	order   []*remote          // the tools offered now, in the server's order
 	refused []error
 
@@ -138,11 +187,12 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 		ToolListChangedHandler:      func(context.Context, *mcp.ToolListChangedRequest) { c.changed() },
 		ProgressNotificationHandler: c.onProgress,
 	})
-	session, err := client.Connect(ctx, transport, nil)
+	c.client = client
+	session, err := c.handshake(ctx, transport)
 	if err != nil {
-		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
+		return nil, err
 	}
-	c.session = session
+	c.session.Store(session)
 	c.name = c.opts.Name
 	if c.name == "" {
 		if res := session.InitializeResult(); res != nil && res.ServerInfo != nil {
@@ -157,7 +207,59 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	life, stop := context.WithCancel(context.WithoutCancel(ctx))
 	c.stop = stop
 	c.worker.Go(func() { c.follow(life) })
+	if c.opts.Reconnect != nil {
+		c.worker.Go(func() { c.keep(life) })
+	}
 	return c, nil
+}
+
+// handshake connects c's SDK client over transport, within ListTimeout.
+func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
+	hctx, cancel := c.listContext(ctx)
+	defer cancel()
+	session, err := c.client.Connect(hctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
+	}
+	return session, nil
+}
+
+// keep starts a new session each time the session ends, until ctx ends
+// (Close), waiting ReconnectDelay and then twice as long after each
+// failure, up to maxReconnectDelay.
+func (c *Client) keep(ctx context.Context) {
+	for {
+		c.session.Load().Wait()
+		delay := cmp.Or(c.opts.ReconnectDelay, time.Second)
+		for {
+			t := time.NewTimer(delay)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return
+			case <-t.C:
+			}
+			session, err := c.handshake(ctx, c.opts.Reconnect())
+			if err != nil {
+				delay = min(2*delay, maxReconnectDelay)
+				c.logger.WarnContext(ctx, "mcpclient: reconnecting failed", "server", c.name, "err", err, "retry in", delay)
+				continue
+			}
+			c.session.Store(session)
+			if ctx.Err() != nil { // Close ran meanwhile, and closed the old session
+				session.Close()
+				return
+			}
+			c.logger.InfoContext(ctx, "mcpclient: reconnected", "server", c.name)
+			ch, err := c.refresh(ctx)
+			if err != nil {
+				c.logger.WarnContext(ctx, "mcpclient: listing tools after reconnecting failed", "server", c.name, "err", err)
+			} else if c.opts.OnChange != nil && (len(ch.Added) > 0 || len(ch.Updated) > 0 || len(ch.Removed) > 0) {
+				c.opts.OnChange(ctx, ch)
+			}
+			break
+		}
+	}
 }
 
 func nameOr(name, fallback string) string {
@@ -172,14 +274,18 @@ func (c *Client) Name() string { return c.name }
 
 // Session returns the SDK's session, for what this package does not cover
 // (prompts, resources).
-func (c *Client) Session() *mcp.ClientSession { return c.session }
+// After a reconnection (Options.Reconnect) it is the new session.
+func (c *Client) Session() *mcp.ClientSession { return c.session.Load() }
 
 // Tools returns the tools the server offers now, in the server's order,
-// after filtering and with Prefix. Each name is always the same tool: a
-// tool the server changes keeps its identity, and its Spec and validation
-// follow the change; a tool the server removes is disabled (it implements
-// tool.Enabler), so a registry built earlier no longer lists it and
-// refuses its calls with a *tool.DisabledToolError.
+// after filtering and with Prefix. A name is the same tool for as long as
+// the server lists it: a tool the server changes keeps its identity, and
+// its Spec and validation follow the change. A tool the server removes is
+// disabled (it implements tool.Enabler), so a registry built earlier no
+// longer lists it and refuses its calls with a *tool.DisabledToolError,
+// and the client forgets it: if the server lists it again, it is a new
+// tool, which a registry takes once the old one is removed from it
+// (tool.Registry.Remove).
 func (c *Client) Tools() []tool.Interface {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -213,8 +319,9 @@ func (c *Client) Close() error {
 	var err error
 	c.closing.Do(func() {
 		c.stop()
+		err = c.session.Load().Close() // also ends keep's wait for the session's end
 		c.worker.Wait()
-		err = c.session.Close()
+		c.session.Load().Close() // one keep may have started meanwhile
 		c.mu.Lock()
 		for _, r := range c.byName {
 			r.gone.Store(true)
@@ -244,9 +351,7 @@ func (c *Client) follow(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
-		lctx, cancel := context.WithTimeout(ctx, time.Minute)
-		ch, err := c.refresh(lctx)
-		cancel()
+		ch, err := c.refresh(ctx)
 		if err != nil {
 			c.logger.WarnContext(ctx, "mcpclient: listing tools after a change failed", "server", c.name, "err", err)
 			continue
@@ -257,20 +362,43 @@ func (c *Client) follow(ctx context.Context) {
 	}
 }
 
-// refresh lists the tools and applies the list.
+// listContext returns ctx bounded by Options.ListTimeout.
+func (c *Client) listContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	switch d := cmp.Or(c.opts.ListTimeout, DefaultListTimeout); {
+	case d > 0:
+		return context.WithTimeout(ctx, d)
+	default:
+		return context.WithCancel(ctx)
+	}
+}
+
+// refresh lists the tools, page by page within Options.ListTimeout,
+// MaxListPages and MaxTools, and applies the list.
 func (c *Client) refresh(ctx context.Context) (Change, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
+	ctx, cancel := c.listContext(ctx)
+	defer cancel()
 	var listed []*mcp.Tool
 	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
-	for t, err := range c.session.Tools(ctx, nil) {
+	maxPages := cmp.Or(c.opts.MaxListPages, DefaultMaxListPages)
+	params := &mcp.ListToolsParams{}
+	for pages := 1; ; pages++ {
+		if maxPages > 0 && pages > maxPages {
+			return Change{}, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
+		}
+		res, err := c.session.Load().ListTools(ctx, params)
 		if err != nil {
 			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
 		}
-		if maxTools > 0 && len(listed) == maxTools {
+		if maxTools > 0 && len(listed)+len(res.Tools) > maxTools {
 			return Change{}, fmt.Errorf("mcpclient: %s lists more than %d tools (Options.MaxTools)", c.name, maxTools)
 		}
-		listed = append(listed, t)
+		listed = append(listed, res.Tools...)
+		if res.NextCursor == "" {
+			break
+		}
+		params.Cursor = res.NextCursor
 	}
 	return c.apply(listed), nil
 }
@@ -293,6 +421,10 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 		def, err := json.Marshal(mt)
 		if err != nil {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
+			continue
+		}
+		if max := cmp.Or(c.opts.MaxToolBytes, DefaultMaxToolBytes); max > 0 && len(def) > max {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}})
 			continue
 		}
 		c.mu.Lock()
@@ -329,10 +461,20 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, r := range c.byName {
-		if !slices.Contains(order, r) && !r.gone.Load() {
-			r.gone.Store(true)
-			ch.Removed = append(ch.Removed, r.name)
+	current := make(map[*remote]bool, len(order))
+	for _, r := range order {
+		current[r] = true
+	}
+	for remoteName, r := range c.byName {
+		if !current[r] {
+			// Forgotten, so that what the client holds is the server's
+			// list now and no more: a server that renames its tools on
+			// every change cannot make it grow.
+			delete(c.byName, remoteName)
+			if !r.gone.Load() {
+				r.gone.Store(true)
+				ch.Removed = append(ch.Removed, r.name)
+			}
 		}
 	}
 	slices.Sort(ch.Removed)
@@ -354,10 +496,60 @@ func Command(name string, args ...string) mcp.Transport {
 
 // HTTP returns a transport to the streamable HTTP endpoint at url that
 // sends header with every request: an Authorization header, say. A nil
-// header sends none.
+// header sends none. No message the server sends may be larger than
+// DefaultMaxMessageBytes, whether it comes as a JSON body or as a
+// server-sent event: a larger one ends the session once that much is read.
 func HTTP(url string, header http.Header) mcp.Transport {
-	client := &http.Client{Transport: headerTransport{header: header, next: http.DefaultTransport}}
-	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client}
+	next := boundedTransport{max: DefaultMaxMessageBytes, next: http.DefaultTransport}
+	client := &http.Client{Transport: headerTransport{header: header, next: next}}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: DefaultMaxMessageBytes}
+}
+
+// boundedTransport bounds the JSON bodies of responses: the SDK reads one
+// whole before it decodes it. Event streams are bounded event by event by
+// the SDK (StreamableClientTransport.MaxEventSize).
+type boundedTransport struct {
+	max  int
+	next http.RoundTripper
+}
+
+func (t boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || resp.Body == nil || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	if resp.ContentLength > int64(t.max) {
+		resp.Body.Close()
+		return nil, &SizeError{Bytes: int(min(resp.ContentLength, math.MaxInt)), Limit: t.max, Err: ErrMessageTooLarge}
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
+	return resp, nil
+}
+
+// boundedBody fails a read past its bound, having read no more than the
+// bound allows.
+type boundedBody struct {
+	io.ReadCloser
+	left, max int
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body that ends exactly at the bound from
+		// one that goes on.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, &SizeError{Bytes: b.max + 1, Limit: b.max, Err: ErrMessageTooLarge}
+		}
+		return 0, err
+	}
+	if len(p) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= n
+	return n, err
 }
 
 // headerTransport adds its header to every request.

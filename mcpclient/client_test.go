@@ -126,7 +126,7 @@ func names(tools []tool.Interface) []string {
 	return list
 }
 
-func find(t *testing.T, c *mcpclient.Client, name string) tool.Interface {
+func find(t testing.TB, c *mcpclient.Client, name string) tool.Interface {
 	t.Helper()
 	for _, tl := range c.Tools() {
 		if tl.Name() == name {
@@ -365,6 +365,7 @@ func TestListChanged(t *testing.T) {
 		return mcpclient.Change{}
 	}
 
+	oldFail := find(t, c, "fail")
 	u.server.RemoveTools("fail")
 	if ch := next(); !reflect.DeepEqual(ch, mcpclient.Change{Removed: []string{"fail"}}) {
 		t.Errorf("after removing fail: %+v", ch)
@@ -395,14 +396,23 @@ func TestListChanged(t *testing.T) {
 		t.Errorf("add = %+v, want the new handler's answer", res)
 	}
 
-	// A new tool is offered by the client; a registry built before does
-	// not hold it, one built now does.
+	// A removed tool listed again is a new tool: a registry built before
+	// holds the old one, disabled, until it is removed.
 	u.server.AddTool(&mcp.Tool{Name: "fail", Description: "Fail again.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "back"}}}, nil
 		})
 	if ch := next(); !reflect.DeepEqual(ch, mcpclient.Change{Added: []string{"fail"}}) {
 		t.Errorf("after adding fail back: %+v", ch)
+	}
+	if res := call(ctx, reg, "fail", `{}`); !errors.Is(res.Err, tool.ErrDisabled) {
+		t.Errorf("the old fail, in a registry built before it came back, = %+v, want ErrDisabled", res)
+	}
+	if n := reg.Remove(oldFail); n != 1 {
+		t.Errorf("Remove(the old fail) = %d, want 1", n)
+	}
+	if err := reg.Add(&tool.Scope{Name: "up", Tools: []tool.Interface{find(t, c, "fail")}}); err != nil {
+		t.Fatal(err)
 	}
 	if res := call(ctx, reg, "fail", `{}`); res.Content != "back" {
 		t.Errorf("fail, back under its old name, = %+v", res)
@@ -659,5 +669,39 @@ func TestServerBounds(t *testing.T) {
 	res := call(t.Context(), find(t, c, "add"), "add", `{"a":100,"b":100}`)
 	if res.IsError || !strings.HasPrefix(res.Content, strings.Repeat("I", 50)+"\n[truncated: 150 more bytes]") {
 		t.Errorf("a 200-byte text under a 50-byte bound = %q", res.Content)
+	}
+}
+
+// TestTextBoundWithParts checks that MaxTextBytes holds for a result with
+// parts other than text: the text of its parts, in all, is cut to the
+// bound, and its other parts are kept.
+func TestTextBoundWithParts(t *testing.T) {
+	u := newUpstream(t)
+	long := strings.Repeat("x", 200)
+	u.server.AddTool(&mcp.Tool{Name: "mixed", Description: "Text around an image.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				&mcp.TextContent{Text: long},
+				&mcp.ImageContent{MIMEType: "image/png", Data: []byte("\x89PNG")},
+				&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "file:///a.txt", MIMEType: "text/plain", Text: long}},
+				&mcp.TextContent{Text: long},
+			}}, nil
+		})
+	c := u.connect(t, &mcpclient.Options{MaxTextBytes: 50})
+	res := call(t.Context(), find(t, c, "mixed"), "mixed", `{}`)
+	text := 0
+	images := 0
+	for _, p := range res.Parts {
+		text += len(p.Text)
+		if p.Kind == tool.PartImage {
+			images++
+		}
+	}
+	const note = len("\n[truncated: 150 more bytes]")
+	if text > 50+note || images != 1 {
+		t.Errorf("mixed under a 50-byte bound: %d bytes of text in its parts and %d images, want at most %d and 1", text, images, 50+note)
+	}
+	if len(res.Content) > 50+note+100 {
+		t.Errorf("mixed under a 50-byte bound: Content has %d bytes", len(res.Content))
 	}
 }

@@ -18,7 +18,29 @@ var (
 	// client was closed. It is an upstream failure: it matches
 	// tool.ErrUpstream too.
 	ErrDisconnected = fmt.Errorf("mcpclient: disconnected from the server: %w", tool.ErrUpstream)
+	// ErrToolTooLarge is matched by a *SizeError of a tool definition
+	// larger than Options.MaxToolBytes.
+	ErrToolTooLarge = errors.New("mcpclient: tool definition too large")
+	// ErrMessageTooLarge is matched by a *SizeError of a message from the
+	// server larger than Options.MaxMessageBytes.
+	ErrMessageTooLarge = errors.New("mcpclient: message from the server too large")
 )
+
+// A SizeError reports something the server sent that is over one of the
+// client's bounds. Err says which: ErrToolTooLarge or ErrMessageTooLarge.
+type SizeError struct {
+	Bytes int   // its size, or as much of it as was read before the bound was passed
+	Limit int   // the bound
+	Err   error // ErrToolTooLarge or ErrMessageTooLarge
+}
+
+// Error says what is too large and what the bound is.
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("%v: %d bytes, over the bound of %d", e.Err, e.Bytes, e.Limit)
+}
+
+// Unwrap returns Err.
+func (e *SizeError) Unwrap() error { return e.Err }
 
 // A RefusedError says why a remote tool is not offered: a name hands
 // cannot take, a schema that does not compile or refers to other

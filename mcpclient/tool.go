@@ -113,11 +113,11 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 	if mt.OutputSchema != nil {
 		data, err := json.Marshal(mt.OutputSchema)
 		if err == nil {
-			out = new(jsonschema.Schema)
-			err = json.Unmarshal(data, out)
+			check, err = dynamic.NewValidator(data) // first: it holds the schema to its bounds
 		}
 		if err == nil {
-			check, err = dynamic.NewValidator(data)
+			out = new(jsonschema.Schema)
+			err = json.Unmarshal(data, out)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)
@@ -173,7 +173,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
 		params.SetProgressToken(token)
 		stop := c.forward(ctx, token)
-		res, err := c.session.CallTool(ctx, params)
+		res, err := c.session.Load().CallTool(ctx, params)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -183,6 +183,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 		}
 		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
 		if out.Parts != nil {
+			out.Parts = cutParts(out.Parts, c.opts.MaxTextBytes)
 			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against
 		}
 		if res.IsError {
@@ -237,30 +238,46 @@ func partsOf(res *mcp.CallToolResult) []tool.Part {
 	parts := make([]tool.Part, 0, len(res.Content))
 	textOnly := true
 	for _, c := range res.Content {
+		var p tool.Part
+		var a *mcp.Annotations
+		var meta mcp.Meta
 		switch c := c.(type) {
 		case *mcp.TextContent:
-			parts = append(parts, tool.Text(c.Text))
-			continue
+			p, a, meta = tool.Text(c.Text), c.Annotations, c.Meta
 		case *mcp.ImageContent:
-			parts = append(parts, tool.Image(c.MIMEType, c.Data))
+			p, a, meta = tool.Image(c.MIMEType, c.Data), c.Annotations, c.Meta
 		case *mcp.AudioContent:
-			parts = append(parts, tool.Audio(c.MIMEType, c.Data))
+			p, a, meta = tool.Audio(c.MIMEType, c.Data), c.Annotations, c.Meta
 		case *mcp.ResourceLink:
-			parts = append(parts, tool.Link(c.URI, c.Name, c.MIMEType))
+			p, a, meta = tool.Link(c.URI, c.Name, c.MIMEType), c.Annotations, c.Meta
+			p.Title, p.Description, p.Size = c.Title, c.Description, c.Size
 		case *mcp.EmbeddedResource:
 			r := c.Resource
 			if r == nil {
 				continue
 			}
 			if r.Blob != nil {
-				parts = append(parts, tool.ResourceBlob(r.URI, r.MIMEType, r.Blob))
+				p = tool.ResourceBlob(r.URI, r.MIMEType, r.Blob)
 			} else {
-				parts = append(parts, tool.Resource(r.URI, r.MIMEType, r.Text))
+				p = tool.Resource(r.URI, r.MIMEType, r.Text)
 			}
+			a, meta = c.Annotations, c.Meta
 		default:
 			continue
 		}
-		textOnly = false
+		if a != nil {
+			p.Annotations = &tool.PartAnnotations{Priority: a.Priority, LastModified: a.LastModified}
+			for _, role := range a.Audience {
+				p.Annotations.Audience = append(p.Annotations.Audience, string(role))
+			}
+		}
+		if len(meta) > 0 {
+			p.Meta = meta
+		}
+		if p.Kind != tool.PartText || p.Annotations != nil || p.Meta != nil {
+			textOnly = false // text alone, as Content says it, would lose what the part says of itself
+		}
+		parts = append(parts, p)
 	}
 	if textOnly {
 		return nil
@@ -371,6 +388,36 @@ func (c *Client) onProgress(_ context.Context, req *mcp.ProgressNotificationClie
 	}
 }
 
+// cutParts holds the text of parts (text parts and text resources) to max
+// bytes in all, as cutText does for one text: the part that reaches the
+// bound is cut with a note, and the text parts after it are left out; the
+// other parts stay. The parts are copied before they are changed.
+func cutParts(parts []tool.Part, max int) []tool.Part {
+	max = cmp.Or(max, DefaultMaxTextBytes)
+	if max < 0 {
+		return parts
+	}
+	out := make([]tool.Part, 0, len(parts))
+	left := max
+	for _, p := range parts {
+		if p.Kind != tool.PartText && (p.Kind != tool.PartResource || p.Data != nil) {
+			out = append(out, p)
+			continue
+		}
+		if left == 0 && len(p.Text) > 0 {
+			continue // past the bound: the note on the part that reached it says so
+		}
+		if len(p.Text) > left {
+			p.Text = cutAt(p.Text, left)
+			left = 0
+		} else {
+			left -= len(p.Text)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
 // cutText cuts a result's text to max bytes (DefaultMaxTextBytes when
 // zero, no cut when negative) at a character boundary, with a note the
 // model reads.
@@ -379,6 +426,11 @@ func cutText(s string, max int) string {
 	if max < 0 || len(s) <= max {
 		return s
 	}
+	return cutAt(s, max)
+}
+
+// cutAt cuts s to at most max bytes at a character boundary, with a note.
+func cutAt(s string, max int) string {
 	cut := max
 	for cut > 0 && !utf8.RuneStart(s[cut]) {
 		cut--

@@ -106,8 +106,9 @@ func (s *Server) remember(ss *mcp.ServerSession, l *sessionList) {
 
 // Sync makes the server follow its registry and sends
 // notifications/tools/list_changed to the sessions whose list changed. It
-// registers the tools added to the registry (Registry.Add) and registers
-// again each tool whose Spec changed, so that tools/list shows its spec now
+// registers the tools added to the registry (Registry.Add), unregisters
+// those taken out (Registry.Remove) and registers again each tool whose
+// Spec changed, so that tools/list shows its spec now
 // (name, description, schemas, annotations); then it evaluates the enabled
 // predicates for every session that has listed tools, each with its own
 // Caller. A session is told when the names it would be listed changed, or
@@ -168,6 +169,24 @@ func (s *Server) sync(ctx context.Context, specs bool) {
 	}
 	for _, r := range tools {
 		s.registerLive(ctx, r)
+	}
+	s.unregisterRemoved()
+}
+
+// unregisterRemoved removes from the SDK server the tools the registry no
+// longer holds (Registry.Remove), so that what it holds, and pages through
+// in tools/list, is the registry's tools and no more. Hold regMu.
+func (s *Server) unregisterRemoved() {
+	var gone []string
+	for name := range s.registered {
+		if _, ok := s.reg.Lookup(name); !ok {
+			gone = append(gone, name)
+			delete(s.registered, name)
+			delete(s.refused, name)
+		}
+	}
+	if len(gone) > 0 {
+		s.mcp.RemoveTools(gone...)
 	}
 }
 

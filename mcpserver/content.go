@@ -18,16 +18,24 @@ func content(res *tool.Result) []mcp.Content {
 	return out
 }
 
-// part returns the MCP content of one part. A part of a kind it does not
-// know becomes its text rendering.
+// part returns the MCP content of one part, with its annotations and
+// _meta. A part of a kind it does not know becomes its text rendering.
 func part(p tool.Part) mcp.Content {
+	var a *mcp.Annotations
+	if pa := p.Annotations; pa != nil {
+		a = &mcp.Annotations{Priority: pa.Priority, LastModified: pa.LastModified}
+		for _, role := range pa.Audience {
+			a.Audience = append(a.Audience, mcp.Role(role))
+		}
+	}
+	meta := mcp.Meta(p.Meta)
 	switch p.Kind {
 	case tool.PartText:
-		return &mcp.TextContent{Text: p.Text}
+		return &mcp.TextContent{Text: p.Text, Annotations: a, Meta: meta}
 	case tool.PartImage:
-		return &mcp.ImageContent{MIMEType: p.MIME, Data: p.Data}
+		return &mcp.ImageContent{MIMEType: p.MIME, Data: p.Data, Annotations: a, Meta: meta}
 	case tool.PartAudio:
-		return &mcp.AudioContent{MIMEType: p.MIME, Data: p.Data}
+		return &mcp.AudioContent{MIMEType: p.MIME, Data: p.Data, Annotations: a, Meta: meta}
 	case tool.PartResource:
 		r := &mcp.ResourceContents{URI: p.URI, MIMEType: p.MIME}
 		if p.Data != nil {
@@ -35,13 +43,13 @@ func part(p tool.Part) mcp.Content {
 		} else {
 			r.Text = p.Text
 		}
-		return &mcp.EmbeddedResource{Resource: r}
+		return &mcp.EmbeddedResource{Resource: r, Annotations: a, Meta: meta}
 	case tool.PartLink:
 		name := p.Name
 		if name == "" {
 			name = p.URI // the protocol requires a name
 		}
-		return &mcp.ResourceLink{URI: p.URI, Name: name, MIMEType: p.MIME}
+		return &mcp.ResourceLink{URI: p.URI, Name: name, MIMEType: p.MIME, Title: p.Title, Description: p.Description, Size: p.Size, Annotations: a, Meta: meta}
 	}
 	return &mcp.TextContent{Text: tool.PartsText([]tool.Part{p})}
 }

@@ -77,7 +77,7 @@ func TestPlaygroundBrowser(t *testing.T) {
 		t.Errorf("status = %q", got)
 	}
 	if got := eval(`Array.from(document.querySelectorAll("#tools button")).map(b => b.textContent)`); !slices.Equal(got, []string{
-		"planPlannerread-onlyidempotentenabled", "countenabled", "wipedestructivedisabled",
+		"planPlannerread-onlyidempotentenabled", "countenabled", "wipedestructivedeprecated until 2099-01-31disabled",
 	}) {
 		t.Errorf("tool list = %q", got)
 	}
@@ -88,7 +88,7 @@ func TestPlaygroundBrowser(t *testing.T) {
 	// The form: required marks, the enum as a select with its default,
 	// help text from the descriptions, an optional nested object.
 	if got := eval(`Array.from(document.querySelectorAll("#fields label, #fields legend")).map(l => l.textContent)`); !slices.Equal(got, []string{
-		"title *", "priority", "steps *", "owner", "Include owner", "email *", "labels", "draft",
+		"title *", "priority", "steps *", "owner", "Include owner", "email *", "labels", "draftdeprecated",
 	}) {
 		t.Errorf("labels = %q", got)
 	}

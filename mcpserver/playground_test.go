@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
@@ -21,7 +22,7 @@ type planArgs struct {
 	Steps    []planStep        `json:"steps" jsonschema:"what to do, in order" tool:"minItems=1"`
 	Owner    *planOwner        `json:"owner,omitempty" jsonschema:"who answers for the plan"`
 	Labels   map[string]string `json:"labels,omitempty" jsonschema:"free-form labels"`
-	Draft    bool              `json:"draft,omitempty" jsonschema:"keep the plan private"`
+	Draft    bool              `json:"draft,omitempty" jsonschema:"keep the plan private" tool:"deprecated='plans are private until shared'"`
 }
 
 type planStep struct {
@@ -67,7 +68,8 @@ func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
 	})
 	wipe := tool.New("wipe", "Wipe the plans.", func(ctx context.Context, _ struct{}) (string, error) {
 		return "wiped", nil
-	}, tool.WithAnnotations(tool.Annotations{Destructive: true}))
+	}, tool.WithAnnotations(tool.Annotations{Destructive: true}),
+		tool.WithDeprecated(tool.Deprecation{Message: "use archive", Sunset: time.Date(2099, 1, 31, 0, 0, 0, 0, time.UTC)}))
 	reg, err := tool.NewRegistry(
 		&tool.Scope{Name: "plans", Tools: []tool.Interface{planTool, count}},
 		&tool.Scope{Name: "admin", Tools: []tool.Interface{wipe}, Enabled: func(context.Context) bool { return false }},

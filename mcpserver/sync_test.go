@@ -2,6 +2,8 @@ package mcpserver_test
 
 import (
 	"context"
+	"fmt"
+	"iter"
 	"maps"
 	"slices"
 	"sync/atomic"
@@ -107,5 +109,80 @@ func TestSyncFollowsRegistry(t *testing.T) {
 	srv.Sync(t.Context())
 	if got := listed()["echo"].Description; got != desc {
 		t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
+	}
+}
+
+// switching is a tool whose version is swapped while it is served, as a
+// deploy does.
+type switching struct {
+	current atomic.Pointer[tool.Interface]
+}
+
+func (s *switching) tool() tool.Interface { return *s.current.Load() }
+
+func (s *switching) Name() string    { return s.tool().Name() }
+func (s *switching) Spec() tool.Spec { return s.tool().Spec() }
+func (s *switching) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+	return s.tool().Stream(ctx, call)
+}
+
+type forecastV1 struct {
+	Town string `json:"town"`
+}
+
+type forecastV2 struct {
+	City string `json:"city"`
+	Days int    `json:"days" tool:"minimum=1,maximum=7"`
+}
+
+// TestSessionAcrossAMigration serves a tool, changes its input in a way
+// that breaks old calls, with a migration from the old input: a session
+// that listed the old version is told the list changed, and the call it
+// makes from its old list still works.
+func TestSessionAcrossAMigration(t *testing.T) {
+	v1 := tool.Interface(tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV1) (string, error) {
+		return "v1: " + a.Town, nil
+	}))
+	v2 := tool.Interface(tool.New("forecast", "Forecast the weather for some days.", func(ctx context.Context, a forecastV2) (string, error) {
+		return fmt.Sprintf("v2: %s for %d days", a.City, a.Days), nil
+	}, tool.Migrate(func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town, Days: 1}, nil })))
+	sw := &switching{}
+	sw.current.Store(&v1)
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{sw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(reg, nil)
+	changed := make(chan struct{}, 4)
+	session := connect(t, srv, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	if _, err := session.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+	call := func() string {
+		t.Helper()
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"town": "Oslo"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError {
+			t.Fatalf("the old call failed: %v", res.Content[0].(*mcp.TextContent).Text)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if got := call(); got != "v1: Oslo" {
+		t.Fatalf("before the deploy: %q", got)
+	}
+
+	sw.current.Store(&v2)
+	srv.Sync(t.Context())
+	select {
+	case <-changed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no list_changed after the tool's input changed")
+	}
+	if got := call(); got != "v2: Oslo for 1 days" {
+		t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
 	}
 }

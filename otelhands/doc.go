@@ -49,7 +49,10 @@
 // gen_ai.client.operation.duration (seconds, by gen_ai.operation.name and
 // error.type), gen_ai.client.token.usage (by gen_ai.token.type), and
 // hands.tool.errors (failed tool calls, by gen_ai.tool.name and
-// error.type).
+// error.type), and hands.tool.deprecated_uses (uses of a deprecated tool or
+// argument, by gen_ai.tool.name and hands.tool.deprecated: "" for the tool,
+// the argument's JSON Pointer), so that a tool's last callers can be found
+// before its sunset.
 //
 // # Content
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"slices"
 	"time"
 	"unicode/utf8"
 
@@ -69,6 +70,10 @@ const (
 	PausedKey = attribute.Key("hands.run.paused")
 	// InterruptedKey marks a tool call that asked a question (tool.Ask).
 	InterruptedKey = attribute.Key("hands.tool.interrupted")
+	// DeprecatedKey lists what a tool call used that is deprecated
+	// (tool.Result.Deprecated): "" for the tool itself, the JSON Pointer
+	// of each deprecated argument.
+	DeprecatedKey = attribute.Key("hands.tool.deprecated")
 )
 
 // The operation names of the GenAI semantic conventions.
@@ -80,11 +85,12 @@ const (
 
 // instruments are what one Middleware or Tools records with.
 type instruments struct {
-	opts     Options
-	tracer   trace.Tracer
-	duration metric.Float64Histogram // gen_ai.client.operation.duration
-	tokens   metric.Int64Histogram   // gen_ai.client.token.usage
-	errors   metric.Int64Counter     // hands.tool.errors
+	opts       Options
+	tracer     trace.Tracer
+	duration   metric.Float64Histogram // gen_ai.client.operation.duration
+	tokens     metric.Int64Histogram   // gen_ai.client.token.usage
+	errors     metric.Int64Counter     // hands.tool.errors
+	deprecated metric.Int64Counter     // hands.tool.deprecated_uses
 }
 
 func newInstruments(o *Options) *instruments {
@@ -115,6 +121,9 @@ func newInstruments(o *Options) *instruments {
 	errs = errors.Join(errs, err)
 	in.errors, err = meter.Int64Counter("hands.tool.errors",
 		metric.WithDescription("Failed tool calls, by kind of failure (error.type)."), metric.WithUnit("{call}"))
+	errs = errors.Join(errs, err)
+	in.deprecated, err = meter.Int64Counter("hands.tool.deprecated_uses",
+		metric.WithDescription("Uses of deprecated tools and arguments, by what was used (hands.tool.deprecated)."), metric.WithUnit("{use}"))
 	if errs = errors.Join(errs, err); errs != nil {
 		otel.Handle(errs) // the instruments are then no-ops
 	}
@@ -386,6 +395,12 @@ func (in *instruments) result(ctx context.Context, span trace.Span, attrs []attr
 		span.SetStatus(codes.Error, msg)
 		attrs = append(attrs, semconv.ErrorTypeKey.String(kind))
 		in.errors.Add(ctx, 1, metric.WithAttributes(attrs...))
+	}
+	if len(res.Deprecated) > 0 {
+		span.SetAttributes(DeprecatedKey.StringSlice(res.Deprecated))
+		for _, p := range res.Deprecated {
+			in.deprecated.Add(ctx, 1, metric.WithAttributes(append(slices.Clip(attrs), DeprecatedKey.String(p))...))
+		}
 	}
 	in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 }

@@ -400,6 +400,36 @@ func TestRecordContent(t *testing.T) {
 	})
 }
 
+// TestDeprecatedUses counts the calls of a deprecated tool and of its
+// deprecated arguments, and marks their spans.
+func TestDeprecatedUses(t *testing.T) {
+	tel := newTelemetry(t)
+	type args struct {
+		Q     string `json:"q,omitempty" tool:"deprecated='use query'"`
+		Query string `json:"query,omitempty"`
+	}
+	search := tool.New("search_v1", "Search.", func(context.Context, args) (string, error) { return "found", nil },
+		tool.WithDeprecated(tool.Deprecation{Message: "use search"}))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{search}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.Use(otelhands.Tools(tel.opts))
+	tool.Run(t.Context(), reg, tool.Call{ID: "1", Name: "search_v1", Args: []byte(`{"query":"a"}`)})
+	tool.Run(t.Context(), reg, tool.Call{ID: "2", Name: "search_v1", Args: []byte(`{"q":"a"}`)})
+	rm := collect(t, tel.reader)
+	if got, want := sums(t, rm, "hands.tool.deprecated_uses", "hands.tool.deprecated"), map[string]int64{"": 2, "/q": 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("hands.tool.deprecated_uses = %v, want %v", got, want)
+	}
+	var marked []any
+	for _, s := range tel.spans.GetSpans() {
+		marked = append(marked, attrs(s)["hands.tool.deprecated"])
+	}
+	if want := []any{[]string{""}, []string{"", "/q"}}; !reflect.DeepEqual(marked, want) {
+		t.Errorf("the spans' hands.tool.deprecated = %v, want %v", marked, want)
+	}
+}
+
 func TestErrorType(t *testing.T) {
 	for _, tt := range []struct {
 		err  error

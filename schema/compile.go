@@ -322,6 +322,7 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 			f.offset = fieldOffset(t, jf.index)
 		}
 		f.bit = len(n.fields)
+		f.plainName = plainName(f.name)
 		n.fields = append(n.fields, f)
 	}
 	if len(n.fields) > maxFieldScan {
@@ -331,6 +332,17 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		}
 	}
 	return n, nil
+}
+
+// plainName reports whether a member name is all plain string bytes
+// (plainStringByte), which a JSON string holds only as they are.
+func plainName(name string) bool {
+	for i := range len(name) {
+		if !plainStringByte[name[i]] {
+			return false
+		}
+	}
+	return true
 }
 
 // fieldOffset returns the offset of a possibly promoted field from the start
@@ -466,7 +478,12 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		case "title":
 			f.title = e.value
 		case "deprecated":
-			f.deprecated, err = parseFlag(e)
+			// A flag, or the message saying what to use instead.
+			if v, perr := strconv.ParseBool(e.value); perr == nil {
+				f.deprecated = v
+			} else {
+				f.deprecated, f.deprecation = true, e.value
+			}
 		case "required":
 			required, err = parseFlag(e)
 		case "optional":

@@ -19,24 +19,26 @@ import (
 // values as the nodes say and check their keywords. Decoders are pooled;
 // each serves one document at a time.
 type decoder struct {
-	data       []byte // the document
-	pos        int    // the offset of the next byte to read
-	path       []segment
-	names      []jsonString // member names of the objects skip is in
-	issues     []Issue
-	dropped    int // issues past maxIssues or maxPathBytes, counted but not kept
-	pathBytes  int // the bytes of the paths of the issues kept
-	maxIssues  int
-	maxDepth   int
-	nullAbsent bool     // a null for an optional field counts as absent
-	nulls      []string // the paths of the nulls counted so
-	fatal      bool     // the bytes are not JSON, or too deep: stop reading
-	fatalIssue Issue    // why
-	goValue    bool     // the document is encoding/json's encoding of a Go value (Validator.Check)
-	scratch    []byte
-	strs       []byte   // the chunk that kept strings are carved from; see keep
-	strItems   []string // the items of the []string arrays being read
-	defaults   int      // how many defaults deep this document is (see setDefault)
+	data        []byte // the document
+	pos         int    // the offset of the next byte to read
+	path        []segment
+	names       []jsonString // member names of the objects skip is in
+	issues      []Issue
+	dropped     int // issues past maxIssues or maxPathBytes, counted but not kept
+	pathBytes   int // the bytes of the paths of the issues kept
+	maxIssues   int
+	maxDepth    int
+	nullAbsent  bool     // a null for an optional field counts as absent
+	nulls       []string // the paths of the nulls counted so
+	fatal       bool     // the bytes are not JSON, or too deep: stop reading
+	fatalIssue  Issue    // why
+	goValue     bool     // the document is encoding/json's encoding of a Go value (Validator.Check)
+	scratch     []byte
+	strs        strings.Builder // the chunk that kept strings are carved from; see keep
+	window      string          // a copy of d.data[windowStart:], or of its start, that kept strings without escapes are cut from; see keep
+	windowStart int
+	strItems    []string // the items of the []string arrays being read
+	defaults    int      // how many defaults deep this document is (see setDefault)
 }
 
 // A segment is one step of the path to the value being read: an array
@@ -57,7 +59,8 @@ func getDecoder(data []byte, maxDepth, maxIssues int) *decoder {
 
 func putDecoder(d *decoder) {
 	d.data = nil
-	d.strs = nil // the decoded strings point into it: never reuse it
+	d.strs = strings.Builder{}      // the decoded strings point into it: never reuse it
+	d.window, d.windowStart = "", 0 // likewise
 	d.path = d.path[:0]
 	d.names = d.names[:0]
 	clear(d.strItems)

@@ -71,6 +71,9 @@ func (d *decoder) items(item func(i int)) (int, bool) {
 			return i, false
 		}
 		d.pop()
+		if d.consume(',') {
+			continue
+		}
 		if end, ok := d.arrayNext(); !ok || end {
 			return i + 1, ok
 		}

@@ -53,7 +53,7 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 				return
 			}
 		}
-		if !d.colon() {
+		if !d.consume(':') && !d.colon() {
 			return
 		}
 		if m != nil {
@@ -72,6 +72,9 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 		}
 		d.pop()
 		count++
+		if d.consume(',') {
+			continue
+		}
 		if end, ok := d.objectNext(); !ok {
 			return
 		} else if end {

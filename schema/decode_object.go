@@ -63,15 +63,23 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			d.pos++
 			break
 		}
-		name, ok := d.memberName(c, first)
-		if !ok {
-			return
-		}
+		var name jsonString
 		var f *field
-		if !name.escaped {
-			f = n.field(name.raw(d.data), next)
+		if g := n.expected(next); g != nil && c == '"' && d.atName(g.name) {
+			// The member the struct lists next, which documents usually
+			// send next: its name is matched in place, not scanned.
+			f, name = g, jsonString{start: d.pos + 1, end: d.pos + 1 + len(g.name)}
+			d.pos = name.end + 1
 		} else {
-			f = n.field([]byte(d.unquote(name)), next)
+			var ok bool
+			if name, ok = d.memberName(c, first); !ok {
+				return
+			}
+			if !name.escaped {
+				f = n.field(name.raw(d.data), next)
+			} else {
+				f = n.field([]byte(d.unquote(name)), next)
+			}
 		}
 		if f == nil {
 			if d.seenName(base, &many, name) {
@@ -93,7 +101,7 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 				return
 			}
 			present.add(f.bit)
-			if !d.colon() {
+			if !d.consume(':') && !d.colon() {
 				return
 			}
 			c := d.peek()
@@ -120,6 +128,9 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 			}
 			d.pop()
 		}
+		if d.consume(',') {
+			continue
+		}
 		if end, ok := d.objectNext(); !ok {
 			return
 		} else if end {
@@ -138,6 +149,24 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 	}
 }
 
+// expected returns the field at index next, the one after the field found
+// last, if its name is plain (field.plainName); else nil.
+func (n *node) expected(next int) *field {
+	if next < len(n.fields) && n.fields[next].plainName {
+		return n.fields[next]
+	}
+	return nil
+}
+
+// atName reports whether the string at d.pos, whose first byte is '"', is
+// the plain name: the name's bytes and then a '"'. Plain bytes are what a
+// JSON string holds without escapes, and valid UTF-8, so such a string is
+// valid JSON and holds exactly the name.
+func (d *decoder) atName(name string) bool {
+	end := d.pos + 1 + len(name)
+	return end < len(d.data) && d.data[end] == '"' && string(d.data[d.pos+1:end]) == name
+}
+
 // maxFieldScan is the most fields a struct may have for field to look a
 // name up by comparing it with each field's; a struct with more uses its
 // byName map, which exists only then.
@@ -150,8 +179,18 @@ func (n *node) field(name []byte, next int) *field {
 	if n.byName != nil { // a large struct, and its fields are all compiled
 		return n.byName[string(name)]
 	}
-	for i := range n.fields {
-		f := n.fields[(next+i)%len(n.fields)]
+	// Two loops rather than an index modulo the count, which would divide
+	// on every step.
+	fields := n.fields
+	if next >= len(fields) {
+		next = 0
+	}
+	for _, f := range fields[next:] {
+		if len(f.name) == len(name) && f.name == string(name) {
+			return f
+		}
+	}
+	for _, f := range fields[:next] {
 		if len(f.name) == len(name) && f.name == string(name) {
 			return f
 		}

@@ -2,8 +2,8 @@ package schema
 
 import (
 	"fmt"
+	"strings"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // unquote returns the value of a string that scanString read.
@@ -31,33 +31,40 @@ const maxStringChunk = 8 << 10
 // keep returns the value of a string that scanString read, for the decoded
 // value to keep.
 //
-// Rather than allocate each string on its own, keep copies the strings of a
-// document one after another into a chunk of memory and makes each a string
-// that points into the chunk (unsafe.String). That is safe because a byte of
-// a chunk is written once, before the string that holds it is made, and
-// never again: keep only appends to d.strs within its capacity, and when a
-// chunk is full, or the document is done (putDecoder), the decoder lets go of
-// it instead of reusing it. Unescaping never makes a string longer, so the
-// strings still to come fit in the rest of the document's length; a chunk is
-// that long, or maxStringChunk if that is less, so that one string kept
-// alive keeps at most a few KiB of others with it. A string longer than that
-// gets a chunk of its own.
+// Rather than allocate each string on its own, keep copies a window of the
+// document, up to maxStringChunk bytes from the string's start, into one
+// string, d.window, and returns the strings that lie in it, unescaped, as
+// slices of it: one copy serves every such string that follows in the
+// window, and no string's bytes are copied twice. A string with escapes is
+// unescaped into a chunk of its own kind, d.strs, a strings.Builder that only
+// ever appends within its capacity (keep checks it first), so the bytes a
+// string returned holds are never written again; when a chunk is full, or
+// the document is done (putDecoder), the decoder starts a new one rather
+// than reuse it. Unescaping never makes a string longer, so the strings
+// still to come fit in the rest of the document's length; a chunk is that
+// long, or maxStringChunk if that is less. Either way one string kept alive
+// keeps at most a few KiB of the document with it; a string longer than
+// that gets a window or a chunk of its own.
 func (d *decoder) keep(s jsonString) string {
 	n := s.end - s.start
 	if n == 0 {
 		return ""
 	}
-	if cap(d.strs)-len(d.strs) < n {
-		d.strs = make([]byte, 0, max(n, min(len(d.data)-s.start, maxStringChunk)))
+	if !s.escaped {
+		if s.start < d.windowStart || s.end-d.windowStart > len(d.window) {
+			d.window = string(d.data[s.start:max(s.end, min(len(d.data), s.start+maxStringChunk))])
+			d.windowStart = s.start
+		}
+		return d.window[s.start-d.windowStart : s.end-d.windowStart]
 	}
-	start := len(d.strs)
-	if s.escaped {
-		d.strs = appendUnquoted(d.strs, s.raw(d.data))
-	} else {
-		d.strs = append(d.strs, s.raw(d.data)...)
+	if d.strs.Cap()-d.strs.Len() < n {
+		d.strs = strings.Builder{}
+		d.strs.Grow(max(n, min(len(d.data)-s.start, maxStringChunk)))
 	}
-	b := d.strs[start:]
-	return unsafe.String(unsafe.SliceData(b), len(b))
+	start := d.strs.Len()
+	d.scratch = appendUnquoted(d.scratch[:0], s.raw(d.data))
+	d.strs.Write(d.scratch)
+	return d.strs.String()[start:]
 }
 
 // stringValue reads a string value for a kindString node whose first byte

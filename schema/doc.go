@@ -59,7 +59,9 @@
 // title='Hello, world'.
 //
 // The flags uniqueItems, deprecated, required, optional and nullable stand
-// alone or take true or false. The values of enum and examples are lists
+// alone or take true or false; deprecated may instead take a message saying
+// what to use (deprecated='use city'), which the description ends with
+// ("Deprecated: use city"), and which a call that sends the field is told. The values of enum and examples are lists
 // separated by '|'. The values of default, const, enum and examples are JSON
 // when they parse as JSON of the field's type, and strings otherwise, so
 // default=text/plain and default="text/plain" mean the same on a string

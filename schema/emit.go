@@ -292,6 +292,9 @@ func (e *emitter) structSchema(n *node) *jsonschema.Schema {
 			p.Title = f.title
 		}
 		p.Deprecated = p.Deprecated || f.deprecated
+		if f.deprecation != "" {
+			p.Description = joinDescriptions(p.Description, "Deprecated: "+f.deprecation)
+		}
 		p.Default = nil // only a tag's default is applied, so only it is shown
 		if f.dflt != nil {
 			p.Default = append(json.RawMessage(nil), f.dflt...)

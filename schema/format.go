@@ -260,9 +260,16 @@ func isEmailLocalPart(local string) bool {
 }
 
 // isEmailAtext reports whether c is an RFC 5322 atext character.
-func isEmailAtext(c byte) bool {
-	return isASCIILetter(c) || isDecimalDigit(c) || strings.IndexByte("!#$%&'*+-/=?^_`{|}~", c) >= 0
-}
+func isEmailAtext(c byte) bool { return emailAtext[c] }
+
+// emailAtext holds the RFC 5322 atext characters: letters, digits and
+// !#$%&'*+-/=?^_`{|}~.
+var emailAtext = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isASCIILetter(byte(c)) || isDecimalDigit(byte(c)) || strings.IndexByte("!#$%&'*+-/=?^_`{|}~", byte(c)) >= 0
+	}
+	return t
+}()
 
 // cutBrackets returns s without its enclosing square brackets, and whether
 // s was enclosed in them.

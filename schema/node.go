@@ -122,14 +122,16 @@ type field struct {
 	dflt        json.RawMessage // canonical JSON; nil when there is none
 	dfltValue   reflect.Value   // the decoded default, copied in for scalars
 
-	throughPtr bool // index passes through an embedded pointer
-	required   bool
-	nullable   bool // tool:"nullable" on a field whose node cannot carry it
-	nullTagged bool // the field says tool:"nullable": a null is meant
-	omitEmpty  bool // omitempty or omitzero: absent in the encoding when zero
-	deprecated bool
-	dfltShared bool // dfltValue holds no references and may be copied
-	dfltItems  bool // dfltValue is a slice of plain items, copied into a new slice
+	throughPtr  bool // index passes through an embedded pointer
+	required    bool
+	nullable    bool // tool:"nullable" on a field whose node cannot carry it
+	nullTagged  bool // the field says tool:"nullable": a null is meant
+	omitEmpty   bool // omitempty or omitzero: absent in the encoding when zero
+	deprecated  bool
+	deprecation string // the message of tool:"deprecated=…", said in the description
+	dfltShared  bool   // dfltValue holds no references and may be copied
+	dfltItems   bool   // dfltValue is a slice of plain items, copied into a new slice
+	plainName   bool   // name is printable ASCII other than '"' and '\\': a document can write it only as it is
 }
 
 var (

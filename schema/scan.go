@@ -75,6 +75,16 @@ func specialBytes(w uint64) uint64 {
 // input. (A 0 byte in the input is never valid JSON either; methods that
 // report it check d.pos against the length to tell the two apart.)
 func (d *decoder) peek() byte {
+	// Most values follow their delimiter directly: one comparison tells a
+	// byte that is not whitespace, which is all peek needs to inline.
+	if d.pos < len(d.data) && d.data[d.pos] > ' ' {
+		return d.data[d.pos]
+	}
+	return d.skipSpace()
+}
+
+// skipSpace is peek past whitespace.
+func (d *decoder) skipSpace() byte {
 	for d.pos < len(d.data) {
 		switch c := d.data[d.pos]; c {
 		case ' ', '\t', '\n', '\r':
@@ -569,6 +579,17 @@ func (d *decoder) memberName(c byte, first bool) (jsonString, bool) {
 		return jsonString{}, false
 	}
 	return d.scanString()
+}
+
+// consume reports whether the byte at d.pos is c, and steps past it if so:
+// the delimiter that usually comes next, checked inline before the call
+// that reads whatever comes (colon, objectNext, arrayNext).
+func (d *decoder) consume(c byte) bool {
+	if d.pos < len(d.data) && d.data[d.pos] == c {
+		d.pos++
+		return true
+	}
+	return false
 }
 
 // colon reads the ':' after a member name.

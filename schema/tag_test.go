@@ -155,3 +155,32 @@ func FuzzReadTags(f *testing.F) {
 		}
 	})
 }
+
+func TestDeprecatedMessage(t *testing.T) {
+	type args struct {
+		Town string `json:"town,omitempty" jsonschema:"the town" tool:"deprecated='use city, which takes a postcode too'"`
+		City string `json:"city,omitempty"`
+		Old  string `json:"old,omitempty" tool:"deprecated"`
+		Kept string `json:"kept,omitempty" tool:"deprecated=false"`
+	}
+	v, err := For[args](nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	props := v.Schema().Properties
+	for _, tt := range []struct {
+		name        string
+		deprecated  bool
+		description string
+	}{
+		{"town", true, "the town\nDeprecated: use city, which takes a postcode too"},
+		{"city", false, ""},
+		{"old", true, ""},
+		{"kept", false, ""},
+	} {
+		p := props[tt.name]
+		if p.Deprecated != tt.deprecated || p.Description != tt.description {
+			t.Errorf("property %s: deprecated %v, description %q; want %v, %q", tt.name, p.Deprecated, p.Description, tt.deprecated, tt.description)
+		}
+	}
+}

@@ -118,3 +118,39 @@ func TestAddWhileCalling(t *testing.T) {
 		t.Errorf("Specs after the Adds has %d tools, want 21", got)
 	}
 }
+
+// TestRemove checks that Remove takes tools out by identity, frees their
+// names for Add, drops a scope left without tools and leaves the rest.
+func TestRemove(t *testing.T) {
+	var rec recorder
+	keep, old, other := rec.tool("keep"), rec.tool("old"), rec.tool("old")
+	reg, err := tool.NewRegistry(
+		&tool.Scope{Name: "local", Tools: []tool.Interface{keep}},
+		&tool.Scope{Name: "remote", Tools: []tool.Interface{old}},
+		&tool.Scope{Name: "notes", Instructions: "Take notes."},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := reg.Remove(other); n != 0 {
+		t.Errorf("Remove of a tool the registry does not hold, by the name of one it does = %d, want 0", n)
+	}
+	if n := reg.Remove(old, old); n != 1 {
+		t.Errorf("Remove(old) = %d, want 1", n)
+	}
+	if got, want := reg.EnabledNames(t.Context()), []string{"keep"}; !slices.Equal(got, want) {
+		t.Errorf("EnabledNames after Remove = %v, want %v", got, want)
+	}
+	if got := len(reg.Scopes()); got != 2 {
+		t.Errorf("Scopes after Remove has %d scopes, want 2: the emptied one is dropped, one of instructions stays", got)
+	}
+	if res := tool.Run(t.Context(), reg, call("1", "old", `{"title":"x"}`)); !errors.Is(res.Err, tool.ErrUnknownTool) {
+		t.Errorf("a call of a removed tool = %+v, want ErrUnknownTool", res)
+	}
+	if err := reg.Add(&tool.Scope{Name: "remote", Tools: []tool.Interface{other}}); err != nil {
+		t.Errorf("Add of a tool by a removed tool's name = %v", err)
+	}
+	if res := tool.Run(t.Context(), reg, call("2", "keep", `{"title":"y"}`)); res.IsError {
+		t.Errorf("a call of a kept tool = %+v", res)
+	}
+}

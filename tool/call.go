@@ -59,6 +59,10 @@ type Result struct {
 	// Repairs are the repairs made to the arguments before validation (see
 	// RepairKind), in order.
 	Repairs []Repair `json:"repairs,omitempty"`
+	// Deprecated lists what the call used that is deprecated: "" for the
+	// tool itself (WithDeprecated), then the JSON Pointer of each
+	// deprecated argument it sent. Content ends with a note saying so.
+	Deprecated []string `json:"deprecated,omitempty"`
 }
 
 // An Event is one step of a streamed call: a progress report or, last of

@@ -38,6 +38,27 @@ type Part struct {
 	Data []byte   `json:"data,omitempty"`     // the bytes of an image, audio, or a binary resource
 	URI  string   `json:"uri,omitempty"`      // a resource's URI or a link's target
 	Name string   `json:"name,omitempty"`     // a link's name, for people
+
+	// What a link says of its target, for people and clients: its title,
+	// a description, and its size in bytes when known.
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Size        *int64 `json:"size,omitempty"`
+	// Annotations say whom the part is for and how much it matters; nil
+	// says nothing.
+	Annotations *PartAnnotations `json:"annotations,omitempty"`
+	// Meta is data for the client's software, not for the model, passed
+	// on as it came (MCP's _meta); nil when there is none.
+	Meta map[string]any `json:"_meta,omitempty"`
+}
+
+// PartAnnotations say whom a part is for and how much it matters, as MCP's
+// content annotations do: a client may show a part for the user only, or
+// leave out a part of low priority.
+type PartAnnotations struct {
+	Audience     []string `json:"audience,omitempty"`     // "user", "assistant", or both
+	Priority     float64  `json:"priority,omitempty"`     // 0 (optional) to 1 (required)
+	LastModified string   `json:"lastModified,omitempty"` // when the content last changed, in ISO 8601
 }
 
 // Text returns a text part.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -30,6 +31,8 @@ type config struct {
 	enabled     func(context.Context) bool
 	timeout     time.Duration
 	noRepair    repairSet
+	deprecation *Deprecation
+	migration   *migration
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	errs        []error // mistakes in the options themselves
 }
@@ -138,12 +141,16 @@ type core struct {
 	timeout     time.Duration
 	limits      Limits
 	noRepair    repairSet
+	deprecation *Deprecation      // WithDeprecated
+	fields      []deprecatedField // the input's deprecated properties
+	migration   *migration        // Migrate, MigrateJSON
 }
 
 // newCore checks what every kind of tool must have and applies the options.
-// raw says the tool is a RawTool, to which the null-optional repair does not
-// apply.
-func newCore(name, description string, raw bool, opts []Option) (core, config, error) {
+// inputType is the input's Go type, nil for a RawTool, to which the
+// null-optional repair and Migrate do not apply.
+func newCore(name, description string, inputType reflect.Type, opts []Option) (core, config, error) {
+	raw := inputType == nil
 	var c config
 	for _, opt := range opts {
 		if opt == nil {
@@ -151,6 +158,9 @@ func newCore(name, description string, raw bool, opts []Option) (core, config, e
 			continue
 		}
 		opt(&c)
+	}
+	if err := c.migration.check(inputType); err != nil {
+		c.errs = append(c.errs, err)
 	}
 	if raw && c.nullNamed {
 		c.errs = append(c.errs, errors.New("WithoutRepairs(RepairNullOptional) does not apply to a raw tool: its validator decides what null means"))
@@ -167,6 +177,7 @@ func newCore(name, description string, raw bool, opts []Option) (core, config, e
 	return core{
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
+		deprecation: c.deprecation, migration: c.migration,
 	}, c, nil
 }
 
@@ -189,9 +200,9 @@ func CheckName(name string) error {
 func (c *core) Name() string { return c.name }
 
 // Enabled reports whether the tool's predicate allows it now; a tool without
-// one is always enabled.
+// one is always enabled, until its sunset (WithDeprecated) has passed.
 func (c *core) Enabled(ctx context.Context) bool {
-	return c.enabled == nil || c.enabled(ctx)
+	return !c.sunsetPassed() && (c.enabled == nil || c.enabled(ctx))
 }
 
 func (c *core) copyAnnotations() *Annotations {

@@ -326,6 +326,15 @@ func encodeTime(b []byte, v reflect.Value) ([]byte, bool) {
 
 const hexDigits = "0123456789abcdef"
 
+// plainOutputByte holds the ASCII bytes encoding/json writes in a string as
+// they are: printable, and none of '"', '\\', '<', '>' and '&'.
+var plainOutputByte = func() (t [utf8.RuneSelf]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendString writes s as a JSON string as encoding/json does, with HTML
 // escaping: <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029
 // escaped, and invalid UTF-8 as \ufffd.
@@ -334,7 +343,7 @@ func appendString(b []byte, s string) []byte {
 	start := 0
 	for i := 0; i < len(s); {
 		if c := s[i]; c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainOutputByte[c] {
 				i++
 				continue
 			}

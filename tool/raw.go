@@ -58,7 +58,7 @@ func NewRaw(spec Spec, validate func(args json.RawMessage) error, handler func(c
 // DefineRaw is NewRaw that returns the *DefinitionError rather than
 // panicking.
 func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler func(ctx context.Context, args json.RawMessage) (any, error), opts ...Option) (*RawTool, error) {
-	c, _, err := newCore(spec.Name, spec.Description, true, opts)
+	c, _, err := newCore(spec.Name, spec.Description, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -75,6 +75,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 	if spec.InputSchema == nil || (spec.InputSchema.Type != "object" && spec.InputSchema.Ref == "") {
 		return nil, &DefinitionError{Tool: spec.Name, Err: errors.New("the input schema must be an object schema (type: object)")}
 	}
+	c.fields = deprecatedFields(spec.InputSchema)
 	t := &RawTool{core: c, input: spec.InputSchema.CloneSchemas(), validate: validate, handler: handler}
 	if spec.OutputSchema != nil {
 		t.output = spec.OutputSchema.CloneSchemas()
@@ -85,7 +86,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}
@@ -117,11 +118,25 @@ func (t *RawTool) CallJSON(ctx context.Context, args json.RawMessage) (any, erro
 		if len(repairs) > 0 {
 			t.logRepairs(ctx, repairs)
 		}
-		if err := t.check(args, callID); err != nil {
+		args, _, err = t.checkOrMigrate(args, nil, callID)
+		if err != nil {
 			return nil, err
 		}
 		return t.handler(ctx, args)
 	})
+}
+
+// checkOrMigrate checks args and, when they fail, tries the tool's
+// migration; it returns the arguments to run with and the repairs made.
+func (t *RawTool) checkOrMigrate(args json.RawMessage, repairs []Repair, callID string) (json.RawMessage, []Repair, error) {
+	err := t.check(args, callID)
+	if err == nil {
+		return args, repairs, nil
+	}
+	if up, ok := t.migrate(args); ok && t.check(up, callID) == nil {
+		return up, append(repairs, Repair{Kind: RepairMigrated}), nil
+	}
+	return args, repairs, err
 }
 
 // check holds args to the limits and the syntax, then to the validator.
@@ -146,7 +161,8 @@ func (t *RawTool) check(args json.RawMessage, callID string) error {
 
 func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
 	args, repairs := t.repairWhole(call.Args)
-	if err := t.check(args, call.ID); err != nil {
+	args, repairs, err := t.checkOrMigrate(args, repairs, call.ID)
+	if err != nil {
 		return Result{Repairs: repairs}, err
 	}
 	out, err := t.handler(ctx, args)

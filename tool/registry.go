@@ -161,8 +161,8 @@ func NewRegistry(scopes ...*Scope) (*Registry, error) {
 // if one is invalid or taken, Add adds nothing and reports every such name
 // as a *NameError (joined with errors.Join when there are several). Add
 // reads s.Tools once: to add more tools later, add another scope (it may
-// have the same name). A registry has no way to remove a tool; a tool that
-// should no longer be offered reports itself disabled (Enabler).
+// have the same name). Remove takes tools out; a tool that should not be
+// offered for a while reports itself disabled (Enabler).
 func (r *Registry) Add(s *Scope) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -172,6 +172,49 @@ func (r *Registry) Add(s *Scope) error {
 	}
 	r.tools.Store(ts)
 	return nil
+}
+
+// Remove takes the given tools out of the registry, while it is in use,
+// and reports how many it held: calls under way are not disturbed, and
+// listing and calls that start after Remove returns no longer see them,
+// so their names are free for Add. A tool is matched by identity, not by
+// name. A scope left without tools is dropped, with its instructions.
+func (r *Registry) Remove(tools ...Interface) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ts, n := r.set().without(tools)
+	if n > 0 {
+		r.tools.Store(ts)
+	}
+	return n
+}
+
+// without returns a copy of ts without the entries of tools, and how many
+// there were.
+func (ts *toolSet) without(tools []Interface) (*toolSet, int) {
+	gone := make(map[Interface]bool, len(tools))
+	for _, t := range tools {
+		gone[t] = true
+	}
+	n := &toolSet{byName: map[string]int{}, keys: map[string]int{}, scopeState: map[*Scope]*predicateState{}}
+	held := map[*Scope]bool{}
+	for _, e := range ts.entries {
+		if gone[e.tool] {
+			continue
+		}
+		n.byName[e.name] = len(n.entries)
+		n.keys[collisionKey(e.name)] = len(n.entries)
+		n.entries = append(n.entries, e)
+		held[e.scope] = true
+	}
+	removed := len(ts.entries) - len(n.entries)
+	for _, s := range ts.scopes {
+		if held[s] || len(s.Tools) == 0 { // a scope of instructions only stays
+			n.scopes = append(n.scopes, s)
+			n.scopeState[s] = ts.scopeState[s]
+		}
+	}
+	return n, removed
 }
 
 // with returns a copy of ts with scopes added, and a *NameError for each

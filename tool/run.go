@@ -366,9 +366,11 @@ func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (r
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			err = c.ended(ctx, call.ID)
 		}
-		return c.errorResult(call, err, res.Repairs)
+		res = c.errorResult(call, err, res.Repairs)
+	} else {
+		res.CallID, res.Tool = call.ID, c.name
 	}
-	res.CallID, res.Tool = call.ID, c.name
+	c.noteDeprecated(ctx, call.Args, &res)
 	return res
 }
 

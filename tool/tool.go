@@ -33,6 +33,9 @@ type Spec struct {
 	// Annotations describe the tool's behaviour to clients; nil when the
 	// tool's author said nothing.
 	Annotations *Annotations `json:"annotations,omitempty"`
+	// Deprecation is set when the tool is deprecated (WithDeprecated); the
+	// description already says it, for clients that show only that.
+	Deprecation *Deprecation `json:"deprecation,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -137,7 +140,7 @@ func New[In, Out any](name, description string, handler func(context.Context, In
 // Define is New for a program that builds tools at run time: it returns the
 // *DefinitionError rather than panicking.
 func Define[In, Out any](name, description string, handler func(context.Context, In) (Out, error), opts ...Option) (*Tool[In, Out], error) {
-	c, cfg, err := newCore(name, description, false, opts)
+	c, cfg, err := newCore(name, description, reflect.TypeFor[In](), opts)
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +151,7 @@ func Define[In, Out any](name, description string, handler func(context.Context,
 	if err != nil {
 		return nil, &DefinitionError{Tool: name, Err: fmt.Errorf("input: %w", err)}
 	}
+	c.fields = deprecatedFields(input.Schema())
 	t := &Tool[In, Out]{core: c, handler: handler, input: input}
 	outType := reflect.TypeFor[Out]()
 	if outType == partType || outType == partsType {
@@ -179,7 +183,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.description, InputSchema: t.input.Schema(), Annotations: t.copyAnnotations()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
@@ -235,6 +239,13 @@ func (t *Tool[In, Out]) CallJSON(ctx context.Context, args json.RawMessage) (Out
 func (t *Tool[In, Out]) decode(args json.RawMessage, callID string) (In, []Repair, error) {
 	args, repairs := t.repairWhole(args)
 	in, nulls, err := schema.DecodeValue[In](t.input, args)
+	if err != nil {
+		if up, ok := t.migrate(args); ok {
+			if in2, nulls2, err2 := schema.DecodeValue[In](t.input, up); err2 == nil {
+				return in2, nullRepairs(append(repairs, Repair{Kind: RepairMigrated}), nulls2), nil
+			}
+		}
+	}
 	repairs = nullRepairs(repairs, nulls)
 	if err != nil {
 		return in, repairs, invalid(t.name, callID, err)

@@ -1,5 +1,25 @@
-// Package tooltest checks, in a test, that tools can be sent to every model
-// provider.
+// Package tooltest checks tools in a test: that they can be sent to every
+// model provider (Portable), and that a change to them breaks no caller
+// (Snapshot).
+//
+// # Snapshots
+//
+// Snapshot keeps the specs of a registry's tools in a file under testdata/,
+// in the shape of MCP's tools/list result, and compares the tools with it
+// on every run (package compat decides): each breaking change, such as a
+// new required argument, a narrowed range, a removed tool or a read-only
+// tool turned destructive, fails the test with its JSON Pointer;
+// go test -update accepts the changes and rewrites the file.
+//
+//	func TestToolsSnapshot(t *testing.T) {
+//		tooltest.Snapshot(t, "testdata/tools.json", reg)
+//	}
+//
+// The -update flag is defined by this package unless the test binary
+// already has one; a test package that defines its own -update must do so
+// in a package initialised before tooltest, or not at all.
+//
+// # Portability
 //
 // A tool's input schema is draft 2020-12 JSON Schema; each provider accepts
 // a subset of it (package dialect calls a subset a Dialect). A constraint a

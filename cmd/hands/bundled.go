@@ -32,17 +32,21 @@ type env struct {
 	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
 	SQL          *sql.DB      `bind:"HANDS_SQL,optional"`   // nil: no SQL tools
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
-	KV           *kv.Store    `bind:"HANDS_KV,optional"` // nil: the default store
+	KV           *kv.Store    `bind:"HANDS_KV,optional"`           // nil: the default store
+	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
 }
 
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
-	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
-	bucket   *blob.Bucket
-	hostFile tool.Interface
-	fetch    tool.Interface
-	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
-	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	token bind.Secret // HANDS_TOKEN, from the environment or the config file
+	// upstreamEnv names the variables passed on to upstream commands
+	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
+	upstreamEnv []string
+	bucket      *blob.Bucket
+	hostFile    tool.Interface
+	fetch       tool.Interface
+	kv          []tool.Interface // kv_get, kv_put, kv_delete, kv_list
+	sql         []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -127,11 +131,12 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
 	b := &bundle{
-		token:    e.Token,
-		bucket:   e.Bucket,
-		hostFile: toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:    toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
-		kv:       toolbox.KVTools(e.KV),
+		token:       e.Token,
+		bucket:      e.Bucket,
+		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
+		hostFile:    toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:       toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
+		kv:          toolbox.KVTools(e.KV),
 	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}

@@ -1,11 +1,14 @@
 // Command hands serves hands' bundled tools over the Model Context Protocol,
-// prints their schemas, and runs them from the command line.
+// prints their schemas, runs them from the command line, and compares two
+// versions of any MCP server's tools.
 //
 // Usage:
 //
 //	hands serve [--http ADDR] [flags]
 //	hands schema [--dialect D] [TOOL…]
 //	hands call TOOL 'JSON'
+//	hands diff OLD NEW
+//	hands snapshot SOURCE
 //	hands version
 //
 // serve speaks MCP on stdio by default, for a desktop client that starts it
@@ -40,7 +43,19 @@
 // go to stderr, and it exits non-zero if the provider would refuse one. It
 // opens no bucket and creates no file. call validates the JSON arguments, runs the
 // tool, prints its result on stdout and its progress on stderr, and exits
-// non-zero on any error, printing a validation error's issues. version
+// non-zero on any error, printing a validation error's issues.
+//
+// diff compares two tool lists and prints each change, one a line: whether
+// it is compatible, breaking or unknown (counted as breaking), the tool,
+// the JSON Pointer into the tool, and what changed, old value first
+// (package compat decides; --json prints the same as a JSON array). A
+// list is a snapshot file (the JSON of an MCP tools/list result, as
+// tooltest.Snapshot and snapshot write it), an http(s) URL of an MCP
+// server's streamable HTTP endpoint (--header adds a header, such as
+// Authorization), or a command, split at spaces, that serves MCP on
+// stdio: so it checks any MCP server, not only hands. It exits 1 when a
+// change breaks the callers of OLD, and 0 otherwise. snapshot prints one
+// tool list as a snapshot file. version
 // prints the module version and, for a build from a checkout, the revision
 // it was built from, as in "hands v1.2.3" or "hands devel (rev 1a6bc8d,
 // modified)".

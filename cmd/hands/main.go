@@ -66,6 +66,8 @@ Usage:
   hands serve [--http ADDR] [flags]                         serve the bundled tools over MCP
   hands schema [--dialect D] [TOOL…]                        print the tools as a provider's request takes them
   hands call TOOL 'JSON'                                    run a tool and print its result
+  hands diff OLD NEW                                        compare two tool lists; exit 1 if a change breaks callers
+  hands snapshot SOURCE                                     print a tool list as a snapshot file
   hands version                                             print the version
 
 Run "hands COMMAND --help" for a command's flags.
@@ -84,6 +86,10 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		return printSchema(ctx, args[1:], stdout, stderr)
 	case "call":
 		return callTool(ctx, args[1:], stdout, stderr)
+	case "diff":
+		return diffTools(ctx, args[1:], stdout, stderr)
+	case "snapshot":
+		return snapshotTools(ctx, args[1:], stdout, stderr)
 	case "version":
 		return version(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
@@ -176,7 +182,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		if strings.TrimSpace(v) == "" {
 			return errors.New("no command given")
 		}
+		if _, err := splitWords(v); err != nil {
+			return err
+		}
 		upstream = append(upstream, v)
+		return nil
+	})
+	var upstreamEnvNames []string
+	fs.Func("upstream-env", "pass the environment variable `NAME` on to --upstream commands, which get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL otherwise (repeatable)", func(v string) error {
+		upstreamEnvNames = append(upstreamEnvNames, v)
 		return nil
 	})
 	if done, err := parse(fs, args, stdout, stderr); done {
@@ -218,7 +232,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	ups, err := connectUpstreams(ctx, upstream, stderr)
+	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), stderr)
 	if err != nil {
 		return err
 	}

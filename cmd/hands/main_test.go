@@ -190,19 +190,8 @@ func TestReadOnlyCommandsCreateNothing(t *testing.T) {
 func TestServeHTTP(t *testing.T) {
 	inTempDir(t)
 	t.Setenv("HANDS_TOKEN", "s3cret")
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	stderrR, stderrW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, stderrW)
-		stderrW.Close()
-	}()
-	line, err := bufio.NewReader(stderrR).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no startup line: %v", err)
-	}
-	go io.Copy(io.Discard, stderrR)
+	ctx := t.Context()
+	line, stop := startServe(t, "--http", "127.0.0.1:0")
 	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
 	if m == nil || !strings.Contains(line, "host_file, fetch_markdown") || !strings.Contains(line, "Ctrl-C") {
 		t.Fatalf("startup line %q does not say what is served, where, and how to stop", line)
@@ -261,14 +250,8 @@ func TestServeHTTP(t *testing.T) {
 			t.Errorf("GET %s = %d, want 404", path, resp.StatusCode)
 		}
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("serve returned %v after cancellation", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
+	if err := stop(); err != nil {
+		t.Errorf("serve returned %v after cancellation", err)
 	}
 }
 
@@ -457,10 +440,22 @@ func TestTokenFromConfig(t *testing.T) {
 	}
 }
 
-func TestUpstreamEnvHidesTheToken(t *testing.T) {
-	got := upstreamEnv([]string{"PATH=/bin", "HANDS_TOKEN=s3cret", "HANDS_BUCKET=mem://"})
-	if !slices.Equal(got, []string{"PATH=/bin", "HANDS_BUCKET=mem://"}) {
-		t.Errorf("upstreamEnv = %q", got)
+// TestUpstreamEnv checks that an upstream command gets the safe variables
+// and those the operator names, never HANDS_TOKEN, and no credential it
+// was not given.
+func TestUpstreamEnv(t *testing.T) {
+	env := []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "HANDS_TOKEN=s3cret", "HANDS_BUCKET=mem://",
+		"AWS_SECRET_ACCESS_KEY=k", "OPENAI_API_KEY=sk", "GITHUB_TOKEN=g"}
+	for _, tt := range []struct {
+		pass []string
+		want []string
+	}{
+		{nil, []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C"}},
+		{[]string{"GITHUB_TOKEN", "HANDS_TOKEN"}, []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "GITHUB_TOKEN=g"}},
+	} {
+		if got := upstreamEnv(env, tt.pass); !slices.Equal(got, tt.want) {
+			t.Errorf("upstreamEnv(%q) = %q, want %q", tt.pass, got, tt.want)
+		}
 	}
 }
 
@@ -589,4 +584,36 @@ func TestServeWithoutDataDir(t *testing.T) {
 	if !strings.Contains(errOut.String(), "host_file: cannot create the default bucket") {
 		t.Errorf("serve did not say why host_file is unavailable:\n%s", errOut.String())
 	}
+}
+
+// startServe runs hands serve with args and returns the line it prints on
+// starting, and stop, which cancels it and returns its error; the rest of
+// its stderr is discarded. The test fails if serve does not stop within
+// ten seconds of stop.
+func startServe(t *testing.T, args ...string) (line string, stop func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	stderrR, stderrW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"serve"}, args...), strings.NewReader(""), io.Discard, stderrW)
+		stderrW.Close()
+	}()
+	stop = func() error {
+		cancel()
+		select {
+		case err := <-done:
+			return err
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop")
+			return nil
+		}
+	}
+	line, err := bufio.NewReader(stderrR).ReadString('\n')
+	if err != nil {
+		stop()
+		t.Fatalf("no startup line: %v", err)
+	}
+	go io.Copy(io.Discard, stderrR)
+	return line, stop
 }

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
-	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -34,19 +32,7 @@ func TestPlayground(t *testing.T) {
 	t.Setenv("HANDS_BUCKET", "mem://")
 	t.Setenv("HANDS_PUBLIC_URL", "https://files.example.com")
 	browser := browsertest.New(t, 1280, 1000)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	stderrR, stderrW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0"}, strings.NewReader(""), io.Discard, stderrW)
-		stderrW.Close()
-	}()
-	line, err := bufio.NewReader(stderrR).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no startup line: %v", err)
-	}
-	go io.Copy(io.Discard, stderrR)
+	line, stopServe := startServe(t, "--http", "127.0.0.1:0")
 	m := regexp.MustCompile(`the playground at (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(line)
 	if m == nil {
 		t.Fatalf("startup line %q does not say where the playground is", line)
@@ -84,10 +70,5 @@ func TestPlayground(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cancel()
-	select {
-	case <-done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop")
-	}
+	stopServe()
 }

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"os"
 	"os/exec"
 	"slices"
@@ -26,26 +29,49 @@ type upstreams struct {
 	reg     *tool.Registry    // serves the upstreams' tools, once serve has run
 	srv     *mcpserver.Server // serves reg
 	refused map[string]bool   // tools reg could not take, named on stderr once
+	// served are the tools of each upstream that reg holds, so that those
+	// an upstream no longer offers are removed from it.
+	served map[*mcpclient.Client][]tool.Interface
+}
+
+// maxToolsPerUpstream is how many tools each of n upstreams may offer
+// beside bundled tools: together they fit the first page of tools/list,
+// so that no upstream can push the bundled tools off it.
+func maxToolsPerUpstream(n, bundled int) int {
+	return max(1, (mcp.DefaultPageSize-bundled)/max(n, 1))
 }
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
-// command and its arguments, split at spaces, started with its standard
-// error on stderr. Tools an upstream offers that hands cannot are named on
-// stderr.
-func connectUpstreams(ctx context.Context, specs []string, stderr io.Writer) (*upstreams, error) {
-	u := &upstreams{stderr: stderr, refused: map[string]bool{}}
+// command line, split into words as a POSIX shell does (splitWords) and
+// started with the environment upstreamEnv allows and its standard error
+// on stderr. passEnv names the variables an upstream command gets besides
+// those of safeEnv. Tools an upstream offers that hands cannot are named
+// on stderr.
+func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, stderr io.Writer) (*upstreams, error) {
+	u := &upstreams{stderr: stderr, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
 	for _, spec := range specs {
-		var transport mcp.Transport
+		var transport func() mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-			transport = mcpclient.HTTP(spec, nil)
+			transport = func() mcp.Transport { return mcpclient.HTTP(spec, nil) }
 		} else {
-			args := strings.Fields(spec)
-			cmd := exec.Command(args[0], args[1:]...)
-			cmd.Env = upstreamEnv(os.Environ())
-			cmd.Stderr = stderr
-			transport = &mcp.CommandTransport{Command: cmd}
+			args, err := splitWords(spec)
+			if err != nil || len(args) == 0 {
+				u.close()
+				return nil, fmt.Errorf("--upstream %q: %w", spec, cmp.Or(err, errors.New("no command given")))
+			}
+			transport = func() mcp.Transport {
+				cmd := exec.Command(args[0], args[1:]...)
+				cmd.Env = upstreamEnv(os.Environ(), passEnv)
+				cmd.Stderr = stderr
+				return &mcp.CommandTransport{Command: cmd}
+			}
 		}
-		c, err := mcpclient.Connect(ctx, transport, &mcpclient.Options{OnChange: u.changed})
+		c, err := mcpclient.Connect(ctx, transport(), &mcpclient.Options{
+			OnChange:  u.changed,
+			MaxTools:  maxToolsPerUpstream(len(specs), bundled),
+			Reconnect: transport, // an upstream that exits is started again
+			Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		})
 		if err != nil {
 			u.close()
 			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
@@ -66,7 +92,9 @@ func (u *upstreams) scopes() []*tool.Scope {
 	defer u.mu.Unlock()
 	var scopes []*tool.Scope
 	for _, c := range u.clients {
-		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: c.Tools()})
+		tools := c.Tools()
+		u.served[c] = tools
+		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: tools})
 	}
 	return scopes
 }
@@ -84,12 +112,13 @@ func (u *upstreams) serve(ctx context.Context, reg *tool.Registry, srv *mcpserve
 // changed is the OnChange of every upstream.
 func (u *upstreams) changed(ctx context.Context, _ mcpclient.Change) { u.follow(ctx) }
 
-// follow adds to the registry the upstreams' tools it does not hold (each
-// change adds a scope, named as the upstream's first one) and has the
-// server sync, which lists the added tools, shows the new specs of the
-// changed ones and stops listing the removed ones, which report themselves
-// disabled. A tool whose name the registry cannot take is named on stderr,
-// once.
+// follow removes from the registry the upstreams' tools they no longer
+// offer, adds those it does not hold (each change adds a scope, named as
+// the upstream's first one) and has the server sync, which lists the added
+// tools, shows the new specs of the changed ones and stops listing the
+// removed ones. What the registry holds of an upstream is thus its list
+// now, whatever it offered before. A tool whose name the registry cannot
+// take is named on stderr, once.
 func (u *upstreams) follow(ctx context.Context) {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -97,8 +126,21 @@ func (u *upstreams) follow(ctx context.Context) {
 		return // scopes has not run yet, or serve will add what it missed
 	}
 	for _, c := range u.clients {
+		now := c.Tools()
+		offered := make(map[tool.Interface]bool, len(now))
+		for _, t := range now {
+			offered[t] = true
+		}
+		var gone []tool.Interface
+		for _, t := range u.served[c] {
+			if !offered[t] {
+				gone = append(gone, t)
+			}
+		}
+		u.reg.Remove(gone...)
+		u.served[c] = slices.DeleteFunc(u.served[c], func(t tool.Interface) bool { return !offered[t] })
 		var added []tool.Interface
-		for _, t := range c.Tools() {
+		for _, t := range now {
 			if held, ok := u.reg.Lookup(t.Name()); (!ok || held != t) && !u.refused[t.Name()] {
 				added = append(added, t) // new, or with the name of a tool served already
 			}
@@ -109,6 +151,7 @@ func (u *upstreams) follow(ctx context.Context) {
 		for len(added) > 0 {
 			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added})
 			if err == nil {
+				u.served[c] = append(u.served[c], added...)
 				break
 			}
 			// The registry adds all or nothing: the others go in without
@@ -124,6 +167,15 @@ func (u *upstreams) follow(ctx context.Context) {
 			}
 		}
 	}
+	// Forget the refusals of names no upstream offers now, so that they
+	// cannot pile up either.
+	offered := map[string]bool{}
+	for _, c := range u.clients {
+		for _, t := range c.Tools() {
+			offered[t.Name()] = true
+		}
+	}
+	maps.DeleteFunc(u.refused, func(name string, _ bool) bool { return !offered[name] })
 	u.srv.Sync(ctx)
 }
 
@@ -155,13 +207,25 @@ func (u *upstreams) close() error {
 	return errors.Join(errs...)
 }
 
+// safeEnv names the variables of hands' environment that every upstream
+// command gets: where it lives and how it should speak, nothing that
+// grants access. LC_ stands for every LC_ variable.
+var safeEnv = []string{"HOME", "PATH", "LANG", "LC_", "TMPDIR", "TEMP", "TMP", "TZ", "TERM", "USER", "LOGNAME", "SHELL",
+	"SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT", "APPDATA", "LOCALAPPDATA", "USERPROFILE", "PROGRAMDATA", "PROGRAMFILES"}
+
 // upstreamEnv returns the environment an upstream command is started with:
-// hands' own, less the secret that guards hands itself — an upstream is
-// another program, and the token that lets clients in is not its to see.
-func upstreamEnv(env []string) []string {
-	out := make([]string, 0, len(env))
+// the variables of env named in safeEnv or in pass, and no other — an
+// upstream is another program, and hands' credentials (its token, cloud
+// and model keys) are not its to see unless the operator passes them on
+// by name. HANDS_TOKEN is never passed.
+func upstreamEnv(env, pass []string) []string {
+	out := make([]string, 0, len(safeEnv)+len(pass))
 	for _, kv := range env {
-		if !strings.HasPrefix(kv, "HANDS_TOKEN=") {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "HANDS_TOKEN" {
+			continue
+		}
+		if slices.Contains(safeEnv, name) || slices.Contains(pass, name) || strings.HasPrefix(name, "LC_") {
 			out = append(out, kv)
 		}
 	}

@@ -116,7 +116,7 @@ func TestServeUpstream(t *testing.T) {
 	stderrR, stderrW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--token", "s3cret", "--upstream", exe + " -test.run=^TestUpstreamServer$"}, strings.NewReader(""), io.Discard, stderrW)
+		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--token", "s3cret", "--upstream-env", "HANDS_TEST_UPSTREAM", "--upstream", exe + " '-test.run=^TestUpstreamServer$'"}, strings.NewReader(""), io.Discard, stderrW)
 		stderrW.Close()
 	}()
 	line, err := bufio.NewReader(stderrR).ReadString('\n')

@@ -84,7 +84,8 @@ function labelled(s, label, opts, input) {
   const issues = el("ul", { class: "issues", id: id + "-issues" });
   input.setAttribute("aria-describedby", [help && help.id, issues.id].filter(Boolean).join(" "));
   if (opts.required) input.setAttribute("aria-required", "true");
-  const lab = el("label", { for: id }, label, opts.required ? el("span", { class: "req", text: " *", title: "required" }) : null);
+  const lab = el("label", { for: id }, label, opts.required ? el("span", { class: "req", text: " *", title: "required" }) : null,
+    s.deprecated ? el("span", { class: "badge deprecated", text: "deprecated" }) : null);
   const wrap = el("div", { class: "field" }, lab, input, help, issues);
   return { wrap, issues, input };
 }

@@ -1,0 +1,251 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/hands-go/hands/compat"
+	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// errBreaking ends hands diff when a change breaks callers; the changes
+// have been printed.
+var errBreaking = fmt.Errorf("%w: breaking changes", errReported)
+
+// maxListedTools is how many tools hands diff and hands snapshot take from
+// a server.
+const maxListedTools = mcpclient.DefaultMaxTools
+
+// headers is a repeatable --header flag.
+type headers []string
+
+func (h *headers) String() string { return strings.Join(*h, ", ") }
+
+func (h *headers) Set(v string) error {
+	if k, _, ok := strings.Cut(v, ":"); !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want NAME: VALUE, got %q", v)
+	}
+	*h = append(*h, v)
+	return nil
+}
+
+func (h headers) header() http.Header {
+	out := http.Header{}
+	for _, v := range h {
+		k, val, _ := strings.Cut(v, ":")
+		out.Add(strings.TrimSpace(k), strings.TrimSpace(val))
+	}
+	return out
+}
+
+// sourceFlags are the flags of the commands that read a tool list.
+type sourceFlags struct {
+	timeout *time.Duration
+	headers headers
+}
+
+func addSourceFlags(fs *flag.FlagSet) *sourceFlags {
+	s := &sourceFlags{}
+	s.timeout = fs.Duration("timeout", 30*time.Second, "give up reading a server's tools after `D`")
+	fs.Var(&s.headers, "header", "send `NAME: VALUE` with each HTTP request to a server (repeatable)")
+	return s
+}
+
+// diffTools compares two tool lists and prints every change; it exits
+// non-zero when one breaks the callers of the old list.
+func diffTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flags("diff", "diff [flags] OLD NEW", stdout, stderr)
+	src := addSourceFlags(fs)
+	asJSON := fs.Bool("json", false, "print the changes as a JSON array")
+	declaredOnly := fs.Bool("declared-only", false, "assume callers send only declared properties: adding one to an open object is compatible")
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	if fs.NArg() != 2 {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return &usageError{msg: "diff needs two tool lists: a snapshot file, an MCP server's http(s) URL, or a command that serves MCP on stdio"}
+	}
+	old, err := loadTools(ctx, fs.Arg(0), src, stderr)
+	if err != nil {
+		return err
+	}
+	new, err := loadTools(ctx, fs.Arg(1), src, stderr)
+	if err != nil {
+		return err
+	}
+	changes := compat.Tools(old, new, &compat.Options{DeclaredOnly: *declaredOnly})
+	if err := printChanges(stdout, changes, *asJSON); err != nil {
+		return err
+	}
+	if compat.Breaks(changes) {
+		return errBreaking
+	}
+	return nil
+}
+
+// printChanges writes changes one a line and a summary, or as JSON.
+func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
+	if asJSON {
+		type change struct {
+			Tool    string `json:"tool"`
+			Pointer string `json:"pointer"`
+			Kind    string `json:"kind"`
+			Effect  string `json:"effect"`
+			Message string `json:"message"`
+		}
+		list := make([]change, 0, len(changes))
+		for _, c := range changes {
+			list = append(list, change{c.Tool, c.Pointer, c.Kind, c.Effect.String(), c.Message})
+		}
+		data, err := json.MarshalIndent(list, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(w, "%s\n", data)
+		return err
+	}
+	var b bytes.Buffer
+	breaking := 0
+	for _, c := range changes {
+		fmt.Fprintln(&b, c)
+		if c.Breaks() {
+			breaking++
+		}
+	}
+	switch {
+	case len(changes) == 0:
+		b.WriteString("no changes\n")
+	default:
+		fmt.Fprintf(&b, "%d changes, %d breaking\n", len(changes), breaking)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// snapshotTools prints a tool list as a snapshot, for hands diff and
+// tooltest.Snapshot to compare later.
+func snapshotTools(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flags("snapshot", "snapshot [flags] SOURCE", stdout, stderr)
+	src := addSourceFlags(fs)
+	if done, err := parse(fs, args, stdout, stderr); done {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return &usageError{msg: "snapshot needs one tool list: a snapshot file, an MCP server's http(s) URL, or a command that serves MCP on stdio"}
+	}
+	tools, err := loadTools(ctx, fs.Arg(0), src, stderr)
+	if err != nil {
+		return err
+	}
+	data, err := (&compat.Snapshot{Tools: tools}).Marshal()
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(data)
+	return err
+}
+
+// loadTools reads a tool list from source: an http(s) URL is a streamable
+// HTTP MCP server, a file that exists is a snapshot, and anything else is
+// a command, split at spaces, that serves MCP on stdio.
+func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.Writer) ([]compat.Tool, error) {
+	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
+		return listTools(ctx, source, mcpclient.HTTP(source, src.headers.header()), *src.timeout)
+	}
+	if info, err := os.Stat(source); err == nil && !info.IsDir() {
+		f, err := os.Open(source)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		data, err := io.ReadAll(io.LimitReader(f, compat.MaxSnapshotBytes+1))
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		s, err := compat.ParseSnapshot(data)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", source, err)
+		}
+		return s.Tools, nil
+	}
+	args, err := splitWords(source)
+	if err != nil {
+		return nil, &usageError{msg: err.Error()}
+	}
+	if len(args) == 0 {
+		return nil, &usageError{msg: "an empty tool list source"}
+	}
+	if strings.HasSuffix(args[0], ".json") && len(args) == 1 {
+		return nil, fmt.Errorf("%s: no such snapshot file", source)
+	}
+	cmd := exec.Command(args[0], args[1:]...)
+	// The command gets what an upstream of serve gets: the allow-list, and
+	// the names in HANDS_UPSTREAM_ENV.
+	var pass []string
+	for name := range strings.SplitSeq(os.Getenv("HANDS_UPSTREAM_ENV"), ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			pass = append(pass, name)
+		}
+	}
+	cmd.Env = upstreamEnv(os.Environ(), pass)
+	cmd.Stderr = stderr
+	return listTools(ctx, source, &mcp.CommandTransport{Command: cmd}, *src.timeout)
+}
+
+// listTools asks an MCP server for its tools, all pages, within timeout.
+func listTools(ctx context.Context, source string, transport mcp.Transport, timeout time.Duration) ([]compat.Tool, error) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "hands-diff", Version: buildinfo.Read().String()}, nil)
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	defer session.Close()
+	var buf bytes.Buffer
+	buf.WriteString(`{"tools":[`)
+	n := 0
+	for t, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				return nil, fmt.Errorf("%s: no tool list within %v (--timeout)", source, timeout)
+			}
+			return nil, fmt.Errorf("%s: tools/list: %w", source, err)
+		}
+		if n++; n > maxListedTools {
+			return nil, fmt.Errorf("%s: the server lists more than %d tools", source, maxListedTools)
+		}
+		data, err := json.Marshal(t)
+		if err != nil {
+			return nil, fmt.Errorf("%s: tool %q: %w", source, t.Name, err)
+		}
+		if n > 1 {
+			buf.WriteByte(',')
+		}
+		buf.Write(data)
+		if buf.Len() > compat.MaxSnapshotBytes {
+			return nil, fmt.Errorf("%s: %w: the tool list is more than %d bytes", source, compat.ErrSnapshotTooLarge, compat.MaxSnapshotBytes)
+		}
+	}
+	buf.WriteString(`]}`)
+	s, err := compat.ParseSnapshot(buf.Bytes())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", source, err)
+	}
+	return s.Tools, nil
+}

@@ -1,0 +1,325 @@
+package compat
+
+import (
+	"encoding/binary"
+	"fmt"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Options bound and tune a comparison. The zero value selects every default.
+type Options struct {
+	// MaxSteps bounds the work of one comparison, counted in schema pairs
+	// and keywords visited. When it is reached the comparison stops and
+	// reports a change of kind KindLimit whose effect is Unknown. Zero
+	// selects DefaultMaxSteps.
+	MaxSteps int
+	// MaxDepth bounds how deeply nested schemas are compared; a part
+	// nested deeper is reported as Unknown. Zero selects DefaultMaxDepth.
+	MaxDepth int
+	// DeclaredOnly assumes callers send only the properties a schema
+	// declares, as models and typed clients do. Adding a property to an
+	// object that does not say additionalProperties is then compatible,
+	// and undeclared properties are not compared. By default the check is
+	// exact, as schema registries are: an open object accepted the new
+	// property already, with any value.
+	DeclaredOnly bool
+}
+
+// Defaults for Options.
+const (
+	DefaultMaxSteps = 1 << 18
+	DefaultMaxDepth = 256
+)
+
+// maxAlternatives, plus the number of branches met, bounds how many
+// alternatives the anyOf and oneOf of the old schema (the new one, for
+// Output) are split into; beyond it the remaining unions are ignored,
+// which can only turn an answer into Unknown.
+const maxAlternatives = 64
+
+// Input compares two versions of a tool's input schema, backward: every
+// argument object valid under old must be valid under new. It returns
+// every change found, sorted by pointer; Breaks says whether any breaks.
+// A nil schema accepts everything.
+func Input(old, new *jsonschema.Schema, opts *Options) []Change {
+	return compare(old, new, false, opts)
+}
+
+// Output compares two versions of a tool's output schema, forward: every
+// result valid under new must be valid under old, so that a caller written
+// against old reads it. A nil schema accepts everything.
+func Output(old, new *jsonschema.Schema, opts *Options) []Change {
+	return compare(new, old, true, opts)
+}
+
+func compare(from, to *jsonschema.Schema, forward bool, opts *Options) []Change {
+	changes, _ := compareCounting(from, to, forward, opts)
+	return changes
+}
+
+// compareCounting is compare that also returns the steps spent.
+func compareCounting(from, to *jsonschema.Schema, forward bool, opts *Options) ([]Change, int) {
+	c := newChecker(from, to, forward, opts)
+	for _, s := range []*jsonschema.Schema{from, to} {
+		if kw, found := caseVariant(s); found != "" {
+			which, other := c.oldNew("old", "new")
+			if s == to {
+				which = other
+			}
+			return []Change{{Kind: kw, Effect: Unknown, Message: fmt.Sprintf(
+				"the %s schema has the key %q, which is %q in another case: validators ignore it, but it may have been read as %q", which, found, kw, kw)}}, c.budget.steps
+		}
+	}
+	c.checkConj([]*jsonschema.Schema{from}, to, "", 0)
+	changes := c.changes
+	if c.budget.gaveUp {
+		changes = append(changes, Change{Kind: KindLimit, Effect: Unknown,
+			Message: fmt.Sprintf("the comparison stopped after %d steps (Options.MaxSteps)", c.budget.max)})
+	}
+	return sortChanges(changes), c.budget.steps
+}
+
+// A budget counts the steps of a comparison, shared by its reversed checks.
+type budget struct {
+	steps, max int
+	gaveUp     bool
+}
+
+// A checker decides whether every value of a "from" schema is a value of a
+// "to" schema: from is the old schema for Input, the new one for Output.
+// It reports each difference in old-then-new terms.
+type checker struct {
+	from, to     *resolver
+	forward      bool // from is the new schema
+	declaredOnly bool
+	maxDepth     int
+	budget       *budget
+	patterns     patterns
+	enums        map[*jsonschema.Schema]map[string]bool
+	ids          map[*jsonschema.Schema]uint32
+	memo         map[string]*Change // pairs compared: the first breaking change found (pointer relative to the pair's), or nil
+	quiet        bool               // the to-side schema has no type: relaxations are not worth reporting
+	journal      []string           // memo keys in the order added, for trials to undo
+	active       map[string]int     // pairs being compared, with the level each started at
+	level        int                // how many properties and items deep the comparison is
+	changes      []Change
+}
+
+func newChecker(from, to *jsonschema.Schema, forward bool, opts *Options) *checker {
+	if opts == nil {
+		opts = &Options{}
+	}
+	b := &budget{max: cmpOr(opts.MaxSteps, DefaultMaxSteps)}
+	return &checker{
+		from: newResolver(from), to: newResolver(to), forward: forward, declaredOnly: opts.DeclaredOnly,
+		maxDepth: cmpOr(opts.MaxDepth, DefaultMaxDepth), budget: b, patterns: patterns{}, enums: map[*jsonschema.Schema]map[string]bool{},
+		ids: map[*jsonschema.Schema]uint32{}, memo: map[string]*Change{}, active: map[string]int{},
+	}
+}
+
+func cmpOr(v, def int) int {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// reversed returns a checker of the opposite inclusion (to within from),
+// sharing the budget.
+func (c *checker) reversed() *checker {
+	return &checker{from: c.to, to: c.from, forward: !c.forward, declaredOnly: c.declaredOnly, maxDepth: c.maxDepth,
+		budget: c.budget, patterns: c.patterns, enums: map[*jsonschema.Schema]map[string]bool{}, ids: c.ids, memo: map[string]*Change{}, active: map[string]int{}}
+}
+
+// step spends n steps and reports whether the budget still holds.
+func (c *checker) step(n int) bool {
+	b := c.budget
+	b.steps += n
+	if b.steps > b.max {
+		b.gaveUp = true
+		return false
+	}
+	return true
+}
+
+// oldNew orders a from-side and a to-side value as old, new.
+func (c *checker) oldNew(from, to string) (string, string) {
+	if c.forward {
+		return to, from
+	}
+	return from, to
+}
+
+func (c *checker) report(pointer, kind string, effect Effect, format string, args ...any) {
+	if effect == Compatible && c.quiet {
+		return
+	}
+	c.changes = append(c.changes, Change{Pointer: pointer, Kind: kind, Effect: effect, Message: fmt.Sprintf(format, args...)})
+}
+
+// changed reports a keyword whose value differs, old before new.
+func (c *checker) changed(pointer, kind string, effect Effect, from, to string) {
+	old, new := c.oldNew(from, to)
+	c.report(pointer, kind, effect, "%s %s → %s", kind, old, new)
+}
+
+// trial runs f and keeps what it reported only if nothing breaks; it
+// reports whether nothing did.
+func (c *checker) trial(f func()) bool {
+	start, j := len(c.changes), len(c.journal)
+	f()
+	if !slices.ContainsFunc(c.changes[start:], Change.Breaks) && !c.budget.gaveUp {
+		return true
+	}
+	c.changes = c.changes[:start]
+	for _, k := range c.journal[j:] {
+		delete(c.memo, k)
+	}
+	c.journal = c.journal[:j]
+	return false
+}
+
+// inside is checkConj for a part of the value: a property, an item.
+func (c *checker) inside(raw []*jsonschema.Schema, b *jsonschema.Schema, pointer string, depth int) {
+	c.level++
+	c.checkConj(raw, b, pointer, depth)
+	c.level--
+}
+
+// checkConj checks that every value valid under all of raw (from side) is
+// valid under b (to side), and reports each difference at pointer.
+func (c *checker) checkConj(raw []*jsonschema.Schema, b *jsonschema.Schema, pointer string, depth int) {
+	if isTrue(b) {
+		return
+	}
+	alts, exact := c.alternatives(raw)
+	for _, a := range alts {
+		start := len(c.changes)
+		c.sub(a, b, pointer, depth)
+		if !exact {
+			for i := start; i < len(c.changes); i++ {
+				if c.changes[i].Effect == Breaking {
+					c.changes[i].Effect = Unknown
+				}
+			}
+		}
+	}
+}
+
+func (c *checker) id(s *jsonschema.Schema) uint32 {
+	id, ok := c.ids[s]
+	if !ok {
+		id = uint32(len(c.ids) + 1)
+		c.ids[s] = id
+	}
+	return id
+}
+
+func (c *checker) key(nodes []*jsonschema.Schema, b *jsonschema.Schema) string {
+	ids := make([]uint32, 0, len(nodes)+1)
+	for _, n := range nodes {
+		ids = append(ids, c.id(n))
+	}
+	slices.Sort(ids)
+	ids = append(slices.Compact(ids), 0, c.id(b))
+	buf := make([]byte, 0, 4*len(ids))
+	for _, id := range ids {
+		buf = binary.LittleEndian.AppendUint32(buf, id)
+	}
+	return string(buf)
+}
+
+// sub compares one alternative with b once: a pair met again while it is
+// compared is assumed to hold (values are finite, so a recursive schema is
+// compared by its structure), and a pair compared before repeats what it
+// found.
+func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth int) {
+	if isTrue(b) {
+		return
+	}
+	if depth > c.maxDepth {
+		c.report(pointer, KindLimit, Unknown, "nested deeper than %d schemas (Options.MaxDepth)", c.maxDepth)
+		return
+	}
+	if !c.step(1) {
+		return
+	}
+	k := c.key(a.nodes, b)
+	if found, ok := c.memo[k]; ok {
+		if found != nil { // the changes are reported where the pair was first met
+			ch := *found
+			ch.Pointer = pointer + ch.Pointer
+			c.changes = append(c.changes, ch)
+		}
+		return
+	}
+	if level, ok := c.active[k]; ok {
+		// Met again inside itself. Past a property or an item the value
+		// met is a smaller part of the first one, so assuming the pair
+		// holds is sound (values are finite); with nothing in between
+		// ({"anyOf": [{"$ref": "#"}, ...]}) it would not be.
+		if level == c.level {
+			c.report(pointer, "$ref", Unknown, "a $ref cycle that no property or item passes through")
+		}
+		return
+	}
+	c.active[k] = c.level
+	start := len(c.changes)
+	c.pair(a, b, pointer, depth)
+	delete(c.active, k)
+	var found *Change
+	if i := slices.IndexFunc(c.changes[start:], Change.Breaks); i >= 0 {
+		ch := c.changes[start+i]
+		ch.Pointer = strings.TrimPrefix(ch.Pointer, pointer)
+		found = &ch
+	}
+	c.memo[k] = found
+	c.journal = append(c.journal, k)
+}
+
+func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, depth int) {
+	if vals, ok := c.finite(a, depth); ok {
+		c.values(vals, b, pointer, depth)
+		c.valuesAdded(vals, b, pointer)
+		return
+	}
+	if isFalse(b) {
+		c.report(pointer, "not", Breaking, "accepts no value any more")
+		return
+	}
+	if b.Ref != "" {
+		if t := c.to.resolve(b.Ref); t != nil {
+			c.sub(a, t, pointer, depth+1)
+		} else {
+			c.report(pointer+"/$ref", "$ref", Unknown, "cannot follow $ref %q", b.Ref)
+		}
+	}
+	if b.DynamicRef != "" {
+		c.report(pointer+"/$dynamicRef", "$dynamicRef", Unknown, "cannot follow $dynamicRef %q", b.DynamicRef)
+	}
+	for i, sub := range b.AllOf {
+		c.sub(a, sub, pointer+"/allOf/"+strconv.Itoa(i), depth+1)
+	}
+	if b.AnyOf != nil {
+		c.union(a, b.AnyOf, false, pointer+"/anyOf", depth)
+	}
+	if b.OneOf != nil {
+		c.union(a, b.OneOf, true, pointer+"/oneOf", depth)
+	}
+	if b.Not != nil && !c.disjoint(a, b.Not, depth) {
+		c.report(pointer+"/not", "not", Unknown, "cannot tell whether every value still avoids what not excludes")
+	}
+	if b.If != nil || b.Then != nil || b.Else != nil {
+		if !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
+			return reflect.DeepEqual(n.If, b.If) && reflect.DeepEqual(n.Then, b.Then) && reflect.DeepEqual(n.Else, b.Else) && b.If.Ref == ""
+		}) {
+			c.report(pointer+"/if", "if", Unknown, "if/then/else differs; cannot tell which values it still accepts")
+		}
+	}
+	c.keywords(a, b, pointer, depth)
+}

@@ -1,0 +1,266 @@
+package compat
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// A Tool is what a client is shown of one tool, in the shape of an entry of
+// MCP's tools/list result, so that a saved tools/list is a Snapshot.
+type Tool struct {
+	Name         string             `json:"name"`
+	Title        string             `json:"title,omitempty"`
+	Description  string             `json:"description,omitempty"`
+	InputSchema  *jsonschema.Schema `json:"inputSchema"`
+	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
+	Annotations  *Annotations       `json:"annotations,omitempty"`
+}
+
+// Annotations are MCP's hints about a tool's behaviour. A hint left out
+// takes MCP's default: not read-only, destructive, not idempotent, open
+// world.
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    bool   `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  bool   `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// A Snapshot is a list of tools as a file holds it: the result of MCP's
+// tools/list, {"tools": [...]}.
+type Snapshot struct {
+	Tools []Tool `json:"tools"`
+}
+
+// Marshal returns the snapshot as indented JSON with its tools sorted by
+// name and the properties of each schema sorted, so that two snapshots of
+// the same tools are the same bytes.
+func (s *Snapshot) Marshal() ([]byte, error) {
+	sorted := Snapshot{Tools: slices.Clone(s.Tools)}
+	if sorted.Tools == nil {
+		sorted.Tools = []Tool{}
+	}
+	for i := range sorted.Tools {
+		t := &sorted.Tools[i]
+		t.InputSchema, t.OutputSchema = canonical(t.InputSchema), canonical(t.OutputSchema)
+	}
+	slices.SortStableFunc(sorted.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	data, err := json.MarshalIndent(sorted, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("compat: marshal snapshot: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// Limits on what ParseSnapshot reads. Decoding a schema takes time that
+// grows with its size times its nesting, so both are bounded; real tool
+// lists are far below either.
+const (
+	MaxSnapshotBytes = 16 << 20
+	MaxSnapshotDepth = 200 // nested JSON objects and arrays
+)
+
+// ErrSnapshotTooLarge is wrapped by the error of ParseSnapshot for a
+// document beyond MaxSnapshotBytes or MaxSnapshotDepth.
+var ErrSnapshotTooLarge = errors.New("compat: snapshot too large")
+
+// canonical returns a copy of s whose properties are written in sorted
+// order, as a schema read back from JSON writes them, so that a snapshot
+// has the same bytes whether its tools came from Go types or from a
+// server.
+func canonical(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	s = s.CloneSchemas()
+	walk(s, 0, func(n *jsonschema.Schema) { n.PropertyOrder = nil })
+	return s
+}
+
+// ParseSnapshot reads a snapshot: a tools/list result ({"tools": [...]}) or
+// a bare array of tools. Two tools of the same name are an error.
+func ParseSnapshot(data []byte) (*Snapshot, error) {
+	if len(data) > MaxSnapshotBytes {
+		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSnapshotTooLarge, len(data), MaxSnapshotBytes)
+	}
+	if d := nesting(data); d > MaxSnapshotDepth {
+		return nil, fmt.Errorf("%w: nested more than %d deep", ErrSnapshotTooLarge, MaxSnapshotDepth)
+	}
+	var s Snapshot
+	trimmed := bytes.TrimSpace(data)
+	var err error
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		err = json.Unmarshal(trimmed, &s.Tools)
+	} else {
+		err = json.Unmarshal(trimmed, &s)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("compat: read snapshot: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, t := range s.Tools {
+		if t.Name == "" {
+			return nil, fmt.Errorf("compat: read snapshot: a tool has no name")
+		}
+		if seen[t.Name] {
+			return nil, fmt.Errorf("compat: read snapshot: tool %q is listed twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return &s, nil
+}
+
+// Tools compares two lists of tools by name: each tool's input schema
+// backward (Input), its output schema forward (Output), and the tool-level
+// changes: a tool removed (breaking; a rename is a removal and an
+// addition), added, its annotations made less safe (breaking), its output
+// schema removed (breaking) or added, its description changed. Pointers
+// are into the tool ("/inputSchema/properties/city"). The budget of opts
+// applies to each schema compared.
+func Tools(old, new []Tool, opts *Options) []Change {
+	byName := func(list []Tool) map[string]*Tool {
+		m := make(map[string]*Tool, len(list))
+		for i := range list {
+			m[list[i].Name] = &list[i]
+		}
+		return m
+	}
+	olds, news := byName(old), byName(new)
+	// The tools added, by their input schema, to name a likely rename.
+	added := map[string]string{}
+	for _, n := range new {
+		if _, existed := olds[n.Name]; !existed {
+			if data, err := json.Marshal(n.InputSchema); err == nil {
+				if _, dup := added[string(data)]; !dup {
+					added[string(data)] = n.Name
+				}
+			}
+		}
+	}
+	var changes []Change
+	for _, o := range old {
+		n, ok := news[o.Name]
+		if !ok {
+			msg := "tool removed"
+			if data, err := json.Marshal(o.InputSchema); err == nil && added[string(data)] != "" {
+				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", added[string(data)])
+			}
+			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: Breaking, Message: msg})
+			continue
+		}
+		changes = append(changes, compareTool(&o, n, opts)...)
+	}
+	for _, n := range new {
+		if _, ok := olds[n.Name]; !ok {
+			changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Compatible, Message: "tool added"})
+		}
+	}
+	return sortChanges(changes)
+}
+
+func compareTool(o, n *Tool, opts *Options) []Change {
+	var changes []Change
+	add := func(list []Change, prefix string) {
+		for _, c := range list {
+			c.Tool, c.Pointer = n.Name, prefix+c.Pointer
+			changes = append(changes, c)
+		}
+	}
+	add(Input(o.InputSchema, n.InputSchema, opts), "/inputSchema")
+	switch {
+	case o.OutputSchema != nil && n.OutputSchema == nil:
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Breaking,
+			Message: "output schema removed: callers that read structured results get none"})
+	case o.OutputSchema == nil && n.OutputSchema != nil:
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Compatible,
+			Message: "output schema added"})
+	case o.OutputSchema != nil:
+		add(Output(o.OutputSchema, n.OutputSchema, opts), "/outputSchema")
+	}
+	oh, nh := hintsOf(o.Annotations), hintsOf(n.Annotations)
+	for _, h := range []struct {
+		name       string
+		old, new   bool
+		safeWhenOn bool
+	}{
+		{"readOnlyHint", oh.readOnly, nh.readOnly, true},
+		{"destructiveHint", oh.destructive, nh.destructive, false},
+		{"idempotentHint", oh.idempotent, nh.idempotent, true},
+		{"openWorldHint", oh.openWorld, nh.openWorld, false},
+	} {
+		if h.old == h.new {
+			continue
+		}
+		effect := Compatible
+		if h.new != h.safeWhenOn { // the hint moved away from its safe value
+			effect = Breaking
+		}
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/annotations/" + h.name, Kind: KindAnnotations, Effect: effect,
+			Message: fmt.Sprintf("%s %t → %t", h.name, h.old, h.new)})
+	}
+	if o.Description != n.Description {
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/description", Kind: KindDescription, Effect: Compatible, Message: "description changed"})
+	}
+	if o.Title != n.Title {
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/title", Kind: KindDescription, Effect: Compatible,
+			Message: fmt.Sprintf("title %q → %q", o.Title, n.Title)})
+	}
+	return changes
+}
+
+// hints are a tool's behaviour hints with MCP's defaults applied: a
+// read-only tool is neither destructive nor anything but idempotent.
+type hints struct{ readOnly, destructive, idempotent, openWorld bool }
+
+func hintsOf(a *Annotations) hints {
+	if a == nil {
+		return hints{destructive: true, openWorld: true}
+	}
+	h := hints{readOnly: a.ReadOnlyHint, destructive: a.DestructiveHint == nil || *a.DestructiveHint,
+		idempotent: a.IdempotentHint, openWorld: a.OpenWorldHint == nil || *a.OpenWorldHint}
+	if h.readOnly {
+		h.destructive, h.idempotent = false, true
+	}
+	return h
+}
+
+// nesting returns how deeply the arrays and objects of a JSON text nest,
+// ignoring brackets inside strings; it stops counting past
+// MaxSnapshotDepth.
+func nesting(data []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, b := range data {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+		case b == '"':
+			inString = true
+		case b == '[' || b == '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > MaxSnapshotDepth {
+					return deepest
+				}
+			}
+		case b == ']' || b == '}':
+			depth--
+		}
+	}
+	return deepest
+}

@@ -1,0 +1,261 @@
+package mcpclient_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// deepSchema returns an object schema whose property "a" nests depth
+// levels of object schemas.
+func deepSchema(depth int) json.RawMessage {
+	var b strings.Builder
+	for range depth {
+		b.WriteString(`{"type":"object","properties":{"a":`)
+	}
+	b.WriteString(`{"type":"string"}`)
+	for range depth {
+		b.WriteString(`}}`)
+	}
+	return json.RawMessage(b.String())
+}
+
+// hostileServer returns an SDK server with the given tools, each answering
+// "ok".
+func hostileServer(tools ...*mcp.Tool) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
+	for _, t := range tools {
+		s.AddTool(t, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil
+		})
+	}
+	return s
+}
+
+// connectTo connects a client to s over an in-memory transport.
+func connectTo(t testing.TB, s *mcp.Server, opts *mcpclient.Options) (*mcpclient.Client, error) {
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := s.Connect(context.Background(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	c, err := mcpclient.Connect(context.Background(), ct, opts)
+	if err == nil {
+		t.Cleanup(func() { c.Close() })
+	}
+	return c, err
+}
+
+// TestDeepSchemaRefused checks that a tool whose input schema nests deeper
+// than the bound is refused before it is compiled, and that a shallow one
+// beside it is offered.
+func TestDeepSchemaRefused(t *testing.T) {
+	s := hostileServer(
+		&mcp.Tool{Name: "deep", Description: "Deep.", InputSchema: deepSchema(490)},
+		&mcp.Tool{Name: "shallow", Description: "Shallow.", InputSchema: deepSchema(3)},
+	)
+	c, err := connectTo(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c.Tools()); len(got) != 1 || got[0] != "shallow" {
+		t.Errorf("Tools() = %v, want [shallow]", got)
+	}
+	refused := c.Refused()
+	if len(refused) != 1 || !errors.Is(refused[0], dynamic.ErrSchemaTooDeep) {
+		t.Errorf("Refused() = %v, want one matching dynamic.ErrSchemaTooDeep", refused)
+	}
+}
+
+// TestLargeToolRefused checks that a tool whose definition is larger than
+// MaxToolBytes, by its description or its schema, is refused.
+func TestLargeToolRefused(t *testing.T) {
+	big := strings.Repeat("word ", 20000)
+	var props strings.Builder
+	props.WriteString(`{"type":"object","properties":{`)
+	for i := range 5000 {
+		if i > 0 {
+			props.WriteByte(',')
+		}
+		props.WriteString(`"property_` + strconv.Itoa(i) + `":{"type":"string"}`)
+	}
+	props.WriteString(`}}`)
+	s := hostileServer(
+		&mcp.Tool{Name: "wordy", Description: big, InputSchema: json.RawMessage(`{"type":"object"}`)},
+		&mcp.Tool{Name: "wide", Description: "Wide.", InputSchema: json.RawMessage(props.String())},
+		&mcp.Tool{Name: "fine", Description: "Fine.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+	)
+	c, err := connectTo(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := names(c.Tools()); len(got) != 1 || got[0] != "fine" {
+		t.Errorf("Tools() = %v, want [fine]", got)
+	}
+	for _, err := range c.Refused() {
+		if !errors.Is(err, mcpclient.ErrToolTooLarge) {
+			t.Errorf("Refused() has %v, want ErrTooLarge", err)
+		}
+	}
+}
+
+// bigResultServer serves an MCP server over streamable HTTP with JSON
+// responses, whose tool "big" answers with size bytes of text, written in
+// small pieces from one buffer so that the server itself holds little.
+// written counts the bytes of the answers to tools/call that the client
+// took.
+func bigResultServer(t testing.TB, size int) (ts *httptest.Server, written *atomic.Int64) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
+	s.AddTool(&mcp.Tool{Name: "big", Description: "Answer at length.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return nil, errors.New("answered by the handler below")
+		})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	written = new(atomic.Int64)
+	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req struct {
+			Method string          `json:"method"`
+			ID     json.RawMessage `json:"id"`
+		}
+		json.Unmarshal(body, &req)
+		if req.Method != "tools/call" {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		count := func(n int, err error) error { written.Add(int64(n)); return err }
+		if count(fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, req.ID)) != nil {
+			return
+		}
+		chunk := bytes.Repeat([]byte("x"), 64<<10)
+		for left := size; left > 0; left -= len(chunk) {
+			if count(w.Write(chunk[:min(left, len(chunk))])) != nil {
+				return
+			}
+		}
+		count(io.WriteString(w, `"}]}}`))
+	}))
+	t.Cleanup(ts.Close)
+	return ts, written
+}
+
+// TestBigResultOverHTTP checks that a result larger than
+// DefaultMaxMessageBytes, answered as one JSON body, is refused as it is
+// read: the call fails, the client takes little more than the bound, and
+// allocates a small multiple of it (without the bound: 80 times it).
+func TestBigResultOverHTTP(t *testing.T) {
+	const size = 6 * mcpclient.DefaultMaxMessageBytes
+	ts, written := bigResultServer(t, size)
+	c, err := mcpclient.Connect(t.Context(), mcpclient.HTTP(ts.URL, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	res := call(t.Context(), find(t, c, "big"), "big", `{}`)
+	runtime.ReadMemStats(&after)
+	if !res.IsError {
+		t.Errorf("a result of %d bytes over a bound of %d was taken: %d bytes of content", size, mcpclient.DefaultMaxMessageBytes, len(res.Content))
+	}
+	if got := written.Load(); got > 2*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("the client took %d bytes of a %d-byte result, over a bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("the call allocated %d bytes for a %d-byte result, over 8 times the bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+}
+
+// TestHangingServer checks that a server that never answers initialize,
+// or whose tool list never ends, cannot hold up Connect.
+func TestHangingServer(t *testing.T) {
+	t.Run("silent initialize", func(t *testing.T) {
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // the test's own bound, far past the client's
+		defer cancel()
+		ct, st := mcp.NewInMemoryTransports()
+		conn, err := st.Connect(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		go func() { // reads every message, answers none
+			for {
+				if _, err := conn.Read(ctx); err != nil {
+					return
+				}
+			}
+		}()
+		c, err := mcpclient.Connect(ctx, ct, &mcpclient.Options{ListTimeout: 500 * time.Millisecond})
+		if err == nil {
+			c.Close()
+			t.Fatal("Connect succeeded")
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("Connect returned only at the test's own deadline: %v", err)
+		}
+	})
+	for _, tt := range []struct {
+		name string
+		mw   mcp.Middleware
+	}{
+		{"endless pages", func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}, NextCursor: "more"}, nil
+				}
+				return next(ctx, method, req)
+			}
+		}},
+		{"slow pages", func(next mcp.MethodHandler) mcp.MethodHandler {
+			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				if method == "tools/list" {
+					select {
+					case <-ctx.Done():
+					case <-time.After(50 * time.Millisecond):
+					}
+					return &mcp.ListToolsResult{Tools: []*mcp.Tool{}, NextCursor: "more"}, nil
+				}
+				return next(ctx, method, req)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := hostileServer(&mcp.Tool{Name: "fine", Description: "Fine.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+			s.AddReceivingMiddleware(tt.mw)
+			ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // the test's own bound, far past the client's
+			defer cancel()
+			ct, st := mcp.NewInMemoryTransports()
+			ss, err := s.Connect(ctx, st, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ss.Close()
+			c, err := mcpclient.Connect(ctx, ct, &mcpclient.Options{ListTimeout: 500 * time.Millisecond, MaxListPages: 20})
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect succeeded")
+			}
+			if ctx.Err() != nil {
+				t.Fatalf("Connect returned only at the test's own deadline: %v", err)
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package tooltest
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"testing"
+
+	"github.com/hands-go/hands/compat"
+	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/tool"
+)
+
+// Snapshot compares the specs of every tool of reg, enabled or not, with
+// the snapshot file at path (testdata/tools.json, say), a JSON file in the
+// shape of MCP's tools/list result. It fails the test with one t.Errorf
+// per breaking change (package compat decides, with its default options),
+// and once more when the snapshot is out of date without breaking anything,
+// so that the file always holds the contract as it is now; each compatible
+// change is logged with t.Logf. With go test -update it writes the current
+// specs to path instead, logging the changes it accepts.
+//
+// The snapshot is the tools as a client sees them: the same file `hands
+// diff` compares with another snapshot or a running server.
+func Snapshot(t testing.TB, path string, reg *tool.Registry) {
+	t.Helper()
+	SnapshotTools(t, path, reg.Tools()...)
+}
+
+// SnapshotTools is Snapshot for tools outside a registry.
+func SnapshotTools(t testing.TB, path string, tools ...tool.Interface) {
+	t.Helper()
+	specs := make([]tool.Spec, len(tools))
+	for i, tl := range tools {
+		specs[i] = tl.Spec()
+	}
+	cur := SnapshotOf(specs)
+	data, err := cur.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && golden.Updating():
+		golden.Write(t, path, data)
+		t.Logf("%s: snapshot of %d tools written", path, len(specs))
+		return
+	case errors.Is(err, fs.ErrNotExist):
+		t.Fatalf("%s: no snapshot of the tools yet (go test -update writes it)", path)
+	case err != nil:
+		t.Fatal(err)
+	}
+	prev, err := compat.ParseSnapshot(old)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	changes := compat.Tools(prev.Tools, cur.Tools, nil)
+	if golden.Updating() {
+		for _, c := range changes {
+			t.Logf("%s: accepted: %s", path, c)
+		}
+		if string(old) != string(data) {
+			golden.Write(t, path, data)
+		}
+		return
+	}
+	breaking := 0
+	for _, c := range changes {
+		if c.Breaks() {
+			breaking++
+			t.Errorf("%s: %s", path, c)
+		} else {
+			t.Logf("%s: %s", path, c)
+		}
+	}
+	switch {
+	case breaking > 0:
+		t.Errorf("%s: changes that break the tools' callers: %d (go test -update accepts them, once the callers are ready)", path, breaking)
+	case string(old) != string(data):
+		t.Errorf("%s: the snapshot is out of date; the changes break no caller (go test -update records them)", path)
+	}
+}
+
+// SnapshotOf returns the snapshot of specs: each as an MCP server lists it
+// (mcpserver's tools/list), annotations with all four hints.
+func SnapshotOf(specs []tool.Spec) *compat.Snapshot {
+	s := &compat.Snapshot{Tools: make([]compat.Tool, 0, len(specs))}
+	for _, spec := range specs {
+		t := compat.Tool{Name: spec.Name, Title: spec.Title, Description: spec.Description,
+			InputSchema: spec.InputSchema, OutputSchema: spec.OutputSchema}
+		if a := spec.Annotations; a != nil {
+			destructive, openWorld := a.Destructive, a.OpenWorld
+			t.Annotations = &compat.Annotations{Title: spec.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
+				IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld}
+		}
+		s.Tools = append(s.Tools, t)
+	}
+	return s
+}
