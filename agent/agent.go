@@ -163,6 +163,13 @@ type Response struct {
 	// Usage is what the turn cost, as the provider reports it; zero when it
 	// reports nothing.
 	Usage Usage
+	// ID is the provider's identifier of the response, such as "chatcmpl-…"
+	// or "msg_…"; empty when the provider gives none.
+	ID string
+	// Model is the model that answered, as the provider names it, which
+	// may be more precise than the one asked for ("gpt-4.1-2025-04-14");
+	// empty when the provider does not say.
+	Model string
 }
 
 // A FinishReason is the portable reason a model stopped generating.
