@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/jsondepth"
+	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -116,7 +117,7 @@ func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 		return nil, spec, fmt.Errorf("the input schema %w", err)
 	}
 	var model jsonschema.Schema
-	if err := json.Unmarshal(doc, &model); err != nil {
+	if err := schemaorder.Unmarshal(doc, &model); err != nil { // the document's order of properties is what a model reads
 		return nil, spec, fmt.Errorf("the input schema: %w", err)
 	}
 	spec.InputSchema = &model

@@ -173,6 +173,9 @@ type Client struct {
 	order   []*remote          // the tools offered now, in the server's order
 	refused []error
 
+	sentMu sync.Mutex
+	sent   map[string]sentSchemas // the schemas of the listing under way as sent, by tool name (listingConn)
+
 	progressMu sync.Mutex
 	progress   map[string]*forwarder // calls under way, by progress token
 	tokens     atomic.Uint64
@@ -251,7 +254,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
 	hctx, cancel := c.listContext(ctx)
 	defer cancel()
-	session, err := c.client.Connect(hctx, transport, nil)
+	session, err := c.client.Connect(hctx, c.keepingSchemas(transport), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
 	}
@@ -437,6 +440,14 @@ func (c *Client) refresh(ctx context.Context) (Change, error) {
 	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
 	maxPages := cmp.Or(c.opts.MaxListPages, DefaultMaxListPages)
 	params := &mcp.ListToolsParams{}
+	c.sentMu.Lock()
+	c.sent = nil
+	c.sentMu.Unlock()
+	defer func() {
+		c.sentMu.Lock()
+		c.sent = nil
+		c.sentMu.Unlock()
+	}()
 	for pages := 1; ; pages++ {
 		if maxPages > 0 && pages > maxPages {
 			return Change{}, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
@@ -481,14 +492,21 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}})
 			continue
 		}
+		schemas, err := c.schemasOf(mt)
+		if err != nil {
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
+			continue
+		}
+		// The schemas as sent tell a change of order only.
+		key := string(def) + "\x00" + string(schemas.input) + "\x00" + string(schemas.output)
 		c.mu.Lock()
 		r := c.byName[mt.Name]
 		c.mu.Unlock()
-		if r != nil && !r.gone.Load() && r.cur.Load().def == string(def) {
+		if r != nil && !r.gone.Load() && r.cur.Load().def == key {
 			order = append(order, r)
 			continue
 		}
-		v, err := c.build(mt, string(def))
+		v, err := c.build(mt, schemas, key)
 		if err != nil {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
 			c.logger.Warn("mcpclient: a remote tool is left out", "server", c.name, "tool", mt.Name, "err", err)

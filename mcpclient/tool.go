@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -82,13 +83,29 @@ var (
 // fails its output schema an error lists.
 const maxOutputIssues = 5
 
+// schemasOf returns mt's schemas as the server sent them, where the
+// listing kept them (listingConn), else as the SDK decoded them.
+func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
+	c.sentMu.Lock()
+	sent := c.sent[mt.Name]
+	c.sentMu.Unlock()
+	var s sentSchemas
+	var err error
+	if s.input, err = sentSchema(sent.input, mt.InputSchema); err != nil {
+		return s, fmt.Errorf("the input schema: %w", err)
+	}
+	if mt.OutputSchema != nil {
+		if s.output, err = sentSchema(sent.output, mt.OutputSchema); err != nil {
+			return s, fmt.Errorf("the output schema: %w", err)
+		}
+	}
+	return s, nil
+}
+
 // build makes a version of the tool mt describes, or returns why it
 // cannot; a nil version without an error means Include left it out.
-func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
-	input, err := json.Marshal(mt.InputSchema)
-	if err != nil {
-		return nil, fmt.Errorf("the input schema: %w", err)
-	}
+func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version, error) {
+	input := schemas.input
 	var opts []tool.Option
 	switch {
 	case c.opts.Timeout == 0:
@@ -116,13 +133,12 @@ func (c *Client) build(mt *mcp.Tool, def string) (*version, error) {
 	var out *jsonschema.Schema
 	var check *dynamic.Validator // of structured content, against the output schema
 	if mt.OutputSchema != nil {
-		data, err := json.Marshal(mt.OutputSchema)
-		if err == nil {
-			check, err = dynamic.NewValidator(data) // first: it holds the schema to its bounds
-		}
+		data := schemas.output
+		var err error
+		check, err = dynamic.NewValidator(data) // first: it holds the schema to its bounds
 		if err == nil {
 			out = new(jsonschema.Schema)
-			err = json.Unmarshal(data, out)
+			err = schemaorder.Unmarshal(data, out)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)

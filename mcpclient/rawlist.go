@@ -1,0 +1,116 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The SDK decodes a tool's schemas into maps, which forget the order in
+// which the server listed the properties; a model reads that order. So the
+// client reads the results of tools/list as the server wrote them too, and
+// keeps each tool's schemas as sent.
+
+// sentSchemas are a tool's schemas as the server wrote them.
+type sentSchemas struct {
+	input, output json.RawMessage
+}
+
+// listingTransport connects over next and keeps the schemas of the
+// results of tools/list in c.sent.
+type listingTransport struct {
+	next mcp.Transport
+	c    *Client
+}
+
+// keepingSchemas returns transport wrapped so that c sees the schemas as
+// sent. The SDK's streamable HTTP connection is left as it is: the SDK
+// tells it of the session's state through an unexported method that a
+// wrapper would hide, and its HTTP headers and event stream depend on it.
+func (c *Client) keepingSchemas(transport mcp.Transport) mcp.Transport {
+	if _, ok := transport.(*mcp.StreamableClientTransport); ok {
+		return transport
+	}
+	return listingTransport{next: transport, c: c}
+}
+
+func (t listingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.next.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &listingConn{Connection: conn, c: t.c, pending: map[jsonrpc.ID]bool{}}, nil
+}
+
+// listingConn notes the IDs of the tools/list requests written, and reads
+// the results answering them.
+type listingConn struct {
+	mcp.Connection
+	c       *Client
+	mu      sync.Mutex
+	pending map[jsonrpc.ID]bool // tools/list requests without a response yet
+}
+
+func (l *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
+		l.mu.Lock()
+		l.pending[req.ID] = true
+		l.mu.Unlock()
+	}
+	return l.Connection.Write(ctx, msg)
+}
+
+func (l *listingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := l.Connection.Read(ctx)
+	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
+		l.mu.Lock()
+		listing := l.pending[resp.ID]
+		delete(l.pending, resp.ID)
+		l.mu.Unlock()
+		if listing && resp.Error == nil {
+			l.c.keepSent(resp.Result)
+		}
+	}
+	return msg, err
+}
+
+// keepSent notes the schemas of a page of tools/list as sent. A result
+// the SDK cannot read either is left to the SDK to refuse.
+func (c *Client) keepSent(result json.RawMessage) {
+	var page struct {
+		Tools []struct {
+			Name         string          `json:"name"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		} `json:"tools"`
+	}
+	if json.Unmarshal(result, &page) != nil {
+		return
+	}
+	c.sentMu.Lock()
+	defer c.sentMu.Unlock()
+	if c.sent == nil {
+		c.sent = map[string]sentSchemas{}
+	}
+	for _, t := range page.Tools {
+		c.sent[t.Name] = sentSchemas{input: t.InputSchema, output: t.OutputSchema}
+	}
+}
+
+// sentSchema returns doc as the server sent it, when the bytes kept say
+// the same as decoded, which the SDK decoded into decoded; else doc as
+// marshalled from decoded. A late answer to an abandoned listing cannot
+// make the client serve a schema other than the one it validates with.
+func sentSchema(sent json.RawMessage, decoded any) (json.RawMessage, error) {
+	if len(sent) > 0 {
+		var v any
+		if json.Unmarshal(sent, &v) == nil && reflect.DeepEqual(v, decoded) {
+			return sent, nil
+		}
+	}
+	return json.Marshal(decoded)
+}
