@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"iter"
 	"reflect"
-	"runtime"
 	"sync"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -120,21 +119,8 @@ func TestStreamEndsWithTheModelError(t *testing.T) {
 	}
 }
 
-// waitForGoroutines waits until no more goroutines run than before.
-func waitForGoroutines(t *testing.T, before int) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines run, %d before the run:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // A consumer that stops early cancels the run: handlers see their context
-// end, and no goroutine is left behind.
+// end, and no goroutine is left behind (the bubble fails if one is).
 func TestStoppingEarlyCancelsTheRun(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
@@ -148,49 +134,50 @@ func TestStoppingEarlyCancelsTheRun(t *testing.T) {
 		{"parallel, at progress", 3, agent.EventCallProgress},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			before := runtime.NumGoroutine()
-			var mu sync.Mutex
-			started, ended := 0, 0
-			block := tool.New("block", "Block.", func(ctx context.Context, _ struct{}) (string, error) {
-				mu.Lock()
-				started++
-				mu.Unlock()
-				defer func() {
+			synctest.Test(t, func(t *testing.T) {
+				var mu sync.Mutex
+				started, ended := 0, 0
+				block := tool.New("block", "Block.", func(ctx context.Context, _ struct{}) (string, error) {
 					mu.Lock()
-					ended++
+					started++
 					mu.Unlock()
-				}()
-				tool.Progress(ctx, "waiting")
-				<-ctx.Done()
-				return "", ctx.Err()
-			})
-			reg := newRegistry(t, &tool.Scope{Name: "s", Tools: []tool.Interface{block}})
-			turn := agenttest.Streamed("one ", "two")
-			turn.Response.Calls = []agent.ToolCall{agenttest.Call("a", "block", `{}`), agenttest.Call("b", "block", `{}`), agenttest.Call("c", "block", `{}`)}
-			model := agenttest.NewStreamScript(turn, agenttest.Streamed("never"))
+					defer func() {
+						mu.Lock()
+						ended++
+						mu.Unlock()
+					}()
+					tool.Progress(ctx, "waiting")
+					<-ctx.Done()
+					return "", ctx.Err()
+				})
+				reg := newRegistry(t, &tool.Scope{Name: "s", Tools: []tool.Interface{block}})
+				turn := agenttest.Streamed("one ", "two")
+				turn.Response.Calls = []agent.ToolCall{agenttest.Call("a", "block", `{}`), agenttest.Call("b", "block", `{}`), agenttest.Call("c", "block", `{}`)}
+				model := agenttest.NewStreamScript(turn, agenttest.Streamed("never"))
 
-			var seen []agent.EventKind
-			for ev, err := range agent.Stream(t.Context(), model, reg, nil, &agent.Options{Parallel: tt.parallel}) {
-				if err != nil {
-					t.Fatalf("the stream failed before the consumer stopped: %v", err)
+				var seen []agent.EventKind
+				for ev, err := range agent.Stream(t.Context(), model, reg, nil, &agent.Options{Parallel: tt.parallel}) {
+					if err != nil {
+						t.Fatalf("the stream failed before the consumer stopped: %v", err)
+					}
+					seen = append(seen, ev.Kind)
+					if ev.Kind == tt.stopAt {
+						break
+					}
 				}
-				seen = append(seen, ev.Kind)
-				if ev.Kind == tt.stopAt {
-					break
+				if seen[len(seen)-1] != tt.stopAt {
+					t.Fatalf("the stream ended before a %s event: %v", tt.stopAt, seen)
 				}
-			}
-			if seen[len(seen)-1] != tt.stopAt {
-				t.Fatalf("the stream ended before a %s event: %v", tt.stopAt, seen)
-			}
-			waitForGoroutines(t, before)
-			mu.Lock()
-			defer mu.Unlock()
-			if started != ended {
-				t.Errorf("%d handlers started and %d ended", started, ended)
-			}
-			if n := len(model.Requests()); n != 1 {
-				t.Errorf("the model was asked %d times, want once", n)
-			}
+				synctest.Wait() // every goroutine of the run has ended or is stuck
+				mu.Lock()
+				defer mu.Unlock()
+				if started != ended {
+					t.Errorf("%d handlers started and %d ended", started, ended)
+				}
+				if n := len(model.Requests()); n != 1 {
+					t.Errorf("the model was asked %d times, want once", n)
+				}
+			})
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/tool"
@@ -144,21 +145,23 @@ func TestWithEnabledNilIsADefinitionError(t *testing.T) {
 // outer call's timeout is a cancellation of the inner call, matching only
 // ErrCanceled, while the outer call times out.
 func TestNestedTimeoutIsACancellation(t *testing.T) {
-	inner := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
-		<-ctx.Done()
-		return "", ctx.Err()
+	synctest.Test(t, func(t *testing.T) {
+		inner := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		})
+		innerErrs := make(chan error, 1)
+		outer := tool.New("outer", "d", func(ctx context.Context, _ struct{}) (string, error) {
+			_, err := inner.Call(ctx, greetArgs{Name: "Ann"})
+			innerErrs <- err
+			return "", err
+		}, tool.WithTimeout(20*time.Millisecond))
+		res := tool.Run(t.Context(), outer, tool.Call{Name: "outer", Args: json.RawMessage(`{}`)})
+		if !errors.Is(res.Err, tool.ErrTimedOut) {
+			t.Fatalf("outer = %v, want a timeout", res.Err)
+		}
+		if err := <-innerErrs; !errors.Is(err, tool.ErrCanceled) || errors.Is(err, tool.ErrTimedOut) || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("inner = %v, want a cancellation by the caller's deadline only", err)
+		}
 	})
-	innerErrs := make(chan error, 1)
-	outer := tool.New("outer", "d", func(ctx context.Context, _ struct{}) (string, error) {
-		_, err := inner.Call(ctx, greetArgs{Name: "Ann"})
-		innerErrs <- err
-		return "", err
-	}, tool.WithTimeout(20*time.Millisecond))
-	res := tool.Run(t.Context(), outer, tool.Call{Name: "outer", Args: json.RawMessage(`{}`)})
-	if !errors.Is(res.Err, tool.ErrTimedOut) {
-		t.Fatalf("outer = %v, want a timeout", res.Err)
-	}
-	if err := <-innerErrs; !errors.Is(err, tool.ErrCanceled) || errors.Is(err, tool.ErrTimedOut) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("inner = %v, want a cancellation by the caller's deadline only", err)
-	}
 }

@@ -5,9 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,6 +26,16 @@ type weatherArgs struct {
 
 func report(context.Context, weatherArgs) (string, error) { return "sunny", nil }
 
+// deprecatedRuns numbers the runs of the deprecation tests in this process:
+// the first use of a deprecated tool is logged once per process, so each
+// run (go test -count) names its tools afresh to see its own first use.
+var deprecatedRuns atomic.Int64
+
+// freshName returns name with a suffix unique to this run.
+func freshName(name string) string {
+	return fmt.Sprintf("%s_%d", name, deprecatedRuns.Add(1))
+}
+
 // captureLogs sends slog's default logger to a buffer until the test ends.
 func captureLogs(t *testing.T) *bytes.Buffer {
 	var buf bytes.Buffer
@@ -36,7 +48,8 @@ func captureLogs(t *testing.T) *bytes.Buffer {
 func TestDeprecatedTool(t *testing.T) {
 	logs := captureLogs(t)
 	sunset := time.Now().Add(48 * time.Hour)
-	old := tool.New("weather_v1", "Report the weather.", report,
+	name := freshName("weather_v1")
+	old := tool.New(name, "Report the weather.", report,
 		tool.WithDeprecated(tool.Deprecation{Message: "use forecast", Sunset: sunset}))
 	spec := old.Spec()
 	want := "Report the weather.\n\nThis tool is deprecated: use forecast. It will be removed on " + sunset.UTC().Format(time.DateOnly) + "."
@@ -48,8 +61,8 @@ func TestDeprecatedTool(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 2 {
-		res := tool.Run(t.Context(), reg, tool.Call{ID: "1", Name: "weather_v1", Args: json.RawMessage(`{"city":"Oslo"}`)})
-		if res.IsError || !strings.HasPrefix(res.Content, "sunny\n\nNote: the tool weather_v1 is deprecated: use forecast.") || !slices.Equal(res.Deprecated, []string{""}) {
+		res := tool.Run(t.Context(), reg, tool.Call{ID: "1", Name: name, Args: json.RawMessage(`{"city":"Oslo"}`)})
+		if res.IsError || !strings.HasPrefix(res.Content, "sunny\n\nNote: the tool "+name+" is deprecated: use forecast.") || !slices.Equal(res.Deprecated, []string{""}) {
 			t.Errorf("a call of a deprecated tool: content %q, deprecated %q", res.Content, res.Deprecated)
 		}
 	}
@@ -76,7 +89,8 @@ func TestSunsetDisablesTheTool(t *testing.T) {
 
 func TestDeprecatedArguments(t *testing.T) {
 	logs := captureLogs(t)
-	w := tool.New("weather_fields", "Report the weather.", report)
+	name := freshName("weather_fields")
+	w := tool.New(name, "Report the weather.", report)
 	if spec := w.Spec(); spec.Deprecation != nil || spec.Description != "Report the weather." {
 		t.Errorf("a tool with deprecated fields is not itself deprecated: %+v", spec)
 	}
@@ -89,7 +103,7 @@ func TestDeprecatedArguments(t *testing.T) {
 		{`{"town":"Oslo"}`, []string{"/town"}, "Note: the argument /town is deprecated: use city."},
 		{`{"town":"Oslo","units":{"old":true}}`, []string{"/town", "/units/old"}, "Note: the argument /units/old is deprecated."},
 	} {
-		res := tool.Run(t.Context(), w, tool.Call{ID: "1", Name: "weather_fields", Args: json.RawMessage(tt.args)})
+		res := tool.Run(t.Context(), w, tool.Call{ID: "1", Name: name, Args: json.RawMessage(tt.args)})
 		if res.IsError || !slices.Equal(res.Deprecated, tt.deprecated) || !strings.Contains(res.Content, tt.note) {
 			t.Errorf("call with %s: content %q, deprecated %q; want %q and a note %q", tt.args, res.Content, res.Deprecated, tt.deprecated, tt.note)
 		}

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/schema"
@@ -33,8 +34,6 @@ func TestEveryFailureMatchesItsSentinel(t *testing.T) {
 	}
 	denying := reg(greet)
 	denying.Use(tool.BeforeCall(func(context.Context, *tool.Call) error { return errors.New("not today") }))
-	cancelled, cancel := context.WithCancel(t.Context())
-	cancel()
 	silent := reg(greet)
 	silent.Use(func(tool.Handler) tool.Handler {
 		return tool.HandlerFunc(func(context.Context, tool.Call) iter.Seq[tool.Event] { return func(func(tool.Event) bool) {} })
@@ -44,49 +43,57 @@ func TestEveryFailureMatchesItsSentinel(t *testing.T) {
 	args := json.RawMessage(`{"name":"Ann"}`)
 	for _, tt := range []struct {
 		name     string
-		ctx      context.Context
+		cancel   bool // the caller's context has ended before the call
 		h        tool.Handler
 		args     string
 		sentinel error
 		detail   func(error) (tool, callID string, ok bool)
 	}{
-		{"unknown", t.Context(), reg(greet), "", tool.ErrUnknownTool, detail[*tool.UnknownToolError](func(e *tool.UnknownToolError) (string, string) { return e.Tool, e.CallID })},
-		{"disabled", t.Context(), reg(hidden), "", tool.ErrDisabled, detail[*tool.DisabledToolError](func(e *tool.DisabledToolError) (string, string) { return e.Tool, e.CallID })},
-		{"invalid", t.Context(), greet, `{"name":""}`, tool.ErrInvalidArguments, detail[*tool.ValidationError](func(e *tool.ValidationError) (string, string) { return e.Tool, e.CallID })},
-		{"denied", t.Context(), denying, "", tool.ErrDenied, detail[*tool.DeniedError](func(e *tool.DeniedError) (string, string) { return e.Tool, e.CallID })},
-		{"panicked", t.Context(), boom, "", tool.ErrPanicked, detail[*tool.PanicError](func(e *tool.PanicError) (string, string) { return e.Tool, e.CallID })},
-		{"timed out", t.Context(), slow, "", tool.ErrTimedOut, detail[*tool.TimeoutError](func(e *tool.TimeoutError) (string, string) { return e.Tool, e.CallID })},
-		{"cancelled", cancelled, greet, "", tool.ErrCanceled, detail[*tool.CanceledError](func(e *tool.CanceledError) (string, string) { return e.Tool, e.CallID })},
-		{"no result", t.Context(), silent, "", tool.ErrNoResult, detail[*tool.NoResultError](func(e *tool.NoResultError) (string, string) { return e.Tool, e.CallID })},
-		{"interrupted", t.Context(), asking, "", tool.ErrInterrupted, detail[*tool.InterruptError](func(e *tool.InterruptError) (string, string) { return e.Tool, e.CallID })},
+		{"unknown", false, reg(greet), "", tool.ErrUnknownTool, detail[*tool.UnknownToolError](func(e *tool.UnknownToolError) (string, string) { return e.Tool, e.CallID })},
+		{"disabled", false, reg(hidden), "", tool.ErrDisabled, detail[*tool.DisabledToolError](func(e *tool.DisabledToolError) (string, string) { return e.Tool, e.CallID })},
+		{"invalid", false, greet, `{"name":""}`, tool.ErrInvalidArguments, detail[*tool.ValidationError](func(e *tool.ValidationError) (string, string) { return e.Tool, e.CallID })},
+		{"denied", false, denying, "", tool.ErrDenied, detail[*tool.DeniedError](func(e *tool.DeniedError) (string, string) { return e.Tool, e.CallID })},
+		{"panicked", false, boom, "", tool.ErrPanicked, detail[*tool.PanicError](func(e *tool.PanicError) (string, string) { return e.Tool, e.CallID })},
+		{"timed out", false, slow, "", tool.ErrTimedOut, detail[*tool.TimeoutError](func(e *tool.TimeoutError) (string, string) { return e.Tool, e.CallID })},
+		{"cancelled", true, greet, "", tool.ErrCanceled, detail[*tool.CanceledError](func(e *tool.CanceledError) (string, string) { return e.Tool, e.CallID })},
+		{"no result", false, silent, "", tool.ErrNoResult, detail[*tool.NoResultError](func(e *tool.NoResultError) (string, string) { return e.Tool, e.CallID })},
+		{"interrupted", false, asking, "", tool.ErrInterrupted, detail[*tool.InterruptError](func(e *tool.InterruptError) (string, string) { return e.Tool, e.CallID })},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			call := tool.Call{ID: "c7", Name: "greet", Args: args}
-			if tt.name == "unknown" {
-				call.Name = "gret"
-			}
-			if tt.args != "" {
-				call.Args = json.RawMessage(tt.args)
-			}
-			res := tool.Run(tt.ctx, tt.h, call)
-			if !res.IsError || !errors.Is(res.Err, tt.sentinel) {
-				t.Fatalf("Run(%s) = %+v, want an error matching %v", tt.name, res, tt.sentinel)
-			}
-			for _, other := range []error{tool.ErrUnknownTool, tool.ErrDisabled, tool.ErrInvalidArguments, tool.ErrDenied, tool.ErrPanicked, tool.ErrTimedOut, tool.ErrCanceled, tool.ErrNoResult, tool.ErrInterrupted, tool.ErrUpstream} {
-				if other != tt.sentinel && errors.Is(res.Err, other) {
-					t.Errorf("Run(%s) error %v also matches %v", tt.name, res.Err, other)
+			synctest.Test(t, func(t *testing.T) {
+				defer time.Sleep(time.Second) // the abandoned slow handler returns before the bubble ends
+				ctx, cancel := context.WithCancel(t.Context())
+				defer cancel()
+				if tt.cancel {
+					cancel()
 				}
-			}
-			name, id, ok := tt.detail(res.Err)
-			if !ok {
-				t.Fatalf("Run(%s) error %T has not the expected detail type", tt.name, res.Err)
-			}
-			if name != call.Name || id != "c7" {
-				t.Errorf("Run(%s) detail names tool %q call %q, want %q %q", tt.name, name, id, call.Name, "c7")
-			}
-			if res.CallID != "c7" {
-				t.Errorf("Run(%s).CallID = %q", tt.name, res.CallID)
-			}
+				call := tool.Call{ID: "c7", Name: "greet", Args: args}
+				if tt.name == "unknown" {
+					call.Name = "gret"
+				}
+				if tt.args != "" {
+					call.Args = json.RawMessage(tt.args)
+				}
+				res := tool.Run(ctx, tt.h, call)
+				if !res.IsError || !errors.Is(res.Err, tt.sentinel) {
+					t.Fatalf("Run(%s) = %+v, want an error matching %v", tt.name, res, tt.sentinel)
+				}
+				for _, other := range []error{tool.ErrUnknownTool, tool.ErrDisabled, tool.ErrInvalidArguments, tool.ErrDenied, tool.ErrPanicked, tool.ErrTimedOut, tool.ErrCanceled, tool.ErrNoResult, tool.ErrInterrupted, tool.ErrUpstream} {
+					if other != tt.sentinel && errors.Is(res.Err, other) {
+						t.Errorf("Run(%s) error %v also matches %v", tt.name, res.Err, other)
+					}
+				}
+				name, id, ok := tt.detail(res.Err)
+				if !ok {
+					t.Fatalf("Run(%s) error %T has not the expected detail type", tt.name, res.Err)
+				}
+				if name != call.Name || id != "c7" {
+					t.Errorf("Run(%s) detail names tool %q call %q, want %q %q", tt.name, name, id, call.Name, "c7")
+				}
+				if res.CallID != "c7" {
+					t.Errorf("Run(%s).CallID = %q", tt.name, res.CallID)
+				}
+			})
 		})
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/tool"
@@ -275,38 +276,46 @@ func TestCancelMidBatch(t *testing.T) {
 }
 
 func TestRunAllParallel(t *testing.T) {
-	var running, peak atomic.Int32
-	sleepy := tool.New("sleep", "Sleep.", func(ctx context.Context, a struct {
-		MS int `json:"ms"`
-	}) (string, error) {
-		n := running.Add(1)
-		defer running.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
+	synctest.Test(t, func(t *testing.T) {
+		var running, peak atomic.Int32
+		sleepy := tool.New("sleep", "Sleep.", func(ctx context.Context, a struct {
+			MS int `json:"ms"`
+		}) (string, error) {
+			n := running.Add(1)
+			defer running.Add(-1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			time.Sleep(time.Duration(a.MS) * time.Millisecond)
+			return fmt.Sprint(a.MS), nil
+		})
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{sleepy}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls []tool.Call
+		for i, ms := range []int{40, 30, 20, 10, 1, 25} {
+			calls = append(calls, call(fmt.Sprint(i), "sleep", fmt.Sprintf(`{"ms":%d}`, ms)))
+		}
+		start := time.Now()
+		results := tool.RunAll(t.Context(), reg, calls, &tool.BatchOptions{Parallel: 3})
+		// Three at a time: 40, 30 and 20 start at once, 10 when 20 ends,
+		// 1 and 25 when 30 and 10 end at 30ms; the batch ends at 55ms.
+		if elapsed := time.Since(start); elapsed != 55*time.Millisecond {
+			t.Errorf("RunAll took %v, want 55ms with three calls at a time", elapsed)
+		}
+		for i, res := range results {
+			if res.CallID != calls[i].ID || res.IsError {
+				t.Errorf("result %d = %+v, want call %s", i, res, calls[i].ID)
 			}
 		}
-		time.Sleep(time.Duration(a.MS) * time.Millisecond)
-		return fmt.Sprint(a.MS), nil
-	})
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{sleepy}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var calls []tool.Call
-	for i, ms := range []int{40, 30, 20, 10, 1, 25} {
-		calls = append(calls, call(fmt.Sprint(i), "sleep", fmt.Sprintf(`{"ms":%d}`, ms)))
-	}
-	results := tool.RunAll(t.Context(), reg, calls, &tool.BatchOptions{Parallel: 3})
-	for i, res := range results {
-		if res.CallID != calls[i].ID || res.IsError {
-			t.Errorf("result %d = %+v, want call %s", i, res, calls[i].ID)
+		if p := peak.Load(); p != 3 {
+			t.Errorf("peak concurrency %d, want 3 with a limit of 3", p)
 		}
-	}
-	if p := peak.Load(); p > 3 || p < 2 {
-		t.Errorf("peak concurrency %d, want 2 or 3 with a limit of 3", p)
-	}
+	})
 }
 
 func TestMiddleware(t *testing.T) {
@@ -443,26 +452,28 @@ func TestMiddlewareMisbehaving(t *testing.T) {
 }
 
 func TestToolTimeout(t *testing.T) {
-	slow := tool.New("slow", "Be slow.", func(ctx context.Context, a noteArgs) (string, error) {
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(5 * time.Second):
-			return "late", nil
+	synctest.Test(t, func(t *testing.T) {
+		slow := tool.New("slow", "Be slow.", func(ctx context.Context, a noteArgs) (string, error) {
+			select {
+			case <-ctx.Done():
+				return "", ctx.Err()
+			case <-time.After(5 * time.Second):
+				return "late", nil
+			}
+		}, tool.WithTimeout(20*time.Millisecond))
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{slow}})
+		if err != nil {
+			t.Fatal(err)
 		}
-	}, tool.WithTimeout(20*time.Millisecond))
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{slow}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	start := time.Now()
-	res := tool.Run(t.Context(), reg, call("1", "slow", `{"title":"x"}`))
-	if !errors.Is(res.Err, context.DeadlineExceeded) || !strings.Contains(res.Content, "timed out") {
-		t.Errorf("Run = %+v, want a timeout result", res)
-	}
-	if time.Since(start) > 2*time.Second {
-		t.Errorf("the timeout did not stop the call")
-	}
+		start := time.Now()
+		res := tool.Run(t.Context(), reg, call("1", "slow", `{"title":"x"}`))
+		if !errors.Is(res.Err, context.DeadlineExceeded) || !strings.Contains(res.Content, "timed out") {
+			t.Errorf("Run = %+v, want a timeout result", res)
+		}
+		if elapsed := time.Since(start); elapsed != 20*time.Millisecond {
+			t.Errorf("Run answered after %v, want the timeout of 20ms", elapsed)
+		}
+	})
 }
 
 func TestConcurrentRegistryUse(t *testing.T) {

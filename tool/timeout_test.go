@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/tool"
@@ -16,71 +17,81 @@ import (
 // forever, or panics after the deadline.
 func TestTimeoutHoldsWhateverTheHandlerDoes(t *testing.T) {
 	const timeout = 50 * time.Millisecond
-	release := make(chan struct{})
-	defer close(release)
-	handlers := map[string]func(context.Context, greetArgs) (string, error){
-		"ignores its context": func(context.Context, greetArgs) (string, error) {
-			time.Sleep(time.Second)
-			return "late", nil
+	handlers := map[string]func(release <-chan struct{}) func(context.Context, greetArgs) (string, error){
+		"ignores its context": func(<-chan struct{}) func(context.Context, greetArgs) (string, error) {
+			return func(context.Context, greetArgs) (string, error) {
+				time.Sleep(time.Second)
+				return "late", nil
+			}
 		},
-		"blocks forever": func(context.Context, greetArgs) (string, error) {
-			<-release
-			return "released", nil
+		"blocks forever": func(release <-chan struct{}) func(context.Context, greetArgs) (string, error) {
+			return func(context.Context, greetArgs) (string, error) {
+				<-release
+				return "released", nil
+			}
 		},
-		"panics after the deadline": func(context.Context, greetArgs) (string, error) {
-			time.Sleep(time.Second)
-			panic("too late to matter")
+		"panics after the deadline": func(<-chan struct{}) func(context.Context, greetArgs) (string, error) {
+			return func(context.Context, greetArgs) (string, error) {
+				time.Sleep(time.Second)
+				panic("too late to matter")
+			}
 		},
 	}
 	args := json.RawMessage(`{"name":"Ann"}`)
-	for name, h := range handlers {
-		slow := newGreetWith(h, tool.WithTimeout(timeout))
-		raw := tool.NewRaw(slow.Spec(), nil, func(ctx context.Context, args json.RawMessage) (any, error) {
-			return h(ctx, greetArgs{})
-		}, tool.WithTimeout(timeout))
-		ways := map[string]func(context.Context) error{
-			"Run": func(ctx context.Context) error {
-				return tool.Run(ctx, slow, tool.Call{ID: "1", Name: "greet", Args: args}).Err
-			},
-			"Stream": func(ctx context.Context) error {
-				var err error
-				for ev := range slow.Stream(ctx, tool.Call{ID: "1", Name: "greet", Args: args}) {
-					if ev.Result != nil {
-						err = ev.Result.Err
-					}
+	ways := map[string]func(ctx context.Context, slow *tool.Tool[greetArgs, string], raw *tool.RawTool) error{
+		"Run": func(ctx context.Context, slow *tool.Tool[greetArgs, string], _ *tool.RawTool) error {
+			return tool.Run(ctx, slow, tool.Call{ID: "1", Name: "greet", Args: args}).Err
+		},
+		"Stream": func(ctx context.Context, slow *tool.Tool[greetArgs, string], _ *tool.RawTool) error {
+			var err error
+			for ev := range slow.Stream(ctx, tool.Call{ID: "1", Name: "greet", Args: args}) {
+				if ev.Result != nil {
+					err = ev.Result.Err
 				}
-				return err
-			},
-			"Call": func(ctx context.Context) error {
-				_, err := slow.Call(ctx, greetArgs{Name: "Ann"})
-				return err
-			},
-			"CallJSON": func(ctx context.Context) error {
-				_, err := slow.CallJSON(ctx, args)
-				return err
-			},
-			"raw Run": func(ctx context.Context) error {
-				return tool.Run(ctx, raw, tool.Call{ID: "1", Name: "greet", Args: args}).Err
-			},
-			"raw CallJSON": func(ctx context.Context) error {
-				_, err := raw.CallJSON(ctx, args)
-				return err
-			},
-		}
+			}
+			return err
+		},
+		"Call": func(ctx context.Context, slow *tool.Tool[greetArgs, string], _ *tool.RawTool) error {
+			_, err := slow.Call(ctx, greetArgs{Name: "Ann"})
+			return err
+		},
+		"CallJSON": func(ctx context.Context, slow *tool.Tool[greetArgs, string], _ *tool.RawTool) error {
+			_, err := slow.CallJSON(ctx, args)
+			return err
+		},
+		"raw Run": func(ctx context.Context, _ *tool.Tool[greetArgs, string], raw *tool.RawTool) error {
+			return tool.Run(ctx, raw, tool.Call{ID: "1", Name: "greet", Args: args}).Err
+		},
+		"raw CallJSON": func(ctx context.Context, _ *tool.Tool[greetArgs, string], raw *tool.RawTool) error {
+			_, err := raw.CallJSON(ctx, args)
+			return err
+		},
+	}
+	for name, handler := range handlers {
 		for way, call := range ways {
 			t.Run(name+"/"+way, func(t *testing.T) {
-				start := time.Now()
-				err := call(t.Context())
-				elapsed := time.Since(start)
-				if !errors.Is(err, tool.ErrTimedOut) {
-					t.Fatalf("%s = %v, want a timeout", way, err)
-				}
-				if terr, _ := errors.AsType[*tool.TimeoutError](err); terr.Timeout != timeout || terr.Tool != "greet" {
-					t.Errorf("%s = %+v", way, terr)
-				}
-				if elapsed > 800*time.Millisecond { // the handlers take a second, or forever
-					t.Errorf("%s took %v with a timeout of %v", way, elapsed, timeout)
-				}
+				synctest.Test(t, func(t *testing.T) {
+					release := make(chan struct{})
+					defer time.Sleep(time.Second) // the abandoned handler returns before the bubble ends
+					defer close(release)
+					h := handler(release)
+					slow := newGreetWith(h, tool.WithTimeout(timeout))
+					raw := tool.NewRaw(slow.Spec(), nil, func(ctx context.Context, args json.RawMessage) (any, error) {
+						return h(ctx, greetArgs{})
+					}, tool.WithTimeout(timeout))
+					start := time.Now()
+					err := call(t.Context(), slow, raw)
+					elapsed := time.Since(start)
+					if !errors.Is(err, tool.ErrTimedOut) {
+						t.Fatalf("%s = %v, want a timeout", way, err)
+					}
+					if terr, _ := errors.AsType[*tool.TimeoutError](err); terr.Timeout != timeout || terr.Tool != "greet" {
+						t.Errorf("%s = %+v", way, terr)
+					}
+					if elapsed != timeout { // the handlers take a second, or forever
+						t.Errorf("%s took %v with a timeout of %v", way, elapsed, timeout)
+					}
+				})
 			})
 		}
 	}
@@ -89,39 +100,43 @@ func TestTimeoutHoldsWhateverTheHandlerDoes(t *testing.T) {
 // TestTimeoutLetsAFastCallThrough checks that a call that finishes in time
 // gets its result, and that a handler sees its context's cause.
 func TestTimeoutLetsAFastCallThrough(t *testing.T) {
-	fast := newGreetWith(nil, tool.WithTimeout(time.Second))
-	if res := tool.Run(t.Context(), fast, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)}); res.IsError || res.Content != "hi Ann" {
-		t.Errorf("Run = %+v", res)
-	}
-	if out, err := fast.Call(t.Context(), greetArgs{Name: "Bo"}); err != nil || out != "hi Bo" {
-		t.Errorf("Call = %q, %v", out, err)
-	}
-	causes := make(chan error, 1)
-	waits := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
-		<-ctx.Done()
-		causes <- context.Cause(ctx)
-		return "", ctx.Err()
-	}, tool.WithTimeout(10*time.Millisecond))
-	_, err := waits.CallJSON(t.Context(), json.RawMessage(`{"name":"Ann"}`))
-	if !errors.Is(err, tool.ErrTimedOut) {
-		t.Fatalf("CallJSON = %v, want a timeout", err)
-	}
-	if cause := <-causes; !errors.Is(cause, tool.ErrTimedOut) {
-		t.Errorf("the handler's context.Cause = %v, want the tool's timeout", cause)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		fast := newGreetWith(nil, tool.WithTimeout(time.Second))
+		if res := tool.Run(t.Context(), fast, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)}); res.IsError || res.Content != "hi Ann" {
+			t.Errorf("Run = %+v", res)
+		}
+		if out, err := fast.Call(t.Context(), greetArgs{Name: "Bo"}); err != nil || out != "hi Bo" {
+			t.Errorf("Call = %q, %v", out, err)
+		}
+		causes := make(chan error, 1)
+		waits := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
+			<-ctx.Done()
+			causes <- context.Cause(ctx)
+			return "", ctx.Err()
+		}, tool.WithTimeout(10*time.Millisecond))
+		_, err := waits.CallJSON(t.Context(), json.RawMessage(`{"name":"Ann"}`))
+		if !errors.Is(err, tool.ErrTimedOut) {
+			t.Fatalf("CallJSON = %v, want a timeout", err)
+		}
+		if cause := <-causes; !errors.Is(cause, tool.ErrTimedOut) {
+			t.Errorf("the handler's context.Cause = %v, want the tool's timeout", cause)
+		}
+	})
 }
 
 // TestCallerDeadlineIsACancellation checks that the caller's own deadline
 // is a *CanceledError, not the tool's timeout.
 func TestCallerDeadlineIsACancellation(t *testing.T) {
-	waits := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
-		<-ctx.Done()
-		return "", ctx.Err()
-	}, tool.WithTimeout(time.Minute))
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
-	defer cancel()
-	res := tool.Run(ctx, waits, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
-	if !errors.Is(res.Err, tool.ErrCanceled) || errors.Is(res.Err, tool.ErrTimedOut) || !errors.Is(res.Err, context.DeadlineExceeded) {
-		t.Errorf("Run = %v, want a cancellation caused by the caller's deadline", res.Err)
-	}
+	synctest.Test(t, func(t *testing.T) {
+		waits := newGreetWith(func(ctx context.Context, a greetArgs) (string, error) {
+			<-ctx.Done()
+			return "", ctx.Err()
+		}, tool.WithTimeout(time.Minute))
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		res := tool.Run(ctx, waits, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
+		if !errors.Is(res.Err, tool.ErrCanceled) || errors.Is(res.Err, tool.ErrTimedOut) || !errors.Is(res.Err, context.DeadlineExceeded) {
+			t.Errorf("Run = %v, want a cancellation caused by the caller's deadline", res.Err)
+		}
+	})
 }

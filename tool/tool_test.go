@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -239,30 +240,32 @@ func TestStreamEndsWithExactlyOneResult(t *testing.T) {
 }
 
 func TestStreamStoppedEarlyCancelsHandler(t *testing.T) {
-	done := make(chan error, 1)
-	slow := newGreet(func(ctx context.Context, a greetArgs) (string, error) {
-		tool.Progress(ctx, 1)
-		tool.Progress(ctx, 2) // dropped: the consumer has gone
-		select {
-		case <-ctx.Done():
-			done <- ctx.Err()
-			return "", ctx.Err()
-		case <-time.After(10 * time.Second):
-			done <- nil
-			return "too late", nil
+	synctest.Test(t, func(t *testing.T) {
+		done := make(chan error, 1)
+		slow := newGreet(func(ctx context.Context, a greetArgs) (string, error) {
+			tool.Progress(ctx, 1)
+			tool.Progress(ctx, 2) // dropped: the consumer has gone
+			select {
+			case <-ctx.Done():
+				done <- ctx.Err()
+				return "", ctx.Err()
+			case <-time.After(10 * time.Second):
+				done <- nil
+				return "too late", nil
+			}
+		})
+		var got []tool.Event
+		for ev := range slow.Stream(t.Context(), tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)}) {
+			got = append(got, ev)
+			break
+		}
+		if len(got) != 1 || got[0].Progress != 1 {
+			t.Fatalf("got %v, want the first progress event only", got)
+		}
+		if err := <-done; !errors.Is(err, context.Canceled) {
+			t.Errorf("the handler saw %v, want its context cancelled", err)
 		}
 	})
-	var got []tool.Event
-	for ev := range slow.Stream(t.Context(), tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)}) {
-		got = append(got, ev)
-		break
-	}
-	if len(got) != 1 || got[0].Progress != 1 {
-		t.Fatalf("got %v, want the first progress event only", got)
-	}
-	if err := <-done; !errors.Is(err, context.Canceled) {
-		t.Errorf("the handler saw %v, want its context cancelled", err)
-	}
 }
 
 func TestProgressFromAnotherGoroutine(t *testing.T) {
@@ -340,19 +343,21 @@ func TestCallAndCallJSON(t *testing.T) {
 }
 
 func TestTimeoutBecomesCanceledError(t *testing.T) {
-	slow := newGreet(func(ctx context.Context, a greetArgs) (string, error) {
-		<-ctx.Done()
-		return "", fmt.Errorf("waiting: %w", ctx.Err())
+	synctest.Test(t, func(t *testing.T) {
+		slow := newGreet(func(ctx context.Context, a greetArgs) (string, error) {
+			<-ctx.Done()
+			return "", fmt.Errorf("waiting: %w", ctx.Err())
+		})
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
+		defer cancel()
+		res := tool.Run(ctx, slow, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
+		if !res.IsError || !errors.Is(res.Err, context.DeadlineExceeded) {
+			t.Fatalf("Run = %+v, want a timeout error result", res)
+		}
+		if !strings.Contains(res.Content, "timed out") {
+			t.Errorf("Content = %q, want it to say the call timed out", res.Content)
+		}
 	})
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Millisecond)
-	defer cancel()
-	res := tool.Run(ctx, slow, tool.Call{Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)})
-	if !res.IsError || !errors.Is(res.Err, context.DeadlineExceeded) {
-		t.Fatalf("Run = %+v, want a timeout error result", res)
-	}
-	if !strings.Contains(res.Content, "timed out") {
-		t.Errorf("Content = %q, want it to say the call timed out", res.Content)
-	}
 }
 
 func TestResultContent(t *testing.T) {
