@@ -58,6 +58,15 @@ type Message struct {
 	// tool.RepairMigrated): the history says which version each call was
 	// written for.
 	Migrated bool `json:"migrated,omitempty"`
+	// Version is, on a tool message, the version of the tool the call was
+	// made against (tool.WithVersion): for a migrated call, the version
+	// its migration upgrades from (tool.Repair.Version); for any other,
+	// the version that ran it. "" when the tool declares no version.
+	Version string `json:"version,omitempty"`
+	// RanAs is, on a tool message, the version of the tool that ran the
+	// call (tool.Result.Version); it differs from Version only on a
+	// migrated call.
+	RanAs string `json:"ranAs,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their
@@ -163,6 +172,13 @@ type Response struct {
 	// Usage is what the turn cost, as the provider reports it; zero when it
 	// reports nothing.
 	Usage Usage
+	// ID is the provider's identifier of the response, such as "chatcmpl-…"
+	// or "msg_…"; empty when the provider gives none.
+	ID string
+	// Model is the model that answered, as the provider names it, which
+	// may be more precise than the one asked for ("gpt-4.1-2025-04-14");
+	// empty when the provider does not say.
+	Model string
 }
 
 // A FinishReason is the portable reason a model stopped generating.

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/internal/jsondepth"
 )
 
 // A Tool is what a client is shown of one tool, in the shape of an entry of
@@ -90,7 +91,7 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if len(data) > MaxSnapshotBytes {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSnapshotTooLarge, len(data), MaxSnapshotBytes)
 	}
-	if d := nesting(data); d > MaxSnapshotDepth {
+	if d := jsondepth.Deepest(data, MaxSnapshotDepth); d > MaxSnapshotDepth {
 		return nil, fmt.Errorf("%w: nested more than %d deep", ErrSnapshotTooLarge, MaxSnapshotDepth)
 	}
 	var s Snapshot
@@ -229,38 +230,4 @@ func hintsOf(a *Annotations) hints {
 		h.destructive, h.idempotent = false, true
 	}
 	return h
-}
-
-// nesting returns how deeply the arrays and objects of a JSON text nest,
-// ignoring brackets inside strings; it stops counting past
-// MaxSnapshotDepth.
-func nesting(data []byte) int {
-	depth, deepest := 0, 0
-	inString, escaped := false, false
-	for _, b := range data {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case b == '\\':
-				escaped = true
-			case b == '"':
-				inString = false
-			}
-		case b == '"':
-			inString = true
-		case b == '[' || b == '{':
-			depth++
-			if depth > deepest {
-				deepest = depth
-				if deepest > MaxSnapshotDepth {
-					return deepest
-				}
-			}
-		case b == ']' || b == '}':
-			depth--
-		}
-	}
-	return deepest
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/internal/jsondepth"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -62,28 +63,8 @@ func checkBounds(doc []byte) error {
 	if len(doc) > MaxSchemaBytes {
 		return &BoundsError{Size: len(doc), Limit: MaxSchemaBytes, Err: ErrSchemaTooLarge}
 	}
-	depth := 0
-	inString, escaped := false, false
-	for _, c := range doc {
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{' || c == '[':
-			if depth++; depth > MaxSchemaDepth {
-				return &BoundsError{Size: depth, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
-			}
-		case c == '}' || c == ']':
-			depth--
-		}
+	if d := jsondepth.Deepest(doc, MaxSchemaDepth); d > MaxSchemaDepth {
+		return &BoundsError{Size: d, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
 	}
 	return nil
 }

@@ -145,6 +145,12 @@ func (p *playground) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		p.tools.ServeHTTP(w, r)
+	case "/favicon.ico":
+		// The page links its icon, but a browser may still ask for the
+		// conventional path: answer with the same icon rather than a 404.
+		r2 := r.Clone(r.Context())
+		r2.URL.Path = "/favicon.svg"
+		p.static.ServeHTTP(w, r2)
 	default:
 		if strings.HasSuffix(name, ".html") {
 			http.NotFound(w, r)

@@ -173,6 +173,9 @@ func TestPlaygroundBrowser(t *testing.T) {
 	if got := eval(`Array.from(document.querySelectorAll("#fields ol.items > li")).map(li => li.textContent)`); len(got) != 0 {
 		t.Errorf("steps after the JSON view = %q, want none, as in the JSON", got)
 	}
+	if got := eval(fieldIssues); !slices.Equal(got, []string{`steps: missing required property "steps" (an array)`}) {
+		t.Errorf("issues at fields after the JSON view = %q, want the JSON call's issue at its field", got)
+	}
 
 	// Progress arrives while the call runs, before its result.
 	run("call count",

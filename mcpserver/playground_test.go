@@ -129,6 +129,17 @@ func TestPlaygroundFiles(t *testing.T) {
 			t.Errorf("GET /%s = %d", name, resp.StatusCode)
 		}
 	}
+	// The icon the page links, and the path browsers ask for on their own:
+	// neither is a 404 in the console.
+	if !strings.Contains(body, `<link rel="icon" href="favicon.svg"`) {
+		t.Error("the page links no icon")
+	}
+	for _, name := range []string{"/favicon.svg", "/favicon.ico"} {
+		resp, icon := get(t, ts.URL+name)
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || ct != "image/svg+xml" || !strings.HasPrefix(icon, "<svg") {
+			t.Errorf("GET %s = %d, %s, %.20q; want the SVG icon", name, resp.StatusCode, ct, icon)
+		}
+	}
 	for _, name := range []string{"/index.html/../nope", "/nope.js", "/../mcpserver.go"} {
 		if resp, _ := get(t, ts.URL+name); resp.StatusCode != http.StatusNotFound {
 			t.Errorf("GET %s = %d, want 404", name, resp.StatusCode)

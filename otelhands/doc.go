@@ -1,6 +1,7 @@
 // Package otelhands traces agent runs and tool calls with OpenTelemetry,
-// following the semantic conventions for generative AI. It is a package of
-// its own so that agent and tool never depend on OpenTelemetry.
+// following the semantic conventions for generative AI of version 1.41.0
+// (go.opentelemetry.io/otel/semconv/v1.41.0). It is a package of its own
+// so that agent and tool never depend on OpenTelemetry.
 //
 //	opts := &agent.Options{Middleware: []agent.Middleware{
 //		otelhands.Middleware(&otelhands.Options{AgentName: "notes", Provider: "openai", Model: "gpt-5"}),
@@ -14,11 +15,24 @@
 // call:
 //
 //	invoke_agent notes      gen_ai.operation.name, gen_ai.agent.name, gen_ai.provider.name,
-//	│                       gen_ai.request.model, gen_ai.usage.input_tokens/output_tokens;
+//	│                       gen_ai.request.model, the run's gen_ai.usage.*;
 //	│                       hands.run.paused and a hands.pending event per waiting call
-//	├─ chat gpt-5           gen_ai.usage.input_tokens/output_tokens
-//	├─ execute_tool save    gen_ai.tool.name, gen_ai.tool.call.id, gen_ai.tool.type
+//	├─ chat gpt-5           gen_ai.request.stream, gen_ai.response.id, gen_ai.response.model,
+//	│                       gen_ai.response.finish_reasons, the turn's gen_ai.usage.*
+//	├─ execute_tool save    gen_ai.tool.name, gen_ai.tool.description, gen_ai.tool.call.id,
+//	│                       gen_ai.tool.type
 //	└─ …
+//
+// The usage is gen_ai.usage.input_tokens and output_tokens, and, when the
+// provider reports them, the parts of those: cache_read.input_tokens and
+// cache_creation.input_tokens (agent.Usage's CachedInputTokens and
+// CacheWriteTokens) and reasoning.output_tokens. gen_ai.request.stream is
+// what the model's Streams method reports, as the provider adapters'
+// Models have one (their Options.Stream), or else whether the model is an
+// agent.StreamingModel. The response's
+// ID and model are those the provider gave (agent.Response's ID and Model).
+// An execute_tool span names the tool's description when it can find the
+// tool: in the *tool.Registry an agent run calls, or in Options.Registry.
 //
 // A failed call, model call or run has status Error and an error.type: for
 // a tool call, the kind of failure from the tool.Err… sentinel its error
@@ -28,7 +42,7 @@
 //
 // [Tools] is the execute_tool part alone, as tool middleware, for a
 // registry served without the agent loop (by mcpserver, say):
-// reg.Use(otelhands.Tools(nil)).
+// reg.Use(otelhands.Tools(&otelhands.Options{Registry: reg})).
 //
 // # Metrics
 //

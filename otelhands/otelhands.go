@@ -14,7 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
-	semconv "go.opentelemetry.io/otel/semconv/v1.38.0"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -51,6 +51,14 @@ type Options struct {
 	// MaxContentBytes bounds each recorded value, when RecordContent is
 	// set. Zero selects DefaultMaxContentBytes.
 	MaxContentBytes int
+	// Registry is where an execute_tool span finds the called tool's
+	// description (gen_ai.tool.description). Without it, the span finds
+	// it in the handler it wraps when that handler has a Lookup method,
+	// as the *tool.Registry an agent run calls does; tool middleware
+	// installed with Registry.Use wraps the registry's inner dispatch,
+	// which has none, so reg.Use(otelhands.Tools(&otelhands.Options{Registry: reg}))
+	// names the registry here.
+	Registry *tool.Registry
 }
 
 // Attributes of hands' own, where the semantic conventions have none.
@@ -134,6 +142,26 @@ func (in *instruments) common(op string) []attribute.KeyValue {
 	return attrs
 }
 
+// usage returns the token counts of u as span attributes: input and
+// output always, the cached, cache-write and reasoning parts when the
+// provider reports them.
+func usage(u agent.Usage) []attribute.KeyValue {
+	attrs := []attribute.KeyValue{
+		semconv.GenAIUsageInputTokensKey.Int64(u.InputTokens),
+		semconv.GenAIUsageOutputTokensKey.Int64(u.OutputTokens),
+	}
+	if u.CachedInputTokens != 0 {
+		attrs = append(attrs, semconv.GenAIUsageCacheReadInputTokensKey.Int64(u.CachedInputTokens))
+	}
+	if u.CacheWriteTokens != 0 {
+		attrs = append(attrs, semconv.GenAIUsageCacheCreationInputTokensKey.Int64(u.CacheWriteTokens))
+	}
+	if u.ReasoningTokens != 0 {
+		attrs = append(attrs, semconv.GenAIUsageReasoningOutputTokensKey.Int64(u.ReasoningTokens))
+	}
+	return attrs
+}
+
 // spanName is the operation, then the agent's, model's or tool's name.
 func spanName(op, name string) string {
 	if name == "" {
@@ -179,9 +207,7 @@ func (in *instruments) run(next agent.RunFunc) agent.RunFunc {
 						semconv.GenAIToolCallIDKey.String(ev.Call.ID),
 						PendingKindKey.String(string(ev.Pending.Kind))))
 				case agent.EventEnd:
-					span.SetAttributes(
-						semconv.GenAIUsageInputTokensKey.Int64(ev.Usage.InputTokens),
-						semconv.GenAIUsageOutputTokensKey.Int64(ev.Usage.OutputTokens))
+					span.SetAttributes(usage(ev.Usage)...)
 					if errors.Is(err, agent.ErrPaused) {
 						span.SetAttributes(PausedKey.Bool(true))
 					} else if err != nil {
@@ -214,10 +240,28 @@ func runErrorType(err error) string {
 }
 
 // A tracedModel wraps a model with chat spans. It streams when the model
-// it wraps does.
+// it wraps does, and its spans say so (gen_ai.request.stream): the turn
+// goes through agent.Chunks, which calls a StreamingModel's Stream. A
+// model that has Stream but may not stream says which with a Streams
+// method (a streamer), as the provider adapters do.
 type tracedModel struct {
 	in   *instruments
 	next agent.Model
+}
+
+// A streamer is a StreamingModel that says whether its Stream really
+// streams, as the provider adapters' Models do (their Options.Stream).
+type streamer interface {
+	Streams() bool
+}
+
+// streams reports whether a turn of m is made in streaming mode.
+func streams(m agent.Model) bool {
+	if s, ok := m.(streamer); ok {
+		return s.Streams()
+	}
+	_, ok := m.(agent.StreamingModel)
+	return ok
 }
 
 func (in *instruments) model(next agent.Model) agent.Model { return &tracedModel{in: in, next: next} }
@@ -241,8 +285,8 @@ func (m *tracedModel) Stream(ctx context.Context, req *agent.Request) iter.Seq2[
 		in := m.in
 		attrs := in.common(opChat)
 		start := time.Now()
-		ctx, span := in.tracer.Start(ctx, spanName(opChat, in.opts.Model),
-			trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+		ctx, span := in.tracer.Start(ctx, spanName(opChat, in.opts.Model), trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(append(attrs, semconv.GenAIRequestStream(streams(m.next)))...))
 		defer span.End()
 		for chunk, err := range agent.Chunks(ctx, m.next, req) {
 			switch {
@@ -255,10 +299,17 @@ func (m *tracedModel) Stream(ctx context.Context, req *agent.Request) iter.Seq2[
 				span.SetStatus(codes.Error, err.Error())
 				in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(append(attrs, semconv.ErrorTypeKey.String(kind))...))
 			case chunk.Response != nil:
-				u := chunk.Response.Usage
-				span.SetAttributes(semconv.GenAIUsageInputTokensKey.Int64(u.InputTokens), semconv.GenAIUsageOutputTokensKey.Int64(u.OutputTokens))
-				if r := chunk.Response.FinishReason; r != "" {
+				resp := chunk.Response
+				u := resp.Usage
+				span.SetAttributes(usage(u)...)
+				if r := resp.FinishReason; r != "" {
 					span.SetAttributes(semconv.GenAIResponseFinishReasons(string(r)))
+				}
+				if resp.ID != "" {
+					span.SetAttributes(semconv.GenAIResponseID(resp.ID))
+				}
+				if resp.Model != "" {
+					span.SetAttributes(semconv.GenAIResponseModel(resp.Model))
 				}
 				in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
 				if u != (agent.Usage{}) {
@@ -273,14 +324,29 @@ func (m *tracedModel) Stream(ctx context.Context, req *agent.Request) iter.Seq2[
 	}
 }
 
+// A lookuper finds a tool by name, as a *tool.Registry does.
+type lookuper interface {
+	Lookup(name string) (tool.Interface, bool)
+}
+
 func (in *instruments) tool(next tool.Handler) tool.Handler {
+	var tools lookuper
+	if in.opts.Registry != nil {
+		tools = in.opts.Registry
+	} else if l, ok := next.(lookuper); ok {
+		tools = l
+	}
 	return tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 		return func(yield func(tool.Event) bool) {
 			attrs := in.common(opExecuteTool)
 			attrs = append(attrs, semconv.GenAIToolNameKey.String(call.Name), semconv.GenAIToolTypeKey.String("function"))
+			spanAttrs := append(attrs[:len(attrs):len(attrs)], semconv.GenAIToolCallIDKey.String(call.ID))
+			if d := description(tools, call.Name); d != "" {
+				spanAttrs = append(spanAttrs, semconv.GenAIToolDescription(d))
+			}
 			start := time.Now()
 			ctx, span := in.tracer.Start(ctx, spanName(opExecuteTool, call.Name), trace.WithSpanKind(trace.SpanKindInternal),
-				trace.WithAttributes(append(attrs, semconv.GenAIToolCallIDKey.String(call.ID))...))
+				trace.WithAttributes(spanAttrs...))
 			defer span.End()
 			if in.opts.RecordContent {
 				span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(in.cut(string(call.Args))))
@@ -295,6 +361,19 @@ func (in *instruments) tool(next tool.Handler) tool.Handler {
 			}
 		}
 	})
+}
+
+// description is the description of the tool named name in tools, or ""
+// when tools is nil or has no such tool.
+func description(tools lookuper, name string) string {
+	if tools == nil {
+		return ""
+	}
+	t, ok := tools.Lookup(name)
+	if !ok {
+		return ""
+	}
+	return t.Spec().Description
 }
 
 // result records the outcome of a tool call on its span and in the

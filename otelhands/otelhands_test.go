@@ -164,6 +164,13 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		"gen_ai.usage.input_tokens":      int64(120),
 		"gen_ai.usage.output_tokens":     int64(30),
 		"gen_ai.response.finish_reasons": []string{string(agent.FinishToolCalls)},
+		"gen_ai.request.stream":          true, // a Script is a StreamingModel
+		// The provider reported neither parts of the usage nor an ID.
+		"gen_ai.usage.cache_read.input_tokens":     nil,
+		"gen_ai.usage.cache_creation.input_tokens": nil,
+		"gen_ai.usage.reasoning.output_tokens":     nil,
+		"gen_ai.response.id":                       nil,
+		"gen_ai.response.model":                    nil,
 	})
 
 	var tools []tracetest.SpanStub
@@ -193,6 +200,7 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		wantAttrs := map[string]any{
 			"gen_ai.tool.call.id":        want.id,
 			"gen_ai.tool.name":           attrs(s)["gen_ai.tool.name"],
+			"gen_ai.tool.description":    map[string]any{"create_note": "Save a note.", "sync_notes": "Sync notes."}[attrs(s)["gen_ai.tool.name"].(string)],
 			"gen_ai.tool.type":           "function",
 			"gen_ai.tool.call.arguments": nil, // not recorded by default
 			"gen_ai.tool.call.result":    nil,
@@ -231,6 +239,114 @@ func TestRunSpansAndMetrics(t *testing.T) {
 		}
 	}
 	checkAttrs(t, run, map[string]any{"hands.run.paused": nil})
+}
+
+// generateOnly hides a model's Stream: a model that does not stream.
+type generateOnly struct{ agent.Model }
+
+// configured is a StreamingModel that says whether it streams, as the
+// provider adapters do.
+type configured struct {
+	*agenttest.Script
+	stream bool
+}
+
+func (c configured) Streams() bool { return c.stream }
+
+// TestChatResponse checks the chat span's attributes from the response
+// and the usage, and gen_ai.request.stream for a model that streams and
+// one that does not; and that the run's span sums the usage's parts.
+func TestChatResponse(t *testing.T) {
+	turn := func() agent.Response {
+		return agent.Response{
+			Text: "done", FinishReason: agent.FinishStop,
+			ID: "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT", Model: "gpt-test-2026-04-23",
+			Usage: agent.Usage{InputTokens: 1642, OutputTokens: 212, CachedInputTokens: 1400, CacheWriteTokens: 230, ReasoningTokens: 96},
+		}
+	}
+	for _, tt := range []struct {
+		name   string
+		model  agent.Model
+		stream bool
+	}{
+		{"stream", agenttest.NewStreamScript(agenttest.Turn{Deltas: []agent.Delta{{Text: "do"}, {Text: "ne"}}, Response: turn()}), true},
+		{"generate", generateOnly{agenttest.NewScript(turn())}, false},
+		{"configured not to stream", configured{agenttest.NewScript(turn()), false}, false},
+		{"configured to stream", configured{agenttest.NewScript(turn()), true}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tel := newTelemetry(t)
+			opts := &agent.Options{Middleware: []agent.Middleware{otelhands.Middleware(tel.opts)}}
+			if _, err := agent.Run(t.Context(), tt.model, nil, agent.History{agent.UserText("hi")}, opts); err != nil {
+				t.Fatal(err)
+			}
+			spans := tel.spans.GetSpans()
+			checkAttrs(t, find(t, spans, "chat gpt-test"), map[string]any{
+				"gen_ai.request.stream":                    tt.stream,
+				"gen_ai.response.id":                       "chatcmpl-B9MBs8CjcvOU2jLn4n570S5qMJKcT",
+				"gen_ai.response.model":                    "gpt-test-2026-04-23",
+				"gen_ai.request.model":                     "gpt-test",
+				"gen_ai.usage.input_tokens":                int64(1642),
+				"gen_ai.usage.output_tokens":               int64(212),
+				"gen_ai.usage.cache_read.input_tokens":     int64(1400),
+				"gen_ai.usage.cache_creation.input_tokens": int64(230),
+				"gen_ai.usage.reasoning.output_tokens":     int64(96),
+			})
+			checkAttrs(t, find(t, spans, "invoke_agent notes"), map[string]any{
+				"gen_ai.usage.input_tokens":                int64(1642),
+				"gen_ai.usage.cache_read.input_tokens":     int64(1400),
+				"gen_ai.usage.cache_creation.input_tokens": int64(230),
+				"gen_ai.usage.reasoning.output_tokens":     int64(96),
+				"gen_ai.request.stream":                    nil, // a chat attribute
+			})
+		})
+	}
+}
+
+// TestToolDescription checks where an execute_tool span finds the tool's
+// description: in the registry an agent run calls, in Options.Registry for
+// middleware a registry installs, and nowhere otherwise.
+func TestToolDescription(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		setup func(tel *telemetry, reg *tool.Registry) tool.Handler
+		call  string
+		want  any // nil: no description
+	}{
+		{"agent", nil, "create_note", "Save a note."},
+		{"agent unknown tool", nil, "lost_note", nil},
+		{"registry option", func(tel *telemetry, reg *tool.Registry) tool.Handler {
+			tel.opts.Registry = reg
+			reg.Use(otelhands.Tools(tel.opts))
+			return reg
+		}, "purge_notes", "Delete every note."},
+		{"wrapping the registry", func(tel *telemetry, reg *tool.Registry) tool.Handler {
+			return otelhands.Tools(tel.opts)(reg)
+		}, "sync_notes", "Sync notes."},
+		{"inside the registry without the option", func(tel *telemetry, reg *tool.Registry) tool.Handler {
+			reg.Use(otelhands.Tools(tel.opts))
+			return reg
+		}, "create_note", nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tel := newTelemetry(t)
+			reg := notesRegistry(t)
+			call := tool.Call{ID: "d1", Name: tt.call, Args: []byte(`{"title":"milk"}`)}
+			if tt.setup == nil {
+				opts := &agent.Options{Middleware: []agent.Middleware{otelhands.Middleware(tel.opts)}}
+				model := agenttest.NewScript(agent.Response{Calls: []agent.ToolCall{agenttest.Call(call.ID, call.Name, string(call.Args))}}, agent.Response{Text: "done"})
+				if _, err := agent.Run(t.Context(), model, reg, agent.History{agent.UserText("note milk")}, opts); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				tool.Run(t.Context(), tt.setup(tel, reg), call)
+			}
+			checkAttrs(t, find(t, tel.spans.GetSpans(), "execute_tool "+tt.call), map[string]any{
+				"gen_ai.tool.description": tt.want,
+				"gen_ai.tool.call.id":     "d1",
+			})
+		})
+	}
 }
 
 func TestModelErrorAndTurnLimit(t *testing.T) {

@@ -160,7 +160,8 @@ func FetchMarkdown(opts *FetchOptions) *tool.Tool[FetchArgs, string] {
 	return tool.New(cmp.Or(opts.Name, "fetch_markdown"),
 		"Fetch a web page (http or https) and return its content as Markdown. "+
 			"Plain text, JSON and other text responses come back as they are; images, PDFs and other binary files are refused.",
-		f.fetch, tool.WithTimeout(timeout))
+		f.fetch, tool.WithTimeout(timeout), tool.WithTitle("Fetch a web page"),
+		tool.WithAnnotations(tool.Annotations{ReadOnly: true, OpenWorld: true}))
 }
 
 // minOutputBytes is the smallest output limit: room for the note that

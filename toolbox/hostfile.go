@@ -173,6 +173,10 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 			}
 			return base + "/" + escapeKey(a.Key), nil
 		},
+		tool.WithTitle("Host a file"),
+		// It replaces a file with the same key, and the same call again
+		// changes nothing more; it writes only to the bucket.
+		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxBytes + 64<<10}))
 }
 

@@ -115,6 +115,7 @@ func KVTools(store *kv.Store) []tool.Interface {
 			}
 			return &KVEntry{Key: a.Key, Value: v, Metadata: metadataMap(e.Metadata), Expires: expiresPtr(e.Expires)}, nil
 		},
+		tool.WithTitle("Read a stored value"),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 	put := tool.New("kv_put", "Store a text value under a key, to remember it across runs; it replaces what the key held. Give a TTL to forget it later.",
 		func(ctx context.Context, a KVPutArgs) (string, error) {
@@ -134,6 +135,7 @@ func KVTools(store *kv.Store) []tool.Interface {
 			}
 			return fmt.Sprintf("stored %d bytes under %q", len(a.Value), a.Key), nil
 		},
+		tool.WithTitle("Store a value"),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxVal + 64<<10}))
 	del := tool.New("kv_delete", "Forget the value stored under a key. Deleting a key that holds nothing is not an error.",
@@ -143,6 +145,7 @@ func KVTools(store *kv.Store) []tool.Interface {
 			}
 			return fmt.Sprintf("deleted %q", a.Key), nil
 		},
+		tool.WithTitle("Forget a stored value"),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}))
 	list := tool.New("kv_list", "List the stored keys that start with a prefix, in order, a page at a time, with their metadata and expiry; pass the cursor it returns to get the next page.",
 		func(ctx context.Context, a KVListArgs) (*KVPage, error) {
@@ -156,6 +159,7 @@ func KVTools(store *kv.Store) []tool.Interface {
 			}
 			return out, nil
 		},
+		tool.WithTitle("List the stored keys"),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 	return []tool.Interface{get, put, del, list}
 }

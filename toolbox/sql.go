@@ -89,6 +89,7 @@ func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Resu
 			}
 			return sqldb.Query(ctx, db, a.SQL, args, q)
 		},
+		tool.WithTitle("Run an SQL statement"),
 		tool.WithAnnotations(ann),
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxSQLBytes + 64<<10}))
 }
@@ -203,5 +204,6 @@ func SQLSchema(db *sql.DB, name string) *tool.Tool[SQLSchemaArgs, *SQLTables] {
 			}
 			return s, nil
 		},
+		tool.WithTitle("List the database's tables"),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 }

@@ -34,6 +34,14 @@ func TestSQLTools(t *testing.T) {
 	if a := query.Spec().Annotations; a == nil || !a.ReadOnly || a.Destructive {
 		t.Errorf("read-only sql_query annotations = %+v", a)
 	}
+	for _, spec := range []tool.Spec{query.Spec(), schemaTool.Spec()} {
+		if spec.Title == "" {
+			t.Errorf("%s has no title", spec.Name)
+		}
+	}
+	if a := schemaTool.Spec().Annotations; a == nil || !a.ReadOnly {
+		t.Errorf("sql_schema annotations = %+v, want read-only", a)
+	}
 
 	res := tool.Run(t.Context(), query, tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"SELECT id, body FROM notes WHERE id = ?","params":["2"]}`)})
 	if res.IsError {

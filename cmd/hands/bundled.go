@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http"
 	"strings"
 
@@ -54,6 +55,9 @@ type bundle struct {
 	fetch       tool.Interface
 	kv          []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql         []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	// unavailable says, for serve, which tools answer every call with an
+	// error because their default store could not be opened.
+	unavailable []string
 }
 
 func (b *bundle) list() []tool.Interface {
@@ -85,6 +89,10 @@ const (
 // The default bucket and the default key-value store are opened, and their
 // directory created, only for uses: usesAll, the name of host_file, or a
 // kv_ tool's; a command that will call another tool creates nothing.
+// For usesAll (serve), a default store that cannot be opened fails only
+// the tools that need it: they are listed, and answer every call with the
+// reason (bundle.unavailable names them), so that the other tools are
+// served.
 func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bundle, func(), error) {
 	var e env
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
@@ -92,13 +100,18 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	}
 	closeEnv := func() { bind.Close(&e) }
 	writes := uses == usesAll || uses == usesBucket
+	var kvErr, bucketErr error
 	if e.KV == nil && (uses == usesAll || strings.HasPrefix(uses, "kv_")) {
 		store, err := openDefaultKV(ctx)
-		if err != nil {
+		switch {
+		case err != nil && uses == usesAll:
+			kvErr = err
+		case err != nil:
 			closeEnv()
 			return nil, nil, err
+		default:
+			e.KV = store
 		}
-		e.KV = store
 	}
 	if e.KV == nil {
 		e.KV = kv.New(memkv.New(), nil) // never written: no kv_ tool is called
@@ -109,12 +122,17 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	}
 	if e.Bucket == nil {
 		bucket, url, err := openDefaultBucket()
-		if err != nil {
+		switch {
+		case err != nil && uses == usesAll:
+			bucketErr = err
+			e.Bucket, public = memblob.OpenBucket(nil), cmp.Or(public, "https://files.invalid") // never written: host_file answers with bucketErr
+		case err != nil:
 			closeEnv()
 			return nil, nil, err
+		default:
+			e.Bucket = bucket
+			public = cmp.Or(public, url)
 		}
-		e.Bucket = bucket
-		public = cmp.Or(public, url)
 	}
 	if public == "" {
 		closeEnv()
@@ -134,6 +152,16 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		fetch:       toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
 		kv:          toolbox.KVTools(e.KV),
 	}
+	if bucketErr != nil {
+		b.hostFile = unavailable{b.hostFile, bucketErr}
+		b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", b.hostFile.Name(), bucketErr))
+	}
+	if kvErr != nil {
+		for i, t := range b.kv {
+			b.kv[i] = unavailable{t, kvErr}
+			b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", t.Name(), kvErr))
+		}
+	}
 	if e.SQL != nil {
 		b.sql = []tool.Interface{
 			toolbox.SQLQuery(e.SQL, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
@@ -141,6 +169,21 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		}
 	}
 	return b, closeEnv, nil
+}
+
+// An unavailable tool is listed as the tool it wraps, and answers every
+// call with err: why the store it needs could not be opened.
+type unavailable struct {
+	tool.Interface
+	err error
+}
+
+// Stream yields the error result, whatever the arguments.
+func (u unavailable) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+	return func(yield func(tool.Event) bool) {
+		res := tool.ErrorResult(call, u.err)
+		yield(tool.Event{Result: &res})
+	}
 }
 
 // files serves the bucket's objects read-only, with their content types.

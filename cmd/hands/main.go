@@ -135,6 +135,26 @@ func parse(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (done bool
 	return false, nil
 }
 
+// parseInterspersed parses flags as parse does, wherever they stand among
+// the arguments (hands schema TOOL --dialect D), and returns the
+// arguments that are not flags, in order. A lone "--" ends the flags.
+func parseInterspersed(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (rest []string, done bool, err error) {
+	for {
+		if done, err := parse(fs, args, stdout, stderr); done {
+			return nil, true, err
+		}
+		left := fs.Args()
+		if n := len(args) - len(left); n > 0 && args[n-1] == "--" {
+			return append(rest, left...), false, nil // flag consumed the "--"
+		}
+		if len(left) == 0 {
+			return rest, false, nil
+		}
+		rest = append(rest, left[0])
+		args = left[1:]
+	}
+}
+
 func version(args []string, stdout, stderr io.Writer) error {
 	fs := flags("version", "version", stdout, stderr)
 	if done, err := parse(fs, args, stdout, stderr); done {
@@ -183,6 +203,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *stateless && *addr == "" {
 		return &usageError{msg: "--stateless needs --http"}
 	}
+	if *token != "" && *addr == "" {
+		return &usageError{msg: "--token needs --http: a server on stdio answers only the process that started it, and takes no token"}
+	}
 
 	var ln net.Listener
 	publicBase := ""
@@ -200,6 +223,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeEnv()
+	for _, u := range tools.unavailable {
+		fmt.Fprintf(stderr, "hands: %s; it answers every call with this error\n", u)
+	}
 	if t := cmp.Or(*token, tools.token.Reveal()); t != "" {
 		httpOpts.Verify = mcpserver.StaticToken(t, "owner")
 	}
@@ -222,7 +248,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 			return err
 		}
 		defer shutdown(context.WithoutCancel(ctx))
-		reg.Use(otelhands.Tools(nil))
+		reg.Use(otelhands.Tools(&otelhands.Options{Registry: reg}))
 	}
 	stateKey, err := decodeStateKey(tools.stateKey.Reveal())
 	if err != nil {
@@ -297,7 +323,8 @@ func displayAddr(a net.Addr) string {
 func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flags("schema", "schema [--dialect D] [TOOL…]", stdout, stderr)
 	name := fs.String("dialect", "mcp", "write the tools for `D`; \"list\" names the dialects")
-	if done, err := parse(fs, args, stdout, stderr); done {
+	names, done, err := parseInterspersed(fs, args, stdout, stderr)
+	if done {
 		return err
 	}
 	if *name == "list" {
@@ -314,11 +341,11 @@ func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	for _, t := range specTools() {
 		spec := t.Spec()
 		all = append(all, spec)
-		if fs.NArg() == 0 || slices.Contains(fs.Args(), spec.Name) {
+		if len(names) == 0 || slices.Contains(names, spec.Name) {
 			specs = append(specs, spec)
 		}
 	}
-	for _, name := range fs.Args() {
+	for _, name := range names {
 		if !slices.ContainsFunc(specs, func(s tool.Spec) bool { return s.Name == name }) {
 			var names []string
 			for _, s := range all {

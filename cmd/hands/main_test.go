@@ -21,6 +21,8 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,6 +67,8 @@ func TestCommands(t *testing.T) {
 		{"call help", []string{"call", "--help"}, 0, "Usage: hands call", ""},
 		{"bad flag", []string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{"stateless without http", []string{"serve", "--stateless"}, 2, "", ""},
+		{"token without http", []string{"serve", "--token", "s3cret"}, 2, "", "--token needs --http"},
+		{"flag after --", []string{"schema", "--", "--dialect", "gemini"}, 2, "", `no tool named "--dialect"`},
 		{"dialects", []string{"schema", "--dialect", "list"}, 0, "openai-strict\nanthropic", ""},
 		{"unknown dialect", []string{"schema", "--dialect", "cobol"}, 2, "", ""},
 		{"unknown tool in schema", []string{"schema", "nope"}, 2, "", ""},
@@ -124,6 +128,28 @@ func TestSchema(t *testing.T) {
 		golden.Check(t, filepath.Join(repo, "testdata", "schema."+name+".problems.txt"), []byte(stderr))
 	}
 	assertCreatedNothing(t, dir)
+}
+
+// TestSchemaFlagsAfterTools checks that schema reads its flags wherever
+// they stand: after the tool's name as before it.
+func TestSchemaFlagsAfterTools(t *testing.T) {
+	inTempDir(t)
+	want, _, err := runCmd(t, "schema", "--dialect", "gemini", "fetch_markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(want, `"name": "fetch_markdown"`) || !strings.Contains(want, `"parameters"`) || strings.Contains(want, "host_file") {
+		t.Fatalf("schema --dialect gemini fetch_markdown wrote\n%s\nwant fetch_markdown alone, as Gemini takes it", want)
+	}
+	for _, args := range [][]string{
+		{"schema", "fetch_markdown", "--dialect", "gemini"},
+		{"schema", "fetch_markdown", "--dialect=gemini"},
+	} {
+		got, stderr, err := runCmd(t, args...)
+		if err != nil || got != want {
+			t.Errorf("%q: %v %s\nwrote\n%s\nwant\n%s", args, err, stderr, got, want)
+		}
+	}
 }
 
 // assertCreatedNothing checks that the data directory dir does not exist and
@@ -449,6 +475,133 @@ func TestUpstreamEnv(t *testing.T) {
 		if got := upstreamEnv(env, tt.pass); !slices.Equal(got, tt.want) {
 			t.Errorf("upstreamEnv(%q) = %q, want %q", tt.pass, got, tt.want)
 		}
+	}
+}
+
+// TestBundledAnnotations checks that every bundled tool has a title and
+// says how it behaves, so that a client's read-only filter keeps the tools
+// that only read.
+func TestBundledAnnotations(t *testing.T) {
+	want := map[string]tool.Annotations{
+		"host_file":      {Destructive: true, Idempotent: true},
+		"fetch_markdown": {ReadOnly: true, OpenWorld: true},
+		"kv_get":         {ReadOnly: true, Idempotent: true},
+		"kv_put":         {Destructive: true, Idempotent: true},
+		"kv_delete":      {Destructive: true, Idempotent: true},
+		"kv_list":        {ReadOnly: true, Idempotent: true},
+	}
+	var readOnly []string
+	for _, tl := range specTools() {
+		spec := tl.Spec()
+		if spec.Title == "" {
+			t.Errorf("%s has no title", spec.Name)
+		}
+		w, ok := want[spec.Name]
+		if !ok {
+			t.Errorf("%s is not in the test's table", spec.Name)
+			continue
+		}
+		if spec.Annotations == nil || *spec.Annotations != w {
+			t.Errorf("%s's annotations = %+v, want %+v", spec.Name, spec.Annotations, w)
+		}
+		if mcpclient.ReadOnly(spec) {
+			readOnly = append(readOnly, spec.Name)
+		}
+	}
+	if got, want := strings.Join(readOnly, " "), "fetch_markdown kv_get kv_list"; got != want {
+		t.Errorf("a read-only filter keeps %q, want %q", got, want)
+	}
+}
+
+// TestREADMEDesktopConfig checks that the README's desktop configuration
+// starts an installed binary, as serve, and says how to install it from a
+// clone: "go run …@latest" cannot work before a version is published, and
+// its first start compiles for longer than a client waits.
+func TestREADMEDesktopConfig(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(readme)
+	var config struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	found := false
+	for _, block := range strings.Split(text, "```json\n")[1:] {
+		block, _, _ = strings.Cut(block, "```")
+		if strings.Contains(block, "mcpServers") {
+			if err := json.Unmarshal([]byte(block), &config); err != nil {
+				t.Fatalf("the desktop configuration is not JSON: %v\n%s", err, block)
+			}
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("README.md shows no desktop configuration (a json block with mcpServers)")
+	}
+	s := config.MCPServers["hands"]
+	if s.Command != "hands" || !slices.Equal(s.Args, []string{"serve"}) {
+		t.Errorf("the desktop configuration runs %q %q, want the installed hands serve", s.Command, s.Args)
+	}
+	if !strings.Contains(text, "go install ./cmd/hands") || strings.Contains(text, "@latest") {
+		t.Error("README.md does not say to install hands from the clone with go install ./cmd/hands, or still runs @latest")
+	}
+}
+
+// TestServeWithoutDataDir checks that serve starts when the user's data
+// directory cannot be created: the tools that need it (host_file, and the
+// kv_ tools on the default store) are listed and answer each call with
+// the reason and the setting that fixes it, and the others work.
+func TestServeWithoutDataDir(t *testing.T) {
+	inTempDir(t)
+	file := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_DATA_HOME", filepath.Join(file, "data")) // under a file: never a directory
+	requests := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"host_file","arguments":{"key":"a.txt","content":"hi"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"kv_put","arguments":{"key":"k","value":"v"}}}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"fetch_markdown","arguments":{"url":"ftp://example.com/"}}}`,
+	}, "\n") + "\n"
+	var out, errOut bytes.Buffer
+	if err := run(t.Context(), []string{"serve"}, strings.NewReader(requests), &out, &errOut); err != nil {
+		t.Fatalf("serve: %v\n%s", err, errOut.String())
+	}
+	answers := map[float64]map[string]any{}
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var msg struct {
+			ID     float64        `json:"id"`
+			Result map[string]any `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		answers[msg.ID] = msg.Result
+	}
+	listed, _ := json.Marshal(answers[2])
+	for _, name := range []string{"host_file", "fetch_markdown", "kv_put"} {
+		if !strings.Contains(string(listed), `"name":"`+name+`"`) {
+			t.Errorf("tools/list lacks %s: %s", name, listed)
+		}
+	}
+	for id, want := range map[float64]string{3: "HANDS_BUCKET", 4: "HANDS_KV"} {
+		got, _ := json.Marshal(answers[id])
+		if answers[id]["isError"] != true || !strings.Contains(string(got), want) {
+			t.Errorf("call %v = %s; want an error that names %s", id, got, want)
+		}
+	}
+	if got, _ := json.Marshal(answers[5]); answers[5]["isError"] != true || !strings.Contains(string(got), "ftp") {
+		t.Errorf("fetch_markdown's call = %s; want its own refusal of the ftp URL", got)
+	}
+	if !strings.Contains(errOut.String(), "host_file: cannot create the default bucket") {
+		t.Errorf("serve did not say why host_file is unavailable:\n%s", errOut.String())
 	}
 }
 

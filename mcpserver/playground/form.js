@@ -259,6 +259,9 @@ function objectWidget(ctx, s, label, opts) {
     // missing returns the widgets of the required properties that have no
     // value, in the order of the schema.
     missing: () => [...children].filter(([name, c]) => required.has(name) && safeValue(c) === undefined).map(([, c]) => c),
+    // missingIn returns the widgets of the required properties that obj,
+    // the value sent for this object, lacks, in the order of the schema.
+    missingIn: obj => [...children].filter(([name]) => required.has(name) && !(obj && typeof obj === "object" && Object.hasOwn(obj, name))).map(([, c]) => c),
     issuesElement: issues,
   };
   return issueMethods(w, issues, () => []);
@@ -318,21 +321,25 @@ function arrayWidget(ctx, s, label, opts) {
 // whose path goes past the form, such as an unknown property, is shown at
 // the deepest widget on its way. A missing required property is reported
 // at its object; it is shown at the property's field when the form can
-// tell which one it is. It returns the number of issues shown at a field
-// below the root.
-export function showIssues(root, issues) {
+// tell which one it is: from sent, the arguments the call sent, when it is
+// given, and otherwise from the form's values. It returns the number of
+// issues shown at a field below the root.
+export function showIssues(root, issues, sent) {
   const required = new Map(); // object widget → its missing fields, in order
   let atFields = 0;
   for (const is of issues) {
     let w = root;
+    let doc = sent;
+    let docFollows = sent !== undefined; // doc is the value sent at w
     const toks = is.path === "" ? [] : is.path.slice(1).split("/").map(t => t.replace(/~1/g, "/").replace(/~0/g, "~"));
     for (const t of toks) {
       const c = w.child(t);
       if (!c) break;
       w = c;
+      doc = doc !== null && typeof doc === "object" ? doc[t] : undefined;
     }
     if (is.keyword === "required" && w.missing) {
-      if (!required.has(w)) required.set(w, w.missing());
+      if (!required.has(w)) required.set(w, docFollows && w.missingIn ? w.missingIn(doc) : w.missing());
       const next = required.get(w).shift();
       if (next) w = next;
     }

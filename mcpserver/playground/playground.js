@@ -157,8 +157,13 @@ function setMode(mode) {
     } catch { /* keep the text */ }
   } else if (!raw && $("fields").hidden) {
     try {
-      current.form.set(JSON.parse($("raw-json").value));
+      const sent = JSON.parse($("raw-json").value);
+      current.form.set(sent);
+      // The issues of a call sent as JSON are shown at the fields now that
+      // the form holds what was sent.
+      if (current.jsonIssues) showIssues(current.form, current.jsonIssues, sent);
     } catch { /* the form keeps its values */ }
+    current.jsonIssues = null;
   }
   $("raw").hidden = !raw;
   $("fields").hidden = raw;
@@ -167,6 +172,7 @@ function setMode(mode) {
 function clearIssues() {
   $("root-issues").replaceChildren();
   current.form.clearIssues();
+  current.jsonIssues = null;
 }
 
 function showProgress(p) {
@@ -196,6 +202,7 @@ function renderResult(res) {
   if (Array.isArray(issues)) {
     const raw = !$("raw").hidden;
     if (raw) {
+      current.jsonIssues = issues; // shown at their fields on switching to the form
       box.append(el("p", { class: "label", text: `${plural(issues.length, "issue")}; switch to the form to see them at their fields.` }));
     } else {
       const n = showIssues(current.form, issues);

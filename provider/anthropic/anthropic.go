@@ -150,6 +150,11 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	return fromMessage(msg, nil), nil
 }
 
+// Streams reports whether Stream asks the API for a stream
+// (Options.Stream). When it does not, Stream makes one request and yields
+// its response; tracing reads this as gen_ai.request.stream.
+func (m *Model) Streams() bool { return m.stream }
+
 // Stream runs one turn as Generate does. With Options.Stream it uses the
 // API's streaming form and yields the text and the calls' arguments as they
 // arrive, then the response; otherwise it yields Generate's response as
@@ -257,7 +262,7 @@ type messageState struct {
 // why it stopped, and its usage. streamed holds, by block index, the
 // arguments of calls as they streamed, which replace the parsed input.
 func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
-	resp := &agent.Response{RawFinishReason: string(msg.StopReason)}
+	resp := &agent.Response{RawFinishReason: string(msg.StopReason), ID: msg.ID, Model: string(msg.Model)}
 	var st messageState
 	for i, block := range msg.Content {
 		switch block.Type {

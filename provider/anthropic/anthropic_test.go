@@ -44,10 +44,26 @@ func newModel(t *testing.T, srv *replay.Server, opts anthropic.Options) *anthrop
 
 const callText = "I'll check the weather in both cities."
 
-var (
-	twoCalls = providertest.Calls(callText, parisCall, atlantisCall)
-	answer   = &agent.Response{Text: "It's sunny and 18 degrees Celsius in Paris; there is no weather station in Atlantis, so I couldn't get a report for it."}
+// The IDs of the hand-written messages, and the model they name.
+const (
+	callsMessage  = "msg_01Q8vX3kTz5nHw7pRb2LcY9m"
+	answerMessage = "msg_01R9wY4lUa6oIx8qSc3MdZ0n"
+	fixtureModel  = "claude-sonnet-5-5"
 )
+
+var (
+	twoCalls = withID(providertest.Calls(callText, parisCall, atlantisCall), callsMessage)
+	answer   = &agent.Response{
+		Text: "It's sunny and 18 degrees Celsius in Paris; there is no weather station in Atlantis, so I couldn't get a report for it.",
+		ID:   answerMessage, Model: fixtureModel,
+	}
+)
+
+// withID returns resp with the ID id and the fixtures' model.
+func withID(resp *agent.Response, id string) *agent.Response {
+	resp.ID, resp.Model = id, fixtureModel
+	return resp
+}
 
 // emptyResult is the second turn with an empty result for Paris, which
 // goes back as a tool_result without content: the API rejects an empty text
@@ -182,5 +198,20 @@ func TestNew(t *testing.T) {
 				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
 			}
 		})
+	}
+}
+
+// TestStreams checks that Streams reports Options.Stream, which tracing
+// records as gen_ai.request.stream: Stream always exists, and streams only
+// when asked to.
+func TestStreams(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		m, err := anthropic.New(&anthropic.Options{Model: "claude-sonnet-5-5", APIKey: apiKey, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Streams(); got != stream {
+			t.Errorf("with Stream %v, Streams() = %v", stream, got)
+		}
 	}
 }

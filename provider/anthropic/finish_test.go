@@ -67,7 +67,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 // the input, and reports thinking tokens.
 func TestUsage(t *testing.T) {
 	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/thinking.response.json")))
-	want := providertest.Calls(callText, parisCall, atlantisCall)
+	want := withID(providertest.Calls(callText, parisCall, atlantisCall), "msg_01Q8vX3kTz5nHw7pRb2LcY9n")
 	want.FinishReason, want.RawFinishReason = agent.FinishToolCalls, "tool_use"
 	want.Usage = agent.Usage{InputTokens: 1642, OutputTokens: 212, CachedInputTokens: 1400, CacheWriteTokens: 230, ReasoningTokens: 96}
 	providertest.Generate(t, newModel(t, srv, anthropic.Options{}), providertest.FirstTurn(), want)

@@ -58,12 +58,14 @@ func TestRecordedParallelCalls(t *testing.T) {
 		Calls:        calls,
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_use",
 		Usage: agent.Usage{InputTokens: 423, OutputTokens: 202},
+		ID:    "msg_011S3wxtqL5CVescWqS3zeg2", Model: "claude-haiku-4-5-20251001",
 	})
 	results := []string{"alice is bob's wife", "bob is alice's husband", "charlie is alice's son", "daisy is bob's daughter and charlie's younger sister"}
 	providertest.Generate(t, m, providertest.Answer(first, resp, results...), &agent.Response{
 		Text:         providertest.StringAt(t, x[1].Response.Raw, "/content/0/text"),
 		FinishReason: agent.FinishStop, RawFinishReason: "end_turn",
 		Usage: agent.Usage{InputTokens: 771, OutputTokens: 77},
+		ID:    "msg_01JVqZPgDwmnyb2kKC3MwCVf", Model: "claude-haiku-4-5-20251001",
 	})
 
 	sent, rec := srv.Requests(), []replay.Request{x[0].Request, x[1].Request}
@@ -112,6 +114,7 @@ func TestRecordedThinking(t *testing.T) {
 		Calls:        []agent.ToolCall{call},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_use",
 		Usage: agent.Usage{InputTokens: 398, OutputTokens: 155},
+		ID:    "msg_01WvueFjZVbHcj4H4zUzeGv2", Model: "claude-sonnet-4-20250514",
 	})
 	if resp.State == nil {
 		t.Fatal("the response has no state: the thinking block is lost")
@@ -120,6 +123,7 @@ func TestRecordedThinking(t *testing.T) {
 		Text:         providertest.StringAt(t, x[1].Response.Raw, "/content/0/text"),
 		FinishReason: agent.FinishStop, RawFinishReason: "end_turn",
 		Usage: agent.Usage{InputTokens: 566, OutputTokens: 126},
+		ID:    "msg_01SZ8KP8HhB1TxP6Ybbv6iKz", Model: "claude-sonnet-4-20250514",
 	})
 
 	sent, rec := srv.Requests(), []replay.Request{x[0].Request, x[1].Request}
@@ -172,6 +176,7 @@ func TestRecordedStreamCalls(t *testing.T) {
 		},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_use",
 		Usage: agent.Usage{InputTokens: 679, OutputTokens: 111},
+		ID:    "msg_01NHvMRiHy8uqTTxcg2bA6J3", Model: "claude-sonnet-4-5-20250929",
 	}
 	resp := providertest.Streamed(t, m, req, want)
 	if !bytes.Equal(resp.Calls[0].Args, want.Calls[0].Args) {

@@ -163,7 +163,7 @@ func TestContinuation(t *testing.T) {
 	srv := replay.NewServer(t, replay.Sequence(t,
 		replay.Load(t, "testdata/continuation_first.response.json"),
 		replay.Load(t, "testdata/continuation_last.response.json")))
-	want := &agent.Response{Text: answer.Text, FinishReason: agent.FinishStop, RawFinishReason: "STOP"}
+	want := withID(&agent.Response{Text: answer.Text, FinishReason: agent.FinishStop, RawFinishReason: "STOP"}, "cont1")
 	providertest.Generate(t, newModel(t, srv, gemini.Options{}), providertest.SecondTurn("", "toolu_1", "toolu_2"), want)
 	reqs := srv.Requests()
 	if len(reqs) != 2 || !bytes.Contains(reqs[1].Body, []byte("Y29udGludWUtZnJvbS1oZXJl")) {

@@ -134,6 +134,11 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	return resp, nil
 }
 
+// Streams reports whether Stream asks the API for a stream
+// (Options.Stream). When it does not, Stream makes one request and yields
+// its response; tracing reads this as gen_ai.request.stream.
+func (m *Model) Streams() bool { return m.stream }
+
 // Stream runs one turn as Generate does. With Options.Stream it uses the
 // API's streaming form and yields the text as it arrives, and each call as
 // it comes (whole: the API does not stream a call's arguments), then the
@@ -383,7 +388,7 @@ func textOf(parts []*genai.Part) string {
 // one made from the response's ID. A prompt the API blocked is a response
 // with FinishContentFilter.
 func (m *Model) response(r *genai.GenerateContentResponse) (*agent.Response, error) {
-	resp := &agent.Response{}
+	resp := &agent.Response{ID: r.ResponseID, Model: r.ModelVersion}
 	if u := r.UsageMetadata; u != nil {
 		resp.Usage = agent.Usage{
 			InputTokens:       int64(u.PromptTokenCount) + int64(u.ToolUsePromptTokenCount),

@@ -44,10 +44,17 @@ func newModel(t *testing.T, srv *replay.Server, opts gemini.Options) *gemini.Mod
 // The hand-written tool-call turns: one without call IDs, from which the Model
 // makes IDs out of the response's ID, and one with them.
 var (
-	callsWithoutIDs = providertest.Calls("", "call_kCjxaPzEFo2vz7IPpL7n4AQ_1", "call_kCjxaPzEFo2vz7IPpL7n4AQ_2")
-	callsWithIDs    = providertest.Calls("Checking both cities.", "wx7p2k9d", "q3m8z1v5")
-	answer          = &agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris, but I could not get the weather for Atlantis because there is no weather station there."}
+	callsWithoutIDs = withID(providertest.Calls("", "call_kCjxaPzEFo2vz7IPpL7n4AQ_1", "call_kCjxaPzEFo2vz7IPpL7n4AQ_2"), "kCjxaPzEFo2vz7IPpL7n4AQ")
+	callsWithIDs    = withID(providertest.Calls("Checking both cities.", "wx7p2k9d", "q3m8z1v5"), "pDnxaLa1NeCqz7IP0sW3kAE")
+	answer          = withID(&agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris, but I could not get the weather for Atlantis because there is no weather station there."}, "sDnxaMe8J7Sqz7IPrKb1wAg")
 )
+
+// withID returns resp with the response ID id and the model version the
+// hand-written fixtures give.
+func withID(resp *agent.Response, id string) *agent.Response {
+	resp.ID, resp.Model = id, model
+	return resp
+}
 
 func TestGenerate(t *testing.T) {
 	for _, tt := range []struct {
@@ -194,5 +201,20 @@ func TestNew(t *testing.T) {
 				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
 			}
 		})
+	}
+}
+
+// TestStreams checks that Streams reports Options.Stream, which tracing
+// records as gen_ai.request.stream: Stream always exists, and streams only
+// when asked to.
+func TestStreams(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		m, err := gemini.New(&gemini.Options{Model: model, APIKey: apiKey, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Streams(); got != stream {
+			t.Errorf("with Stream %v, Streams() = %v", stream, got)
+		}
 	}
 }

@@ -49,11 +49,13 @@ func TestRecordedRoundTrip(t *testing.T) {
 		Calls:        []agent.ToolCall{{ID: "call_onxxaNXSCPy-gLUP6pjS0Qs_1", Name: "calculate", Args: []byte(`{"expression":"15 * 7"}`)}},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 21, OutputTokens: 7},
+		ID:    "onxxaNXSCPy-gLUP6pjS0Qs", Model: "gemini-2.0-flash",
 	})
 	providertest.Generate(t, m, providertest.Answer(first, resp, "105"), &agent.Response{
 		Text:         "The answer is 105.\n",
 		FinishReason: agent.FinishStop, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 33, OutputTokens: 9},
+		ID:    "o3xxaNuCOvy-gLUP6pjS0Qs", Model: "gemini-2.0-flash",
 	})
 
 	sent, rec := srv.Requests(), []replay.Request{x[0].Request, x[1].Request}
@@ -94,11 +96,13 @@ func TestRecordedStreamThoughtSignature(t *testing.T) {
 		Calls:        []agent.ToolCall{{ID: "call_QUVVadTSNJ6_qtsPvN7J8Q0_1", Name: "get_country", Args: []byte(`{}`)}},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 29, OutputTokens: 212, ReasoningTokens: 202},
+		ID:    "QUVVadTSNJ6_qtsPvN7J8Q0", Model: "gemini-3-pro-preview",
 	})
 	providertest.Streamed(t, m, providertest.Answer(first, resp, "Mexico"), &agent.Response{
 		Text:         "The capital of Mexico is Mexico City.",
 		FinishReason: agent.FinishStop, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 257, OutputTokens: 8},
+		ID:    "REVVabaiCdq4qtsPnZu96Qo", Model: "gemini-3-pro-preview",
 	})
 
 	sent, rec := srv.Requests()[1].Body, x[1].Request.Body
@@ -166,11 +170,13 @@ func TestRecordedParallelCallsWithIDs(t *testing.T) {
 		Calls:        calls,
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 69, OutputTokens: 88, ReasoningTokens: 56},
+		ID:    "tbZxauHIDsiOvdIPgsDH2A4", Model: "gemini-3-flash-preview",
 	})
 	providertest.Generate(t, m, providertest.Answer(first, resp, "22°C", "22°C"), &agent.Response{
 		Text:         "The temperature is currently 22°C in both Paris and London.",
 		FinishReason: agent.FinishStop, RawFinishReason: "STOP",
 		Usage: agent.Usage{InputTokens: 131, OutputTokens: 15},
+		ID:    "t7Zxaq6tGJiXvdIP9cPRsA8", Model: "gemini-3-flash-preview",
 	})
 
 	sent, rec := srv.Requests()[1].Body, load("request2.json")

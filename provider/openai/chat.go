@@ -131,7 +131,7 @@ func fromCompletion(completion *oai.ChatCompletion) (*agent.Response, error) {
 	}
 	choice := completion.Choices[0]
 	msg := choice.Message
-	resp := &agent.Response{Text: msg.Content, RawFinishReason: choice.FinishReason}
+	resp := &agent.Response{Text: msg.Content, RawFinishReason: choice.FinishReason, ID: completion.ID, Model: completion.Model}
 	if resp.Text == "" {
 		resp.Text = msg.Refusal
 	}

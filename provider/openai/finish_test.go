@@ -142,7 +142,7 @@ func TestNoReasoning(t *testing.T) {
 // tokens.
 func TestUsage(t *testing.T) {
 	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/responses_reasoning.response.json")))
-	want := providertest.Calls("", parisCall, atlantisCall)
+	want := twoCalls("resp_0a1b2c3d4e5f6a7b0068f1c30000000000000000000001")
 	want.FinishReason, want.RawFinishReason = agent.FinishToolCalls, "completed"
 	want.Usage = agent.Usage{InputTokens: 1312, OutputTokens: 87, CachedInputTokens: 1024, ReasoningTokens: 38}
 	providertest.Generate(t, newModel(t, srv, openai.Options{}), providertest.FirstTurn(), want)

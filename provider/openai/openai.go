@@ -175,6 +175,11 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	return resp, nil
 }
 
+// Streams reports whether Stream asks the API for a stream
+// (Options.Stream). When it does not, Stream makes one request and yields
+// its response; tracing reads this as gen_ai.request.stream.
+func (m *Model) Streams() bool { return m.stream }
+
 // Stream runs one turn as Generate does. With Options.Stream it uses the
 // API's streaming form and yields the text and the calls' arguments as they
 // arrive, then the response; otherwise it yields Generate's response as

@@ -31,10 +31,15 @@ var apis = []struct {
 	api    openai.API
 	prefix string // of the testdata files
 	path   string // the endpoint
+	// The IDs of the hand-written tool-call turn and answer.
+	callsID, answerID string
 }{
-	{openai.Responses, "responses", "/v1/responses"},
-	{openai.ChatCompletions, "chat", "/v1/chat/completions"},
+	{openai.Responses, "responses", "/v1/responses", "resp_0a1b2c3d4e5f6a7b0068f1c2d3e4f5a6b7c8d9e0f1a2b3c4", "resp_0a1b2c3d4e5f6a7b0068f1c2d9e8f7a6b5c4d3e2f1a0b9c8"},
+	{openai.ChatCompletions, "chat", "/v1/chat/completions", "chatcmpl-CRp2mTq8vXw1yZ3aB5cD7eF9gH1j", "chatcmpl-CRp2oKz4wNq6sYb8tLc0uMd2vOe4"},
 }
+
+// fixtureModel is the model the hand-written responses name.
+const fixtureModel = "gpt-5.5-2026-04-23"
 
 func newModel(t *testing.T, srv *replay.Server, opts openai.Options) *openai.Model {
 	t.Helper()
@@ -51,10 +56,21 @@ func newModel(t *testing.T, srv *replay.Server, opts openai.Options) *openai.Mod
 	return m
 }
 
-var (
-	twoCalls = providertest.Calls("", parisCall, atlantisCall)
-	answer   = &agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris; I could not get the weather for Atlantis, which has no weather station."}
-)
+// twoCalls returns the hand-written tool-call turn, with the response ID id.
+func twoCalls(id string) *agent.Response {
+	return withID(providertest.Calls("", parisCall, atlantisCall), id)
+}
+
+// answer returns the hand-written answer, with the response ID id.
+func answer(id string) *agent.Response {
+	return withID(&agent.Response{Text: "It is sunny and 18 degrees Celsius in Paris; I could not get the weather for Atlantis, which has no weather station."}, id)
+}
+
+// withID returns resp with the response ID id and the fixtures' model.
+func withID(resp *agent.Response, id string) *agent.Response {
+	resp.ID, resp.Model = id, fixtureModel
+	return resp
+}
 
 func TestGenerate(t *testing.T) {
 	for _, api := range apis {
@@ -65,14 +81,14 @@ func TestGenerate(t *testing.T) {
 			fixture string // the hand-written response, after the API's prefix
 			want    *agent.Response
 		}{
-			{name: "tool_calls", req: providertest.FirstTurn(), fixture: "tool_calls", want: twoCalls},
-			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), fixture: "answer", want: answer},
+			{name: "tool_calls", req: providertest.FirstTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
+			{name: "answer", req: providertest.SecondTurn("Let me look both up.", parisCall, atlantisCall), fixture: "answer", want: answer(api.answerID)},
 			// Responses: the PNG goes as an input_image, the rest of the
 			// parts as input_text around it; Chat: the text.
-			{name: "parts_result", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, true), fixture: "answer", want: answer},
-			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), fixture: "answer", want: answer},
-			{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
-			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
+			{name: "parts_result", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, true), fixture: "answer", want: answer(api.answerID)},
+			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), fixture: "answer", want: answer(api.answerID)},
+			{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
+			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
 		} {
 			t.Run(api.prefix+"/"+tt.name, func(t *testing.T) {
 				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.fixture+".response.json")))
@@ -130,7 +146,7 @@ func TestRetry(t *testing.T) {
 				replay.Load(t, "testdata/error_503.response.json"),
 				replay.Load(t, "testdata/"+api.prefix+"_answer.response.json")))
 			m := newModel(t, srv, openai.Options{API: api.api, MaxRetries: 1})
-			providertest.Generate(t, m, providertest.FirstTurn(), answer)
+			providertest.Generate(t, m, providertest.FirstTurn(), answer(api.answerID))
 			if n := len(srv.Requests()); n != 2 {
 				t.Errorf("the server got %d requests, want 2", n)
 			}
@@ -170,5 +186,20 @@ func TestNew(t *testing.T) {
 				t.Errorf("New(%+v) = %v, nil; want an error", tt.opts, m)
 			}
 		})
+	}
+}
+
+// TestStreams checks that Streams reports Options.Stream, which tracing
+// records as gen_ai.request.stream: Stream always exists, and streams only
+// when asked to.
+func TestStreams(t *testing.T) {
+	for _, stream := range []bool{false, true} {
+		m, err := openai.New(&openai.Options{Model: "gpt-5.5", APIKey: apiKey, Stream: stream})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Streams(); got != stream {
+			t.Errorf("with Stream %v, Streams() = %v", stream, got)
+		}
 	}
 }

@@ -75,6 +75,7 @@ func TestRecordedChatParallelCalls(t *testing.T) {
 		Calls:        bostonCalls("call_qg09hWVReOXoXP97AOv8SDrQ", "call_5wcAN3hSC3JsPcgPUU40wEfT"),
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_calls",
 		Usage: agent.Usage{InputTokens: 121, OutputTokens: 50},
+		ID:    "chatcmpl-BleDgRx6KYrqtdoS4i6ZkPdRcWBqe", Model: "gpt-4.1-2025-04-14",
 	}
 	resp := providertest.Generate(t, m, first, want)
 
@@ -86,7 +87,7 @@ func TestRecordedChatParallelCalls(t *testing.T) {
 
 	// The second turn sends the calls back byte for byte, each result
 	// under its call's ID.
-	providertest.Generate(t, m, providertest.Answer(first, resp, "Sunny, 22 degrees", "10:42"), &agent.Response{Calls: want.Calls})
+	providertest.Generate(t, m, providertest.Answer(first, resp, "Sunny, 22 degrees", "10:42"), &agent.Response{Calls: want.Calls, ID: want.ID, Model: want.Model})
 	second := srv.Requests()[1].Body
 	for i, c := range want.Calls {
 		call := fmt.Sprintf("/messages/1/tool_calls/%d", i)
@@ -114,6 +115,7 @@ func TestRecordedChatParallelCallsStream(t *testing.T) {
 		Calls:        bostonCalls("call_ZqGHKScptLaD0wmWHJYFN1Vo", "call_XoLScnhw0USpb7ml5C5nfGW1"),
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_calls",
 		Usage: agent.Usage{InputTokens: 121, OutputTokens: 50},
+		ID:    "chatcmpl-BleDgMAC9enGPAhCO3TUZ3frOoyG2", Model: "gpt-4.1-2025-04-14",
 	})
 	if g, w := providertest.At(t, srv.Requests()[0].Body, "/stream_options"), providertest.At(t, x[0].Request.Body, "/stream_options"); g != w {
 		t.Errorf("stream_options = %s, want %s as recorded", g, w)
@@ -144,11 +146,13 @@ func TestRecordedChatRoundTrip(t *testing.T) {
 		Calls:        []agent.ToolCall{{ID: "call_bhZkmIKKItNGJ41whHUHB7p9", Name: "get_temperature", Args: []byte(`{"city":"Tokyo"}`)}},
 		FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_calls",
 		Usage: agent.Usage{InputTokens: 50, OutputTokens: 15},
+		ID:    "chatcmpl-BMxEwRA0p0gJ52oKS7806KAlfMhqq", Model: "gpt-4.1-mini-2025-04-14",
 	})
 	providertest.Generate(t, m, providertest.Answer(first, resp, "20.0"), &agent.Response{
 		Text:         "The temperature in Tokyo is currently 20.0 degrees Celsius.",
 		FinishReason: agent.FinishStop, RawFinishReason: "stop",
 		Usage: agent.Usage{InputTokens: 75, OutputTokens: 15},
+		ID:    "chatcmpl-BMxEx6B8JEj6oDC45MOWKp0phg8UP", Model: "gpt-4.1-mini-2025-04-14",
 	})
 	for i, r := range srv.Requests() {
 		if g, w := providertest.At(t, r.Body, "/messages"), providertest.At(t, x[i].Request.Body, "/messages"); g != w {
@@ -228,18 +232,24 @@ func TestRecordedResponsesRoundTrip(t *testing.T) {
 		call          agent.ToolCall
 		first, second agent.Usage
 		answer        string
+		// The recorded responses' IDs, and the model that answered.
+		firstID, secondID, model string
 	}{
 		{
 			file: "test_openai_responses_model_simple_response_with_tool_call.yaml", country: "PotatoLand", city: "Potato City",
 			call:   agent.ToolCall{ID: "call_YfwRsW8sUxDKipwyhWTzOXCA", Name: "get_capital", Args: []byte(`{"country":"PotatoLand"}`)},
 			first:  agent.Usage{InputTokens: 40, OutputTokens: 18},
 			answer: "The capital of PotatoLand is Potato City.", second: agent.Usage{InputTokens: 67, OutputTokens: 11},
+			firstID:  "resp_04907f5d3de791830068fbaa19bb908195a91378279dba0f14",
+			secondID: "resp_0e9950da9eac6a780068fbaa1bc030819da585a6f85ddad1e6", model: "gpt-4o-2024-08-06",
 		},
 		{
 			file: "test_openai_responses_stream.yaml", stream: true, country: "France", city: "Paris",
 			call:   agent.ToolCall{ID: "call_kL0PCQV7M2WMoVX8V8OtYSAL", Name: "get_capital", Args: []byte(`{"country":"France"}`)},
 			first:  agent.Usage{InputTokens: 255, OutputTokens: 16},
 			answer: "The capital of France is Paris.", second: agent.Usage{InputTokens: 278, OutputTokens: 9},
+			firstID:  "resp_67e554a155508191900ee113293c4c830794405d35281ae2",
+			secondID: "resp_67e554a21aa88191b65876ac5e5bbe0406c52f0e511c76ed", model: "gpt-4o-2024-08-06",
 		},
 	} {
 		t.Run(tt.file, func(t *testing.T) {
@@ -260,12 +270,12 @@ func TestRecordedResponsesRoundTrip(t *testing.T) {
 			resp := turn(first, &agent.Response{
 				Calls:        []agent.ToolCall{tt.call},
 				FinishReason: agent.FinishToolCalls, RawFinishReason: "completed",
-				Usage: tt.first,
+				Usage: tt.first, ID: tt.firstID, Model: tt.model,
 			})
 			turn(providertest.Answer(first, resp, tt.city), &agent.Response{
 				Text:         tt.answer,
 				FinishReason: agent.FinishStop, RawFinishReason: "completed",
-				Usage: tt.second,
+				Usage: tt.second, ID: tt.secondID, Model: tt.model,
 			})
 			checkFunctionCallItems(t, srv.Requests()[1].Body, x[1].Request.Body, tt.call, tt.city)
 		})

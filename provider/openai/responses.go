@@ -181,7 +181,7 @@ func fromResponse(r *responses.Response) (*agent.Response, error) {
 		}
 		return nil, errors.New("the response failed")
 	}
-	resp := &agent.Response{RawFinishReason: string(r.Status)}
+	resp := &agent.Response{RawFinishReason: string(r.Status), ID: r.ID, Model: string(r.Model)}
 	var st messageState
 	refused := false
 	for _, item := range r.Output {
