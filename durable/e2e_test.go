@@ -1,0 +1,312 @@
+package durable_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/durable"
+	"github.com/hands-go/hands/tool"
+)
+
+// The environment of a worker process: the test binary runs as a worker,
+// and nothing else, when workerHostPort is set.
+const (
+	workerHostPort  = "HANDS_DURABLE_WORKER_HOSTPORT"
+	workerNamespace = "HANDS_DURABLE_WORKER_NAMESPACE"
+	workerQueue     = "HANDS_DURABLE_WORKER_QUEUE"
+	workerLog       = "HANDS_DURABLE_WORKER_LOG" // each deletion appends a line
+)
+
+func TestMain(m *testing.M) {
+	if os.Getenv(workerHostPort) != "" {
+		if err := runWorker(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// deleter is a model that deletes the file the user names, then says it is
+// done. It answers from the request alone, so that a new process answers
+// as the old one would.
+type deleter struct{}
+
+func (deleter) Generate(_ context.Context, req *agent.Request) (*agent.Response, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == agent.RoleTool {
+		return &agent.Response{Text: "done: " + last.Text, FinishReason: agent.FinishStop}, nil
+	}
+	path := strings.TrimPrefix(last.Text, "delete ")
+	return &agent.Response{
+		Calls:        []agent.ToolCall{{ID: "c1", Name: "delete", Args: []byte(fmt.Sprintf(`{"path":%q}`, path))}},
+		FinishReason: agent.FinishToolCalls,
+	}, nil
+}
+
+// logRegistry returns a registry whose destructive delete appends a line
+// to the file at log for each time it runs.
+func logRegistry(log string) (*tool.Registry, error) {
+	del := tool.New("delete", "Delete a file.", func(ctx context.Context, a pathArgs) (string, error) {
+		f, err := os.OpenFile(log, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			return "", err
+		}
+		defer f.Close()
+		if _, err := fmt.Fprintf(f, "delete %s\n", a.Path); err != nil {
+			return "", err
+		}
+		return "deleted " + a.Path, nil
+	}, tool.WithAnnotations(tool.Annotations{Destructive: true}))
+	return tool.NewRegistry(&tool.Scope{Name: "files", Tools: []tool.Interface{del}})
+}
+
+// runWorker runs a worker until the process is killed.
+func runWorker() error {
+	reg, err := logRegistry(os.Getenv(workerLog))
+	if err != nil {
+		return err
+	}
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(workerHostPort), Namespace: os.Getenv(workerNamespace)})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w := worker.New(c, os.Getenv(workerQueue), worker.Options{})
+	durable.New(deleter{}, reg, &durable.Options{NeedsApproval: agent.Destructive(reg)}).Register(w)
+	return w.Run(worker.InterruptCh())
+}
+
+// temporalServer is a Temporal server running in a process of its own.
+type temporalServer struct {
+	hostPort, namespace string
+}
+
+// startTemporal builds the module in internal/devserver, runs it, and
+// returns the address and namespace it prints. The server is stopped when
+// the test ends. A server that cannot be built or started skips the test,
+// except under CI=true, where it fails it.
+//
+// The server is a module and a process of its own because it cannot be
+// built into this one: go.temporal.io/server needs
+// go.opentelemetry.io/otel/log v0, and hands requires v1.
+func startTemporal(t *testing.T) temporalServer {
+	t.Helper()
+	fail := t.Skipf
+	if os.Getenv("CI") == "true" {
+		fail = t.Fatalf
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		fail("building the Temporal server: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "devserver")
+	// A cold build takes minutes; leave the scenario two of the test's.
+	budget := 15 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		budget = min(budget, time.Until(d)-2*time.Minute)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), budget)
+	defer cancel()
+	// Without a symbol table and DWARF, the link, which a fresh output
+	// path makes every run pay, takes half the CPU.
+	build := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", bin, ".")
+	build.Dir = filepath.Join("internal", "devserver")
+	build.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := build.CombinedOutput(); err != nil {
+		fail("building the Temporal server: %v\n%s", err, out)
+	}
+
+	cmd := exec.Command(bin)
+	// The server stops when its standard input closes, so it does not
+	// outlive this process even if the process is killed.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		fail("starting the Temporal server: %v", err)
+	}
+	stopped := make(chan error, 1)
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-stopped:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the Temporal server did not stop within 30s of its standard input closing")
+			cmd.Process.Kill()
+			<-stopped
+		}
+	})
+
+	line := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(io.LimitReader(stdout, 4096))
+		if s.Scan() {
+			line <- s.Text()
+		}
+		close(line)
+		io.Copy(io.Discard, stdout) // never block the server's writes
+		stopped <- cmd.Wait()
+	}()
+	select {
+	case l, ok := <-line:
+		hostPort, namespace, found := strings.Cut(l, " ")
+		if !ok || !found {
+			fail("the Temporal server exited or printed %q, want \"host:port namespace\"", l)
+		}
+		return temporalServer{hostPort: hostPort, namespace: namespace}
+	case <-time.After(2 * time.Minute):
+		fail("the Temporal server printed no address within 2 minutes")
+	}
+	panic("unreachable")
+}
+
+// dial returns a client of the server, closed when the test ends.
+func (s temporalServer) dial(t *testing.T) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: s.hostPort, Namespace: s.namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// startWorker starts a worker process, the test binary run again.
+func startWorker(t *testing.T, s temporalServer, queue, log string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(),
+		workerHostPort+"="+s.hostPort,
+		workerNamespace+"="+s.namespace,
+		workerQueue+"="+queue,
+		workerLog+"="+log)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return cmd
+}
+
+// TestWorkerKilledWhilePaused: a run pauses for approval, its worker
+// process is killed, a new one starts, the approval arrives, and the run
+// completes with the tool run once.
+func TestWorkerKilledWhilePaused(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	ts := startTemporal(t)
+	c := ts.dial(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	log := t.TempDir() + "/deletions"
+	const queue = "hands-e2e"
+
+	first := startWorker(t, ts, queue, log)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "delete-a", TaskQueue: queue},
+		durable.WorkflowName, durable.Input{History: agent.History{agent.UserText("delete a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(ctx, t, c, run.GetID())
+	if len(pending) != 1 || pending[0].Call.Name != "delete" || pending[0].Kind != agent.PendingApproval {
+		t.Fatalf("pending = %+v, want the approval of delete", pending)
+	}
+
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	startWorker(t, ts, queue, log)
+
+	// A decision Resume would refuse is refused here too, and the run
+	// still waits.
+	err = decideRemote(ctx, c, run.GetID(), agent.Answer(pending[0].Call.ID, "yes"))
+	if aerr, ok := errors.AsType[*temporal.ApplicationError](err); !ok || aerr.Type() != durable.ErrTypeInvalidDecision {
+		t.Errorf("an answer to an approval: %v, want an application error of type %s", err, durable.ErrTypeInvalidDecision)
+	}
+	if err := decideRemote(ctx, c, run.GetID(), agent.Approve(pending[0].Call.ID)); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	// The approval is used up: a second one is refused.
+	err = decideRemote(ctx, c, run.GetID(), agent.Approve(pending[0].Call.ID))
+	if err == nil {
+		t.Error("a second approval of the same call was accepted")
+	}
+
+	var h agent.History
+	if err := run.Get(ctx, &h); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got := h[len(h)-1].Text; got != "done: deleted a" {
+		t.Errorf("last message %q, want done: deleted a", got)
+	}
+	data, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(data) != "delete a\n" {
+		t.Errorf("deletions:\n%s\nwant exactly one, of a", data)
+	}
+}
+
+// waitPending queries the run until a call waits for a person.
+func waitPending(ctx context.Context, t *testing.T, c client.Client, id string) []agent.Pending {
+	t.Helper()
+	for {
+		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
+		if err == nil {
+			var pending []agent.Pending
+			if err := v.Get(&pending); err != nil {
+				t.Fatal(err)
+			}
+			if len(pending) > 0 {
+				return pending
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no call waits: %v (last query error: %v)", ctx.Err(), err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// decideRemote sends d and waits for the Update to be accepted or refused.
+func decideRemote(ctx context.Context, c client.Client, id string, d agent.Decision) error {
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   id,
+		UpdateName:   durable.UpdateDecide,
+		Args:         []any{d},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return err
+	}
+	return h.Get(ctx, nil)
+}
