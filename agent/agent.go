@@ -58,6 +58,15 @@ type Message struct {
 	// tool.RepairMigrated): the history says which version each call was
 	// written for.
 	Migrated bool `json:"migrated,omitempty"`
+	// Version is, on a tool message, the version of the tool the call was
+	// made against (tool.WithVersion): for a migrated call, the version
+	// its migration upgrades from (tool.Repair.Version); for any other,
+	// the version that ran it. "" when the tool declares no version.
+	Version string `json:"version,omitempty"`
+	// RanAs is, on a tool message, the version of the tool that ran the
+	// call (tool.Result.Version); it differs from Version only on a
+	// migrated call.
+	RanAs string `json:"ranAs,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their

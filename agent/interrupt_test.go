@@ -541,7 +541,7 @@ func TestResumeAcrossABreakingChange(t *testing.T) {
 		ran = append(ran, a.File)
 		return "deleted " + a.File, nil
 	}, tool.WithAnnotations(tool.Annotations{Destructive: true}),
-		tool.Migrate(func(old pathArgs) (fileArgs, error) { return fileArgs{File: old.Path}, nil }))
+		tool.WithVersion("2"), tool.Migrate("1", func(old pathArgs) (fileArgs, error) { return fileArgs{File: old.Path}, nil }))
 	reg := newRegistry(t, &tool.Scope{Name: "files", Tools: []tool.Interface{del}})
 	model := agenttest.NewScript(agent.Response{Text: "done"})
 	history, err := agent.Resume(t.Context(), model, reg, in, []agent.Decision{agent.Approve("d1")}, nil)
@@ -555,8 +555,8 @@ func TestResumeAcrossABreakingChange(t *testing.T) {
 		t.Errorf("results = %v, want %v", got, want)
 	}
 	for _, m := range history {
-		if m.Role == agent.RoleTool && !m.Migrated {
-			t.Errorf("the tool message %+v does not record that the call was made against the old version", m)
+		if m.Role == agent.RoleTool && (!m.Migrated || m.Version != "1" || m.RanAs != "2") {
+			t.Errorf("the tool message %+v does not record that the call was made against version 1 and ran as 2", m)
 		}
 	}
 }

@@ -31,7 +31,8 @@ func CallIDs(calls []ToolCall, turn int, history History) []ToolCall {
 // ToolMessage returns the tool message Run records for the result of call:
 // the result's text, and its structured output and parts when the text is
 // theirs (middleware did not rewrite it), and whether its arguments were
-// migrated (tool.RepairMigrated).
+// migrated (tool.RepairMigrated), and the versions of the tool it was
+// made against and ran as.
 func ToolMessage(call ToolCall, res tool.Result) Message {
 	structured := res.Structured
 	if string(structured) != res.Content {
@@ -41,6 +42,10 @@ func ToolMessage(call ToolCall, res tool.Result) Message {
 	if tool.PartsText(parts) != res.Content {
 		parts = nil // likewise for the images and resources
 	}
-	migrated := slices.ContainsFunc(res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
-	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: migrated}
+	version := res.Version
+	i := slices.IndexFunc(res.Repairs, func(rp tool.Repair) bool { return rp.Kind == tool.RepairMigrated })
+	if i >= 0 {
+		version = res.Repairs[i].Version
+	}
+	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: i >= 0, Version: version, RanAs: res.Version}
 }

@@ -267,6 +267,9 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	if spec.OutputSchema != nil {
 		t.OutputSchema = spec.OutputSchema
 	}
+	if spec.Version != "" {
+		t.Meta = mcp.Meta{VersionMeta: spec.Version}
+	}
 	if a := spec.Annotations; a != nil {
 		destructive, openWorld := a.Destructive, a.OpenWorld
 		t.Annotations = &mcp.ToolAnnotations{
@@ -287,6 +290,11 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 // A client that shows the issues at their fields, as the playground does,
 // reads them here instead of parsing the text; a model reads the text.
 const IssuesMeta = "com.github.hands-go/issues"
+
+// VersionMeta is the key in a listed tool's _meta under which its version
+// (tool.WithVersion, tool.Spec.Version) is given, as a string, so that a
+// client sees which version it listed.
+const VersionMeta = "com.github.hands-go/version"
 
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}

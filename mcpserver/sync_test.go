@@ -204,10 +204,10 @@ type forecastV2 struct {
 func TestSessionAcrossAMigration(t *testing.T) {
 	v1 := tool.Interface(tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV1) (string, error) {
 		return "v1: " + a.Town, nil
-	}))
+	}, tool.WithVersion("1")))
 	v2 := tool.Interface(tool.New("forecast", "Forecast the weather for some days.", func(ctx context.Context, a forecastV2) (string, error) {
 		return fmt.Sprintf("v2: %s for %d days", a.City, a.Days), nil
-	}, tool.Migrate(func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town, Days: 1}, nil })))
+	}, tool.WithVersion("2"), tool.Migrate("1", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town, Days: 1}, nil })))
 	sw := &switching{}
 	sw.current.Store(&v1)
 	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{sw}})
@@ -219,8 +219,19 @@ func TestSessionAcrossAMigration(t *testing.T) {
 	session := connect(t, srv, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	if _, err := session.ListTools(t.Context(), nil); err != nil {
-		t.Fatal(err)
+	listedVersion := func() any {
+		t.Helper()
+		list, err := session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(list.Tools) != 1 {
+			t.Fatalf("listed %d tools, want 1", len(list.Tools))
+		}
+		return list.Tools[0].Meta[mcpserver.VersionMeta]
+	}
+	if v := listedVersion(); v != "1" {
+		t.Errorf("the listed tool's _meta version is %v, want 1", v)
 	}
 	call := func() string {
 		t.Helper()
@@ -246,5 +257,8 @@ func TestSessionAcrossAMigration(t *testing.T) {
 	}
 	if got := call(); got != "v2: Oslo for 1 days" {
 		t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
+	}
+	if v := listedVersion(); v != "2" {
+		t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
 	}
 }

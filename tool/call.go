@@ -63,6 +63,11 @@ type Result struct {
 	// tool itself (WithDeprecated), then the JSON Pointer of each
 	// deprecated argument it sent. Content ends with a note saying so.
 	Deprecated []string `json:"deprecated,omitempty"`
+	// Version is the version of the tool that ran the call (WithVersion);
+	// "" when it declares none. A call made against an earlier version
+	// and upgraded by the tool's migration has a RepairMigrated repair
+	// that names that version.
+	Version string `json:"version,omitempty"`
 }
 
 // An Event is one step of a streamed call: a progress report or, last of

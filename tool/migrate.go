@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 
 	"github.com/hands-go/hands/schema"
 )
@@ -17,22 +18,25 @@ const RepairMigrated RepairKind = "migrated"
 
 // A migration upgrades arguments written for a tool's previous input.
 type migration struct {
+	from    string       // the version the upgraded calls were made against; "" when the tool has none
 	to      reflect.Type // the input type the upgrade produces; nil for MigrateJSON
 	upgrade func(args json.RawMessage) (json.RawMessage, error)
 }
 
-// Migrate accepts calls made against the tool's previous input type Old:
+// Migrate accepts calls made against the tool's previous input type Old,
+// the input of its version from (WithVersion; "" for a tool that declares
+// no version):
 // a call whose arguments fail the current input schema but are valid for
 // Old (its own schema, with its tags) is upgraded by up, and the result is
 // validated against the current input as any call is. The call then runs
 // as if it had been made against the current version, and its result
-// records a RepairMigrated repair. Such calls come from a model's cached
+// records a RepairMigrated repair whose Version is from. Such calls come from a model's cached
 // tool list, a history written before a deploy, an MCP session that listed
 // the tools before the change. New must be the tool's input type: anything
 // else is a definition error, as is Migrate on a RawTool (use MigrateJSON).
 // An error from up leaves the call failing with its validation error
 // against the current input.
-func Migrate[Old, New any](up func(Old) (New, error)) Option {
+func Migrate[Old, New any](from string, up func(Old) (New, error)) Option {
 	old, err := schema.For[Old](nil)
 	return func(c *config) {
 		if err != nil {
@@ -43,7 +47,7 @@ func Migrate[Old, New any](up func(Old) (New, error)) Option {
 			c.errs = append(c.errs, errors.New("Migrate: the upgrade function is nil"))
 			return
 		}
-		c.migration = &migration{to: reflect.TypeFor[New](), upgrade: func(args json.RawMessage) (json.RawMessage, error) {
+		c.migration = &migration{from: from, to: reflect.TypeFor[New](), upgrade: func(args json.RawMessage) (json.RawMessage, error) {
 			v, _, err := schema.DecodeValue[Old](old, args)
 			if err != nil {
 				return nil, err
@@ -59,22 +63,30 @@ func Migrate[Old, New any](up func(Old) (New, error)) Option {
 
 // MigrateJSON is Migrate on raw JSON, for any kind of tool: up returns the
 // upgraded arguments, or an error when args are not a call made against
-// the previous version.
-func MigrateJSON(up func(args json.RawMessage) (json.RawMessage, error)) Option {
+// the previous version, from.
+func MigrateJSON(from string, up func(args json.RawMessage) (json.RawMessage, error)) Option {
 	return func(c *config) {
 		if up == nil {
 			c.errs = append(c.errs, errors.New("MigrateJSON: the upgrade function is nil"))
 			return
 		}
-		c.migration = &migration{upgrade: up}
+		c.migration = &migration{from: from, upgrade: up}
 	}
 }
 
 // check reports a migration that does not fit a tool whose input
-// type is in (nil for a RawTool).
-func (m *migration) check(in reflect.Type) error {
+// type is in (nil for a RawTool) and whose version is version.
+func (m *migration) check(in reflect.Type, version string) error {
 	switch {
-	case m == nil || m.to == nil:
+	case m == nil:
+		return nil
+	case m.from != "" && version == "":
+		return fmt.Errorf("the migration is from version %q, but the tool declares no version of its own (WithVersion)", m.from)
+	case m.from == "" && version != "":
+		return fmt.Errorf("the tool is version %q, but its migration does not say which version it upgrades from", version)
+	case m.from != "" && m.from == version:
+		return fmt.Errorf("the migration is from version %q, the tool's own version", m.from)
+	case m.to == nil:
 		return nil
 	case in == nil:
 		return errors.New("Migrate does not apply to a raw tool, whose input is not a Go type; use MigrateJSON")
@@ -82,6 +94,29 @@ func (m *migration) check(in reflect.Type) error {
 		return fmt.Errorf("Migrate produces %v, but the tool's input is %v", m.to, in)
 	}
 	return nil
+}
+
+// WithVersion declares the tool's version, such as "2" or "2026-11-01":
+// its spec carries it (Spec.Version, and an MCP tool's _meta), each
+// result records it (Result.Version), and the agent's history records it
+// on the tool message of each call. A migration (Migrate, MigrateJSON)
+// names the version it upgrades from, which the result of an upgraded
+// call records too (Repair.Version), so a history says which version each
+// call was made against. Any non-empty string is a version; hands only
+// compares them for equality.
+func WithVersion(version string) Option {
+	return func(c *config) {
+		if strings.TrimSpace(version) == "" {
+			c.errs = append(c.errs, errors.New("WithVersion: the version is empty"))
+			return
+		}
+		c.version = version
+	}
+}
+
+// migrated is the repair that records a call upgraded by the migration.
+func (c *core) migrated() Repair {
+	return Repair{Kind: RepairMigrated, Version: c.migration.from}
 }
 
 // migrate upgrades args written for the previous input, or reports that

@@ -26,7 +26,7 @@ func TestMigrate(t *testing.T) {
 	w := tool.New("weather_migrating", "Report the weather.", func(ctx context.Context, a weatherV2) (string, error) {
 		got = append(got, a)
 		return "sunny in " + a.City, nil
-	}, tool.Migrate(func(old weatherV1) (weatherV2, error) {
+	}, tool.WithVersion("2"), tool.Migrate("1", func(old weatherV1) (weatherV2, error) {
 		if old.Town == "Atlantis" {
 			return weatherV2{}, errors.New("no such town any more")
 		}
@@ -51,6 +51,12 @@ func TestMigrate(t *testing.T) {
 			if migrated != tt.migrated {
 				t.Errorf("repairs %v, migrated %v, want %v", res.Repairs, migrated, tt.migrated)
 			}
+			if res.Version != "2" {
+				t.Errorf("result version %q, want the version that ran the call, 2", res.Version)
+			}
+			if migrated && !slices.Contains(res.Repairs, tool.Repair{Kind: tool.RepairMigrated, Version: "1"}) {
+				t.Errorf("repairs %v, want the migration to record the version the call was made against, 1", res.Repairs)
+			}
 			if tt.content != "" {
 				if res.IsError || res.Content != tt.content {
 					t.Errorf("result %q (error %v), want %q", res.Content, res.Err, tt.content)
@@ -68,6 +74,9 @@ func TestMigrate(t *testing.T) {
 			}
 		})
 	}
+	if v := w.Spec().Version; v != "2" {
+		t.Errorf("Spec().Version = %q, want 2", v)
+	}
 	if len(got) != 2 || got[1] != (weatherV2{City: "Bergen", Units: "metric"}) {
 		t.Errorf("the handler received %+v, want the current call and the upgraded one", got)
 	}
@@ -83,18 +92,33 @@ func TestMigrateDefinitionErrors(t *testing.T) {
 	}
 	run := func(context.Context, weatherV2) (string, error) { return "", nil }
 	isDef := func(err error) bool { _, ok := errors.AsType[*tool.DefinitionError](err); return ok }
-	if _, err := tool.Define("w", "W.", run, tool.Migrate(func(weatherV1) (other, error) { return other{}, nil })); !isDef(err) {
+	if _, err := tool.Define("w", "W.", run, tool.Migrate("", func(weatherV1) (other, error) { return other{}, nil })); !isDef(err) {
 		t.Errorf("Migrate to another type than the input: %v, want a definition error", err)
 	}
-	if _, err := tool.Define("w", "W.", run, tool.Migrate[weatherV1, weatherV2](nil)); !isDef(err) {
+	if _, err := tool.Define("w", "W.", run, tool.Migrate[weatherV1, weatherV2]("", nil)); !isDef(err) {
 		t.Errorf("Migrate(nil): %v, want a definition error", err)
+	}
+	up := func(old weatherV1) (weatherV2, error) { return weatherV2{City: old.Town}, nil }
+	for _, tt := range []struct {
+		name string
+		opts []tool.Option
+	}{
+		{"an empty version", []tool.Option{tool.WithVersion(" ")}},
+		{"a migration from a version, the tool without one", []tool.Option{tool.Migrate("1", up)}},
+		{"a versioned tool, a migration from no version", []tool.Option{tool.WithVersion("2"), tool.Migrate("", up)}},
+		{"a migration from the tool's own version", []tool.Option{tool.WithVersion("2"), tool.Migrate("2", up)}},
+		{"MigrateJSON from the tool's own version", []tool.Option{tool.WithVersion("2"), tool.MigrateJSON("2", func(a json.RawMessage) (json.RawMessage, error) { return a, nil })}},
+	} {
+		if _, err := tool.Define("w", "W.", run, tt.opts...); !isDef(err) {
+			t.Errorf("%s: %v, want a definition error", tt.name, err)
+		}
 	}
 	var spec tool.Spec
 	if err := json.Unmarshal([]byte(`{"name":"r","description":"R.","inputSchema":{"type":"object"}}`), &spec); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := tool.DefineRaw(spec, nil, func(context.Context, json.RawMessage) (any, error) { return "", nil },
-		tool.Migrate(func(weatherV1) (weatherV2, error) { return weatherV2{}, nil })); !isDef(err) {
+		tool.Migrate("", func(weatherV1) (weatherV2, error) { return weatherV2{}, nil })); !isDef(err) {
 		t.Errorf("Migrate on a raw tool: %v, want a definition error", err)
 	}
 }
@@ -114,7 +138,7 @@ func TestMigrateJSON(t *testing.T) {
 		return nil
 	}
 	echo, err := tool.DefineRaw(spec, validate, func(ctx context.Context, args json.RawMessage) (any, error) { return string(args), nil },
-		tool.MigrateJSON(func(args json.RawMessage) (json.RawMessage, error) {
+		tool.WithVersion("2026-11"), tool.MigrateJSON("2026-10", func(args json.RawMessage) (json.RawMessage, error) {
 			var old struct {
 				Message *string `json:"message"`
 			}
@@ -126,8 +150,11 @@ func TestMigrateJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if v := echo.Spec().Version; v != "2026-11" {
+		t.Errorf("Spec().Version = %q, want 2026-11", v)
+	}
 	res := tool.Run(t.Context(), echo, tool.Call{ID: "1", Name: "echo_raw", Args: json.RawMessage(`{"message":"hi"}`)})
-	if res.IsError || res.Content != `{"text":"hi"}` || !slices.Contains(res.Repairs, tool.Repair{Kind: tool.RepairMigrated}) {
+	if res.IsError || res.Content != `{"text":"hi"}` || res.Version != "2026-11" || !slices.Contains(res.Repairs, tool.Repair{Kind: tool.RepairMigrated, Version: "2026-10"}) {
 		t.Errorf("an old call of a raw tool: %q (%v), repairs %v; want the upgraded arguments", res.Content, res.Err, res.Repairs)
 	}
 	res = tool.Run(t.Context(), echo, tool.Call{ID: "2", Name: "echo_raw", Args: json.RawMessage(`{"other":1}`)})

@@ -32,6 +32,7 @@ type config struct {
 	timeout     time.Duration
 	noRepair    repairSet
 	deprecation *Deprecation
+	version     string
 	migration   *migration
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	errs        []error // mistakes in the options themselves
@@ -144,6 +145,7 @@ type core struct {
 	deprecation *Deprecation      // WithDeprecated
 	fields      []deprecatedField // the input's deprecated properties
 	migration   *migration        // Migrate, MigrateJSON
+	version     string            // WithVersion
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -159,7 +161,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		}
 		opt(&c)
 	}
-	if err := c.migration.check(inputType); err != nil {
+	if err := c.migration.check(inputType, c.version); err != nil {
 		c.errs = append(c.errs, err)
 	}
 	if raw && c.nullNamed {
@@ -177,7 +179,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 	return core{
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
-		deprecation: c.deprecation, migration: c.migration,
+		deprecation: c.deprecation, migration: c.migration, version: c.version,
 	}, c, nil
 }
 

@@ -86,7 +86,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}
@@ -134,7 +134,7 @@ func (t *RawTool) checkOrMigrate(args json.RawMessage, repairs []Repair, callID 
 		return args, repairs, nil
 	}
 	if up, ok := t.migrate(args); ok && t.check(up, callID) == nil {
-		return up, append(repairs, Repair{Kind: RepairMigrated}), nil
+		return up, append(repairs, t.migrated()), nil
 	}
 	return args, repairs, err
 }

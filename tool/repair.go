@@ -36,6 +36,10 @@ type Repair struct {
 	// Path is the JSON Pointer of what was repaired; "" is the whole
 	// arguments.
 	Path string `json:"path"`
+	// Version is, on a RepairMigrated repair, the version of the tool the
+	// call was made against: the one its migration upgrades from
+	// (Migrate, MigrateJSON); "" when the tool declares no version.
+	Version string `json:"version,omitempty"`
 }
 
 // repairWhole applies the repairs that concern the whole arguments. They

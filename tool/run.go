@@ -370,6 +370,7 @@ func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (r
 	} else {
 		res.CallID, res.Tool = call.ID, c.name
 	}
+	res.Version = c.version
 	c.noteDeprecated(ctx, call.Args, &res)
 	return res
 }
@@ -380,6 +381,7 @@ func (c *core) errorResult(call Call, err error, repairs []Repair) Result {
 	call.Name = c.name
 	res := ErrorResult(call, err)
 	res.Repairs = repairs
+	res.Version = c.version
 	return res
 }
 

@@ -37,6 +37,9 @@ type Spec struct {
 	// Deprecation is set when the tool is deprecated (WithDeprecated); the
 	// description already says it, for clients that show only that.
 	Deprecation *Deprecation `json:"deprecation,omitempty"`
+	// Version is the tool's version (WithVersion); "" when it declares
+	// none.
+	Version string `json:"version,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -187,7 +190,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
@@ -246,7 +249,7 @@ func (t *Tool[In, Out]) decode(args json.RawMessage, callID string) (In, []Repai
 	if err != nil {
 		if up, ok := t.migrate(args); ok {
 			if in2, nulls2, err2 := schema.DecodeValue[In](t.input, up); err2 == nil {
-				return in2, nullRepairs(append(repairs, Repair{Kind: RepairMigrated}), nulls2), nil
+				return in2, nullRepairs(append(repairs, t.migrated()), nulls2), nil
 			}
 		}
 	}
