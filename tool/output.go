@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -401,4 +402,24 @@ func encodeOutput(enc encoder, v any) (string, bool) {
 		outputBuffers.Put(buf)
 	}
 	return text, ok
+}
+
+// encodeStructured returns v, of the type enc was built for, as JSON in
+// bytes of its own, for a result's Structured, or false when enc cannot
+// encode it. The bytes are allocated once, at the size of the previous
+// output (size), which it then updates: outputs of one tool tend to be of
+// one size.
+func encodeStructured(enc encoder, v any, size *atomic.Int64) ([]byte, bool) {
+	n := size.Load()
+	if n == 0 {
+		n = 64 // the first output: a guess
+	}
+	b, ok := enc(make([]byte, 0, n), reflect.ValueOf(v))
+	if !ok {
+		return nil, false
+	}
+	if m := int64(len(b)); m != size.Load() && m <= 64<<10 {
+		size.Store(m)
+	}
+	return b[:len(b):len(b)], true
 }

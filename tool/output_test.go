@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -222,7 +224,18 @@ func checkOutput(t *testing.T, out any) {
 // encodeThroughType encodes v as a Tool whose Out is v's type does.
 func encodeThroughType(v any) (string, error) {
 	if enc := newEncoder(reflect.TypeOf(v)); enc != nil {
-		if text, ok := encodeOutput(enc, v); ok {
+		text, ok := encodeOutput(enc, v)
+		// encodeStructured writes the same bytes, whatever capacity the
+		// previous output's size gives them.
+		for _, prev := range []int64{0, 1, int64(len(text)), 4 * int64(len(text))} {
+			var size atomic.Int64
+			size.Store(prev)
+			data, sok := encodeStructured(enc, v, &size)
+			if sok != ok || ok && string(data) != text {
+				return "", fmt.Errorf("encodeStructured(%#v) after an output of %d bytes = %q, %t; encodeOutput = %q, %t", v, prev, data, sok, text, ok)
+			}
+		}
+		if ok {
 			return text, nil
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/schema"
@@ -118,6 +119,9 @@ type Tool[In, Out any] struct {
 	input   *schema.Validator
 	output  *schema.Validator // describes Out; nil unless Out is a struct
 	encode  encoder           // writes an Out as JSON; nil leaves it to content
+	// outputSize is the length of the last output encodeStructured wrote,
+	// the capacity it gives the next one.
+	outputSize atomic.Int64
 }
 
 // New returns a tool named name that runs handler. The description tells
@@ -316,17 +320,29 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 		return Result{Content: PartsText(parts), Parts: parts, Output: output, Repairs: repairs}, nil
 	}
 	text, ok := "", false
-	if t.encode != nil {
+	var structured []byte // the encoded output, when it is the result's Structured
+	switch {
+	case t.encode != nil && t.output != nil:
+		// Encoded into the bytes that become Structured, and copied once
+		// into Content.
+		if structured, ok = encodeStructured(t.encode, output, &t.outputSize); ok {
+			text = string(structured)
+		}
+	case t.encode != nil:
 		text, ok = encodeOutput(t.encode, output)
 	}
 	if !ok {
 		if text, err = content(t.name, output); err != nil {
 			return Result{Repairs: repairs}, err
 		}
+		structured = nil
 	}
 	res := Result{Content: text, Output: output, Repairs: repairs}
 	if t.output != nil && strings.HasPrefix(text, "{") { // not a nil *Out's null
-		res.Structured = json.RawMessage(text)
+		if structured == nil {
+			structured = []byte(text)
+		}
+		res.Structured = structured
 	}
 	if mt, ok := output.(ModelTexter); ok {
 		res.Content = mt.ModelText()
