@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -100,11 +99,7 @@ func BenchmarkGateway(b *testing.B) {
 		one(1 - n%2)
 		n++
 	}
-	var p50 [2]float64
-	for i := range took {
-		slices.Sort(took[i])
-		p50[i] = float64(took[i][len(took[i])/2])
-	}
+	p50 := medians(took)
 	b.ReportMetric(p50[0], "direct-p50-ns")
 	b.ReportMetric(p50[1], "gateway-p50-ns")
 	b.ReportMetric(p50[1]/p50[0], "p50-ratio")

@@ -203,11 +203,7 @@ func BenchmarkScale(b *testing.B) {
 					one(1 - n%2)
 					n++
 				}
-				var p50 [2]float64
-				for i := range took {
-					slices.Sort(took[i])
-					p50[i] = float64(took[i][len(took[i])/2])
-				}
+				p50 := medians(took)
 				b.ReportMetric(p50[0], "hands-p50-ns")
 				b.ReportMetric(p50[1], "sdk-p50-ns")
 				b.ReportMetric(p50[0]/p50[1], "p50-ratio")
@@ -367,4 +363,14 @@ func TestScaleFixture(t *testing.T) {
 		}
 		f.close()
 	}
+}
+
+// medians returns the median of each of two paths' timings, sorting them.
+func medians(took [2][]time.Duration) [2]float64 {
+	var p50 [2]float64
+	for i := range took {
+		slices.Sort(took[i])
+		p50[i] = float64(took[i][len(took[i])/2])
+	}
+	return p50
 }
