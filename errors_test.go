@@ -3,18 +3,25 @@ package hands_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hands-go/hands/bind"
+	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/kv"
+	"github.com/hands-go/hands/kv/memkv"
 	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox"
 )
 
 // TestOneErrorTechnique holds every package of the module to json v2's way
@@ -51,11 +58,15 @@ func TestOneErrorTechnique(t *testing.T) {
 					continue
 				}
 				for _, spec := range decl.Specs {
-					for _, name := range spec.(*ast.ValueSpec).Names {
+					vs := spec.(*ast.ValueSpec)
+					for i, name := range vs.Names {
 						if strings.HasPrefix(name.Name, "Err") && name.IsExported() {
 							dir := filepath.Dir(path)
 							if !slices.Contains(sentinels[name.Name], dir) {
 								sentinels[name.Name] = append(sentinels[name.Name], dir)
+							}
+							if i < len(vs.Values) {
+								checkSentinelText(t, fset, dir, name.Name, vs.Values[i])
 							}
 						}
 					}
@@ -72,6 +83,43 @@ func TestOneErrorTechnique(t *testing.T) {
 			t.Errorf("the sentinel %s is defined in %d packages (%s): give each its own name", name, len(pkgs), strings.Join(pkgs, ", "))
 		}
 	}
+}
+
+// checkSentinelText requires a sentinel made by errors.New or fmt.Errorf
+// to say its package first, as net/http's ErrHijacked says "http: " and
+// jsontext's errors "jsontext: ": the name of its package, or of the
+// package that holds it (kv/driver's sentinel is kv's ErrKeyNotFound too).
+// A sentinel that is another package's value (kv.ErrKeyNotFound =
+// driver.ErrNotFound) is checked where it is made.
+func checkSentinelText(t *testing.T, fset *token.FileSet, dir, name string, value ast.Expr) {
+	t.Helper()
+	call, ok := value.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	fun, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return
+	}
+	if pkg, ok := fun.X.(*ast.Ident); !ok || !(pkg.Name == "errors" && fun.Sel.Name == "New" || pkg.Name == "fmt" && fun.Sel.Name == "Errorf") {
+		return
+	}
+	lit, ok := call.Args[0].(*ast.BasicLit)
+	if !ok || lit.Kind != token.STRING {
+		t.Errorf("%s: %s's text is not a literal, so it cannot be checked to start with its package", fset.Position(value.Pos()), name)
+		return
+	}
+	text, err := strconv.Unquote(lit.Value)
+	if err != nil {
+		t.Fatal(err)
+	}
+	elems := strings.Split(filepath.ToSlash(dir), "/")
+	for _, pkg := range elems {
+		if strings.HasPrefix(text, pkg+": ") {
+			return
+		}
+	}
+	t.Errorf("%s: %s = %q, want it to start with %q", fset.Position(value.Pos()), name, text, elems[len(elems)-1]+": ")
 }
 
 func recvName(decl *ast.FuncDecl) string {
@@ -115,6 +163,52 @@ func TestDefinitionErrorsShareOneFormat(t *testing.T) {
 		}
 		if got := tt.err.Error(); !strings.HasPrefix(got, tt.start) || len(got) == len(tt.start) {
 			t.Errorf("definition error %q, want it to start %q and then say what is wrong", got, tt.start)
+		}
+	}
+}
+
+// TestErrorsSayTheirPackageOnce builds the errors that hold a sentinel of
+// their own package, each through the API that returns it, and requires the
+// text to start with the package and to say it once: the detail drops the
+// prefix of the sentinel it holds, as json v2's SemanticError drops the
+// "jsontext: " of a SyntacticError.
+func TestErrorsSayTheirPackageOnce(t *testing.T) {
+	ctx := t.Context()
+	var missing struct {
+		Token string `bind:"TOKEN"`
+	}
+	bindErr := bind.Load(ctx, &missing, &bind.Options{LookupEnv: func(string) (string, bool) { return "", false }})
+	var problem bind.Problem
+	if p, ok := errors.AsType[bind.Problem](bindErr); ok {
+		problem = p
+	}
+	store := kv.New(memkv.New(), nil)
+	_, kvBad := store.Get(ctx, "")
+	_, kvMissing := store.Get(ctx, "absent")
+	_, fetchErr := toolbox.FetchMarkdown(nil).Call(ctx, toolbox.FetchArgs{URL: "http://127.0.0.1:1/"})
+	for _, tt := range []struct {
+		pkg  string
+		err  error
+		kind error // the sentinel the error must match
+	}{
+		{"bind", bindErr, bind.ErrMissing},
+		{"bind", problem, bind.ErrMissing},
+		{"kv", kvBad, kv.ErrBadKey},
+		{"kv", kvMissing, kv.ErrKeyNotFound},
+		{"toolbox", fetchErr, toolbox.ErrBlocked},
+		{"sqldb", &sqldb.QueryError{TimedOut: true, Err: fmt.Errorf("%w: canceling statement", sqldb.ErrStatementTimeout)}, sqldb.ErrStatementTimeout},
+		{"dialect", &dialect.RejectError{Dialect: "openai", Err: dialect.ErrRejected}, dialect.ErrRejected},
+	} {
+		if !errors.Is(tt.err, tt.kind) {
+			t.Errorf("%v does not match %v", tt.err, tt.kind)
+			continue
+		}
+		got := tt.err.Error()
+		if !strings.HasPrefix(got, tt.pkg+": ") {
+			t.Errorf("%q does not start with %q", got, tt.pkg+": ")
+		}
+		if n := strings.Count(got, tt.pkg+": "); n != 1 {
+			t.Errorf("%q says %q %d times, want once", got, tt.pkg+": ", n)
 		}
 	}
 }

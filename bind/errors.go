@@ -15,13 +15,13 @@ import (
 var (
 	// ErrMissing reports a required binding with no value: not in the
 	// environment, not in the config file, and without a default.
-	ErrMissing = errors.New("missing")
+	ErrMissing = errors.New("bind: missing")
 	// ErrInvalid reports a value that does not parse as the field's type, or
 	// a bucket URL that does not open.
-	ErrInvalid = errors.New("invalid value")
+	ErrInvalid = errors.New("bind: invalid value")
 	// ErrUnknown reports a name in the config file that no field binds,
 	// usually a misspelling.
-	ErrUnknown = errors.New("unknown name")
+	ErrUnknown = errors.New("bind: unknown name")
 )
 
 // An Error reports every binding that Load could not fill, all at once, so
@@ -42,7 +42,7 @@ func (e *Error) Error() string {
 	}
 	for _, p := range e.Problems {
 		b.WriteString("\n\t")
-		b.WriteString(p.Error())
+		b.WriteString(p.text())
 	}
 	return b.String()
 }
@@ -75,11 +75,16 @@ type Problem struct {
 }
 
 // Error names the binding and the field, then says what is wrong.
-func (p Problem) Error() string {
+func (p Problem) Error() string { return "bind: " + p.text() }
+
+// text is the problem without the package's prefix, which an *Error lists
+// once for all its problems; the sentinel's own "bind: " is dropped too.
+func (p Problem) text() string {
+	what := strings.TrimPrefix(p.Err.Error(), "bind: ")
 	if p.Field == "" {
-		return p.Name + ": " + p.Err.Error()
+		return p.Name + ": " + what
 	}
-	return p.Name + " (" + p.Field + "): " + p.Err.Error()
+	return p.Name + " (" + p.Field + "): " + what
 }
 
 // Unwrap returns Err.

@@ -297,7 +297,7 @@ type RejectError struct {
 // Error names the dialect and lists the problems, one a line.
 func (e *RejectError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s: the provider would reject the tools or lose part of them (%d errors):", e.Dialect, len(e.Problems))
+	fmt.Fprintf(&b, "dialect: %s: the provider would reject the tools or lose part of them (%d errors):", e.Dialect, len(e.Problems))
 	for _, p := range e.Problems {
 		b.WriteString("\n\t" + p.String())
 	}

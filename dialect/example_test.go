@@ -110,7 +110,7 @@ func ExampleOpenAIStrict() {
 	// Output:
 	// {"type":"object","properties":{"query":{"type":"string","minLength":3,"maxLength":20},"page":{"type":"integer"},"city":{"type":["object","null"],"properties":{"street":{"type":"object","properties":{"name":{"type":"string","minLength":1}},"required":["name"],"additionalProperties":false}},"required":["street"],"additionalProperties":false}},"required":["query"],"additionalProperties":false}
 	// true
-	// local: the provider would reject the tools or lose part of them (2 errors):
+	// dialect: local: the provider would reject the tools or lose part of them (2 errors):
 	// 	error [local] tool search_the_whole_document_archive: the tool name is 33 characters long; the local server accepts at most 32; to fix, rename the tool
 	// 	error [local] tool search_the_whole_document_archive at /properties/city/properties/street: objects nest 3 levels deep here; the local server accepts at most 2; to fix, flatten the nesting of the input's types
 }

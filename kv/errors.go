@@ -2,6 +2,7 @@ package kv
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/hands-go/hands/internal/msgtext"
 	"github.com/hands-go/hands/kv/driver"
@@ -13,10 +14,10 @@ var (
 	// ErrKeyNotFound reports a key with no entry, or only an expired one.
 	ErrKeyNotFound = driver.ErrNotFound
 	// ErrOversize reports a key, value or metadata over the store's limit.
-	ErrOversize = errors.New("over the size limit")
+	ErrOversize = errors.New("kv: over the size limit")
 	// ErrBadKey reports a key that is empty or not UTF-8, or a cursor that
 	// no listing returned.
-	ErrBadKey = errors.New("invalid key")
+	ErrBadKey = errors.New("kv: invalid key")
 )
 
 // An Error is a failed operation on one key.
@@ -29,9 +30,11 @@ type Error struct {
 	Err error
 }
 
-// Error names the operation and the key, shortened, then the cause.
+// Error names the operation and the key, shortened, then the cause, with
+// the package's prefix once: a sentinel's own "kv: " is dropped, as json
+// v2's SemanticError drops the "jsontext: " of the error it holds.
 func (e *Error) Error() string {
-	return "kv: " + e.Op + " " + msgtext.Quote(e.Key, 80) + ": " + e.Err.Error()
+	return "kv: " + e.Op + " " + msgtext.Quote(e.Key, 80) + ": " + strings.TrimPrefix(e.Err.Error(), "kv: ")
 }
 
 // Unwrap returns Err.

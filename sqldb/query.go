@@ -18,12 +18,12 @@ const (
 )
 
 // ErrNoEngine reports a *sql.DB whose driver registered no Engine.
-var ErrNoEngine = errors.New("no engine for this database driver")
+var ErrNoEngine = errors.New("sqldb: no engine for this database driver")
 
 // ErrStatementTimeout is what an Engine wraps in the error of a statement
 // that the database itself ended at Session.Timeout (PostgreSQL's
 // statement_timeout), which can come before the context's deadline.
-var ErrStatementTimeout = errors.New("statement timeout")
+var ErrStatementTimeout = errors.New("sqldb: statement timeout")
 
 // QueryOptions bound one Query. The zero value selects every default.
 type QueryOptions struct {
@@ -72,12 +72,14 @@ type QueryError struct {
 	Err error
 }
 
-// Error returns the database's message.
+// Error returns the database's message after the package's prefix, said
+// once.
 func (e *QueryError) Error() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "sqldb: ")
 	if e.TimedOut {
-		return "the statement ran past its time limit and was stopped: " + e.Err.Error()
+		return "sqldb: the statement ran past its time limit and was stopped: " + msg
 	}
-	return e.Err.Error()
+	return "sqldb: " + msg
 }
 
 // Unwrap returns Err.
@@ -90,7 +92,7 @@ func (e *QueryError) Unwrap() error { return e.Err }
 func Query(ctx context.Context, db *sql.DB, stmt string, args []any, opts *QueryOptions) (*Result, error) {
 	e, ok := EngineOf(db)
 	if !ok {
-		return nil, fmt.Errorf("sqldb: %w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
+		return nil, fmt.Errorf("%w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
 	}
 	return query(ctx, e, db, stmt, args, opts)
 }
@@ -241,7 +243,7 @@ func (r *Result) Text() string {
 func Schema(ctx context.Context, db *sql.DB) ([]Table, error) {
 	e, ok := EngineOf(db)
 	if !ok {
-		return nil, fmt.Errorf("sqldb: %w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
+		return nil, fmt.Errorf("%w (%T); import its driver package, such as sqldb/sqlitedb", ErrNoEngine, db.Driver())
 	}
 	return e.Schema(ctx, db)
 }

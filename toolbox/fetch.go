@@ -233,7 +233,7 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 	tool.Progress(ctx, "fetching "+rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return "", fmt.Errorf("fetch %s: %w", rawURL, err)
+		return "", &opError{op: "fetch " + rawURL, err: err}
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5")
@@ -245,35 +245,35 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 		if berr, ok := errors.AsType[*BlockedError](err); ok {
 			err = berr // not the dialer's wrapping
 		}
-		return "", fmt.Errorf("fetch %s: %w", rawURL, err)
+		return "", &opError{op: "fetch " + rawURL, err: err}
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL.Redacted()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", fmt.Errorf("fetch %s: %w: the server answered %s", final, ErrStatus, resp.Status)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the server answered %s", ErrStatus, resp.Status)}
 	}
 
 	ct := resp.Header.Get("Content-Type")
 	media := mediaType(ct)
 	kind := classify(media)
 	if kind == binaryContent {
-		return "", fmt.Errorf("fetch %s: %w: the response is %s, not a web page or text", final, ErrContentType, media)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the response is %s, not a web page or text", ErrContentType, media)}
 	}
 	if resp.ContentLength > f.maxBytes {
-		return "", fmt.Errorf("fetch %s: %w: the body is %d bytes and the limit is %d; fetch a smaller page", final, ErrTooLarge, resp.ContentLength, f.maxBytes)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the body is %d bytes and the limit is %d; fetch a smaller page", ErrTooLarge, resp.ContentLength, f.maxBytes)}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
 	if err != nil {
-		return "", fmt.Errorf("fetch %s: read the body: %w", final, err)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("read the body: %w", err)}
 	}
 	if int64(len(body)) > f.maxBytes {
-		return "", fmt.Errorf("fetch %s: %w: the body is over the limit of %d bytes; fetch a smaller page", final, ErrTooLarge, f.maxBytes)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the body is over the limit of %d bytes; fetch a smaller page", ErrTooLarge, f.maxBytes)}
 	}
 	if kind == unknownContent {
 		ct = http.DetectContentType(body)
 		media = mediaType(ct)
 		if kind = classify(media); kind == binaryContent {
-			return "", fmt.Errorf("fetch %s: %w: the response looks like %s, not a web page or text", final, ErrContentType, media)
+			return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the response looks like %s, not a web page or text", ErrContentType, media)}
 		}
 	}
 	body = toUTF8(body, ct)
@@ -284,7 +284,7 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
 	md, cut, err := htmlToMarkdown(ctx, body, resp.Request.URL.String())
 	if err != nil {
-		return "", fmt.Errorf("fetch %s: convert to Markdown: %w", final, err)
+		return "", &opError{op: "fetch " + final, err: fmt.Errorf("convert to Markdown: %w", err)}
 	}
 	if cut {
 		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", maxNodes)

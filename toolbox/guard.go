@@ -25,7 +25,7 @@ type BlockedError struct {
 // Error says which address was refused, why, and which setting would allow
 // it.
 func (e *BlockedError) Error() string {
-	return fmt.Sprintf("%s is a %s address; only public internet addresses may be fetched (the operator can allow others with %s)", e.Addr, e.Reason, e.Setting)
+	return fmt.Sprintf("toolbox: %s is a %s address; only public internet addresses may be fetched (the operator can allow others with %s)", e.Addr, e.Reason, e.Setting)
 }
 
 // Unwrap returns Err.

@@ -169,7 +169,7 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 			tool.Progress(ctx, fmt.Sprintf("uploading %d bytes to %s", len(a.Content), a.Key))
 			ct := utf8Type(strings.TrimSpace(a.ContentType))
 			if err := files.write(ctx, a.Key, []byte(a.Content), ct); err != nil {
-				return "", fmt.Errorf("upload %s: %w", a.Key, err)
+				return "", &opError{op: "upload " + a.Key, err: err}
 			}
 			return base + "/" + escapeKey(a.Key), nil
 		},

@@ -11,7 +11,7 @@ import (
 
 // ErrNotFound is what a driver returns for a key it does not hold, or
 // holds only expired.
-var ErrNotFound = errors.New("not found")
+var ErrNotFound = errors.New("kv: not found")
 
 // An Entry is a value and what is stored with it.
 type Entry struct {
