@@ -1,0 +1,93 @@
+// Package cost measures what a piece of work costs in units that the load
+// of the machine does not change: the CPU time of the thread that does it,
+// and the bytes and objects allocated while it runs. Tests use it to check
+// that a cost grows in proportion to an input, not faster: a wall-clock
+// bound fails on a busy machine and lets a quadratic cost through on an
+// idle one, while a ratio of two sizes measured alike does neither.
+package cost
+
+import (
+	"runtime"
+	"testing"
+	"time"
+)
+
+// A Cost is what one run of some work took.
+type Cost struct {
+	// CPU is the CPU time of the thread that ran the work, which does not
+	// count the time the thread waited for a processor. It is zero where
+	// the system has no clock of a thread's CPU time (see [HasCPU]).
+	CPU time.Duration
+	// Bytes and Allocs are the bytes and heap objects the whole process
+	// allocated while the work ran.
+	Bytes, Allocs uint64
+}
+
+// HasCPU reports whether [Measure] measures CPU time on this system.
+const HasCPU = hasThreadCPU
+
+// Measure runs work on the calling goroutine, locked to its thread, and
+// returns its cost. Work that hands part of itself to other goroutines is
+// charged only the part that runs on the caller's thread.
+func Measure(work func()) Cost {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	start := threadCPU()
+	work()
+	cpu := threadCPU() - start
+	runtime.ReadMemStats(&after)
+	return Cost{CPU: cpu, Bytes: after.TotalAlloc - before.TotalAlloc, Allocs: after.Mallocs - before.Mallocs}
+}
+
+// runs is how many times Linear measures each size; it keeps the least.
+const runs = 3
+
+// Linear checks that the cost of work grows no faster than the size it is
+// given: work(large) may cost at most 2.5 times large/small times what
+// work(small) costs, in CPU time, in bytes and in objects allocated. A cost
+// in proportion to the size passes with room for the noise of caches and
+// collections (fixed costs make the ratio smaller still), and a cost that
+// grows with the square of the size fails as soon as large is four times
+// small or more: it is then at least 16 times, against a bound of 10. Each
+// size is measured runs times, alternately, after one run to warm up, and
+// the least cost of each is compared, so that a pause of the machine
+// during one run does not count. Small allocations are forgiven a little
+// slack (64 KiB, 64 objects), and a CPU time below a millisecond counts as
+// one.
+func Linear(t testing.TB, what string, small, large int, work func(size int)) {
+	t.Helper()
+	if large < 4*small {
+		t.Fatalf("cost.Linear(%s): sizes %d and %d are too close to tell a square from a line; make the large at least 4 times the small", what, small, large)
+	}
+	work(small)
+	work(large)
+	least := func(a, b Cost) Cost {
+		return Cost{CPU: min(a.CPU, b.CPU), Bytes: min(a.Bytes, b.Bytes), Allocs: min(a.Allocs, b.Allocs)}
+	}
+	var s, l Cost
+	for i := range runs {
+		cs := Measure(func() { work(small) })
+		cl := Measure(func() { work(large) })
+		if i == 0 {
+			s, l = cs, cl
+			continue
+		}
+		s, l = least(s, cs), least(l, cl)
+	}
+	bound := 2.5 * float64(large) / float64(small)
+	t.Logf("%s: size %d: %v CPU, %d bytes, %d objects; size %d: %v CPU, %d bytes, %d objects; bound %.0f×",
+		what, small, s.CPU, s.Bytes, s.Allocs, large, l.CPU, l.Bytes, l.Allocs, bound)
+	if HasCPU {
+		if ratio := float64(l.CPU) / float64(max(s.CPU, time.Millisecond)); ratio > bound {
+			t.Errorf("%s: at size %d it took %v of CPU, %.1f times the %v at size %d; a cost in proportion to the size is at most %.0f times", what, large, l.CPU, ratio, s.CPU, small, bound)
+		}
+	}
+	if l.Bytes > uint64(bound*float64(s.Bytes))+64<<10 {
+		t.Errorf("%s: at size %d it allocated %d bytes, %.1f times the %d at size %d; a cost in proportion to the size is at most %.0f times", what, large, l.Bytes, float64(l.Bytes)/float64(max(s.Bytes, 1)), s.Bytes, small, bound)
+	}
+	if l.Allocs > uint64(bound*float64(s.Allocs))+64 {
+		t.Errorf("%s: at size %d it allocated %d objects, %.1f times the %d at size %d; a cost in proportion to the size is at most %.0f times", what, large, l.Allocs, float64(l.Allocs)/float64(max(s.Allocs, 1)), s.Allocs, small, bound)
+	}
+}
