@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -14,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
@@ -69,83 +69,86 @@ func heapAlloc() uint64 {
 
 // TestSessionFlood floods the server with bare initialize requests, which
 // open sessions that are never used: the cap holds during the flood, and
-// after the idle timeout every session is gone and the heap is back near
-// where it started.
+// after the idle timeout every session is gone and the heap is back where
+// it started. It runs in a synctest bubble, over net.Pipe: the flood takes
+// no time on the bubble's clock, however busy the machine, so every request
+// past the cap is refused, and the idle timeout passes exactly when the
+// test sleeps past it. The flood comes twice, and the heap is measured
+// around the second: the runtime keeps the descriptors of goroutines that
+// have ended, for reuse, and after the first flood it has all it needs.
 func TestSessionFlood(t *testing.T) {
-	const requests, workers, maxSessions = 3000, 8, 1000
-	const idle = 2 * time.Second
-	f := newFixture(t)
-	srv := mcpserver.New(f.reg, nil)
-	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{SessionTimeout: idle, MaxSessions: maxSessions}))
-	defer ts.Close()
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}, Timeout: 10 * time.Second}
-	defer client.CloseIdleConnections()
+	synctest.Test(t, func(t *testing.T) {
+		const requests, workers, maxSessions = 3000, 8, 1000
+		const idle = 2 * time.Second
+		f := newFixture(t)
+		srv := mcpserver.New(f.reg, nil)
+		net := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{SessionTimeout: idle, MaxSessions: maxSessions}))
 
-	before, goroutines := heapAlloc(), runtime.NumGoroutine()
-	var opened, refused, other atomic.Int64
-	var most atomic.Int64
-	next := make(chan int)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for range workers {
-		wg.Go(func() {
-			for range next {
-				code, _ := post(t, client, ts.URL, "", initialize)
-				switch code {
-				case http.StatusOK:
-					opened.Add(1)
-				case http.StatusServiceUnavailable:
-					refused.Add(1)
-				default:
-					other.Add(1)
-				}
-				if n := int64(liveSessions(srv)); n > most.Load() {
-					most.Store(n) // racy maximum; good enough for a bound
-				}
+		for round := 1; round <= 2; round++ {
+			before, goroutines := heapAlloc(), runtime.NumGoroutine()
+			var opened, refused, other atomic.Int64
+			var most atomic.Int64
+			next := make(chan int)
+			var wg sync.WaitGroup
+			start := time.Now()
+			for range workers {
+				wg.Go(func() {
+					for range next {
+						code, _ := post(t, net.Client, net.URL, "", initialize)
+						switch code {
+						case http.StatusOK:
+							opened.Add(1)
+						case http.StatusServiceUnavailable:
+							refused.Add(1)
+						default:
+							other.Add(1)
+						}
+						if n := int64(liveSessions(srv)); n > most.Load() {
+							most.Store(n) // racy maximum; good enough for a bound
+						}
+					}
+				})
 			}
-		})
-	}
-	for i := range requests {
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	flood := time.Since(start)
-	during := heapAlloc()
-	t.Logf("%d requests in %v: %d sessions opened, %d refused; at most %d open; heap %d KiB before, %d KiB after the flood",
-		requests, flood.Round(time.Millisecond), opened.Load(), refused.Load(), most.Load(), before>>10, during>>10)
-	if other.Load() != 0 {
-		t.Errorf("%d responses were neither 200 nor 503", other.Load())
-	}
-	if most.Load() > maxSessions {
-		t.Errorf("%d sessions were open at once, over the cap of %d", most.Load(), maxSessions)
-	}
-	if flood < idle && refused.Load() < requests-maxSessions {
-		t.Errorf("%d requests refused during a flood shorter than the idle timeout, want at least %d", refused.Load(), requests-maxSessions)
-	}
+			for i := range requests {
+				next <- i
+			}
+			close(next)
+			wg.Wait()
+			if took := time.Since(start); took >= idle {
+				t.Fatalf("flood %d took %v on the bubble's clock, not less than the idle timeout of %v", round, took, idle)
+			}
+			during := heapAlloc()
+			t.Logf("flood %d, %d requests: %d sessions opened, %d refused; at most %d open; heap %d KiB before, %d KiB after the flood",
+				round, requests, opened.Load(), refused.Load(), most.Load(), before>>10, during>>10)
+			if other.Load() != 0 {
+				t.Errorf("flood %d: %d responses were neither 200 nor 503", round, other.Load())
+			}
+			if most.Load() > maxSessions {
+				t.Errorf("flood %d: %d sessions were open at once, over the cap of %d", round, most.Load(), maxSessions)
+			}
+			if opened.Load() != maxSessions || refused.Load() != requests-maxSessions {
+				t.Errorf("flood %d: %d sessions opened and %d requests refused, want %d and %d", round, opened.Load(), refused.Load(), maxSessions, requests-maxSessions)
+			}
 
-	deadline := time.Now().Add(idle + 10*time.Second)
-	for liveSessions(srv) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if n := liveSessions(srv); n != 0 {
-		t.Fatalf("%d sessions still open %v after the flood", n, idle+10*time.Second)
-	}
-	client.CloseIdleConnections()
-	for end := time.Now().Add(5 * time.Second); runtime.NumGoroutine() > goroutines+10 && time.Now().Before(end); {
-		time.Sleep(50 * time.Millisecond) // connection goroutines end as their connections close
-	}
-	after := heapAlloc()
-	t.Logf("heap %d KiB and %d goroutines (%d before) once the sessions timed out", after>>10, runtime.NumGoroutine(), goroutines)
-	// The runtime keeps the descriptors of goroutines that have ended, for
-	// reuse (a few hundred bytes each), so the heap does not return all
-	// the way; a leak of sessions would keep most of what they took.
-	if n := runtime.NumGoroutine(); n > goroutines+10 {
-		t.Errorf("%d goroutines after the flood, %d before", n, goroutines)
-	}
-	if grown := int64(after) - int64(before); grown > int64(during-before)/4 {
-		t.Errorf("heap after the flood = %d KiB, want near %d KiB (it was %d KiB during the flood)", after>>10, before>>10, during>>10)
-	}
+			time.Sleep(idle)
+			synctest.Wait()
+			if n := liveSessions(srv); n != 0 {
+				t.Fatalf("flood %d: %d sessions still open %v after the flood", round, n, idle)
+			}
+			net.Client.CloseIdleConnections()
+			synctest.Wait() // connection goroutines end as their connections close
+			after := heapAlloc()
+			t.Logf("flood %d: heap %d KiB and %d goroutines (%d before) once the sessions timed out", round, after>>10, runtime.NumGoroutine(), goroutines)
+			if n := runtime.NumGoroutine(); n != goroutines {
+				t.Errorf("flood %d: %d goroutines after the flood, %d before", round, n, goroutines)
+			}
+			// A session that leaked would keep most of the 5 KiB or so it
+			// took; a tenth of it, over a thousand sessions, is the bound.
+			if grown := int64(after) - int64(before); round == 2 && grown > int64(during-before)/10 {
+				t.Errorf("heap after the flood = %d KiB, want near %d KiB (it was %d KiB during the flood)", after>>10, before>>10, during>>10)
+			}
+		}
+	})
 }
 
 func TestOrigin(t *testing.T) {
@@ -180,43 +183,48 @@ func TestOrigin(t *testing.T) {
 	}
 }
 
-// TestSlowBody sends a request whose body trickles in, a byte at a time,
-// and requires the server to give up on it at the body timeout.
+// TestSlowBody sends a request whose body trickles in, a byte every 50 ms,
+// and requires the server to give up on it at the body timeout. On the
+// clock of a synctest bubble the answer comes at the timeout exactly (to
+// the next byte), however busy the machine.
 func TestSlowBody(t *testing.T) {
-	const timeout = 300 * time.Millisecond
-	f := newFixture(t)
-	srv := mcpserver.New(f.reg, nil)
-	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{BodyTimeout: timeout}))
-	defer ts.Close()
-	conn, err := net.Dial("tcp", ts.Listener.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(20 * time.Second))
-	fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n",
-		ts.Listener.Addr(), len(initialize))
-	start := time.Now()
-	go func() {
-		for i := range len(initialize) {
-			if _, err := conn.Write([]byte{initialize[i]}); err != nil {
-				return
-			}
-			time.Sleep(50 * time.Millisecond)
+	synctest.Test(t, func(t *testing.T) {
+		const timeout, every = 300 * time.Millisecond, 50 * time.Millisecond
+		f := newFixture(t)
+		srv := mcpserver.New(f.reg, nil)
+		pn := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{BodyTimeout: timeout}))
+		conn, err := pn.dial(t.Context(), "", "")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}()
-	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-	if err != nil {
-		t.Fatalf("reading the response: %v", err)
-	}
-	resp.Body.Close()
-	elapsed := time.Since(start)
-	if resp.StatusCode != http.StatusRequestTimeout {
-		t.Errorf("status %d, want 408", resp.StatusCode)
-	}
-	if elapsed > timeout+2*time.Second {
-		t.Errorf("the server took %v to give up on a body trickling in, with a body timeout of %v", elapsed, timeout)
-	}
+		defer conn.Close()
+		start := time.Now()
+		written := make(chan struct{})
+		go func() {
+			defer close(written)
+			fmt.Fprintf(conn, "POST / HTTP/1.1\r\nHost: mcp.test\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n", len(initialize))
+			for i := range len(initialize) {
+				if _, err := conn.Write([]byte{initialize[i]}); err != nil {
+					return
+				}
+				time.Sleep(every)
+			}
+		}()
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("reading the response: %v", err)
+		}
+		resp.Body.Close()
+		elapsed := time.Since(start)
+		conn.Close() // ends the writer
+		<-written
+		if resp.StatusCode != http.StatusRequestTimeout {
+			t.Errorf("status %d, want 408", resp.StatusCode)
+		}
+		if elapsed < timeout || elapsed > timeout+every {
+			t.Errorf("the server gave up on a body trickling in after %v, with a body timeout of %v", elapsed, timeout)
+		}
+	})
 }
 
 // TestStatelessCancel checks that in stateless mode a client that goes
