@@ -6,13 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http/httptest"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
+	"testing/synctest"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/mcpserver"
@@ -144,9 +143,8 @@ func dial(t *testing.T, srv *mcpserver.Server, transport string, opts *mcp.Clien
 			sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 		}
 	case "http", "http-stateless", "http-stateless-2025-11-25":
-		ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: transport != "http"}))
-		t.Cleanup(ts.Close)
-		mt = &mcp.StreamableClientTransport{Endpoint: ts.URL}
+		pn := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: transport != "http"}))
+		mt = &mcp.StreamableClientTransport{Endpoint: pn.URL, HTTPClient: pn.Client}
 		if transport == "http-stateless-2025-11-25" {
 			sopts = &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}
 		}
@@ -165,38 +163,35 @@ func TestLog(t *testing.T) {
 			continue // a stateless session on an old protocol never sets a level
 		}
 		t.Run(tr.name, func(t *testing.T) {
-			tb := newTalkback(t)
-			var mu sync.Mutex
-			var got []string
-			session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
-				LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
-					mu.Lock()
-					defer mu.Unlock()
-					got = append(got, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
-				},
-			})
-			params := &mcp.CallToolParams{Name: "chatty", Arguments: map[string]any{}}
-			if tr.roundTrips {
-				params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"} // each request says its level
-			} else if err := session.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
-				t.Fatal(err)
-			}
-			if res, err := session.CallTool(t.Context(), params); err != nil || text(res) != "logged" {
-				t.Fatalf("CallTool(chatty) = %+v, %v", res, err)
-			}
-			want := []string{"info chatty map[msg:found pages:3]", "warning chatty slow"}
-			var messages []string
-			for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-				mu.Lock()
-				messages = slices.Clone(got)
-				mu.Unlock()
-				if len(messages) >= len(want) {
-					break
+			synctest.Test(t, func(t *testing.T) {
+				tb := newTalkback(t)
+				var mu sync.Mutex
+				var got []string
+				session := dial(t, tb.srv, tr.name, &mcp.ClientOptions{
+					LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
+						mu.Lock()
+						defer mu.Unlock()
+						got = append(got, fmt.Sprintf("%s %s %v", req.Params.Level, req.Params.Logger, req.Params.Data))
+					},
+				})
+				params := &mcp.CallToolParams{Name: "chatty", Arguments: map[string]any{}}
+				if tr.roundTrips {
+					params.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"} // each request says its level
+				} else if err := session.SetLoggingLevel(t.Context(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+					t.Fatal(err)
 				}
-			}
-			if !slices.Equal(messages, want) {
-				t.Errorf("messages = %q, want %q (debug is below the level)", messages, want)
-			}
+				if res, err := session.CallTool(t.Context(), params); err != nil || text(res) != "logged" {
+					t.Fatalf("CallTool(chatty) = %+v, %v", res, err)
+				}
+				want := []string{"info chatty map[msg:found pages:3]", "warning chatty slow"}
+				synctest.Wait() // every message sent has arrived
+				mu.Lock()
+				messages := slices.Clone(got)
+				mu.Unlock()
+				if !slices.Equal(messages, want) {
+					t.Errorf("messages = %q, want %q (debug is below the level)", messages, want)
+				}
+			})
 		})
 	}
 	// Outside MCP, Log does nothing.

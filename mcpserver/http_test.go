@@ -230,39 +230,40 @@ func TestSlowBody(t *testing.T) {
 // TestStatelessCancel checks that in stateless mode a client that goes
 // away ends its call: its HTTP request is the only sign it gives.
 func TestStatelessCancel(t *testing.T) {
-	f := newFixture(t)
-	srv := mcpserver.New(f.reg, nil)
-	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
-	defer ts.Close()
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	go func() {
-		select { // f.waitStarted would call t.Fatal off the test's goroutine
-		case <-f.started:
-		case <-time.After(10 * time.Second):
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		srv := mcpserver.New(f.reg, nil)
+		pn := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+		go func() {
+			select { // f.waitStarted would call t.Fatal off the test's goroutine
+			case <-f.started:
+			case <-time.After(10 * time.Second):
+			}
+			cancel() // the client goes away while the call runs
+		}()
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, pn.URL,
+			strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`))
+		if err != nil {
+			t.Fatal(err)
 		}
-		cancel() // the client goes away while the call runs
-	}()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, ts.URL,
-		strings.NewReader(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	if resp, err := ts.Client().Do(req); err == nil {
-		io.Copy(io.Discard, resp.Body) // the stream ends when ctx does
-		resp.Body.Close()
-	}
-	select {
-	case err := <-f.cancelled:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the handler saw %v", err)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		if resp, err := pn.Client.Do(req); err == nil {
+			io.Copy(io.Discard, resp.Body) // the stream ends when ctx does
+			resp.Body.Close()
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler's context did not end when the client went away")
-	}
+		select {
+		case err := <-f.cancelled:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the handler saw %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler's context did not end when the client went away")
+		}
+	})
 }
 
 // TestBearerToken protects the endpoint with a token: a request without it

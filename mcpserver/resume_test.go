@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
@@ -57,73 +58,69 @@ func TestResume(t *testing.T) {
 		{"off", -1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			release := make(chan struct{})
-			steps := tool.New("steps", "Work in three steps.", func(ctx context.Context, _ struct{}) (string, error) {
-				tool.Progress(ctx, "step 1")
-				select {
-				case <-release:
-				case <-ctx.Done():
-					return "", ctx.Err()
+			synctest.Test(t, func(t *testing.T) {
+				release := make(chan struct{})
+				steps := tool.New("steps", "Work in three steps.", func(ctx context.Context, _ struct{}) (string, error) {
+					tool.Progress(ctx, "step 1")
+					select {
+					case <-release:
+					case <-ctx.Done():
+						return "", ctx.Err()
+					}
+					tool.Progress(ctx, "step 2")
+					tool.Progress(ctx, "step 3")
+					return "done", nil
+				})
+				srv, err := mcpserver.NewTools(nil, steps)
+				if err != nil {
+					t.Fatal(err)
 				}
-				tool.Progress(ctx, "step 2")
-				tool.Progress(ctx, "step 3")
-				return "done", nil
-			})
-			srv, err := mcpserver.NewTools(nil, steps)
-			if err != nil {
-				t.Fatal(err)
-			}
-			ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{ResumeBytes: tt.resumeBytes}))
-			defer ts.Close()
-			cut := &cutter{next: ts.Client().Transport, cut: make(chan struct{})}
-			var mu sync.Mutex
-			var progress []string
-			client := mcp.NewClient(&mcp.Implementation{Name: "resume", Version: "1"}, &mcp.ClientOptions{
-				ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
-					mu.Lock()
-					defer mu.Unlock()
-					progress = append(progress, req.Params.Message)
-				},
-			})
-			session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: ts.URL, HTTPClient: &http.Client{Transport: cut}, MaxRetries: 2}, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer session.Close()
-			go func() {
-				<-cut.cut
-				close(release) // the rest of the call happens while no stream is open
-			}()
-			ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-			defer cancel()
-			params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{}}
-			params.SetProgressToken("tok")
-			res, err := session.CallTool(ctx, params)
-			if tt.resumeBytes < 0 {
-				if err == nil {
-					t.Errorf("without an event store, the call came back: %+v", res)
+				pn := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{ResumeBytes: tt.resumeBytes}))
+				cut := &cutter{next: pn.Client.Transport, cut: make(chan struct{})}
+				var mu sync.Mutex
+				var progress []string
+				client := mcp.NewClient(&mcp.Implementation{Name: "resume", Version: "1"}, &mcp.ClientOptions{
+					ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
+						mu.Lock()
+						defer mu.Unlock()
+						progress = append(progress, req.Params.Message)
+					},
+				})
+				session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: pn.URL, HTTPClient: &http.Client{Transport: cut}, MaxRetries: 2}, nil)
+				if err != nil {
+					t.Fatal(err)
 				}
-				t.Logf("without an event store: %v", err)
-				return
-			}
-			if err != nil || res.IsError || text(res) != "done" {
-				t.Fatalf("CallTool(steps) = %+v, %v; want done", res, err)
-			}
-			var got string
-			for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				defer session.Close()
+				go func() {
+					<-cut.cut
+					close(release) // the rest of the call happens while no stream is open
+				}()
+				ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+				defer cancel()
+				params := &mcp.CallToolParams{Name: "steps", Arguments: map[string]any{}}
+				params.SetProgressToken("tok")
+				res, err := session.CallTool(ctx, params)
+				if tt.resumeBytes < 0 {
+					if err == nil {
+						t.Errorf("without an event store, the call came back: %+v", res)
+					}
+					t.Logf("without an event store: %v", err)
+					return
+				}
+				if err != nil || res.IsError || text(res) != "done" {
+					t.Fatalf("CallTool(steps) = %+v, %v; want done", res, err)
+				}
+				synctest.Wait() // every notification sent has arrived
 				mu.Lock()
-				got = strings.Join(progress, ", ")
+				got := strings.Join(progress, ", ")
 				mu.Unlock()
-				if strings.Count(got, "step") >= 3 || time.Now().After(deadline) {
-					break
+				if got != "step 1, step 2, step 3" {
+					t.Errorf("progress = %q, want each step once", got)
 				}
-			}
-			if got != "step 1, step 2, step 3" {
-				t.Errorf("progress = %q, want each step once", got)
-			}
-			if cut.resumedFrom() == "" {
-				t.Error("the client did not reconnect with Last-Event-ID")
-			}
+				if cut.resumedFrom() == "" {
+					t.Error("the client did not reconnect with Last-Event-ID")
+				}
+			})
 		})
 	}
 }

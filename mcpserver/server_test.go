@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
@@ -236,91 +237,86 @@ func TestIssuesMeta(t *testing.T) {
 }
 
 func TestProgressAndCancellation(t *testing.T) {
-	f := newFixture(t)
-	var mu sync.Mutex
-	var messages []string
-	session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
-		ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
-			mu.Lock()
-			defer mu.Unlock()
-			messages = append(messages, fmt.Sprintf("%v %s %g", req.Params.ProgressToken, req.Params.Message, req.Params.Progress))
-		},
-	})
-	params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 3}}
-	params.SetProgressToken("tok")
-	res, err := session.CallTool(t.Context(), params)
-	if err != nil || res.IsError {
-		t.Fatalf("CallTool(slow) = %+v, %v", res, err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		var mu sync.Mutex
+		var messages []string
+		session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
+			ProgressNotificationHandler: func(ctx context.Context, req *mcp.ProgressNotificationClientRequest) {
+				mu.Lock()
+				defer mu.Unlock()
+				messages = append(messages, fmt.Sprintf("%v %s %g", req.Params.ProgressToken, req.Params.Message, req.Params.Progress))
+			},
+		})
+		params := &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 3}}
+		params.SetProgressToken("tok")
+		res, err := session.CallTool(t.Context(), params)
+		if err != nil || res.IsError {
+			t.Fatalf("CallTool(slow) = %+v, %v", res, err)
+		}
+		synctest.Wait() // every notification sent has arrived
 		mu.Lock()
-		n := len(messages)
+		got := strings.Join(messages, "; ")
 		mu.Unlock()
-		if n == 3 || time.Now().After(deadline) {
-			break
+		if got != "tok step 1 1; tok step 2 2; tok step 3 3" {
+			t.Errorf("progress = %q", got)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	mu.Lock()
-	got := strings.Join(messages, "; ")
-	mu.Unlock()
-	if got != "tok step 1 1; tok step 2 2; tok step 3 3" {
-		t.Errorf("progress = %q", got)
-	}
 
-	// Cancelling the client's request cancels the handler's context.
-	ctx, cancel := context.WithCancel(t.Context())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 1, "wait": true}})
-		errc <- err
-	}()
-	f.waitStarted(t)
-	cancel()
-	select {
-	case err := <-f.cancelled:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the handler saw %v", err)
+		// Cancelling the client's request cancels the handler's context.
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error, 1)
+		go func() {
+			_, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "slow", Arguments: map[string]any{"steps": 1, "wait": true}})
+			errc <- err
+		}()
+		f.waitStarted(t)
+		cancel()
+		select {
+		case err := <-f.cancelled:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the handler saw %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler's context was not cancelled")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler's context was not cancelled")
-	}
-	if err := <-errc; err == nil {
-		t.Error("the cancelled call returned no error to the client")
-	}
+		if err := <-errc; err == nil {
+			t.Error("the cancelled call returned no error to the client")
+		}
+	})
 }
 
 func TestListChanged(t *testing.T) {
-	f := newFixture(t)
-	changed := make(chan struct{}, 4)
-	session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		changed := make(chan struct{}, 4)
+		session := connect(t, mcpserver.New(f.reg, nil), &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		})
+		// A session is told of changes to the list it was given.
+		if _, err := session.ListTools(t.Context(), nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}})
+		if err != nil || res.IsError {
+			t.Fatalf("CallTool(login) = %+v, %v", res, err)
+		}
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no notifications/tools/list_changed after the admin scope was enabled")
+		}
+		list, err := session.ListTools(t.Context(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if names := strings.Join(toolNames(list), ","); !strings.Contains(names, "purge") {
+			t.Errorf("after login, tools = %s", names)
+		}
+		res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
+		if err != nil || res.IsError || text(res) != "purged" {
+			t.Errorf("CallTool(purge) = %+v, %v", res, err)
+		}
 	})
-	// A session is told of changes to the list it was given.
-	if _, err := session.ListTools(t.Context(), nil); err != nil {
-		t.Fatal(err)
-	}
-	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("CallTool(login) = %+v, %v", res, err)
-	}
-	select {
-	case <-changed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no notifications/tools/list_changed after the admin scope was enabled")
-	}
-	list, err := session.ListTools(t.Context(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if names := strings.Join(toolNames(list), ","); !strings.Contains(names, "purge") {
-		t.Errorf("after login, tools = %s", names)
-	}
-	res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
-	if err != nil || res.IsError || text(res) != "purged" {
-		t.Errorf("CallTool(purge) = %+v, %v", res, err)
-	}
 }
 
 func TestStreamableHTTP(t *testing.T) {
@@ -452,64 +448,67 @@ func TestRequestFrom(t *testing.T) {
 // that session is told its list changed and may call the tool; another
 // session is not told, does not see it, and cannot call it.
 func TestPerSessionLists(t *testing.T) {
-	var signedIn sync.Map // *mcp.ServerSession → true
-	login := tool.New("login", "Sign in.", func(ctx context.Context, _ struct{}) (string, error) {
-		c, ok := mcpserver.CallerFrom(ctx)
-		if !ok {
-			return "", errors.New("no caller")
-		}
-		signedIn.Store(c.Session, true)
-		return "signed in", nil
-	})
-	purge := tool.New("purge", "Delete everything.", func(ctx context.Context, _ struct{}) (string, error) { return "purged", nil })
-	reg, err := tool.NewRegistry(
-		&tool.Scope{Name: "public", Tools: []tool.Interface{login}},
-		&tool.Scope{Name: "admin", Tools: []tool.Interface{purge}, Enabled: func(ctx context.Context) bool {
+	synctest.Test(t, func(t *testing.T) {
+		var signedIn sync.Map // *mcp.ServerSession → true
+		login := tool.New("login", "Sign in.", func(ctx context.Context, _ struct{}) (string, error) {
 			c, ok := mcpserver.CallerFrom(ctx)
-			_, in := signedIn.Load(c.Session)
-			return ok && in
-		}},
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcpserver.New(reg, nil)
-	var sessions [2]*mcp.ClientSession
-	var changed [2]chan struct{}
-	for i := range sessions {
-		changed[i] = make(chan struct{}, 4)
-		sessions[i] = connect(t, srv, &mcp.ClientOptions{
-			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed[i] <- struct{}{} },
+			if !ok {
+				return "", errors.New("no caller")
+			}
+			signedIn.Store(c.Session, true)
+			return "signed in", nil
 		})
-		list, err := sessions[i].ListTools(t.Context(), nil)
-		if err != nil || strings.Join(toolNames(list), ",") != "login" {
-			t.Fatalf("session %d: ListTools = %v, %v; want login only", i, list, err)
+		purge := tool.New("purge", "Delete everything.", func(ctx context.Context, _ struct{}) (string, error) { return "purged", nil })
+		reg, err := tool.NewRegistry(
+			&tool.Scope{Name: "public", Tools: []tool.Interface{login}},
+			&tool.Scope{Name: "admin", Tools: []tool.Interface{purge}, Enabled: func(ctx context.Context) bool {
+				c, ok := mcpserver.CallerFrom(ctx)
+				_, in := signedIn.Load(c.Session)
+				return ok && in
+			}},
+		)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}}); err != nil || res.IsError {
-		t.Fatalf("CallTool(login) = %+v, %v", res, err)
-	}
-	select {
-	case <-changed[0]:
-	case <-time.After(5 * time.Second):
-		t.Fatal("the session that signed in was not told its list changed")
-	}
-	for i, want := range []string{"login,purge", "login"} {
-		list, err := sessions[i].ListTools(t.Context(), nil)
-		if err != nil || strings.Join(toolNames(list), ",") != want {
-			t.Errorf("session %d: ListTools = %v, %v; want %s", i, toolNames(list), err, want)
+		srv := mcpserver.New(reg, nil)
+		var sessions [2]*mcp.ClientSession
+		var changed [2]chan struct{}
+		for i := range sessions {
+			changed[i] = make(chan struct{}, 4)
+			sessions[i] = connect(t, srv, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed[i] <- struct{}{} },
+			})
+			list, err := sessions[i].ListTools(t.Context(), nil)
+			if err != nil || strings.Join(toolNames(list), ",") != "login" {
+				t.Fatalf("session %d: ListTools = %v, %v; want login only", i, list, err)
+			}
 		}
-	}
-	if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}}); err != nil || text(res) != "purged" {
-		t.Errorf("session 0: CallTool(purge) = %+v, %v", res, err)
-	}
-	_, err = sessions[1].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
-	if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); !ok || rpcErr.Code != jsonrpc.CodeInvalidParams {
-		t.Errorf("session 1: CallTool(purge) error = %v, want a JSON-RPC invalid-params error", err)
-	}
-	select {
-	case <-changed[1]:
-		t.Error("the other session was told its list changed")
-	case <-time.After(200 * time.Millisecond):
-	}
+		if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "login", Arguments: map[string]any{}}); err != nil || res.IsError {
+			t.Fatalf("CallTool(login) = %+v, %v", res, err)
+		}
+		select {
+		case <-changed[0]:
+		case <-time.After(5 * time.Second):
+			t.Fatal("the session that signed in was not told its list changed")
+		}
+		for i, want := range []string{"login,purge", "login"} {
+			list, err := sessions[i].ListTools(t.Context(), nil)
+			if err != nil || strings.Join(toolNames(list), ",") != want {
+				t.Errorf("session %d: ListTools = %v, %v; want %s", i, toolNames(list), err, want)
+			}
+		}
+		if res, err := sessions[0].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}}); err != nil || text(res) != "purged" {
+			t.Errorf("session 0: CallTool(purge) = %+v, %v", res, err)
+		}
+		_, err = sessions[1].CallTool(t.Context(), &mcp.CallToolParams{Name: "purge", Arguments: map[string]any{}})
+		if rpcErr, ok := errors.AsType[*jsonrpc.Error](err); !ok || rpcErr.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("session 1: CallTool(purge) error = %v, want a JSON-RPC invalid-params error", err)
+		}
+		synctest.Wait() // every notification sent has arrived
+		select {
+		case <-changed[1]:
+			t.Error("the other session was told its list changed")
+		default:
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
@@ -77,65 +78,69 @@ const stdioHandshake = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // then ends the input while a call is still running: the malformed line
 // gets a parse error, and every request read gets its answer.
 func TestStdio(t *testing.T) {
-	nap := tool.New("nap", "Sleep a little, then answer.", func(ctx context.Context, _ struct{}) (string, error) {
-		time.Sleep(300 * time.Millisecond)
-		return "rested", nil
-	})
-	srv, err := mcpserver.NewTools(nil, nap)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := runStdio(t, srv, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{}}}
-{not json
-{"jsonrpc":"2.0","id":3,"method":"tools/list"}
-[{"jsonrpc":"2.0","id":4,"method":"ping"}]
-{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nap","arguments":{}}}`)
+	synctest.Test(t, func(t *testing.T) {
+		nap := tool.New("nap", "Sleep a little, then answer.", func(ctx context.Context, _ struct{}) (string, error) {
+			time.Sleep(300 * time.Millisecond)
+			return "rested", nil
+		})
+		srv, err := mcpserver.NewTools(nil, nap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := runStdio(t, srv, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"nap","arguments":{}}}
+	{not json
+	{"jsonrpc":"2.0","id":3,"method":"tools/list"}
+	[{"jsonrpc":"2.0","id":4,"method":"ping"}]
+	{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"nap","arguments":{}}}`)
 
-	if r := got["null"]; len(r) != 2 || r[0].Error == nil || r[0].Error.Code != -32700 || r[1].Error == nil || r[1].Error.Code != -32600 {
-		t.Errorf("responses without an ID = %+v, want a parse error and an invalid-request error", r)
-	}
-	for _, id := range []string{"1", "2", "3", "5"} {
-		if r := got[id]; len(r) != 1 || r[0].Error != nil {
-			t.Errorf("responses to request %s = %+v, want one result", id, r)
+		if r := got["null"]; len(r) != 2 || r[0].Error == nil || r[0].Error.Code != -32700 || r[1].Error == nil || r[1].Error.Code != -32600 {
+			t.Errorf("responses without an ID = %+v, want a parse error and an invalid-request error", r)
 		}
-	}
-	for _, id := range []string{"2", "5"} {
-		if r := got[id]; len(r) == 1 && !strings.Contains(string(r[0].Result), "rested") {
-			t.Errorf("result of request %s = %s, want the tool's answer", id, r[0].Result)
+		for _, id := range []string{"1", "2", "3", "5"} {
+			if r := got[id]; len(r) != 1 || r[0].Error != nil {
+				t.Errorf("responses to request %s = %+v, want one result", id, r)
+			}
 		}
-	}
+		for _, id := range []string{"2", "5"} {
+			if r := got[id]; len(r) == 1 && !strings.Contains(string(r[0].Result), "rested") {
+				t.Errorf("result of request %s = %s, want the tool's answer", id, r[0].Result)
+			}
+		}
+	})
 }
 
 // TestStdioCancel cancels a running call: the handler's context ends, and
 // the call gets no response, as the protocol asks.
 func TestStdioCancel(t *testing.T) {
-	f := newFixture(t)
-	srv := mcpserver.New(f.reg, nil)
-	pr, pw := io.Pipe()
-	var out lockedBuffer
-	done := make(chan error, 1)
-	go func() { done <- srv.Run(t.Context(), &mcpserver.StdioTransport{Reader: pr, Writer: &out}) }()
-	io.WriteString(pw, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`+"\n")
-	f.waitStarted(t)
-	io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`+"\n"+`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
-	select {
-	case err := <-f.cancelled:
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the handler saw %v", err)
+	synctest.Test(t, func(t *testing.T) {
+		f := newFixture(t)
+		srv := mcpserver.New(f.reg, nil)
+		pr, pw := io.Pipe()
+		var out lockedBuffer
+		done := make(chan error, 1)
+		go func() { done <- srv.Run(t.Context(), &mcpserver.StdioTransport{Reader: pr, Writer: &out}) }()
+		io.WriteString(pw, stdioHandshake+`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"steps":1,"wait":true}}}`+"\n")
+		f.waitStarted(t)
+		io.WriteString(pw, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2}}`+"\n"+`{"jsonrpc":"2.0","id":3,"method":"ping"}`+"\n")
+		select {
+		case err := <-f.cancelled:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("the handler saw %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("the handler's context was not cancelled")
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("the handler's context was not cancelled")
-	}
-	pw.Close()
-	select {
-	case <-done:
-	case <-time.After(5 * time.Second):
-		t.Fatal("Run did not return at the end of the input")
-	}
-	if strings.Contains(out.String(), `"id":2,"result"`) || strings.Contains(out.String(), `"id":2,"error"`) {
-		t.Errorf("the cancelled call was answered:\n%s", out.String())
-	}
-	if !strings.Contains(out.String(), `"id":3,"result"`) {
-		t.Errorf("the ping after the cancellation was not answered:\n%s", out.String())
-	}
+		pw.Close()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatal("Run did not return at the end of the input")
+		}
+		if strings.Contains(out.String(), `"id":2,"result"`) || strings.Contains(out.String(), `"id":2,"error"`) {
+			t.Errorf("the cancelled call was answered:\n%s", out.String())
+		}
+		if !strings.Contains(out.String(), `"id":3,"result"`) {
+			t.Errorf("the ping after the cancellation was not answered:\n%s", out.String())
+		}
+	})
 }

@@ -42,76 +42,79 @@ func (c *changing) Spec() tool.Spec {
 // the new tool and the new spec, and calls the new tool; a session whose
 // list is unchanged is not told.
 func TestSyncFollowsRegistry(t *testing.T) {
-	echo := &changing{Interface: tool.New("echo", "Echo a text.", func(ctx context.Context, in struct {
-		Text string `json:"text"`
-	}) (string, error) {
-		return in.Text, nil
-	})}
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "first", Tools: []tool.Interface{echo}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcpserver.New(reg, nil)
-	changed := make(chan struct{}, 4)
-	session := connect(t, srv, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	listed := func() map[string]*mcp.Tool {
-		t.Helper()
-		res, err := session.ListTools(t.Context(), nil)
+	synctest.Test(t, func(t *testing.T) {
+		echo := &changing{Interface: tool.New("echo", "Echo a text.", func(ctx context.Context, in struct {
+			Text string `json:"text"`
+		}) (string, error) {
+			return in.Text, nil
+		})}
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "first", Tools: []tool.Interface{echo}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		tools := map[string]*mcp.Tool{}
-		for _, tl := range res.Tools {
-			tools[tl.Name] = tl
+		srv := mcpserver.New(reg, nil)
+		changed := make(chan struct{}, 4)
+		session := connect(t, srv, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		})
+		listed := func() map[string]*mcp.Tool {
+			t.Helper()
+			res, err := session.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tools := map[string]*mcp.Tool{}
+			for _, tl := range res.Tools {
+				tools[tl.Name] = tl
+			}
+			return tools
 		}
-		return tools
-	}
-	told := func(what string) {
-		t.Helper()
+		told := func(what string) {
+			t.Helper()
+			select {
+			case <-changed:
+			case <-time.After(5 * time.Second):
+				t.Fatalf("no list_changed after %s", what)
+			}
+		}
+		listed()
+
+		srv.Sync(t.Context())
+		synctest.Wait() // a notification sent has arrived
 		select {
 		case <-changed:
-		case <-time.After(5 * time.Second):
-			t.Fatalf("no list_changed after %s", what)
+			t.Error("list_changed after a Sync that changed nothing")
+		default:
 		}
-	}
-	listed()
 
-	srv.Sync(t.Context())
-	select {
-	case <-changed:
-		t.Error("list_changed after a Sync that changed nothing")
-	case <-time.After(100 * time.Millisecond):
-	}
+		ping := tool.New("ping", "Answer pong.", func(context.Context, struct{}) (string, error) { return "pong", nil })
+		if err := reg.Add(&tool.Scope{Name: "second", Tools: []tool.Interface{ping}}); err != nil {
+			t.Fatal(err)
+		}
+		srv.Sync(t.Context())
+		told("a tool was added")
+		if got := slices.Sorted(maps.Keys(listed())); !slices.Equal(got, []string{"echo", "ping"}) {
+			t.Fatalf("tools/list after Add and Sync = %v, want echo and ping", got)
+		}
+		if res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}}); err != nil || text(res) != "pong" {
+			t.Errorf("CallTool(ping) = %+v, %v", res, err)
+		}
 
-	ping := tool.New("ping", "Answer pong.", func(context.Context, struct{}) (string, error) { return "pong", nil })
-	if err := reg.Add(&tool.Scope{Name: "second", Tools: []tool.Interface{ping}}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Sync(t.Context())
-	told("a tool was added")
-	if got := slices.Sorted(maps.Keys(listed())); !slices.Equal(got, []string{"echo", "ping"}) {
-		t.Fatalf("tools/list after Add and Sync = %v, want echo and ping", got)
-	}
-	if res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "ping", Arguments: map[string]any{}}); err != nil || text(res) != "pong" {
-		t.Errorf("CallTool(ping) = %+v, %v", res, err)
-	}
+		desc := "Echo a text back, unchanged."
+		echo.desc.Store(&desc)
+		srv.Sync(t.Context())
+		told("a spec changed")
+		if got := listed()["echo"].Description; got != desc {
+			t.Errorf("tools/list after the spec changed describes echo as %q, want %q", got, desc)
+		}
 
-	desc := "Echo a text back, unchanged."
-	echo.desc.Store(&desc)
-	srv.Sync(t.Context())
-	told("a spec changed")
-	if got := listed()["echo"].Description; got != desc {
-		t.Errorf("tools/list after the spec changed describes echo as %q, want %q", got, desc)
-	}
-
-	// A spec the SDK refuses leaves the tool as it was listed.
-	echo.schema.Store(&jsonschema.Schema{Type: "string"})
-	srv.Sync(t.Context())
-	if got := listed()["echo"].Description; got != desc {
-		t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
-	}
+		// A spec the SDK refuses leaves the tool as it was listed.
+		echo.schema.Store(&jsonschema.Schema{Type: "string"})
+		srv.Sync(t.Context())
+		if got := listed()["echo"].Description; got != desc {
+			t.Errorf("tools/list after a spec the SDK refuses describes echo as %q, want %q", got, desc)
+		}
+	})
 }
 
 // TestCallEvaluatesCallerOnly connects five sessions that list tools
@@ -202,63 +205,65 @@ type forecastV2 struct {
 // that listed the old version is told the list changed, and the call it
 // makes from its old list still works.
 func TestSessionAcrossAMigration(t *testing.T) {
-	v1 := tool.Interface(tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV1) (string, error) {
-		return "v1: " + a.Town, nil
-	}, tool.WithVersion("1")))
-	v2 := tool.Interface(tool.New("forecast", "Forecast the weather for some days.", func(ctx context.Context, a forecastV2) (string, error) {
-		return fmt.Sprintf("v2: %s for %d days", a.City, a.Days), nil
-	}, tool.WithVersion("2"), tool.Migrate("1", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town, Days: 1}, nil })))
-	sw := &switching{}
-	sw.current.Store(&v1)
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{sw}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := mcpserver.New(reg, nil)
-	changed := make(chan struct{}, 4)
-	session := connect(t, srv, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	listedVersion := func() any {
-		t.Helper()
-		list, err := session.ListTools(t.Context(), nil)
+	synctest.Test(t, func(t *testing.T) {
+		v1 := tool.Interface(tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV1) (string, error) {
+			return "v1: " + a.Town, nil
+		}, tool.WithVersion("1")))
+		v2 := tool.Interface(tool.New("forecast", "Forecast the weather for some days.", func(ctx context.Context, a forecastV2) (string, error) {
+			return fmt.Sprintf("v2: %s for %d days", a.City, a.Days), nil
+		}, tool.WithVersion("2"), tool.Migrate("1", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town, Days: 1}, nil })))
+		sw := &switching{}
+		sw.current.Store(&v1)
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{sw}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(list.Tools) != 1 {
-			t.Fatalf("listed %d tools, want 1", len(list.Tools))
+		srv := mcpserver.New(reg, nil)
+		changed := make(chan struct{}, 4)
+		session := connect(t, srv, &mcp.ClientOptions{
+			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+		})
+		listedVersion := func() any {
+			t.Helper()
+			list, err := session.ListTools(t.Context(), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Tools) != 1 {
+				t.Fatalf("listed %d tools, want 1", len(list.Tools))
+			}
+			return list.Tools[0].Meta[mcpserver.VersionMeta]
 		}
-		return list.Tools[0].Meta[mcpserver.VersionMeta]
-	}
-	if v := listedVersion(); v != "1" {
-		t.Errorf("the listed tool's _meta version is %v, want 1", v)
-	}
-	call := func() string {
-		t.Helper()
-		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"town": "Oslo"}})
-		if err != nil {
-			t.Fatal(err)
+		if v := listedVersion(); v != "1" {
+			t.Errorf("the listed tool's _meta version is %v, want 1", v)
 		}
-		if res.IsError {
-			t.Fatalf("the old call failed: %v", res.Content[0].(*mcp.TextContent).Text)
+		call := func() string {
+			t.Helper()
+			res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"town": "Oslo"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.IsError {
+				t.Fatalf("the old call failed: %v", res.Content[0].(*mcp.TextContent).Text)
+			}
+			return res.Content[0].(*mcp.TextContent).Text
 		}
-		return res.Content[0].(*mcp.TextContent).Text
-	}
-	if got := call(); got != "v1: Oslo" {
-		t.Fatalf("before the deploy: %q", got)
-	}
+		if got := call(); got != "v1: Oslo" {
+			t.Fatalf("before the deploy: %q", got)
+		}
 
-	sw.current.Store(&v2)
-	srv.Sync(t.Context())
-	select {
-	case <-changed:
-	case <-time.After(5 * time.Second):
-		t.Fatal("no list_changed after the tool's input changed")
-	}
-	if got := call(); got != "v2: Oslo for 1 days" {
-		t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
-	}
-	if v := listedVersion(); v != "2" {
-		t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
-	}
+		sw.current.Store(&v2)
+		srv.Sync(t.Context())
+		select {
+		case <-changed:
+		case <-time.After(5 * time.Second):
+			t.Fatal("no list_changed after the tool's input changed")
+		}
+		if got := call(); got != "v2: Oslo for 1 days" {
+			t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
+		}
+		if v := listedVersion(); v != "2" {
+			t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
+		}
+	})
 }
