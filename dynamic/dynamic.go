@@ -39,6 +39,18 @@ var (
 	// ErrSchemaTooDeep is matched by the error of a schema document that
 	// nests deeper than MaxSchemaDepth.
 	ErrSchemaTooDeep = errors.New("dynamic: the schema nests too deep")
+	// ErrSchemaSyntax is matched by the error of a schema document that is
+	// not valid JSON.
+	ErrSchemaSyntax = errors.New("dynamic: the schema is not valid JSON")
+	// ErrSchemaInvalid is matched by the error of a schema document that is
+	// JSON but not a JSON Schema the validator compiles: a keyword with a
+	// value of the wrong kind, or a reference to another document (which
+	// is never loaded: no files, no network).
+	ErrSchemaInvalid = errors.New("dynamic: the schema does not compile")
+	// ErrNotObject is matched by the error of New for a schema that does
+	// not describe an object ("type": "object"): a model calls a tool with
+	// named arguments.
+	ErrNotObject = errors.New("dynamic: the input schema must describe an object")
 )
 
 // A BoundsError reports a schema document beyond MaxSchemaBytes or
@@ -79,15 +91,16 @@ const schemaURL = "hands:///input.json"
 // in at most MaxSchemaBytes nested at most MaxSchemaDepth deep (else the
 // error matches ErrSchemaTooLarge or ErrSchemaTooDeep).
 // New never panics: every mistake is a *tool.DefinitionError — a schema
-// that is not valid JSON, not a valid schema, not an object schema, or
-// refers to other documents, and whatever tool.DefineRaw refuses (an invalid
-// name, an empty description, a nil run, an option that does not apply).
+// that is not valid JSON (ErrSchemaSyntax), not a valid schema or refers to
+// other documents (ErrSchemaInvalid), not an object schema (ErrNotObject),
+// and whatever tool.DefineRaw refuses (an invalid name, an empty
+// description, a nil run, an option that does not apply).
 // The tool's arguments are held to its limits (tool.WithLimits) and to
 // JSON's syntax before the schema is checked.
 func New(name, description string, inputSchema json.RawMessage, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...tool.Option) (*tool.RawTool, error) {
 	v, spec, err := compile(inputSchema)
 	if err != nil {
-		return nil, &tool.DefinitionError{Tool: name, Err: fmt.Errorf("dynamic: %w", err)}
+		return nil, &tool.DefinitionError{Tool: name, Err: err}
 	}
 	spec.Name, spec.Description = name, description
 	return tool.DefineRaw(spec, v.validate, run, opts...)
@@ -102,26 +115,35 @@ type compiled struct {
 func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 	var spec tool.Spec
 	if err := checkBounds(doc); err != nil {
-		return nil, spec, fmt.Errorf("the input schema: %w", err)
+		return nil, spec, err
 	}
-	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	parsed, err := parse(doc)
 	if err != nil {
-		return nil, spec, fmt.Errorf("the input schema is not valid JSON: %w", err)
+		return nil, spec, err
 	}
 	obj, ok := parsed.(map[string]any)
 	if !ok || obj["type"] != "object" {
-		return nil, spec, errors.New(`the input schema must describe an object ("type": "object"): a model calls tools with named arguments`)
+		return nil, spec, fmt.Errorf(`%w ("type": "object"): a model calls tools with named arguments`, ErrNotObject)
 	}
 	c, err := compileParsed(parsed)
 	if err != nil {
-		return nil, spec, fmt.Errorf("the input schema %w", err)
+		return nil, spec, err
 	}
 	var model jsonschema.Schema
 	if err := schemaorder.Unmarshal(doc, &model); err != nil { // the document's order of properties is what a model reads
-		return nil, spec, fmt.Errorf("the input schema: %w", err)
+		return nil, spec, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
 	spec.InputSchema = &model
 	return c, spec, nil
+}
+
+// parse reads a schema document as the validator's compiler takes it.
+func parse(doc []byte) (any, error) {
+	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaSyntax, err)
+	}
+	return parsed, nil
 }
 
 // compileParsed compiles a parsed schema document, with no loader of other
@@ -132,11 +154,11 @@ func compileParsed(parsed any) (*compiled, error) {
 	c.AssertFormat()
 	c.UseLoader(validator.SchemeURLLoader{}) // no files, no network
 	if err := c.AddResource(schemaURL, parsed); err != nil {
-		return nil, fmt.Errorf("is not a schema: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
 	s, err := c.Compile(schemaURL)
 	if err != nil {
-		return nil, fmt.Errorf("does not compile: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
 	return &compiled{schema: s, printer: message.NewPrinter(language.English)}, nil
 }
@@ -148,19 +170,20 @@ type Validator struct{ c *compiled }
 
 // NewValidator compiles the JSON Schema document doc (draft 2020-12 unless
 // its $schema says otherwise). Like New, it refuses a document that is not
-// valid JSON, not a valid schema, refers to other documents, or is beyond
-// MaxSchemaBytes or MaxSchemaDepth.
+// valid JSON (ErrSchemaSyntax), not a valid schema or refers to other
+// documents (ErrSchemaInvalid), or is beyond MaxSchemaBytes or
+// MaxSchemaDepth.
 func NewValidator(doc json.RawMessage) (*Validator, error) {
 	if err := checkBounds(doc); err != nil {
 		return nil, err
 	}
-	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	parsed, err := parse(doc)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic: the schema is not valid JSON: %w", err)
+		return nil, err
 	}
 	c, err := compileParsed(parsed)
 	if err != nil {
-		return nil, fmt.Errorf("dynamic: the schema %w", err)
+		return nil, err
 	}
 	return &Validator{c: c}, nil
 }

@@ -78,17 +78,23 @@ func TestNewValidatesAtTheBoundary(t *testing.T) {
 
 func TestNewRejectsBadSchemas(t *testing.T) {
 	for _, tt := range []struct {
-		name, schema, want string
+		name, schema string
+		want         error
 	}{
-		{"not JSON", `{"type":`, "not valid JSON"},
-		{"not an object schema", `{"type":"array"}`, "must describe an object"},
-		{"invalid schema", `{"type":"object","properties":{"a":{"minLength":-1}}}`, "does not compile"},
-		{"remote reference", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`, "does not compile"},
-		{"file reference", `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`, "does not compile"},
+		{"not JSON", `{"type":`, dynamic.ErrSchemaSyntax},
+		{"not an object schema", `{"type":"array"}`, dynamic.ErrNotObject},
+		{"invalid schema", `{"type":"object","properties":{"a":{"minLength":-1}}}`, dynamic.ErrSchemaInvalid},
+		{"remote reference", `{"type":"object","properties":{"a":{"$ref":"https://example.com/s.json"}}}`, dynamic.ErrSchemaInvalid},
+		{"file reference", `{"type":"object","properties":{"a":{"$ref":"file:///etc/passwd"}}}`, dynamic.ErrSchemaInvalid},
 	} {
 		_, err := dynamic.New("t", "A tool.", json.RawMessage(tt.schema), echo)
-		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("%s: New = %v, want an error saying %q", tt.name, err, tt.want)
+		if _, ok := errors.AsType[*tool.DefinitionError](err); !ok || !errors.Is(err, tt.want) {
+			t.Errorf("%s: New = %v, want a *tool.DefinitionError matching %v", tt.name, err, tt.want)
+		}
+		if tt.want != dynamic.ErrNotObject {
+			if _, err := dynamic.NewValidator(json.RawMessage(tt.schema)); !errors.Is(err, tt.want) {
+				t.Errorf("%s: NewValidator = %v, want %v", tt.name, err, tt.want)
+			}
 		}
 	}
 }
