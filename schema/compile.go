@@ -70,13 +70,18 @@ type fieldStep struct {
 	index []int
 }
 
-// fail returns a DefinitionError at the current field.
-func (c *compiler) fail(tag string, format string, args ...any) error {
+// fail returns a DefinitionError at the current field, of the kind given
+// (nil: the kind of the error among args that the format wraps, if any).
+func (c *compiler) fail(kind error, tag string, format string, args ...any) error {
 	names := make([]string, len(c.at))
 	for i, step := range c.at {
 		names[i] = goFieldPath(step.typ, step.index)
 	}
-	return &DefinitionError{Type: c.root, Field: strings.Join(names, "."), Tag: tag, Err: fmt.Errorf(format, args...)}
+	err := fmt.Errorf(format, args...)
+	if kind != nil {
+		err = kinded(kind, err)
+	}
+	return &DefinitionError{Type: c.root, Field: strings.Join(names, "."), Tag: tag, Err: err}
 }
 
 // newNode returns a node of kind k for type t, with no constraints set.
@@ -200,7 +205,7 @@ func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 		return c.newNode(kindString, t), nil
 	case reflect.Interface:
 		if t.NumMethod() != 0 {
-			return nil, c.fail("", "interface type %s is not supported; use any (any JSON value) or a concrete type", t)
+			return nil, c.fail(ErrUnsupportedType, "", "interface type %s is not supported; use any (any JSON value) or a concrete type", t)
 		}
 		n := c.newNode(kindAny, t)
 		n.nullable = true
@@ -211,7 +216,7 @@ func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		if elem.kind == kindPointer {
-			return nil, c.fail("", "pointer to pointer %s is not supported", t)
+			return nil, c.fail(ErrUnsupportedType, "", "pointer to pointer %s is not supported", t)
 		}
 		n := c.newNode(kindPointer, t)
 		n.elem = elem
@@ -233,13 +238,13 @@ func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 		return n, nil
 	case reflect.Map:
 		if t.Key().Kind() != reflect.String {
-			return nil, c.fail("", "map key type %s is not supported; JSON object keys are strings, so use map[string]T", t.Key())
+			return nil, c.fail(ErrUnsupportedType, "", "map key type %s is not supported; JSON object keys are strings, so use map[string]T", t.Key())
 		}
 		return c.containerNode(kindMap, t)
 	case reflect.Struct:
 		return c.structNode(t)
 	}
-	return nil, c.fail("", "type %s (%s) has no JSON form; use a bool, number, string, slice, array, map[string]T, struct, pointer or any", t, t.Kind())
+	return nil, c.fail(ErrUnsupportedType, "", "type %s (%s) has no JSON form; use a bool, number, string, slice, array, map[string]T, struct, pointer or any", t, t.Kind())
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -273,11 +278,11 @@ func (c *compiler) customNode(t reflect.Type) (*node, error) {
 		s = reflect.New(t).Interface().(interface{ JSONSchema() *jsonschema.Schema }).JSONSchema()
 	}
 	if s == nil {
-		return nil, c.fail("", "%s.JSONSchema returned nil", t)
+		return nil, c.fail(nil, "", "%s.JSONSchema returned nil", t)
 	}
 	resolved, err := s.Resolve(nil)
 	if err != nil {
-		return nil, c.fail("", "%s.JSONSchema: %v", t, err)
+		return nil, c.fail(nil, "", "%s.JSONSchema: %v", t, err)
 	}
 	n.custom = &customSchema{schema: s, resolved: resolved}
 	return n, nil
@@ -316,7 +321,7 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 			return nil, err
 		}
 		if f.throughPtr && unexportedPointerStep(t, jf.index) {
-			return nil, &DefinitionError{Type: c.root, Field: goFieldPath(t, jf.index), Err: errors.New("the field is reached through an embedded pointer to an unexported struct type, which cannot be allocated from outside its package (encoding/json cannot set it either); embed the struct by value or export its type")}
+			return nil, &DefinitionError{Type: c.root, Field: goFieldPath(t, jf.index), Err: kinded(ErrUnsupportedType, errors.New("the field is reached through an embedded pointer to an unexported struct type, which cannot be allocated from outside its package (encoding/json cannot set it either); embed the struct by value or export its type"))}
 		}
 		if !f.throughPtr {
 			f.offset = fieldOffset(t, jf.index)
@@ -408,11 +413,11 @@ func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
 	f.throughPtr = throughPtr
 	f.omitEmpty = jf.omitEmpty || jf.omitZero
 	if jf.stringOpt {
-		return c.fail(`json:"`+jf.tags.json+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
+		return c.fail(ErrInvalidTag, `json:"`+jf.tags.json+`"`, `the ",string" option is not supported; use a string field and convert it in the handler`)
 	}
 	if desc, ok := jf.tags.jsonschema, jf.tags.hasJSONSchema; ok {
 		if err := checkDescriptionTag(desc); err != nil {
-			return c.fail(`jsonschema:"`+desc+`"`, "%v", err)
+			return c.fail(ErrInvalidTag, `jsonschema:"`+desc+`"`, "%w", err)
 		}
 		f.description = desc
 	}
@@ -427,12 +432,12 @@ func (c *compiler) field(f *field, jf *jsonField, throughPtr bool) error {
 	if hasTool {
 		entries, err = parseToolTag(toolTag, entries)
 		if err != nil {
-			return c.fail(`tool:"`+toolTag+`"`, "%v", err)
+			return c.fail(ErrInvalidTag, `tool:"`+toolTag+`"`, "%w", err)
 		}
 		c.entries = entries
 	}
 	if err := c.applyTag(f, entries); err != nil {
-		return c.fail(`tool:"`+toolTag+`"`, "%v", err)
+		return c.fail(nil, `tool:"`+toolTag+`"`, "%w", err)
 	}
 	return nil
 }
@@ -464,7 +469,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			err = applyItemsKeyword(container, e)
 		case "minProperties", "maxProperties":
 			if container.kind != kindMap {
-				return fmt.Errorf("%s applies to a map field, not %s", e.key, describeKind(container))
+				return kinded(ErrInapplicable, fmt.Errorf("%s applies to a map field, not %s", e.key, describeKind(container)))
 			}
 			container.minProps, container.maxProps, err = setCount(e, container.minProps, container.maxProps, "minProperties")
 		case "enum":
@@ -499,21 +504,21 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		return err
 	}
 	if container.minItems >= 0 && container.maxItems >= 0 && container.minItems > container.maxItems {
-		return fmt.Errorf("minItems %d is greater than maxItems %d", container.minItems, container.maxItems)
+		return kinded(ErrConflict, fmt.Errorf("minItems %d is greater than maxItems %d", container.minItems, container.maxItems))
 	}
 	if container.minProps >= 0 && container.maxProps >= 0 && container.minProps > container.maxProps {
-		return fmt.Errorf("minProperties %d is greater than maxProperties %d", container.minProps, container.maxProps)
+		return kinded(ErrConflict, fmt.Errorf("minProperties %d is greater than maxProperties %d", container.minProps, container.maxProps))
 	}
 	if container.kind == kindArray && (container.minItems >= 0 || container.maxItems >= 0) {
-		return fmt.Errorf("minItems and maxItems do not apply to an array of fixed length %d", container.length)
+		return kinded(ErrInapplicable, fmt.Errorf("minItems and maxItems do not apply to an array of fixed length %d", container.length))
 	}
 
 	if enumList != nil && hasConst {
-		return errors.New("enum and const cannot be used together")
+		return kinded(ErrConflict, errors.New("enum and const cannot be used together"))
 	}
 	if enumList != nil || hasConst {
 		if !value.scalar() {
-			return fmt.Errorf("enum and const apply to booleans, numbers and strings, not %s", describeKind(value))
+			return kinded(ErrInapplicable, fmt.Errorf("enum and const apply to booleans, numbers and strings, not %s", describeKind(value)))
 		}
 		list := enumList
 		if hasConst {
@@ -528,13 +533,13 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 		for _, item := range list {
 			raw, err := literal(value, item)
 			if err != nil {
-				return fmt.Errorf("enum value %q: %w", item, err)
+				return kinded(ErrInvalidTag, fmt.Errorf("enum value %q: %w", item, err))
 			}
 			if issues := c.check(value, raw); len(issues) > 0 {
-				return fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message)
+				return kinded(ErrConflict, fmt.Errorf("enum value %s can never be accepted: %s", raw, issues[0].Message))
 			}
 			if seen[string(raw)] || seen == nil && slices.Contains(enumText, string(raw)) {
-				return fmt.Errorf("enum value %s appears twice", raw)
+				return kinded(ErrInvalidTag, fmt.Errorf("enum value %s appears twice", raw))
 			}
 			if seen != nil {
 				seen[string(raw)] = true
@@ -566,7 +571,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 	if hasDflt {
 		raw, err := literal(n, dfltText)
 		if err != nil {
-			return fmt.Errorf("default %q: %w", dfltText, err)
+			return kinded(ErrInvalidTag, fmt.Errorf("default %q: %w", dfltText, err))
 		}
 		f.dflt = raw
 		switch s := n.deref(); {
@@ -576,7 +581,7 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			v := reflect.New(n.typ).Elem()
 			if !(f.nullable && string(raw) == "null") {
 				if issues := decodeInto(n, raw, v); len(issues) > 0 {
-					return fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0])
+					return kinded(ErrConflict, fmt.Errorf("default %s fails the field's own constraints: %s", raw, issues[0]))
 				}
 			}
 			f.dfltValue = v
@@ -590,19 +595,19 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 	for _, item := range exampleList {
 		raw, err := literal(n, item)
 		if err != nil {
-			return fmt.Errorf("example %q: %w", item, err)
+			return kinded(ErrInvalidTag, fmt.Errorf("example %q: %w", item, err))
 		}
 		if issues := c.checkField(f, raw); len(issues) > 0 {
-			return fmt.Errorf("example %s fails the field's own constraints: %s", raw, issues[0])
+			return kinded(ErrConflict, fmt.Errorf("example %s fails the field's own constraints: %s", raw, issues[0]))
 		}
 		f.examples = append(f.examples, raw)
 	}
 
 	if required && optional {
-		return errors.New("a field cannot be both required and optional")
+		return kinded(ErrConflict, errors.New("a field cannot be both required and optional"))
 	}
 	if required && f.dflt != nil {
-		return errors.New("a required field never uses its default; drop one of them")
+		return kinded(ErrConflict, errors.New("a required field never uses its default; drop one of them"))
 	}
 	// A field promoted through an embedded pointer is absent from the
 	// encoding when the pointer is nil, so it is not required by default.
@@ -676,7 +681,7 @@ func describeKind(n *node) string {
 func parseFlag(e *tagEntry) (bool, error) {
 	b, err := strconv.ParseBool(e.value)
 	if err != nil {
-		return false, fmt.Errorf("%s takes no value or true/false, not %q", e.key, e.value)
+		return false, kinded(ErrInvalidTag, fmt.Errorf("%s takes no value or true/false, not %q", e.key, e.value))
 	}
 	return b, nil
 }
@@ -684,7 +689,7 @@ func parseFlag(e *tagEntry) (bool, error) {
 func parseCount(e *tagEntry) (int, error) {
 	v, err := strconv.Atoi(e.value)
 	if err != nil || v < 0 {
-		return 0, fmt.Errorf("%s must be a non-negative integer, not %q", e.key, e.value)
+		return 0, kinded(ErrInvalidTag, fmt.Errorf("%s must be a non-negative integer, not %q", e.key, e.value))
 	}
 	return v, nil
 }
@@ -703,7 +708,7 @@ func setCount(e *tagEntry, lo, hi int, minKey string) (int, int, error) {
 
 func applyStringKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindString && k != kindText {
-		return fmt.Errorf("%s applies to strings, not %s", e.key, describeKind(n))
+		return kinded(ErrInapplicable, fmt.Errorf("%s applies to strings, not %s", e.key, describeKind(n)))
 	}
 	var err error
 	switch e.key {
@@ -712,13 +717,13 @@ func applyStringKeyword(n *node, e *tagEntry) error {
 	case "pattern":
 		n.pattern, err = compilePattern(e.value)
 		if err != nil {
-			return fmt.Errorf("pattern %q does not compile: %v", e.value, err)
+			return kinded(ErrInvalidTag, fmt.Errorf("pattern %q does not compile: %v", e.value, err))
 		}
 	case "format":
 		f, ok := formats[e.value]
 		if !ok {
 			names := slices.Sorted(maps.Keys(formatCheckers))
-			return fmt.Errorf("format %q is not one hands asserts; use one of %s, or a pattern", e.value, strings.Join(names, ", "))
+			return kinded(ErrInvalidTag, fmt.Errorf("format %q is not one hands asserts; use one of %s, or a pattern", e.value, strings.Join(names, ", ")))
 		}
 		n.format = f
 	}
@@ -727,11 +732,11 @@ func applyStringKeyword(n *node, e *tagEntry) error {
 
 func applyNumberKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindInt && k != kindUint && k != kindFloat {
-		return fmt.Errorf("%s applies to numbers, not %s", e.key, describeKind(n))
+		return kinded(ErrInapplicable, fmt.Errorf("%s applies to numbers, not %s", e.key, describeKind(n)))
 	}
 	v, err := strconv.ParseFloat(e.value, 64)
 	if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || !json.Valid([]byte(e.value)) {
-		return fmt.Errorf("%s must be a JSON number, not %q", e.key, e.value)
+		return kinded(ErrInvalidTag, fmt.Errorf("%s must be a JSON number, not %q", e.key, e.value))
 	}
 	switch e.key {
 	case "minimum":
@@ -745,7 +750,7 @@ func applyNumberKeyword(n *node, e *tagEntry) error {
 	case "multipleOf":
 		r, ok := new(big.Rat).SetString(e.value)
 		if !ok || r.Sign() <= 0 {
-			return fmt.Errorf("multipleOf must be greater than 0, not %q", e.value)
+			return kinded(ErrInvalidTag, fmt.Errorf("multipleOf must be greater than 0, not %q", e.value))
 		}
 		n.multipleOf = &multiple{rat: r, text: e.value}
 	}
@@ -762,7 +767,7 @@ func tighter(old *float64, v float64, pick func(a, b float64) float64) *float64 
 
 func applyItemsKeyword(n *node, e *tagEntry) error {
 	if k := n.kind; k != kindSlice && k != kindArray {
-		return fmt.Errorf("%s applies to slices and arrays, not %s", e.key, describeKind(n))
+		return kinded(ErrInapplicable, fmt.Errorf("%s applies to slices and arrays, not %s", e.key, describeKind(n)))
 	}
 	var err error
 	switch e.key {
@@ -777,10 +782,10 @@ func applyItemsKeyword(n *node, e *tagEntry) error {
 // checkRanges rejects constraints that no value can meet.
 func checkRanges(n *node) error {
 	if n.minLength >= 0 && n.maxLength >= 0 && n.minLength > n.maxLength {
-		return fmt.Errorf("minLength %d is greater than maxLength %d", n.minLength, n.maxLength)
+		return kinded(ErrConflict, fmt.Errorf("minLength %d is greater than maxLength %d", n.minLength, n.maxLength))
 	}
 	if n.minimum != nil && n.maximum != nil && *n.minimum > *n.maximum {
-		return fmt.Errorf("minimum %v is greater than maximum %v", *n.minimum, *n.maximum)
+		return kinded(ErrConflict, fmt.Errorf("minimum %v is greater than maximum %v", *n.minimum, *n.maximum))
 	}
 	return nil
 }

@@ -753,7 +753,7 @@ func TestUnmarshalJSONWithoutForm(t *testing.T) {
 		M intKeyed `json:"m"`
 	}](nil)
 	derr, ok := errors.AsType[*DefinitionError](err)
-	if !ok || derr.Field != "M" || !strings.Contains(err.Error(), "JSONSchema method") {
+	if !ok || derr.Field != "M" || !errors.Is(err, ErrUnsupportedType) || !errors.Is(err, errSelfRead) {
 		t.Errorf("For = %v, want a *DefinitionError at M that suggests a JSONSchema method", err)
 	}
 }

@@ -78,7 +78,9 @@
 // fit the field's type (minLength on an int), bounds that no value can meet
 // and a default, const, enum value or example that fails the field's own
 // constraints are all reported as a *DefinitionError, which names the type,
-// the field and the tag.
+// the field and the tag, and matches the kind of mistake with errors.Is:
+// ErrInvalidTag, ErrInapplicable, ErrConflict, or ErrUnsupportedType for a
+// Go type with no JSON form.
 //
 // On a slice or array field, the value keywords (enum, const, minLength,
 // maxLength, pattern, format, minimum … multipleOf) apply to each item and

@@ -144,9 +144,54 @@ type DefinitionError struct {
 	// Tag is the offending struct tag, such as `tool:"minLength=x"`; empty
 	// when no tag is at fault.
 	Tag string
-	// Err says what is wrong.
+	// Err says what is wrong. It matches the kind of mistake with
+	// errors.Is: ErrUnsupportedType, ErrInvalidTag, ErrInapplicable or
+	// ErrConflict (a type's own JSONSchema method that fails is none of
+	// them: Err is then its error).
 	Err error
 }
+
+// The kinds of mistake a *DefinitionError reports, matched with errors.Is.
+// Its text says more, for people; match the kind, never the text.
+var (
+	// ErrUnsupportedType is a Go type with no JSON form that arguments
+	// could take: an interface other than any, a pointer to a pointer, a
+	// map whose keys are not strings, a channel or a function, a field
+	// reached through an embedded pointer to an unexported struct, or a
+	// top level that is not a plain struct.
+	ErrUnsupportedType = errors.New("schema: a Go type with no JSON form")
+	// ErrInvalidTag is a struct tag that cannot be read: a tool tag whose
+	// syntax is wrong or whose key is unknown, a value of the wrong form
+	// (a count that is not a non-negative integer, a bound that is not a
+	// number, an enum value or default that is not one of the field's
+	// values, a pattern that does not compile, a format hands does not
+	// assert), a jsonschema tag in another library's key=value style, or
+	// json's ",string" option.
+	ErrInvalidTag = errors.New("schema: a struct tag that cannot be read")
+	// ErrInapplicable is a constraint on a field whose type it does not
+	// fit, such as minLength on a number or maxItems on an array of fixed
+	// length.
+	ErrInapplicable = errors.New("schema: a constraint that does not fit its field")
+	// ErrConflict is constraints that contradict one another: a minimum
+	// over its maximum, enum with const, required with optional or with a
+	// default, or an enum value, default or example that the field's own
+	// constraints refuse.
+	ErrConflict = errors.New("schema: constraints that contradict one another")
+)
+
+// A kindedError is the cause of a definition error with its kind: its text
+// is the cause's, and it matches both.
+type kindedError struct {
+	Err   error // ErrUnsupportedType, ErrInvalidTag, ErrInapplicable or ErrConflict
+	cause error
+}
+
+func (e *kindedError) Error() string   { return e.cause.Error() }
+func (e *kindedError) Unwrap() []error { return []error{e.Err, e.cause} }
+
+// kinded returns cause as a mistake of the given kind; its text is
+// unchanged.
+func kinded(kind, cause error) error { return &kindedError{Err: kind, cause: cause} }
 
 // Error names the type, the field and the tag, then the problem.
 func (e *DefinitionError) Error() string {

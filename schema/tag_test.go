@@ -1,7 +1,9 @@
 package schema
 
 import (
+	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,8 +62,15 @@ func TestParseToolTag(t *testing.T) {
 	} {
 		got, err := parseToolTag(tt.tag, nil)
 		if tt.err != "" {
+			// The text is what this test is about: the parser's hint
+			// (a suggestion, where the value was cut) for the person who
+			// wrote the tag. What a program matches is the kind.
 			if err == nil || !strings.Contains(err.Error(), tt.err) {
 				t.Errorf("parseToolTag(%q) error = %v, want one containing %q", tt.tag, err, tt.err)
+			}
+			typ := reflect.StructOf([]reflect.StructField{{Name: "S", Type: reflect.TypeFor[string](), Tag: reflect.StructTag(`json:"s" tool:` + strconv.Quote(tt.tag))}})
+			if _, err := ForType(typ, nil); !errors.Is(err, ErrInvalidTag) {
+				t.Errorf("ForType(a field tagged %q) = %v, want ErrInvalidTag", tt.tag, err)
 			}
 			continue
 		}

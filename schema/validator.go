@@ -109,10 +109,10 @@ func compile(t reflect.Type, output bool) (*plan, error) {
 
 func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	if t == nil {
-		return nil, &DefinitionError{Err: errors.New("the type is nil")}
+		return nil, &DefinitionError{Err: kinded(ErrUnsupportedType, errors.New("the type is nil"))}
 	}
 	if t.Kind() != reflect.Struct {
-		return nil, &DefinitionError{Type: t, Err: fmt.Errorf("arguments are a JSON object, so the type must be a struct, not %s", t.Kind())}
+		return nil, &DefinitionError{Type: t, Err: kinded(ErrUnsupportedType, fmt.Errorf("arguments are a JSON object, so the type must be a struct, not %s", t.Kind()))}
 	}
 	c := newCompiler(t, output)
 	defer c.free()
@@ -122,7 +122,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 	}
 	if root.kind != kindStruct || root.selfRead {
 		// A struct with UnmarshalJSON or JSONSchema reads itself.
-		return nil, &DefinitionError{Type: t, Err: errors.New("the type reads its own JSON (UnmarshalJSON, UnmarshalText or JSONSchema); the top level must be a plain struct whose fields hands can describe")}
+		return nil, &DefinitionError{Type: t, Err: kinded(ErrUnsupportedType, errors.New("the type reads its own JSON (UnmarshalJSON, UnmarshalText or JSONSchema); the top level must be a plain struct whose fields hands can describe"))}
 	}
 	root.isRoot = true
 	markWork(c.structs)
@@ -132,7 +132,7 @@ func compileUncached(t reflect.Type, output bool) (*plan, error) {
 			field = n.typ.String() + "." + field
 		}
 		tag := `tool:"` + n.typ.FieldByIndex(f.index).Tag.Get("tool") + `"`
-		return nil, &DefinitionError{Type: t, Field: field, Tag: tag, Err: fmt.Errorf("default %s fails the field's own constraints: %s", f.dflt, issues[0])}
+		return nil, &DefinitionError{Type: t, Field: field, Tag: tag, Err: kinded(ErrConflict, fmt.Errorf("default %s fails the field's own constraints: %s", f.dflt, issues[0]))}
 	}
 	return &plan{typ: t, root: root, schemas: c.count - c.pointers + 2*len(c.structs), plain: !c.methods}, nil
 }
