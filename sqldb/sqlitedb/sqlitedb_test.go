@@ -6,12 +6,12 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
+	"github.com/ncruces/go-sqlite3"
 )
 
 // open opens a database in a temporary directory with one table of three
@@ -187,7 +187,7 @@ func TestBounds(t *testing.T) {
 	t.Run("huge value", func(t *testing.T) {
 		for _, stmt := range []string{`SELECT zeroblob(1000000000)`, `SELECT randomblob(500000000)`, `SELECT printf('%.*c', 400000000, 'x')`} {
 			_, err := sqldb.Query(t.Context(), db, stmt, nil, &sqldb.QueryOptions{MaxBytes: 1 << 20})
-			if err == nil || !strings.Contains(err.Error(), "too big") {
+			if !errors.Is(err, sqlite3.TOOBIG) {
 				t.Errorf("Query(%q) = %v, want the database's length limit", stmt, err)
 			}
 		}
