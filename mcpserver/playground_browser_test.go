@@ -313,13 +313,26 @@ func TestPlaygroundBrowserSessionEnded(t *testing.T) {
 	ctx := browsertest.New(t, 1024, 768)
 	release := make(chan struct{})
 	close(release)
-	ts, _ := newPlayground(t, playgroundTools(t, release), &mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond})
+	ts, srv := newPlayground(t, playgroundTools(t, release), &mcpserver.HTTPOptions{SessionTimeout: 300 * time.Millisecond})
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	if err := chromedp.Do(ctx,
 		chromedp.Navigate(ts.URL+"/#count"),
 		chromedp.WaitVisible(byLabel("", "n")),
-		chromedp.Sleep(time.Second), // the session times out
+	); err != nil {
+		t.Fatal(err)
+	}
+	if n := liveSessions(srv); n != 1 {
+		t.Fatalf("%d sessions open once the page has listed the tools, want 1", n)
+	}
+	// Wait for the session to time out, by its count, not by a guess of
+	// how long a busy machine takes to close it.
+	for deadline := time.Now().Add(30 * time.Second); liveSessions(srv) > 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the session is still open 30 s after its idle timeout of 300 ms")
+		}
+	}
+	if err := chromedp.Do(ctx,
 		chromedp.Click(chromedp.ID("call")),
 		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
 	); err != nil {
