@@ -322,11 +322,9 @@ func TestPlaygroundBrowserSessionEnded(t *testing.T) {
 	); err != nil {
 		t.Fatal(err)
 	}
-	if n := liveSessions(srv); n != 1 {
-		t.Fatalf("%d sessions open once the page has listed the tools, want 1", n)
-	}
-	// Wait for the session to time out, by its count, not by a guess of
-	// how long a busy machine takes to close it.
+	// The page listed the tools in a session of its own. Wait for it to
+	// time out, by the count of sessions, not by a guess of how long a
+	// busy machine takes to close it.
 	for deadline := time.Now().Add(30 * time.Second); liveSessions(srv) > 0; time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the session is still open 30 s after its idle timeout of 300 ms")
