@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/hands-go/hands/mcpserver"
@@ -17,8 +18,9 @@ import (
 // HTTP, where the request state of a multi round-trip call is in the
 // client's hands.
 type roundTripper struct {
-	t   *testing.T
-	url string
+	t      *testing.T
+	url    string
+	client *http.Client // nil: http.DefaultClient
 }
 
 // callReply is the part of a tools/call's answer these tests read.
@@ -61,7 +63,11 @@ func (rt roundTripper) call(user, name, args, state string, answers map[string]s
 	if err != nil {
 		rt.t.Fatal(err)
 	}
-	_, out := post(rt.t, http.DefaultClient, rt.url, "", string(body),
+	client := rt.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	_, out := post(rt.t, client, rt.url, "", string(body),
 		"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "tools/call", "Mcp-Name", name, "Authorization", "Bearer "+user)
 	var r callReply
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
@@ -128,4 +134,44 @@ func TestRequestStateIsSealed(t *testing.T) {
 	if last.Result == nil || len(last.Result.Content) != 1 || last.Result.Content[0].Text != "moved 10 from main" {
 		t.Fatalf("the last round = %+v, want the transfer done", last)
 	}
+}
+
+// TestRequestStateExpires: a request state is accepted until Options.StateTTL
+// has passed since the server issued it, and refused from then on, before
+// the tool runs. It runs in a synctest bubble, so the minute passes at once
+// and exactly.
+func TestRequestStateExpires(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const ttl = time.Minute
+		tb := newTalkback(t)
+		srv := mcpserver.New(tb.reg, &mcpserver.Options{StateTTL: ttl})
+		users := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+			return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+		}
+		pn := servePipe(t, srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+		rt := roundTripper{t: t, url: pn.URL, client: pn.Client}
+		main := map[string]string{"hands-ask-0": "main"}
+		for _, tt := range []struct {
+			after time.Duration
+			ok    bool
+		}{
+			{ttl - time.Second, true},
+			{ttl, false},
+			{ttl + time.Hour, false},
+		} {
+			first := rt.call("ada", "transfer", `{}`, "", nil)
+			if first.Result == nil || first.Result.RequestState == "" {
+				t.Fatalf("the first round = %+v, want a request state", first)
+			}
+			time.Sleep(tt.after)
+			runs := tb.transfers.Load()
+			r := rt.call("ada", "transfer", `{}`, first.Result.RequestState, main)
+			if tt.ok && (r.Result == nil || r.Result.ResultType != "input_required") {
+				t.Errorf("a state used %v after it was issued, with a TTL of %v: %+v, want the next question", tt.after, ttl, r)
+			}
+			if !tt.ok && (r.Error == nil || r.Error.Code != -32602 || tb.transfers.Load() != runs) {
+				t.Errorf("a state used %v after it was issued, with a TTL of %v: %+v, want it refused before the tool runs", tt.after, ttl, r)
+			}
+		}
+	})
 }
