@@ -13,9 +13,10 @@
 // what comes next from what the activities returned, which Temporal
 // records; a worker that takes over a run replays that record.
 //
-// A call's activity takes its ToolPolicy: the policy's Timeout is the
-// activity's StartToCloseTimeout, each tool.Progress report is a
-// heartbeat, and the policy's Retry retries failed calls. Invalid
+// A call's activity takes its ToolPolicy: the policy's Timeout, or else
+// the tool's own (tool.WithTimeout) plus TimeoutMargin, is the activity's
+// StartToCloseTimeout, each tool.Progress report is a heartbeat, and the
+// policy's Retry retries failed calls. Invalid
 // arguments, an unknown tool and a denial are non-retryable application
 // errors (ErrTypeInvalid, ErrTypeDenied) whose detail is the tool message
 // the model reads, as it would from agent.Run. Tools from mcpclient are
