@@ -25,6 +25,7 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/durable"
+	"github.com/hands-go/hands/durable/internal/devtest"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -238,8 +239,7 @@ func acceptedDecisions(t *testing.T, h *historypb.History) []agent.Decision {
 // process, sends its decisions, and writes its workflow history to
 // testdata.
 func record(t *testing.T) {
-	ts := startTemporal(t)
-	c := ts.dial(t)
+	c := devtest.Start(t).Dial(t)
 	for _, sc := range scenarios {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 		defer cancel()
