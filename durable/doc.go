@@ -36,6 +36,13 @@
 // the history's provider state (reasoning items, signatures) is JSON and
 // survives as it is.
 //
+// # Example
+//
+// The program in examples/approval (github.com/hands-go/hands/durable/examples/approval)
+// runs against a local Temporal server: a run whose destructive tool waits
+// for approval, in one process or across a worker that is killed while it
+// waits; its documentation says how to start the server and run it.
+//
 // # Determinism
 //
 // The workflow reads only its input, the activities' results, the
