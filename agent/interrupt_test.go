@@ -38,7 +38,7 @@ func (f *files) calls() []string {
 }
 
 // registry returns a fresh registry, as a new process would build it.
-func (f *files) registry(t *testing.T) *tool.Registry {
+func (f *files) registry(t testing.TB) *tool.Registry {
 	read := tool.New("read", "Read a file.", func(ctx context.Context, a pathArgs) (string, error) {
 		f.record("read " + a.Path)
 		return "contents of " + a.Path, nil
@@ -619,4 +619,54 @@ func TestResumeAcrossABreakingChange(t *testing.T) {
 			t.Errorf("the tool message %+v does not record that the call was made against version 1 and ran as 2", m)
 		}
 	}
+}
+
+// FuzzCheckDecision: whatever a sender puts in a decision, CheckDecision
+// returns nil or a *DecisionError for one of its three sentinels, and it
+// accepts exactly the decisions that fit: for the call that waits, a
+// rejection, an answer to a question, or an approval of a call waiting
+// for one whose edited arguments, if any, the tool accepts.
+func FuzzCheckDecision(f *testing.F) {
+	f.Add("approve", []byte(nil), true, true)
+	f.Add("approve", []byte(`{"path":"y"}`), true, true)
+	f.Add("approve", []byte(`{"path":""}`), true, true)
+	f.Add("approve", []byte(`{"path":`), true, true)
+	f.Add("answer", []byte(nil), false, true)
+	f.Add("reject", []byte(nil), false, false)
+	f.Add("maybe", []byte(`{}`), true, true)
+	reg := (&files{}).registry(f)
+	del, _ := reg.Lookup("delete")
+	f.Fuzz(func(t *testing.T, verdict string, args []byte, approval, sameCall bool) {
+		p := agent.Pending{Kind: agent.PendingAnswer, Call: agent.ToolCall{ID: "d1", Name: "delete", Args: json.RawMessage(`{"path":"x"}`)}}
+		if approval {
+			p.Kind = agent.PendingApproval
+		}
+		d := agent.Decision{CallID: "d1", Verdict: agent.Verdict(verdict), Args: args}
+		if !sameCall {
+			d.CallID = "d2"
+		}
+		err := agent.CheckDecision(reg, p, d)
+		fits := sameCall && (d.Verdict == agent.VerdictReject ||
+			d.Verdict == agent.VerdictAnswer && !approval ||
+			d.Verdict == agent.VerdictApprove && approval && (args == nil || json.Valid(args) && del.(interface{ CheckArgs(json.RawMessage) error }).CheckArgs(args) == nil))
+		if fits != (err == nil) {
+			t.Fatalf("CheckDecision(%+v) = %v; the decision fits: %v", d, err, fits)
+		}
+		if err == nil {
+			return
+		}
+		derr, ok := errors.AsType[*agent.DecisionError](err)
+		if !ok || derr.CallID != d.CallID {
+			t.Fatalf("CheckDecision = %#v, want a *DecisionError for %s", err, d.CallID)
+		}
+		switch {
+		case errors.Is(err, agent.ErrStaleDecision), errors.Is(err, agent.ErrInvalidDecision):
+			if derr.Issues != nil {
+				t.Errorf("issues %v on a %v", derr.Issues, derr.Err)
+			}
+		case errors.Is(err, agent.ErrInvalidEdit):
+		default:
+			t.Errorf("CheckDecision = %v, for none of the sentinels", err)
+		}
+	})
 }
