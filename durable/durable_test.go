@@ -11,7 +11,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -78,14 +77,9 @@ func (f *files) registry(t testing.TB) *tool.Registry {
 // env returns a test workflow environment with an Agent on the scripted
 // model and f's tools, where delete needs approval.
 func env(t *testing.T, f *files, model agent.Model) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	e := s.NewTestWorkflowEnvironment()
-	// The detector's default second is short of a loaded machine under the
-	// race detector; a deadlock still ends the test at its timeout.
-	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
-	durable.New(model, f.registry(t), &durable.Options{
+	e, _ := envWith(t, model, f.registry(t), &durable.Options{
 		NeedsApproval: func(_ context.Context, c tool.Call) bool { return c.Name == "delete" },
-	}).Register(e)
+	})
 	return e
 }
 

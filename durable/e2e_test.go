@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -130,7 +131,7 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := waitPending(ctx, t, c, run.GetID())
+	pending := waitPending(ctx, t, c, run.GetID(), nil)
 	if len(pending) != 1 || pending[0].Call.Name != "delete" || pending[0].Kind != agent.PendingApproval {
 		t.Fatalf("pending = %+v, want the approval of delete", pending)
 	}
@@ -172,8 +173,9 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	}
 }
 
-// waitPending queries the run until a call waits for a person.
-func waitPending(ctx context.Context, t *testing.T, c client.Client, id string) []agent.Pending {
+// waitPending queries the run until a call waits for a person, and one
+// of the calls that wait is as want says (any, when want is nil).
+func waitPending(ctx context.Context, t *testing.T, c client.Client, id string, want func(agent.Pending) bool) []agent.Pending {
 	t.Helper()
 	for {
 		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
@@ -182,7 +184,7 @@ func waitPending(ctx context.Context, t *testing.T, c client.Client, id string) 
 			if err := v.Get(&pending); err != nil {
 				t.Fatal(err)
 			}
-			if len(pending) > 0 {
+			if len(pending) > 0 && (want == nil || slices.ContainsFunc(pending, want)) {
 				return pending
 			}
 		}

@@ -259,7 +259,7 @@ func record(t *testing.T) {
 			if waits == "" {
 				waits = s.d.CallID
 			}
-			waitFor(ctx, t, c, run.GetID(), waits, s.kind)
+			waitPending(ctx, t, c, run.GetID(), func(p agent.Pending) bool { return p.Call.ID == waits && p.Kind == s.kind })
 			err := decideRemote(ctx, c, run.GetID(), s.d)
 			aerr, _ := errors.AsType[*temporal.ApplicationError](err)
 			switch {
@@ -287,30 +287,6 @@ func record(t *testing.T) {
 		}
 		if err := os.WriteFile(historyFile(sc.name), append(data, '\n'), 0o644); err != nil {
 			t.Fatal(err)
-		}
-	}
-}
-
-// waitFor queries the run until the call callID waits for kind.
-func waitFor(ctx context.Context, t *testing.T, c client.Client, id, callID string, kind agent.PendingKind) {
-	t.Helper()
-	for {
-		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
-		if err == nil {
-			var pending []agent.Pending
-			if err := v.Get(&pending); err != nil {
-				t.Fatal(err)
-			}
-			for _, p := range pending {
-				if p.Call.ID == callID && p.Kind == kind {
-					return
-				}
-			}
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("%s does not wait for %s: %v (last query error: %v)", callID, kind, ctx.Err(), err)
-		case <-time.After(20 * time.Millisecond):
 		}
 	}
 }
