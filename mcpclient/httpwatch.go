@@ -117,6 +117,10 @@ func (t watchTransport) sentMessage(r *http.Request) *sent {
 	if err != nil {
 		return nil
 	}
+	relaying := t.c.opts.Elicit != nil || t.c.opts.Sample != nil
+	if !bytes.Contains(data, []byte(`"tools/list"`)) && !(relaying && bytes.Contains(data, []byte(`"tools/call"`))) {
+		return nil // not worth decoding: a call's arguments may be large
+	}
 	var msg sent
 	if json.Unmarshal(data, &msg) != nil || len(msg.ID) == 0 {
 		return nil
@@ -214,6 +218,12 @@ func (f *eventFilter) next() {
 			f.err = &SizeError{Bytes: len(f.event) + len(line), Limit: f.max, Err: ErrMessageTooLarge}
 			return
 		}
+		if need := len(f.event) + len(line); need > cap(f.event) {
+			// Doubling: append grows a large slice by a quarter, which
+			// for an event of megabytes allocates five times its size.
+			grown := make([]byte, len(f.event), min(max(2*cap(f.event), need), f.max))
+			f.event = append(grown[:0], f.event...)
+		}
 		f.event = append(f.event, line...)
 		if errors.Is(err, bufio.ErrBufferFull) {
 			continue
@@ -232,24 +242,28 @@ func (f *eventFilter) next() {
 // rewrite returns event with its data replaced by what onMessage returns
 // for it, or event as it is.
 func (f *eventFilter) rewrite(event []byte) []byte {
-	var data []byte
+	var data []byte // a slice of event while there is one data line, the lines joined after
 	var others [][]byte
-	found := false
+	lines := 0
 	for line := range bytes.Lines(event) {
 		field := bytes.TrimRight(line, "\r\n")
 		if len(field) == 0 {
 			continue
 		}
 		if after, ok := bytes.CutPrefix(field, []byte("data:")); ok {
-			if found {
-				data = append(data, '\n')
+			switch lines++; lines {
+			case 1:
+				data = bytes.TrimSpace(after)
+			case 2:
+				data = append(append(bytes.Clone(data), '\n'), bytes.TrimSpace(after)...)
+			default:
+				data = append(append(data, '\n'), bytes.TrimSpace(after)...)
 			}
-			data, found = append(data, bytes.TrimSpace(after)...), true
 			continue
 		}
 		others = append(others, line)
 	}
-	if !found {
+	if lines == 0 {
 		return event
 	}
 	replaced := f.onMessage(data)
