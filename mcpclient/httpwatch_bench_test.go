@@ -24,7 +24,9 @@ func watchedServer(b *testing.B) *httptest.Server {
 	schema := json.RawMessage(`{"type":"object","properties":{` + strings.Join(props, ",") + `}}`)
 	for i := range 100 {
 		s.AddTool(&mcp.Tool{Name: fmt.Sprintf("t%03d", i), Description: "A tool.", InputSchema: schema},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	text := strings.Repeat("x", 1<<20)
 	s.AddTool(&mcp.Tool{Name: "text", Description: "Answer at length.", InputSchema: json.RawMessage(`{"type":"object"}`)},
