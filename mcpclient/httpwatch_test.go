@@ -5,16 +5,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
-	"net/http"
-	"net/http/httptest"
-	"runtime"
 	"strings"
-	"sync/atomic"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // filter returns an eventFilter over stream.
@@ -118,54 +111,4 @@ func FuzzEventFilter(f *testing.F) {
 			t.Errorf("filtered %q = %q, want it unchanged", stream, got)
 		}
 	})
-}
-
-// TestWatchedListingBound has a server answer tools/list with one event of
-// four times DefaultMaxMessageBytes: the listing fails, having read
-// little more than the bound, and the watch allocates a small multiple of
-// it.
-func TestWatchedListingBound(t *testing.T) {
-	const size = 4 * DefaultMaxMessageBytes
-	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
-	var written atomic.Int64
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req struct {
-			Method string          `json:"method"`
-			ID     json.RawMessage `json:"id"`
-		}
-		json.Unmarshal(body, &req)
-		if req.Method != "tools/list" {
-			r.Body = io.NopCloser(bytes.NewReader(body))
-			sdk.ServeHTTP(w, r)
-			return
-		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		count := func(n int, err error) error { written.Add(int64(n)); return err }
-		if count(fmt.Fprintf(w, `data: {"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"description":"`, req.ID)) != nil {
-			return
-		}
-		chunk := bytes.Repeat([]byte("x"), 64<<10)
-		for left := size; left > 0; left -= len(chunk) {
-			if count(w.Write(chunk[:min(left, len(chunk))])) != nil {
-				return
-			}
-		}
-		count(io.WriteString(w, "\"}]}}\n\n"))
-	}))
-	defer ts.Close()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	_, err := Connect(t.Context(), HTTP(ts.URL, nil), nil)
-	runtime.ReadMemStats(&after)
-	if err == nil {
-		t.Fatalf("a listing of %d bytes over a bound of %d was taken", size, DefaultMaxMessageBytes)
-	}
-	if got := written.Load(); got > 2*DefaultMaxMessageBytes {
-		t.Errorf("the client took %d bytes of a %d-byte listing, over a bound of %d", got, size, DefaultMaxMessageBytes)
-	}
-	if got := after.TotalAlloc - before.TotalAlloc; got > 8*DefaultMaxMessageBytes {
-		t.Errorf("connecting allocated %d bytes for a %d-byte listing, over 8 times the bound of %d", got, size, DefaultMaxMessageBytes)
-	}
 }
