@@ -52,13 +52,19 @@ func newTaskUpstream(t *testing.T) *taskUpstream {
 	return u
 }
 
-// connect connects a client to u over an in-memory transport, or over
-// streamable HTTP.
-func (u *taskUpstream) connect(t *testing.T, overHTTP bool, opts *mcpclient.Options) *mcpclient.Client {
+// The transports a client reaches a taskUpstream over.
+const (
+	inMemory = "memory"
+	overSSE  = "http"      // streamable HTTP, answered with event streams
+	overJSON = "http+json" // streamable HTTP, answered with JSON bodies
+)
+
+// connect connects a client to u over one of the transports.
+func (u *taskUpstream) connect(t *testing.T, over string, opts *mcpclient.Options) *mcpclient.Client {
 	t.Helper()
 	var transport mcp.Transport
-	if overHTTP {
-		ts := httptest.NewServer(u.srv.HTTPHandler(nil))
+	if over != inMemory {
+		ts := httptest.NewServer(u.srv.HTTPHandler(&mcpserver.HTTPOptions{JSONResponse: over == overJSON}))
 		t.Cleanup(ts.Close)
 		transport = mcpclient.HTTP(ts.URL, nil)
 	} else {
@@ -81,10 +87,10 @@ func (u *taskUpstream) connect(t *testing.T, overHTTP bool, opts *mcpclient.Opti
 // client, over each transport: the server refuses a plain call to it, so
 // a result is the task's.
 func TestTaskRequiredUpstream(t *testing.T) {
-	for _, overHTTP := range []bool{false, true} {
-		t.Run(fmt.Sprintf("http=%v", overHTTP), func(t *testing.T) {
+	for _, over := range []string{inMemory, overSSE, overJSON} {
+		t.Run(over, func(t *testing.T) {
 			u := newTaskUpstream(t)
-			c := u.connect(t, overHTTP, nil)
+			c := u.connect(t, over, nil)
 			report := find(t, c, "report")
 			if got := report.Spec().TaskSupport; got != tool.TaskOptional {
 				t.Errorf("a tool that requires a task: Spec().TaskSupport = %q, want %q (hands runs it either way)", got, tool.TaskOptional)
@@ -105,7 +111,7 @@ func TestTaskRequiredUpstream(t *testing.T) {
 			if res == nil || res.IsError || res.Content != "a report on otters" {
 				t.Fatalf("report = %+v, want the task's result", res)
 			}
-			if !overHTTP && (len(progress) == 0 || progress[0].Message != "researching") {
+			if over == inMemory && (len(progress) == 0 || progress[0].Message != "researching") {
 				// Over HTTP, the SDK's server drops notifications for a
 				// request already answered.
 				t.Errorf("progress = %+v, want the task's progress", progress)
@@ -117,10 +123,10 @@ func TestTaskRequiredUpstream(t *testing.T) {
 // TestTaskCancelledUpstream ends a call during its task: the task is
 // cancelled on the server, and the tool's context there ends.
 func TestTaskCancelledUpstream(t *testing.T) {
-	for _, overHTTP := range []bool{false, true} {
-		t.Run(fmt.Sprintf("http=%v", overHTTP), func(t *testing.T) {
+	for _, over := range []string{inMemory, overSSE, overJSON} {
+		t.Run(over, func(t *testing.T) {
 			u := newTaskUpstream(t)
-			c := u.connect(t, overHTTP, nil)
+			c := u.connect(t, over, nil)
 			ctx, cancel := context.WithCancel(t.Context())
 			go func() {
 				<-u.started
@@ -145,7 +151,7 @@ func TestTaskCancelledUpstream(t *testing.T) {
 // TestTaskTimeout bounds a task by the call's timeout, and cancels it.
 func TestTaskTimeout(t *testing.T) {
 	u := newTaskUpstream(t)
-	c := u.connect(t, false, &mcpclient.Options{Timeout: 300 * time.Millisecond})
+	c := u.connect(t, inMemory, &mcpclient.Options{Timeout: 300 * time.Millisecond})
 	res := call(t.Context(), find(t, c, "report"), "report", `{"topic":"x"}`)
 	if _, ok := errors.AsType[*tool.TimeoutError](res.Err); !ok {
 		t.Errorf("a task past the timeout = %+v, want a *tool.TimeoutError", res)
