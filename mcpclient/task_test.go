@@ -393,3 +393,25 @@ func TestTaskBadUpstream(t *testing.T) {
 		t.Errorf("a task's long result = %.200q, want it cut at 1000 bytes", res.Content)
 	}
 }
+
+// TestTaskStateless: a stateless server has no session to hold a task in,
+// and says so, rather than starting a task nobody can poll.
+func TestTaskStateless(t *testing.T) {
+	u := newTaskUpstream(t)
+	ts := httptest.NewServer(u.srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
+	defer ts.Close()
+	c, err := mcpclient.Connect(t.Context(), mcpclient.HTTP(ts.URL, nil), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res := call(t.Context(), find(t, c, "report"), "report", `{"topic":"x"}`)
+	if !res.IsError || !strings.Contains(res.Content, "stateless") {
+		t.Errorf("a task on a stateless server = %+v, want an error that says why", res)
+	}
+	select {
+	case <-u.started:
+		t.Error("the tool ran")
+	default:
+	}
+}
