@@ -21,6 +21,12 @@ import (
 // server-sent events as they arrive, since the SDK's streamable
 // connection cannot be wrapped (see keepingSchemas).
 
+// maxLiftBytes is the largest HTTP body or event that is read whole to be
+// lifted, a copy the SDK does not make: a CreateTaskResult is small, and a
+// page of tools/list is bounded by Options.MaxToolBytes a tool. A larger
+// one passes through as it came, at no cost.
+const maxLiftBytes = 4 << 20
+
 // liftingTasks returns transport wrapped so that the SDK's types keep what
 // tasks add.
 func liftingTasks(transport mcp.Transport) mcp.Transport {
@@ -35,11 +41,7 @@ func liftingTasks(transport mcp.Transport) mcp.Transport {
 		if next == nil {
 			next = http.DefaultTransport
 		}
-		max := st.MaxEventSize
-		if max <= 0 {
-			max = DefaultMaxMessageBytes
-		}
-		hc.Transport = liftingRoundTripper{next: next, max: max}
+		hc.Transport = liftingRoundTripper{next: next, max: maxLiftBytes}
 		lifted.HTTPClient = &hc
 		return &lifted
 	}
@@ -112,25 +114,23 @@ type readCloser struct {
 
 // An eventLifter reads a stream of server-sent events and lifts the
 // JSON-RPC message in the data of each event. An event is held until its
-// end (a blank line), up to max bytes; a longer one, and the rest of the
-// stream after it, pass through as they are.
+// end (a blank line), up to max bytes; a longer one passes through as it
+// is, and the events after it are lifted again.
 type eventLifter struct {
 	src  *bufio.Reader
 	body io.Closer
 	max  int
 
-	out     bytes.Buffer // read, and ready to be returned
-	event   [][]byte     // the lines of the event being read
-	size    int          // the bytes in event
-	through bool         // pass the rest of the stream through
-	err     error        // from src, returned once out is empty
+	out       bytes.Buffer // read, and ready to be returned
+	event     [][]byte     // the lines of the event being read
+	size      int          // the bytes in event
+	skipping  bool         // passing an event too long to hold through, to its end
+	lineStart bool         // while skipping: the next read starts a line
+	err       error        // from src, returned once out is empty
 }
 
 func (e *eventLifter) Read(p []byte) (int, error) {
 	for e.out.Len() == 0 && e.err == nil {
-		if e.through {
-			return e.src.Read(p)
-		}
 		e.readLine()
 	}
 	if e.out.Len() > 0 {
@@ -141,17 +141,24 @@ func (e *eventLifter) Read(p []byte) (int, error) {
 
 func (e *eventLifter) Close() error { return e.body.Close() }
 
-// readLine reads one line, and when it ends an event, puts the event out.
+// readLine reads one line, or as much of a long one as the reader holds,
+// and when it ends an event, puts the event out.
 func (e *eventLifter) readLine() {
 	var line []byte
 	for {
 		frag, err := e.src.ReadSlice('\n')
-		if e.size+len(line)+len(frag) > e.max {
-			// An event too long to hold: let it through, and the rest.
+		if e.skipping || e.size+len(line)+len(frag) > e.max {
+			// An event too long to hold: let it through as it comes.
 			e.flush()
 			e.out.Write(line)
 			e.out.Write(frag)
-			e.through = true
+			// The event ends at a blank line: a whole line, read from its
+			// start, with nothing but its end.
+			blank := e.skipping && e.lineStart && err == nil && len(bytes.TrimRight(frag, "\r\n")) == 0
+			e.skipping, e.lineStart = !blank, err == nil
+			if err != nil && err != bufio.ErrBufferFull {
+				e.err = err
+			}
 			return
 		}
 		line = append(line, frag...)

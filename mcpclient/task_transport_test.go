@@ -25,6 +25,8 @@ func TestEventLifter(t *testing.T) {
 		{"no end", "data: " + created, "data: " + created, 1 << 20},
 		{"longer than a buffer", "data: " + long + "\n\n", "data: " + strings.Replace(strings.Replace(long, `"result":{"task":`, `"result":{"_meta":{"com.github.hands-go/created-task":`, 1), `"}}}`, `"}},"content":[]}}`, 1) + "\n\n", 1 << 20},
 		{"over the bound", "data: " + created + "\n\ndata: " + created + "\n\n", "data: " + created + "\n\ndata: " + created + "\n\n", 50},
+		{"after one over the bound", "data: " + long + "\n\ndata: " + created + "\n\n", "data: " + long + "\n\ndata: " + lifted + "\n\n", 200},
+		{"after one over the bound, in lines", "id: 1\ndata: " + long + "\ndata: " + long + "\n\nid: 2\ndata: " + created + "\n\n", "id: 1\ndata: " + long + "\ndata: " + long + "\n\nid: 2\ndata: " + lifted + "\n\n", 200},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := io.NopCloser(iotest.HalfReader(strings.NewReader(tc.in)))

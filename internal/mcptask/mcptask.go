@@ -12,6 +12,8 @@ import (
 	"encoding/json"
 	"time"
 
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -127,8 +129,11 @@ type RawResult struct {
 // MarshalJSON returns r.JSON.
 func (r *RawResult) MarshalJSON() ([]byte, error) { return r.JSON, nil }
 
-// An object is a JSON object whose members are kept as written.
-type object map[string]json.RawMessage
+// An object is a JSON object whose members are kept as written. Objects
+// are read and written with JSON v2, which scans once and does not
+// escape what it copies; an object with a name twice is not read, and
+// is left to the SDK as it came.
+type object map[string]jsontext.Value
 
 // move moves the member from of o into o's _meta, under key; it reports
 // whether there was one to move.
@@ -138,7 +143,7 @@ func (o object) move(from, key string) bool {
 		return false
 	}
 	meta := object{}
-	if m, ok := o["_meta"]; ok && json.Unmarshal(m, &meta) != nil {
+	if m, ok := o["_meta"]; ok && jsonv2.Unmarshal(m, &meta) != nil {
 		return false // a _meta that is not an object is the SDK's to refuse
 	}
 	if meta == nil {
@@ -162,7 +167,7 @@ func (o object) unmove(key, to string) bool {
 		return false
 	}
 	var meta object
-	if json.Unmarshal(m, &meta) != nil {
+	if jsonv2.Unmarshal(m, &meta) != nil {
 		return false
 	}
 	v, ok := meta[key]
@@ -187,7 +192,7 @@ func LiftParams(params json.RawMessage) json.RawMessage {
 		return params
 	}
 	var o object
-	if json.Unmarshal(params, &o) != nil || !o.move("task", ParamMeta) {
+	if jsonv2.Unmarshal(params, &o) != nil || !o.move("task", ParamMeta) {
 		return params
 	}
 	data, err := marshal(o)
@@ -205,18 +210,18 @@ func LiftRequest(msg []byte) []byte {
 		return msg
 	}
 	var o object
-	if json.Unmarshal(msg, &o) != nil {
+	if jsonv2.Unmarshal(msg, &o) != nil {
 		return msg
 	}
 	var method string
-	if json.Unmarshal(o["method"], &method) != nil || method != "tools/call" {
+	if jsonv2.Unmarshal(o["method"], &method) != nil || method != "tools/call" {
 		return msg
 	}
-	params := LiftParams(o["params"])
+	params := LiftParams(json.RawMessage(o["params"]))
 	if bytes.Equal(params, o["params"]) {
 		return msg
 	}
-	o["params"] = params
+	o["params"] = jsontext.Value(params)
 	data, err := marshal(o)
 	if err != nil {
 		return msg
@@ -234,20 +239,30 @@ func LiftResult(result json.RawMessage) json.RawMessage {
 		return result
 	}
 	var o object
-	if json.Unmarshal(result, &o) != nil {
+	if jsonv2.Unmarshal(result, &o) != nil {
 		return result
 	}
 	changed := false
 	if _, content := o["content"]; !content && o.move("task", CreatedMeta) {
-		o["content"] = json.RawMessage("[]")
+		o["content"] = jsontext.Value("[]")
 		changed = true
 	}
 	if tools, ok := o["tools"]; ok {
-		var list []object
-		if json.Unmarshal(tools, &list) == nil {
+		var list []jsontext.Value
+		if jsonv2.Unmarshal(tools, &list) == nil {
 			lifted := false
-			for _, t := range list {
-				lifted = t.move("execution", ExecutionMeta) || lifted
+			for i, raw := range list {
+				if !bytes.Contains(raw, []byte(`"execution"`)) {
+					continue // the tool stays as written, unparsed
+				}
+				var t object
+				if jsonv2.Unmarshal(raw, &t) != nil || !t.move("execution", ExecutionMeta) {
+					continue
+				}
+				if data, err := marshal(t); err == nil {
+					list[i] = data
+					lifted = true
+				}
 			}
 			if lifted {
 				if data, err := marshal(list); err == nil {
@@ -274,18 +289,18 @@ func LiftResponse(msg []byte) []byte {
 		return msg
 	}
 	var o object
-	if json.Unmarshal(msg, &o) != nil {
+	if jsonv2.Unmarshal(msg, &o) != nil {
 		return msg
 	}
 	result, ok := o["result"]
 	if !ok {
 		return msg
 	}
-	lifted := LiftResult(result)
+	lifted := LiftResult(json.RawMessage(result))
 	if bytes.Equal(lifted, result) {
 		return msg
 	}
-	o["result"] = lifted
+	o["result"] = jsontext.Value(lifted)
 	data, err := marshal(o)
 	if err != nil {
 		return msg
@@ -300,7 +315,7 @@ func LowerTool(tool json.RawMessage) json.RawMessage {
 		return tool
 	}
 	var o object
-	if json.Unmarshal(tool, &o) != nil || !o.unmove(ExecutionMeta, "execution") {
+	if jsonv2.Unmarshal(tool, &o) != nil || !o.unmove(ExecutionMeta, "execution") {
 		return tool
 	}
 	data, err := marshal(o)
@@ -321,14 +336,5 @@ func Execution(meta mcp.Meta) string {
 	return s
 }
 
-// marshal is json.Marshal without HTML escaping, so that the members kept
-// as written stay as written.
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
+// marshal writes v as JSON, the members kept as written as they were.
+func marshal(v any) ([]byte, error) { return jsonv2.Marshal(v, jsonv2.Deterministic(true)) }
