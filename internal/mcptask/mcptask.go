@@ -206,22 +206,33 @@ func LiftParams(params json.RawMessage) json.RawMessage {
 // tools/call request gets its task parameter lifted; any other message
 // comes back as it is.
 func LiftRequest(msg []byte) []byte {
-	if !bytes.Contains(msg, []byte(`"task"`)) {
+	isCall := func(o object) bool {
+		var method string
+		return jsonv2.Unmarshal(o["method"], &method) == nil && method == "tools/call"
+	}
+	return liftMember(msg, "params", isCall, LiftParams)
+}
+
+// liftMember lifts the member name of the JSON object msg with lift, when
+// the object is one that when accepts, and writes the object again if
+// that changed it; else msg comes back as it is.
+func liftMember(msg []byte, name string, when func(object) bool, lift func(json.RawMessage) json.RawMessage) []byte {
+	if !bytes.Contains(msg, []byte(`"task`)) {
 		return msg
 	}
 	var o object
-	if jsonv2.Unmarshal(msg, &o) != nil {
+	if jsonv2.Unmarshal(msg, &o) != nil || !when(o) {
 		return msg
 	}
-	var method string
-	if jsonv2.Unmarshal(o["method"], &method) != nil || method != "tools/call" {
+	v, ok := o[name]
+	if !ok {
 		return msg
 	}
-	params := LiftParams(json.RawMessage(o["params"]))
-	if bytes.Equal(params, o["params"]) {
+	lifted := lift(json.RawMessage(v))
+	if bytes.Equal(lifted, v) {
 		return msg
 	}
-	o["params"] = jsontext.Value(params)
+	o[name] = jsontext.Value(lifted)
 	data, err := marshal(o)
 	if err != nil {
 		return msg
@@ -285,27 +296,7 @@ func LiftResult(result json.RawMessage) json.RawMessage {
 // LiftResponse is LiftResult for one JSON-RPC message as written: a
 // response gets its result lifted; any other message comes back as it is.
 func LiftResponse(msg []byte) []byte {
-	if !bytes.Contains(msg, []byte(`"task`)) {
-		return msg
-	}
-	var o object
-	if jsonv2.Unmarshal(msg, &o) != nil {
-		return msg
-	}
-	result, ok := o["result"]
-	if !ok {
-		return msg
-	}
-	lifted := LiftResult(json.RawMessage(result))
-	if bytes.Equal(lifted, result) {
-		return msg
-	}
-	o["result"] = jsontext.Value(lifted)
-	data, err := marshal(o)
-	if err != nil {
-		return msg
-	}
-	return data
+	return liftMember(msg, "result", func(object) bool { return true }, LiftResult)
 }
 
 // LowerTool moves a tool's execution out of its _meta (ExecutionMeta),
