@@ -108,8 +108,12 @@
 // session is not found. A tool that requires tasks refuses plain calls. A
 // task is forgotten once its ttl has passed, its call cancelled if it
 // still runs. TaskOptions (Options.Tasks) bound the tasks per session and
-// in all, the ttl and the result held. A stateless HTTP server has no
-// session to hold tasks in and refuses them.
+// in all, the ttl and the result held. The call's progress is also the
+// task's status message, which a client that polls reads. A stateless
+// HTTP server has no session to hold tasks in and refuses them. Tasks
+// need the server's own transports (Run, HTTPHandler), which carry the
+// task parameter that the SDK's types drop; a session made directly on
+// the SDK server (MCP) sees task-augmented calls as plain ones.
 //
 // # The playground
 //

@@ -399,8 +399,15 @@ func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool
 	}
 	token := req.Params.GetProgressToken()
 	var notify func(any) bool
-	if token != nil && req.Session != nil {
+	status := taskStatusFrom(ctx) // the call is a task's: its progress is the task's status too
+	if (token != nil && req.Session != nil) || status != nil {
 		notify = func(v any) bool {
+			if status != nil {
+				status(v)
+			}
+			if token == nil || req.Session == nil {
+				return true
+			}
 			if err := req.Session.NotifyProgress(ctx, progress.next(token, v)); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}

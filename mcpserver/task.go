@@ -291,6 +291,52 @@ func (t *task) finish(status, message string, result json.RawMessage, err error)
 	return true
 }
 
+// taskStatusKey is the context key of a task's call, under which the
+// call's progress reaches its task's status message.
+type taskStatusKey struct{}
+
+// taskStatusFrom returns the function that takes the progress of a task's
+// call; nil for a call that is not a task's.
+func taskStatusFrom(ctx context.Context) func(any) {
+	f, _ := ctx.Value(taskStatusKey{}).(func(any))
+	return f
+}
+
+// progressed makes a progress report of the task's call its status
+// message, so that a client that polls (over HTTP, the notifications of a
+// request already answered may have nowhere to go) sees it.
+func (t *task) progressed(v any) {
+	r, numbered := progressOf(v)
+	msg := r.Message
+	switch {
+	case msg != "":
+	case numbered && r.Total > 0:
+		msg = fmt.Sprintf("%g of %g", r.Done, r.Total)
+	case numbered:
+		msg = fmt.Sprintf("%g", r.Done)
+	default:
+		return
+	}
+	msg = cutStatus(msg)
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if !mcptask.Terminal(t.status) && msg != t.message {
+		t.message, t.updated = msg, time.Now()
+	}
+}
+
+// maxStatusBytes bounds a status message taken from progress: it is sent
+// on every tasks/get.
+const maxStatusBytes = 1024
+
+// cutStatus cuts msg to maxStatusBytes at a character boundary.
+func cutStatus(msg string) string {
+	if len(msg) <= maxStatusBytes {
+		return msg
+	}
+	return strings.ToValidUTF8(msg[:maxStatusBytes], "") + "…"
+}
+
 // wire returns the task's state as the protocol gives it.
 func (t *task) wire(poll time.Duration) mcptask.Task {
 	t.mu.Lock()
@@ -365,6 +411,7 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 		return nil, err
 	}
 	related := map[string]any{"taskId": t.id}
+	run = context.WithValue(run, taskStatusKey{}, t.progressed)
 	go func() {
 		defer st.unref(call.Session, t)
 		defer cancel()

@@ -360,8 +360,8 @@ func TestTaskIsolation(t *testing.T) {
 	if err != nil || strings.Contains(string(res), task.TaskID) {
 		t.Errorf("tasks/list of another session: %s, %v; want none of alice's tasks", res, err)
 	}
-	if got, err := alice.getTask(task.TaskID); err != nil || got.Status != "working" {
-		t.Errorf("alice's task after mallory's attempts: %+v, %v; want working", got, err)
+	if got, err := alice.getTask(task.TaskID); err != nil || got.Status != "working" || got.StatusMessage != "warming up" {
+		t.Errorf("alice's task after mallory's attempts: %+v, %v; want working, with the tool's progress as its status message", got, err)
 	}
 	close(tt.release)
 	res, err = alice.call("tasks/result", map[string]any{"taskId": task.TaskID})
