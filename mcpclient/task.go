@@ -33,6 +33,9 @@ const (
 	// cancelTaskTimeout bounds the tasks/cancel sent when a call ends
 	// before its task.
 	cancelTaskTimeout = 5 * time.Second
+	// maxStatusBytes bounds a task's status message passed on as
+	// progress: a server may send a new one on every poll.
+	maxStatusBytes = 1024
 	// taskTTLMargin is how long past the call's deadline the task is
 	// asked to be kept, so that its result outlives the last poll.
 	taskTTLMargin = time.Minute
@@ -163,7 +166,7 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 	for polls := 0; !mcptask.Terminal(task.Status) && task.Status != mcptask.InputRequired; polls++ {
 		if task.StatusMessage != "" && task.StatusMessage != said {
 			said = task.StatusMessage
-			tool.Progress(ctx, tool.ProgressReport{Message: said})
+			tool.Progress(ctx, tool.ProgressReport{Message: cutText(said, maxStatusBytes)})
 		}
 		if polls >= maxTaskPolls {
 			c.cancelTask(ctx, session, task.TaskID)

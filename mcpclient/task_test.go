@@ -168,10 +168,11 @@ func TestTaskTimeout(t *testing.T) {
 // one tool that requires a task, whose task reports "working" with a
 // status message for a number of polls, then completes.
 type fakeTasks struct {
-	pollInterval any    // the task's pollInterval as written; nil for none
-	workingPolls int    // how many tasks/get answer "working"; -1 for ever
-	result       string // the result's text
-	noTask       bool   // answer the task-augmented call with a plain result
+	pollInterval  any    // the task's pollInterval as written; nil for none
+	workingPolls  int    // how many tasks/get answer "working"; -1 for ever
+	result        string // the result's text
+	noTask        bool   // answer the task-augmented call with a plain result
+	statusMessage string // the status message of every working status; "" for "frame n"
 
 	mu        sync.Mutex
 	polls     []time.Time // when each tasks/get came
@@ -255,6 +256,9 @@ func (f *fakeTasks) task(status any) map[string]any {
 	case Working:
 		t["status"] = "working"
 		t["statusMessage"] = fmt.Sprintf("frame %d", int(s))
+		if f.statusMessage != "" {
+			t["statusMessage"] = f.statusMessage
+		}
 	case string:
 		t["status"] = s
 	}
@@ -387,11 +391,21 @@ func TestTaskBadUpstream(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "no task") {
 		t.Errorf("a call answered without a task = %+v, want an error", res)
 	}
-	f = &fakeTasks{workingPolls: 0, result: strings.Repeat("y", 5000)}
+	f = &fakeTasks{workingPolls: 0, result: strings.Repeat("y", 5000), statusMessage: strings.Repeat("z", 5000)}
 	c = connectFake(t, f, &mcpclient.Options{MaxTextBytes: 1000})
-	res = call(t.Context(), find(t, c, "render"), "render", `{}`)
+	var longest int
+	for ev := range find(t, c, "render").Stream(t.Context(), tool.Call{Name: "render", Args: json.RawMessage(`{}`)}) {
+		if ev.Result != nil {
+			res = *ev.Result
+		} else if p, ok := ev.Progress.(tool.ProgressReport); ok {
+			longest = max(longest, len(p.Message))
+		}
+	}
 	if res.IsError || len(res.Content) > 1100 || !strings.Contains(res.Content, "truncated") {
 		t.Errorf("a task's long result = %.200q, want it cut at 1000 bytes", res.Content)
+	}
+	if longest == 0 || longest > 1100 {
+		t.Errorf("a 5000-byte status message reached the caller as %d bytes of progress, want it cut at 1024", longest)
 	}
 }
 
