@@ -99,15 +99,16 @@ func TestTaskRequiredUpstream(t *testing.T) {
 			// as notifications/progress, or as the task's status message
 			// (over HTTP, the SDK's server drops the notifications of a
 			// request already answered).
+			var once sync.Once
+			release := func() { once.Do(func() { close(u.release) }) }
+			defer time.AfterFunc(10*time.Second, release).Stop() // no progress: fail below, not at the timeout
 			var progress []tool.ProgressReport
 			var res *tool.Result
 			for ev := range report.Stream(t.Context(), tool.Call{Name: "report", Args: json.RawMessage(`{"topic":"otters"}`)}) {
 				if ev.Result != nil {
 					res = ev.Result
 				} else if p, ok := ev.Progress.(tool.ProgressReport); ok {
-					if len(progress) == 0 {
-						close(u.release)
-					}
+					release()
 					progress = append(progress, p)
 				}
 			}
