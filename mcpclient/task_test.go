@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
@@ -429,5 +430,58 @@ func TestTaskStateless(t *testing.T) {
 	case <-u.started:
 		t.Error("the tool ran")
 	default:
+	}
+}
+
+// TestTaskAsks: a task's tool asks the client (mcpserver.Elicit). On
+// protocol versions before 2026-07-28 the request carries the task's ID
+// and the task is input_required until the answer; from 2026-07-28, a
+// request goes back in the call's result, which a task has given already,
+// so the tool is told the client cannot be asked.
+func TestTaskAsks(t *testing.T) {
+	for _, over := range []string{inMemory, overSSE} {
+		t.Run(over, func(t *testing.T) {
+			type confirm struct {
+				OK bool `json:"ok"`
+			}
+			ask := tool.New("deploy", "Deploy, once confirmed.", func(ctx context.Context, _ struct{}) (string, error) {
+				answer, err := mcpserver.Elicit[confirm](ctx, "Deploy now?")
+				if err != nil {
+					return "not asked: " + err.Error(), nil
+				}
+				return fmt.Sprintf("confirmed: %v", answer.OK), nil
+			}, tool.WithTaskSupport(tool.TaskRequired))
+			srv, err := mcpserver.NewTools(nil, ask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := &taskUpstream{srv: srv}
+			var c *mcpclient.Client
+			var status, related string
+			elicit := func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				rel, _ := req.Params.Meta[mcptask.RelatedMeta].(map[string]any)
+				related, _ = rel["taskId"].(string)
+				got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, c.Session(), mcptask.MethodGet, &mcptask.IDParams{TaskID: related})
+				if err == nil {
+					status = got.Status
+				}
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+			}
+			c = u.connect(t, over, &mcpclient.Options{Elicit: elicit})
+			version := c.Session().InitializeResult().ProtocolVersion
+			res := call(t.Context(), find(t, c, "deploy"), "deploy", `{}`)
+			if version >= "2026-07-28" {
+				if !strings.Contains(res.Content, "not asked") || !strings.Contains(res.Content, "in a task") {
+					t.Errorf("deploy on %s = %+v, want the tool told it cannot ask", version, res)
+				}
+				return
+			}
+			if res.IsError || res.Content != "confirmed: true" {
+				t.Fatalf("deploy on %s = %+v", version, res)
+			}
+			if related == "" || status != "input_required" {
+				t.Errorf("while the client was asked: related task %q, status %q; want the task, input_required", related, status)
+			}
+		})
 	}
 }

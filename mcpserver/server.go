@@ -119,7 +119,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	s.mcp.AddReceivingMiddleware(s.taskCalls, s.perCaller)
 	s.addTaskMethods()
-	s.mcp.AddSendingMiddleware(s.listChanged)
+	s.mcp.AddSendingMiddleware(s.listChanged, s.taskRequests)
 	return s
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -103,6 +104,7 @@ type task struct {
 	result  json.RawMessage // the CallToolResult, when the call answered one
 	err     error           // the call's JSON-RPC error, when it answered one
 	done    chan struct{}   // closed once status is terminal
+	asking  int             // requests of the call to the client under way
 }
 
 func newTaskStore(opts TaskOptions, logger *slog.Logger) *taskStore {
@@ -291,15 +293,67 @@ func (t *task) finish(status, message string, result json.RawMessage, err error)
 	return true
 }
 
-// taskStatusKey is the context key of a task's call, under which the
-// call's progress reaches its task's status message.
-type taskStatusKey struct{}
+// taskKey is the context key of a task's call, whose value is the task.
+type taskKey struct{}
+
+// taskOf returns the task whose call ctx serves; nil for a call that is
+// not a task's.
+func taskOf(ctx context.Context) *task {
+	t, _ := ctx.Value(taskKey{}).(*task)
+	return t
+}
 
 // taskStatusFrom returns the function that takes the progress of a task's
 // call; nil for a call that is not a task's.
 func taskStatusFrom(ctx context.Context) func(any) {
-	f, _ := ctx.Value(taskStatusKey{}).(func(any))
-	return f
+	if t := taskOf(ctx); t != nil {
+		return t.progressed
+	}
+	return nil
+}
+
+// taskRequests is a sending middleware: a request to the client made by a
+// task's call (elicitation, sampling) carries the task's ID in _meta
+// (io.modelcontextprotocol/related-task), and the task's status is
+// input_required until the client answers.
+func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		t := taskOf(ctx)
+		if t == nil || (method != "elicitation/create" && method != "sampling/createMessage") {
+			return next(ctx, method, req)
+		}
+		if p := req.GetParams(); p != nil {
+			meta := p.GetMeta()
+			if meta == nil {
+				meta = map[string]any{}
+			}
+			meta[mcptask.RelatedMeta] = map[string]any{"taskId": t.id}
+			p.SetMeta(meta)
+		}
+		t.waiting(true)
+		defer t.waiting(false)
+		return next(ctx, method, req)
+	}
+}
+
+// waiting moves a task that is not over to input_required while its call
+// waits for the client (on), and back to working once no request of it
+// waits any more.
+func (t *task) waiting(on bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if on {
+		t.asking++
+	} else {
+		t.asking--
+	}
+	if mcptask.Terminal(t.status) {
+		return
+	}
+	t.status, t.updated = mcptask.Working, time.Now()
+	if t.asking > 0 {
+		t.status = mcptask.InputRequired
+	}
 }
 
 // progressed makes a progress report of the task's call its status
@@ -404,14 +458,14 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 	st := s.tasks
 	// The call outlives its request, and ends with its task: cancelled,
 	// expired, or its session ended.
-	run, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	run, cancel := context.WithCancel(unrelated{context.WithoutCancel(ctx)})
 	t, err := st.add(call.Session, ttl, cancel)
 	if err != nil {
 		cancel()
 		return nil, err
 	}
 	related := map[string]any{"taskId": t.id}
-	run = context.WithValue(run, taskStatusKey{}, t.progressed)
+	run = context.WithValue(run, taskKey{}, t)
 	go func() {
 		defer st.unref(call.Session, t)
 		defer cancel()
@@ -446,6 +500,22 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 		t.finish(status, message, data, nil)
 	}()
 	return &mcptask.CreateResult{Task: t.wire(st.opts.PollInterval)}, nil
+}
+
+// unrelated is a task's context: the request's values, but for the SDK's
+// tie to the request, under which the SDK's streamable HTTP server sends
+// a message on the request's own stream — closed once the task is
+// answered, so that the call's progress and its requests to the client
+// would be dropped. Without it they go on the session's standalone
+// stream. The SDK does not export the key, so it is known by its type's
+// name; should that change, TestTaskAsks fails over HTTP.
+type unrelated struct{ context.Context }
+
+func (u unrelated) Value(key any) any {
+	if t := reflect.TypeOf(key); t != nil && t.Name() == "idContextKey" && t.PkgPath() == "github.com/modelcontextprotocol/go-sdk/mcp" {
+		return nil
+	}
+	return u.Context.Value(key)
 }
 
 // addTaskMethods serves tasks/get, tasks/result, tasks/cancel and
