@@ -104,7 +104,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		panic(err) // a key of the wrong length: a mistake at setup
 	}
 	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
-	s.tasks = newTaskStore(opts.Tasks, logger)
+	s.tasks = newTaskStore(opts.Tasks)
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"reflect"
 	"slices"
 	"strings"
@@ -72,8 +71,7 @@ type TaskOptions struct {
 // its own table and lock; the store's lock guards the table of tables
 // and the count over them.
 type taskStore struct {
-	opts   TaskOptions
-	logger *slog.Logger
+	opts TaskOptions
 
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionTasks
@@ -107,14 +105,14 @@ type task struct {
 	asking  int             // requests of the call to the client under way
 }
 
-func newTaskStore(opts TaskOptions, logger *slog.Logger) *taskStore {
+func newTaskStore(opts TaskOptions) *taskStore {
 	opts.MaxSessionTasks = cmp.Or(opts.MaxSessionTasks, DefaultMaxSessionTasks)
 	opts.MaxTasks = cmp.Or(opts.MaxTasks, DefaultMaxTasks)
 	opts.TTL = cmp.Or(opts.TTL, DefaultTaskTTL)
 	opts.MaxTTL = cmp.Or(opts.MaxTTL, DefaultMaxTaskTTL)
 	opts.PollInterval = cmp.Or(opts.PollInterval, DefaultTaskPollInterval)
 	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, DefaultMaxTaskResultBytes)
-	return &taskStore{opts: opts, logger: logger, sessions: map[*mcp.ServerSession]*sessionTasks{}}
+	return &taskStore{opts: opts, sessions: map[*mcp.ServerSession]*sessionTasks{}}
 }
 
 // errTaskNotFound is the answer for a task ID the session does not hold:
@@ -167,7 +165,7 @@ func (st *taskStore) add(ss *mcp.ServerSession, ttl time.Duration, cancel contex
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the session has ended"}
 	}
 	if tasks.slots >= st.opts.MaxSessionTasks {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("this session holds %d tasks, its limit; wait for one to expire, or cancel one", st.opts.MaxSessionTasks)}
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("this session holds %d tasks, its limit; a task, cancelled or not, is held until its ttl has passed", st.opts.MaxSessionTasks)}
 	}
 	now := time.Now()
 	t := &task{id: taskID(), created: now, ttl: ttl, cancel: cancel, status: mcptask.Working, updated: now, done: make(chan struct{})}
