@@ -582,6 +582,11 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			f.dfltValue = v
 			f.dfltShared = n.kind != kindSlice
 			f.dfltItems = n.kind == kindSlice
+			if f.dfltItems && n.stringItems {
+				// As in stringSlice: a slice of type-string items is a
+				// []string.
+				f.dfltStrings = *(*[]string)(v.Addr().UnsafePointer())
+			}
 		default:
 			// Decoded on use, and checked by checkDefaults once the plan is
 			// complete: it may hold the struct being compiled.

@@ -206,13 +206,16 @@ const maxDefaults = 32
 
 // setDefault gives field f, at p, its default value.
 func (d *decoder) setDefault(f *field, p unsafe.Pointer) {
+	if f.dfltItems && f.node.stringItems {
+		// A new slice, so that a handler that changes it changes no other
+		// call's value; slices.Clone keeps an empty default empty, not nil.
+		*(*[]string)(p) = slices.Clone(f.dfltStrings)
+		return
+	}
 	v := reflect.NewAt(f.node.typ, p).Elem()
 	switch {
 	case f.dfltShared:
 		v.Set(f.dfltValue)
-	case f.dfltItems && f.node.stringItems:
-		// As in stringSlice: a slice of type-string items is a []string.
-		*(*[]string)(p) = slices.Clone(*(*[]string)(f.dfltValue.Addr().UnsafePointer()))
 	case f.dfltItems:
 		// A new slice, so that a handler that changes it changes no other
 		// call's value (and not nil when the default is []); its items are

@@ -121,6 +121,7 @@ type field struct {
 	examples    []json.RawMessage
 	dflt        json.RawMessage // canonical JSON; nil when there is none
 	dfltValue   reflect.Value   // the decoded default, copied in for scalars
+	dfltStrings []string        // dfltValue's items, when it is a slice of plain strings (dfltItems and the node's stringItems)
 
 	throughPtr  bool // index passes through an embedded pointer
 	required    bool
