@@ -216,6 +216,7 @@ func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 		n := c.newNode(kindPointer, t)
 		n.elem = elem
 		n.nullable = true
+		n.newElem = newScalar[t.Elem()]
 		return n, nil
 	case reflect.Slice:
 		if t.Elem() == byteType {

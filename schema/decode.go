@@ -395,7 +395,12 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 		}
 		d.mapValue(n, p)
 	case kindPointer:
-		q := reflect.New(n.elem.typ).UnsafePointer()
+		var q unsafe.Pointer
+		if n.newElem != nil {
+			q = n.newElem()
+		} else {
+			q = reflect.New(n.elem.typ).UnsafePointer()
+		}
 		d.value(n.elem, q)
 		*(*unsafe.Pointer)(p) = q
 	case kindAny:

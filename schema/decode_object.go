@@ -121,7 +121,16 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 				}
 				reflect.NewAt(f.node.typ, fieldPointer(n, p, f)).Elem().SetZero()
 			default:
-				d.value(f.node, fieldPointer(n, p, f))
+				q := unsafe.Add(p, f.offset)
+				if f.throughPtr {
+					q = fieldPointer(n, p, f)
+				}
+				if c == '"' && f.node.kind == kindString && !f.node.selfRead {
+					// What value does for a string, without its two calls.
+					*(*string)(q) = d.stringValue(f.node, c)
+				} else {
+					d.value(f.node, q)
+				}
 				if d.fatal {
 					return
 				}
