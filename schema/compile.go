@@ -326,6 +326,11 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		f.plainName = plainName(f.name)
 		n.fields = append(n.fields, f)
 	}
+	for _, f := range n.fields {
+		if f.bit < 64 && (f.required || f.dflt != nil) {
+			n.settle |= 1 << f.bit
+		}
+	}
 	if len(n.fields) > maxFieldScan {
 		n.byName = make(map[string]*field, len(n.fields))
 		for _, f := range n.fields {

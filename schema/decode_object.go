@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"math/bits"
 	"reflect"
 	"slices"
 	"strconv"
@@ -147,14 +148,29 @@ func (d *decoder) object(n *node, p unsafe.Pointer) {
 		}
 	}
 	d.names = d.names[:base]
-	for _, f := range n.fields {
-		switch {
-		case present.has(f.bit) && !nulled.has(f.bit):
-		case f.required:
-			d.fail(KeywordRequired, "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
-		case f.dflt != nil:
-			d.setDefault(f, fieldPointer(n, p, f))
+	if len(n.fields) <= 64 {
+		// Only the absent fields that are required or have a default, in
+		// the order of the fields.
+		for absent := n.settle &^ (present.word &^ nulled.word); absent != 0; absent &= absent - 1 {
+			d.absent(n, p, n.fields[bits.TrailingZeros64(absent)])
 		}
+		return
+	}
+	for _, f := range n.fields {
+		if !present.has(f.bit) || nulled.has(f.bit) {
+			d.absent(n, p, f)
+		}
+	}
+}
+
+// absent reports field f of the struct of node n at p missing when it is
+// required, and gives it its default when it has one.
+func (d *decoder) absent(n *node, p unsafe.Pointer, f *field) {
+	switch {
+	case f.required:
+		d.fail(KeywordRequired, "missing required property "+strconv.Quote(f.name)+" ("+describeNode(f.node)+")")
+	case f.dflt != nil:
+		d.setDefault(f, fieldPointer(n, p, f))
 	}
 }
 

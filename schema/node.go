@@ -65,6 +65,7 @@ type node struct {
 
 	// Struct plan.
 	fields []*field
+	settle uint64            // the bits of the fields (of the first 64) that are required or have a default: those an absent field makes work for
 	byName map[string]*field // for a struct of more than maxFieldScan fields
 
 	custom *customSchema // the schema a type's JSONSchema method returns
