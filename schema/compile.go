@@ -324,6 +324,9 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		}
 		f.bit = len(n.fields)
 		f.plainName = plainName(f.name)
+		if f.plainName {
+			f.nameWord, f.nameMask = nameWords(f.name)
+		}
 		n.fields = append(n.fields, f)
 	}
 	for _, f := range n.fields {

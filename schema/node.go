@@ -133,10 +133,12 @@ type field struct {
 	nullTagged  bool // the field says tool:"nullable": a null is meant
 	omitEmpty   bool // omitempty or omitzero: absent in the encoding when zero
 	deprecated  bool
-	deprecation string // the message of tool:"deprecated=…", said in the description
-	dfltShared  bool   // dfltValue holds no references and may be copied
-	dfltItems   bool   // dfltValue is a slice of plain items, copied into a new slice
-	plainName   bool   // name is printable ASCII other than '"' and '\\': a document can write it only as it is
+	deprecation string    // the message of tool:"deprecated=…", said in the description
+	dfltShared  bool      // dfltValue holds no references and may be copied
+	dfltItems   bool      // dfltValue is a slice of plain items, copied into a new slice
+	plainName   bool      // name is printable ASCII other than '"' and '\\': a document can write it only as it is
+	nameWord    [2]uint64 // a plain name and its closing '"', as atName reads them (see nameWords)
+	nameMask    [2]uint64 // the bytes of nameWord that hold them; zero when the name is longer than 15 bytes
 }
 
 // newScalar allocates a value of each predeclared scalar type, for the
