@@ -137,7 +137,7 @@ type field struct {
 	dfltShared  bool      // dfltValue holds no references and may be copied
 	dfltItems   bool      // dfltValue is a slice of plain items, copied into a new slice
 	plainName   bool      // name is printable ASCII other than '"' and '\\': a document can write it only as it is
-	nameWord    [2]uint64 // a plain name and its closing '"', as atName reads them (see nameWords)
+	nameWord    [2]uint64 // a plain name and its closing '"', as object compares them (see nameWords)
 	nameMask    [2]uint64 // the bytes of nameWord that hold them; zero when the name is longer than 15 bytes
 }
 
