@@ -1,11 +1,13 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 
+	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,16 +111,66 @@ func disconnected(err error) bool {
 // A ToolError is a remote tool's own failure: the server ran the call and
 // answered with isError. Its text is the server's, which is what the model
 // reads; like a local handler's own error, it matches no tool.Err…
-// sentinel, since the call itself succeeded.
+// sentinel, since the call itself succeeded — unless the server says the
+// arguments are invalid: then it has Issues and matches
+// tool.ErrInvalidArguments, so that a caller that retries failed calls
+// (durable, say) knows the same arguments would fail again.
 type ToolError struct {
 	Server string              // the server's name
 	Tool   string              // the tool's name on the server
 	Text   string              // the result's content, as text
 	Result *mcp.CallToolResult // the whole result
+	// Issues are the ways the arguments are invalid, when the server
+	// lists them in the result's _meta as a hands server does
+	// (mcpserver.IssuesMeta), such as the issues of a Validate method
+	// that the input schema cannot express; at most
+	// schema.DefaultMaxIssues of them. Nil for any other failure.
+	Issues []tool.Issue
 }
 
 // Error returns the server's text.
 func (e *ToolError) Error() string { return e.Text }
+
+// Unwrap returns tool.ErrInvalidArguments when the server listed issues,
+// and nil otherwise.
+func (e *ToolError) Unwrap() error {
+	if len(e.Issues) > 0 {
+		return tool.ErrInvalidArguments
+	}
+	return nil
+}
+
+// issuesMeta is the key of the issues in an error result's _meta; it is
+// mcpserver.IssuesMeta, which this package cannot import.
+const issuesMeta = "com.github.hands-go/issues"
+
+// issuesOf returns the issues a server listed in an error result's _meta
+// (issuesMeta), or nil when it listed none or they are not issues: each
+// has a path that is a JSON Pointer, a keyword and a message. It keeps
+// the first schema.DefaultMaxIssues.
+func issuesOf(res *mcp.CallToolResult) []tool.Issue {
+	v, ok := res.Meta[issuesMeta]
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var issues []tool.Issue
+	if json.Unmarshal(data, &issues) != nil {
+		return nil
+	}
+	for _, is := range issues {
+		if is.Keyword == "" || is.Message == "" || (is.Path != "" && is.Path[0] != '/') {
+			return nil
+		}
+	}
+	if len(issues) > schema.DefaultMaxIssues {
+		issues = issues[:schema.DefaultMaxIssues]
+	}
+	return issues
+}
 
 // An OAuthError reports OAuth settings that cannot work (HTTPWith) or a
 // token store that failed.
