@@ -69,7 +69,9 @@
 //     carrying the server's text. When the server lists the issues of
 //     arguments it refused, as an mcpserver does (mcpserver.IssuesMeta),
 //     the *ToolError holds them and matches tool.ErrInvalidArguments, so
-//     that a caller that retries failures does not retry those. A call the server did not answer is a
+//     that a caller that retries failures does not retry those, and the
+//     model reads them as it would a local tool's, under the name it
+//     calls the tool by. A call the server did not answer is a
 //     *CallError, which matches tool.ErrUpstream, and ErrDisconnected too
 //     when the connection ended: a call on a server that exits ends at
 //     once, and one on a server that stops answering ends at

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/hands-go/hands/internal/msgtext"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -131,14 +132,20 @@ type ToolError struct {
 // Error returns the server's text.
 func (e *ToolError) Error() string { return e.Text }
 
-// Unwrap returns tool.ErrInvalidArguments when the server listed issues,
-// and nil otherwise.
+// Unwrap returns, when the server listed issues, a *tool.ValidationError
+// with them, which matches tool.ErrInvalidArguments and which
+// tool.ModelText words for the model as a local tool's, under the name the
+// model calls the tool by; nil otherwise.
 func (e *ToolError) Unwrap() error {
 	if len(e.Issues) > 0 {
-		return tool.ErrInvalidArguments
+		return &tool.ValidationError{Tool: e.Tool, Issues: e.Issues, Err: tool.ErrInvalidArguments}
 	}
 	return nil
 }
+
+// maxIssueText is how many bytes of an issue's path, keyword and message
+// a ToolError keeps.
+const maxIssueText = 300
 
 // issuesMeta is the key of the issues in an error result's _meta; it is
 // mcpserver.IssuesMeta, which this package cannot import.
@@ -147,7 +154,8 @@ const issuesMeta = "com.github.hands-go/issues"
 // issuesOf returns the issues a server listed in an error result's _meta
 // (issuesMeta), or nil when it listed none or they are not issues: each
 // has a path that is a JSON Pointer, a keyword and a message. It keeps
-// the first schema.DefaultMaxIssues.
+// the first schema.DefaultMaxIssues, each on one line of at most
+// maxIssueText bytes.
 func issuesOf(res *mcp.CallToolResult) []tool.Issue {
 	v, ok := res.Meta[issuesMeta]
 	if !ok {
@@ -161,13 +169,14 @@ func issuesOf(res *mcp.CallToolResult) []tool.Issue {
 	if json.Unmarshal(data, &issues) != nil {
 		return nil
 	}
-	for _, is := range issues {
+	if len(issues) > schema.DefaultMaxIssues {
+		issues = issues[:schema.DefaultMaxIssues]
+	}
+	for i, is := range issues {
 		if is.Keyword == "" || is.Message == "" || (is.Path != "" && is.Path[0] != '/') {
 			return nil
 		}
-	}
-	if len(issues) > schema.DefaultMaxIssues {
-		issues = issues[:schema.DefaultMaxIssues]
+		issues[i] = tool.Issue{Path: msgtext.Line(is.Path, maxIssueText), Keyword: msgtext.Line(is.Keyword, maxIssueText), Message: msgtext.Line(is.Message, maxIssueText)}
 	}
 	return issues
 }

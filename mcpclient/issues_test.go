@@ -31,8 +31,8 @@ func (b *booking) Validate() error {
 
 // TestServerIssues: when a hands server refuses the arguments, the call's
 // error is a *ToolError with the server's issues that matches
-// tool.ErrInvalidArguments, and the model reads the server's text; any
-// other error result matches no sentinel.
+// tool.ErrInvalidArguments, and the model reads them as it would a local
+// tool's; any other error result matches no sentinel.
 func TestServerIssues(t *testing.T) {
 	ran := 0
 	book := tool.New("book", "Book a room.", func(_ context.Context, b booking) (string, error) {
@@ -69,8 +69,8 @@ func TestServerIssues(t *testing.T) {
 	if want := []tool.Issue{{Keyword: schema.KeywordValidate, Message: "to is before from"}}; !reflect.DeepEqual(terr.Issues, want) {
 		t.Errorf("issues = %+v, want %+v", terr.Issues, want)
 	}
-	if !strings.Contains(res.Content, "to is before from") {
-		t.Errorf("the model reads %q, want the server's issue", res.Content)
+	if want := "The arguments for hotel_book are invalid:\n- (root): to is before from\nFix these and call hotel_book again."; res.Content != want {
+		t.Errorf("the model reads %q, want the server's issue under the name it calls the tool by: %q", res.Content, want)
 	}
 	if ran != 0 {
 		t.Errorf("the handler ran %d times with refused arguments", ran)
@@ -101,6 +101,7 @@ func TestServerIssuesMalformed(t *testing.T) {
 		{name: "no message", meta: []any{map[string]any{"path": "/name", "keyword": "type"}}},
 		{name: "empty", meta: []any{}},
 		{name: "too many", meta: many, issues: schema.DefaultMaxIssues},
+		{name: "too long", meta: []any{map[string]any{"path": "/" + strings.Repeat("p", 10000), "keyword": "type", "message": strings.Repeat("m", 10000)}}, issues: 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := mcp.NewServer(&mcp.Implementation{Name: "odd", Version: "1"}, nil)
@@ -125,11 +126,19 @@ func TestServerIssuesMalformed(t *testing.T) {
 			t.Cleanup(func() { c.Close() })
 			res := call(t.Context(), find(t, c, "refuse"), "refuse", `{}`)
 			terr, ok := errors.AsType[*mcpclient.ToolError](res.Err)
-			if !ok || res.Content != "refused" {
+			if !ok || (tt.issues == 0 && res.Content != "refused") {
 				t.Fatalf("refuse = %+v, want a *ToolError with the server's text", res)
 			}
 			if len(terr.Issues) != tt.issues || errors.Is(res.Err, tool.ErrInvalidArguments) != (tt.issues > 0) {
 				t.Errorf("%d issues, matches ErrInvalidArguments %v; want %d", len(terr.Issues), errors.Is(res.Err, tool.ErrInvalidArguments), tt.issues)
+			}
+			for _, is := range terr.Issues {
+				if len(is.Path) > 300 || len(is.Message) > 300 {
+					t.Errorf("an issue of %d and %d bytes, want at most 300 each", len(is.Path), len(is.Message))
+				}
+			}
+			if n := len(res.Content); n > 64<<10 {
+				t.Errorf("the model reads %d bytes", n)
 			}
 		})
 	}
