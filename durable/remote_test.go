@@ -219,6 +219,10 @@ func TestRemoteTools(t *testing.T) {
 			t.Errorf("%s: %d attempts of %s, want %d", tt.id, n, tt.tool, tt.attempts)
 		}
 	}
+	// The remote tool's own timeout, plus the margin, bounds the activity.
+	if infos := at.of("fs_remove"); len(infos) != 1 || infos[0].StartToCloseTimeout != mcpclient.DefaultTimeout+durable.TimeoutMargin {
+		t.Errorf("fs_remove's attempts %+v, want one whose StartToCloseTimeout is mcpclient's default timeout plus the margin", infos)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if !slices.Contains(beats, "reading a") {
