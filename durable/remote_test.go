@@ -41,23 +41,10 @@ func (s *span) Validate() error {
 // through mcpclient: lookup is read-only and reports progress, remove is
 // destructive, book is idempotent and refuses some arguments only on the
 // server, and full is idempotent and always fails. It records the calls
-// its handlers ran.
+// its handlers ran, as files does.
 type remoteFiles struct {
-	mu   sync.Mutex
-	ran  []string
+	files
 	beat chan struct{} // when not nil, lookup waits for a receive from it after its progress
-}
-
-func (f *remoteFiles) record(s string) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.ran = append(f.ran, s)
-}
-
-func (f *remoteFiles) calls() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return slices.Clone(f.ran)
 }
 
 func (f *remoteFiles) server(t testing.TB) *mcpserver.Server {
