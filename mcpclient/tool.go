@@ -17,6 +17,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -130,6 +131,13 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if title != "" {
 		opts = append(opts, tool.WithTitle(title))
 	}
+	support := mcptask.Execution(mt.Meta)
+	if support == string(tool.TaskRequired) || support == string(tool.TaskOptional) {
+		// The client runs it either way: as a task when the server
+		// requires one, plainly otherwise. To hands' own clients it is a
+		// tool that may take long.
+		opts = append(opts, tool.WithTaskSupport(tool.TaskOptional))
+	}
 	description := mt.Description
 	if description == "" {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
@@ -148,7 +156,7 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
 	}
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check), opts...)
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check, support == string(tool.TaskRequired)), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -191,14 +199,15 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 // handler returns the handler of a remote tool: it runs once the arguments
 // passed the tool's schema, and sends them to the server as they are.
 // A result's structured content is kept when the tool has an output
-// schema (check is not nil) and the content satisfies it.
-func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx context.Context, args json.RawMessage) (any, error) {
+// schema (check is not nil) and the content satisfies it. A tool that
+// requires a task is called as one (asTask; see callTool).
+func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
 		params.SetProgressToken(token)
 		stop := c.forward(ctx, token)
-		res, err := c.session.Load().CallTool(ctx, params)
+		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {

@@ -34,6 +34,7 @@ type config struct {
 	deprecation *Deprecation
 	version     string
 	migration   *migration
+	tasks       TaskSupport
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	errs        []error // mistakes in the options themselves
 }
@@ -146,6 +147,7 @@ type core struct {
 	fields      []deprecatedField // the input's deprecated properties
 	migration   *migration        // Migrate, MigrateJSON
 	version     string            // WithVersion
+	tasks       TaskSupport       // WithTaskSupport
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -180,6 +182,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migration: c.migration, version: c.version,
+		tasks: c.tasks,
 	}, c, nil
 }
 
