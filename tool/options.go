@@ -33,9 +33,9 @@ type config struct {
 	noRepair    repairSet
 	deprecation *Deprecation
 	version     string
-	migration   *migration
-	nullNamed   bool    // WithoutRepairs named RepairNullOptional
-	errs        []error // mistakes in the options themselves
+	migrations  []*migration // Migrate, MigrateJSON, in the order given
+	nullNamed   bool         // WithoutRepairs named RepairNullOptional
+	errs        []error      // mistakes in the options themselves
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -144,7 +144,7 @@ type core struct {
 	noRepair    repairSet
 	deprecation *Deprecation      // WithDeprecated
 	fields      []deprecatedField // the input's deprecated properties
-	migration   *migration        // Migrate, MigrateJSON
+	migrations  []*migration      // Migrate, MigrateJSON: the earlier versions, nearest first
 	version     string            // WithVersion
 }
 
@@ -161,7 +161,8 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		}
 		opt(&c)
 	}
-	if err := c.migration.check(inputType, c.version); err != nil {
+	migrations, err := chain(c.migrations, inputType, c.version)
+	if err != nil {
 		c.errs = append(c.errs, err)
 	}
 	if raw && c.nullNamed {
@@ -179,7 +180,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 	return core{
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
-		deprecation: c.deprecation, migration: c.migration, version: c.version,
+		deprecation: c.deprecation, migrations: migrations, version: c.version,
 	}, c, nil
 }
 

@@ -133,8 +133,8 @@ func (t *RawTool) checkOrMigrate(args json.RawMessage, repairs []Repair, callID 
 	if err == nil {
 		return args, repairs, nil
 	}
-	if up, ok := t.migrate(args); ok && t.check(up, callID) == nil {
-		return up, append(repairs, t.migrated()), nil
+	if up, from, ok := t.migrate(args); ok && t.check(up, callID) == nil {
+		return up, append(repairs, migrated(from)), nil
 	}
 	return args, repairs, err
 }

@@ -247,9 +247,9 @@ func (t *Tool[In, Out]) decode(args json.RawMessage, callID string) (In, []Repai
 	args, repairs := t.repairWhole(args)
 	in, nulls, err := schema.DecodeValue[In](t.input, args)
 	if err != nil {
-		if up, ok := t.migrate(args); ok {
+		if up, from, ok := t.migrate(args); ok {
 			if in2, nulls2, err2 := schema.DecodeValue[In](t.input, up); err2 == nil {
-				return in2, nullRepairs(append(repairs, t.migrated()), nulls2), nil
+				return in2, nullRepairs(append(repairs, migrated(from)), nulls2), nil
 			}
 		}
 	}
