@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -126,6 +127,9 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if title != "" {
 		opts = append(opts, tool.WithTitle(title))
 	}
+	if v := upstreamVersion(mt.Meta); v != "" {
+		opts = append(opts, tool.WithVersion(v))
+	}
 	description := mt.Description
 	if description == "" {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
@@ -158,6 +162,20 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		return nil, nil
 	}
 	return v, nil
+}
+
+// upstreamVersion returns the version a listed tool declares in its _meta,
+// under the key hands' own server writes (mcpserver.VersionMeta): a
+// string of at most mcpmeta.MaxVersionBytes, trimmed. Anything else there
+// (a number, an empty or overlong string, text that is not UTF-8) is not
+// a version, and the tool has none.
+func upstreamVersion(meta mcp.Meta) string {
+	v, ok := meta[mcpmeta.Version].(string)
+	v = strings.TrimSpace(v)
+	if !ok || v == "" || len(v) > mcpmeta.MaxVersionBytes || !utf8.ValidString(v) {
+		return ""
+	}
+	return v
 }
 
 func remoteSpec(v *version) tool.Spec {

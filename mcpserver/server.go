@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -269,6 +270,9 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	}
 	if spec.Version != "" {
 		t.Meta = mcp.Meta{VersionMeta: spec.Version}
+		if len(spec.MigratesFrom) > 0 {
+			t.Meta[MigratesFromMeta] = spec.MigratesFrom
+		}
 	}
 	if a := spec.Annotations; a != nil {
 		destructive, openWorld := a.Destructive, a.OpenWorld
@@ -289,12 +293,20 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 // JSON Pointer into the arguments, keyword the schema keyword that failed.
 // A client that shows the issues at their fields, as the playground does,
 // reads them here instead of parsing the text; a model reads the text.
-const IssuesMeta = "com.github.hands-go/issues"
+const IssuesMeta = mcpmeta.Issues
 
 // VersionMeta is the key in a listed tool's _meta under which its version
 // (tool.WithVersion, tool.Spec.Version) is given, as a string, so that a
-// client sees which version it listed.
-const VersionMeta = "com.github.hands-go/version"
+// client sees which version it listed. A hands client (mcpclient) reads it
+// back into the tool's spec, so a gateway passes an upstream's version on.
+const VersionMeta = mcpmeta.Version
+
+// MigratesFromMeta is the key in a listed tool's _meta under which the
+// earlier versions whose calls the tool still accepts (tool.Migrate,
+// tool.Spec.MigratesFrom) are given, as an array of strings, nearest
+// first, so that a snapshot of the list (hands snapshot) knows which
+// breaking changes to the input the migrations cover.
+const MigratesFromMeta = mcpmeta.MigratesFrom
 
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}

@@ -219,7 +219,7 @@ func TestSessionAcrossAMigration(t *testing.T) {
 	session := connect(t, srv, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 	})
-	listedVersion := func() any {
+	listedMeta := func() mcp.Meta {
 		t.Helper()
 		list, err := session.ListTools(t.Context(), nil)
 		if err != nil {
@@ -228,8 +228,9 @@ func TestSessionAcrossAMigration(t *testing.T) {
 		if len(list.Tools) != 1 {
 			t.Fatalf("listed %d tools, want 1", len(list.Tools))
 		}
-		return list.Tools[0].Meta[mcpserver.VersionMeta]
+		return list.Tools[0].Meta
 	}
+	listedVersion := func() any { return listedMeta()[mcpserver.VersionMeta] }
 	if v := listedVersion(); v != "1" {
 		t.Errorf("the listed tool's _meta version is %v, want 1", v)
 	}
@@ -258,7 +259,11 @@ func TestSessionAcrossAMigration(t *testing.T) {
 	if got := call(); got != "v2: Oslo for 1 days" {
 		t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
 	}
-	if v := listedVersion(); v != "2" {
+	meta := listedMeta()
+	if v := meta[mcpserver.VersionMeta]; v != "2" {
 		t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
+	}
+	if from, ok := meta[mcpserver.MigratesFromMeta].([]any); !ok || len(from) != 1 || from[0] != "1" {
+		t.Errorf("after the deploy, the listed tool's _meta migratesFrom is %v, want [1]", meta[mcpserver.MigratesFromMeta])
 	}
 }

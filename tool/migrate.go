@@ -217,6 +217,20 @@ func WithVersion(version string) Option {
 	}
 }
 
+// migratesFrom returns the versions the tool's migrations upgrade from,
+// nearest first, for its Spec; nil when it has none, or declares no
+// version (its one migration then has no version to name).
+func (c *core) migratesFrom() []string {
+	if c.version == "" || len(c.migrations) == 0 {
+		return nil
+	}
+	out := make([]string, len(c.migrations))
+	for i, m := range c.migrations {
+		out[i] = m.from
+	}
+	return out
+}
+
 // migrated is the repair that records a call upgraded from version from.
 func migrated(from string) Repair {
 	return Repair{Kind: RepairMigrated, Version: from}

@@ -196,6 +196,9 @@ func TestMigrationChain(t *testing.T) {
 	}
 	for _, order := range [][]tool.Option{{step1, step2}, {step2, step1}} {
 		f := tool.New("forecast_chain", "Forecast the weather.", run, append([]tool.Option{tool.WithVersion("3")}, order...)...)
+		if got, want := f.Spec().MigratesFrom, []string{"2", "1"}; !slices.Equal(got, want) {
+			t.Errorf("Spec().MigratesFrom = %q, want %q, nearest first", got, want)
+		}
 		for _, tt := range []struct {
 			name    string
 			args    string

@@ -40,6 +40,10 @@ type Spec struct {
 	// Version is the tool's version (WithVersion); "" when it declares
 	// none.
 	Version string `json:"version,omitempty"`
+	// MigratesFrom are the earlier versions whose calls the tool still
+	// accepts, upgraded by its migrations (Migrate, MigrateJSON), nearest
+	// first; nil when it has none.
+	MigratesFrom []string `json:"migratesFrom,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -190,7 +194,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom()}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
