@@ -153,7 +153,9 @@ func TestSnapshotVersions(t *testing.T) {
 	if r := snapshot(t, path, true, v1); len(r.errors)+len(r.fatals) != 0 {
 		t.Fatalf("Snapshot -update: errors %q %q", r.errors, r.fatals)
 	}
-	up := tool.Migrate("1", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.City, Days: min(old.Days, 5)}, nil })
+	up := tool.Migrate("1", func(old forecastV1) (forecastV2, error) {
+		return forecastV2{City: old.City, Days: min(old.Days, 5)}, nil
+	})
 	for _, tt := range []struct {
 		name   string
 		opts   []tool.Option
