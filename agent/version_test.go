@@ -122,7 +122,7 @@ func TestContinueAcrossAChainOfChanges(t *testing.T) {
 		migrated             bool
 	}
 	want := map[string]record{
-		"c1": {"hello Ada", "1", "1", false},  // as it was made, before the deploy
+		"c1": {"hello Ada", "1", "1", false}, // as it was made, before the deploy
 		"c2": {"hello Alan", "1", "3", true}, // made in the old shape after it, upgraded twice
 	}
 	for _, m := range history {
