@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,9 +41,10 @@ func (r *remote) SpecVersion() uint64 { return r.revision.Load() }
 
 // A version is one definition of a remote tool.
 type version struct {
-	raw    *tool.RawTool      // validation, limits, timeout, title, annotations
-	output *jsonschema.Schema // the server's output schema; nil if none
-	def    string             // the server's definition, to tell a change
+	raw          *tool.RawTool      // validation, limits, timeout, title, annotations
+	output       *jsonschema.Schema // the server's output schema; nil if none
+	migratesFrom []string           // the earlier versions whose calls the server upgrades
+	def          string             // the server's definition, to tell a change
 }
 
 func (r *remote) Name() string { return r.name }
@@ -54,6 +56,7 @@ func (r *remote) Spec() tool.Spec {
 	if v.output != nil {
 		spec.OutputSchema = v.output.CloneSchemas()
 	}
+	spec.MigratesFrom = slices.Clone(v.migratesFrom)
 	return spec
 }
 
@@ -127,8 +130,11 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if title != "" {
 		opts = append(opts, tool.WithTitle(title))
 	}
-	if v := upstreamVersion(mt.Meta); v != "" {
-		opts = append(opts, tool.WithVersion(v))
+	declared := upstreamVersion(mt.Meta)
+	var migratesFrom []string
+	if declared != "" {
+		opts = append(opts, tool.WithVersion(declared))
+		migratesFrom = upstreamMigratesFrom(mt.Meta)
 	}
 	description := mt.Description
 	if description == "" {
@@ -152,7 +158,16 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if err != nil {
 		return nil, err
 	}
-	v := &version{raw: raw, output: out, def: def}
+	if len(migratesFrom) > 0 {
+		// The server upgrades calls made against its earlier versions,
+		// whose schemas the client does not have: it sends every call on,
+		// and the server, which validates each against its version, is
+		// the one to refuse.
+		if raw, err = tool.DefineRaw(raw.Spec(), nil, c.handler(mt.Name, check), opts...); err != nil {
+			return nil, err
+		}
+	}
+	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def}
 	for _, d := range c.opts.Dialects {
 		if err := d.Check(dialect.ToolSchema{Name: raw.Name(), Schema: raw.Spec().InputSchema}); err != nil {
 			return nil, err
@@ -178,9 +193,36 @@ func upstreamVersion(meta mcp.Meta) string {
 	return v
 }
 
+// upstreamMigratesFrom returns the earlier versions a listed tool says
+// its server upgrades calls of, in its _meta (mcpserver.MigratesFromMeta):
+// at most mcpmeta.MaxMigratesFrom versions, each as upstreamVersion takes
+// one; anything else there is not read.
+func upstreamMigratesFrom(meta mcp.Meta) []string {
+	list, ok := meta[mcpmeta.MigratesFrom].([]any)
+	if !ok || len(list) > mcpmeta.MaxMigratesFrom {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		s := upstreamVersion(mcp.Meta{mcpmeta.Version: v})
+		if s == "" {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// migratedFrom returns the version the server says it upgraded a call
+// from, in the result's _meta (mcpserver.MigratedFromMeta); "" for none.
+func migratedFrom(meta mcp.Meta) string {
+	return upstreamVersion(mcp.Meta{mcpmeta.Version: meta[mcpmeta.MigratedFrom]})
+}
+
 func remoteSpec(v *version) tool.Spec {
 	spec := v.raw.Spec()
 	spec.OutputSchema = v.output
+	spec.MigratesFrom = v.migratesFrom
 	return spec
 }
 
@@ -221,6 +263,9 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 			return nil, callError(c.name, remoteName, err)
 		}
 		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
+		if from := migratedFrom(res.Meta); from != "" {
+			out.Repairs = []tool.Repair{{Kind: tool.RepairMigrated, Version: from}}
+		}
 		if out.Parts != nil {
 			out.Parts = cutParts(out.Parts, c.opts.MaxTextBytes)
 			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against

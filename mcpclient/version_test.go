@@ -3,6 +3,7 @@ package mcpclient_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -74,6 +75,74 @@ func TestUpstreamVersionNotAString(t *testing.T) {
 	for _, tl := range c.Tools() {
 		if v := tl.Spec().Version; v != "" {
 			t.Errorf("tool %s: version %q, want none", tl.Name(), v)
+		}
+	}
+}
+
+// TestUpstreamMigrations calls, through the client, a hands server's tool
+// that migrates from an earlier version: a call made against that
+// version, which the client has no schema for, reaches the server, which
+// upgrades it, and the result records the version it was made against, as
+// hands' own tool does; through a gateway in front of the client too.
+func TestUpstreamMigrations(t *testing.T) {
+	type forecastV1 struct {
+		Town string `json:"town" tool:"minLength=1"`
+	}
+	type forecastV2 struct {
+		City string `json:"city" tool:"minLength=1"`
+	}
+	forecast := tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV2) (string, error) {
+		return "sunny in " + a.City, nil
+	}, tool.WithVersion("2"), tool.Migrate("1", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.Town}, nil }))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{forecast}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := connectTo(t, mcpserver.New(reg, nil).MCP(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := tool.NewRegistry(&tool.Scope{Name: "upstream", Tools: c.Tools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := connectTo(t, mcpserver.New(gw, nil).MCP(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hop := range []struct {
+		name string
+		tool tool.Interface
+	}{{"the client", c.Tools()[0]}, {"a gateway", again.Tools()[0]}} {
+		if spec := hop.tool.Spec(); spec.Version != "2" || !slices.Equal(spec.MigratesFrom, []string{"1"}) {
+			t.Errorf("%s: version %q, migrates from %q; want the server's 2 and [1]", hop.name, spec.Version, spec.MigratesFrom)
+		}
+		for _, tt := range []struct {
+			args    string
+			content string // "" for an error result
+			from    string
+		}{
+			{args: `{"city":"Oslo"}`, content: "sunny in Oslo"},
+			{args: `{"town":"Bergen"}`, content: "sunny in Bergen", from: "1"},
+			{args: `{"town":""}`},
+		} {
+			res := tool.Run(t.Context(), hop.tool, tool.Call{ID: "1", Name: "forecast", Args: json.RawMessage(tt.args)})
+			if tt.content == "" {
+				if !res.IsError || !strings.Contains(res.Content, "invalid") {
+					t.Errorf("%s, %s: %q, want the server's refusal", hop.name, tt.args, res.Content)
+				}
+				continue
+			}
+			if res.IsError || res.Content != tt.content || res.Version != "2" {
+				t.Errorf("%s, %s: %q (error %v), version %q; want %q from version 2", hop.name, tt.args, res.Content, res.Err, res.Version, tt.content)
+			}
+			var want []tool.Repair
+			if tt.from != "" {
+				want = []tool.Repair{{Kind: tool.RepairMigrated, Version: tt.from}}
+			}
+			if !slices.Equal(res.Repairs, want) {
+				t.Errorf("%s, %s: repairs %v, want %v", hop.name, tt.args, res.Repairs, want)
+			}
 		}
 	}
 }

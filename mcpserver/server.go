@@ -308,6 +308,13 @@ const VersionMeta = mcpmeta.Version
 // breaking changes to the input the migrations cover.
 const MigratesFromMeta = mcpmeta.MigratesFrom
 
+// MigratedFromMeta is the key in a call result's _meta under which the
+// version the call was made against is given, as a string, when the
+// tool's migrations upgraded it (tool.RepairMigrated), so that a hands
+// client in front of the server (mcpclient) records it as hands' own
+// tools do.
+const MigratedFromMeta = mcpmeta.MigratedFrom
+
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}
 
@@ -371,6 +378,12 @@ func (s *Server) handler() mcp.ToolHandler {
 		result := &mcp.CallToolResult{Content: content(&res), IsError: res.IsError}
 		if verr, ok := errors.AsType[*tool.ValidationError](res.Err); ok && res.IsError {
 			result.Meta = mcp.Meta{IssuesMeta: verr.Issues}
+		}
+		if i := slices.IndexFunc(res.Repairs, func(r tool.Repair) bool { return r.Kind == tool.RepairMigrated }); i >= 0 {
+			if result.Meta == nil {
+				result.Meta = mcp.Meta{}
+			}
+			result.Meta[MigratedFromMeta] = res.Repairs[i].Version
 		}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured

@@ -14,12 +14,19 @@ const (
 	MigratesFrom = "com.github.hands-go/migratesFrom"
 )
 
-// Key of the _meta of a call's error result.
+// Keys of the _meta of a call's result.
 const (
 	// Issues are the issues of a call with invalid arguments, an array of
 	// {"path", "keyword", "message"} objects.
 	Issues = "com.github.hands-go/issues"
+	// MigratedFrom is the version a call was made against, a string, when
+	// the tool's migrations upgraded it (tool.RepairMigrated).
+	MigratedFrom = "com.github.hands-go/migratedFrom"
 )
+
+// MaxMigratesFrom bounds how many versions hands reads from another
+// server's MigratesFrom; a longer list is not read.
+const MaxMigratesFrom = 64
 
 // MaxVersionBytes bounds a version read from another server's _meta; a
 // longer one is not a version hands takes.
