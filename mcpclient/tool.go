@@ -64,7 +64,9 @@ func (r *remote) Spec() tool.Spec {
 func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
 
 // Stream validates the call's arguments against the tool's input schema
-// and, when they pass, calls the tool on the server. A call the server
+// and, when they pass, calls the tool on the server; a tool whose server
+// migrates from earlier versions sends every call on, for the server to
+// upgrade or refuse. A call the server
 // answers has the server's text as its Content, its images, audio and
 // resources as Parts, its structured content as Structured (when the tool
 // has an output schema) and the *mcp.CallToolResult as Output.
