@@ -259,6 +259,20 @@ func TestSessionAcrossAMigration(t *testing.T) {
 	if got := call(); got != "v2: Oslo for 1 days" {
 		t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
 	}
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"town": "Oslo"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from := res.Meta[mcpserver.MigratedFromMeta]; from != "1" {
+		t.Errorf("the migrated call's result _meta migratedFrom is %v, want 1", from)
+	}
+	res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Oslo", "days": 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from, ok := res.Meta[mcpserver.MigratedFromMeta]; ok {
+		t.Errorf("a current call's result _meta migratedFrom is %v, want none", from)
+	}
 	meta := listedMeta()
 	if v := meta[mcpserver.VersionMeta]; v != "2" {
 		t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
