@@ -12,10 +12,11 @@ import (
 	"github.com/hands-go/hands/schema"
 )
 
-// RepairMigrated records a call made against the tool's previous input,
-// upgraded by its migration (Migrate, MigrateJSON) before it was validated
-// against the current one. It is recorded on the result like the repairs,
-// so that a history says which calls were made against the old version.
+// RepairMigrated records a call made against an earlier version of the
+// tool's input, upgraded by its migrations (Migrate, MigrateJSON) before it
+// was validated against the current one; its Version is the version the
+// call was made against. It is recorded on the result like the repairs,
+// so that a history says which calls were made against an old version.
 const RepairMigrated RepairKind = "migrated"
 
 // MaxMigrations bounds how many migrations a tool may have, and so how
