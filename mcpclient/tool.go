@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -59,6 +60,9 @@ func (r *remote) Spec() tool.Spec {
 	spec.MigratesFrom = slices.Clone(v.migratesFrom)
 	return spec
 }
+
+// Timeout returns the bound on each call (Options.Timeout; see tool.Timed).
+func (r *remote) Timeout() time.Duration { return r.cur.Load().raw.Timeout() }
 
 // Enabled reports whether the server offers the tool now.
 func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }

@@ -202,6 +202,19 @@ func CheckName(name string) error {
 // Name returns the tool's name.
 func (c *core) Name() string { return c.name }
 
+// Timeout returns the bound WithTimeout put on each call; zero when the
+// tool has none.
+func (c *core) Timeout() time.Duration { return c.timeout }
+
+// A Timed is a tool that bounds each of its calls (WithTimeout), and says
+// by how much, so that what runs its calls elsewhere, such as a
+// durable-execution engine's activity, can bound them too. Timeout returns
+// zero when the calls have no bound. The tools of New and NewRaw are
+// Timed, and so are mcpclient's.
+type Timed interface {
+	Timeout() time.Duration
+}
+
 // Enabled reports whether the tool's predicate allows it now; a tool without
 // one is always enabled, until its sunset (WithDeprecated) has passed.
 func (c *core) Enabled(ctx context.Context) bool {
