@@ -38,8 +38,10 @@
 //
 // Options.Elicit and Options.Sample answer a server's elicitation (form
 // and URL modes) and sampling requests; their context is that of the call
-// that caused the request when one call is under way (see Options.Elicit),
-// so that a gateway can pass them on to its own client.
+// that caused the request, when the request names it (see
+// Options.Elicit), so that a gateway can pass each on to the client that
+// made that call, however many calls are under way — and refuse one that
+// names none (ErrUnattributed).
 //
 // # A remote tool is a hands tool
 //
