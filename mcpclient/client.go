@@ -232,6 +232,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	c.client = client
+	c.addTaskMethods()
 	session, err := c.handshake(ctx, transport)
 	if err != nil {
 		return nil, err
@@ -261,7 +262,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
 	hctx, cancel := c.listContext(ctx)
 	defer cancel()
-	session, err := c.client.Connect(hctx, c.keepingSchemas(transport), nil)
+	session, err := c.client.Connect(hctx, liftingTasks(c.keepingSchemas(transport)), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
 	}

@@ -43,6 +43,18 @@
 // made that call, however many calls are under way — and refuse one that
 // names none (ErrUnattributed).
 //
+// # Tasks
+//
+// A remote tool whose execution.taskSupport is "required" is called as an
+// MCP task: the call creates the task, polls it with tasks/get at the
+// server's pollInterval (held between 100 ms and 10 s), passes its status
+// messages on as progress, and fetches its result with tasks/result, which
+// is then read as a plain call's result is, within the same bounds. The
+// call's context and timeout bound the whole; when the call ends first,
+// the task is cancelled on the server. A tool whose task support is
+// "optional" is called plainly. Both are tool.TaskOptional to hands'
+// own clients.
+//
 // # A remote tool is a hands tool
 //
 // Each tool the server lists becomes a tool.Interface, built with package

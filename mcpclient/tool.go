@@ -19,6 +19,7 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
 	"github.com/hands-go/hands/internal/mcpmeta"
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -142,6 +143,13 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		opts = append(opts, tool.WithVersion(declared))
 		migratesFrom = upstreamMigratesFrom(mt.Meta)
 	}
+	support := mcptask.Execution(mt.Meta)
+	if support == string(tool.TaskRequired) || support == string(tool.TaskOptional) {
+		// The client runs it either way: as a task when the server
+		// requires one, plainly otherwise. To hands' own clients it is a
+		// tool that may take long.
+		opts = append(opts, tool.WithTaskSupport(tool.TaskOptional))
+	}
 	description := mt.Description
 	if description == "" {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
@@ -160,7 +168,8 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
 	}
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check), opts...)
+	run := c.handler(mt.Name, check, support == string(tool.TaskRequired))
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, run, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +178,7 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		// whose schemas the client does not have: it sends every call on,
 		// and the server, which validates each against its version, is
 		// the one to refuse.
-		if raw, err = tool.DefineRaw(raw.Spec(), nil, c.handler(mt.Name, check), opts...); err != nil {
+		if raw, err = tool.DefineRaw(raw.Spec(), nil, run, opts...); err != nil {
 			return nil, err
 		}
 	}
@@ -253,14 +262,15 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 // handler returns the handler of a remote tool: it runs once the arguments
 // passed the tool's schema, and sends them to the server as they are.
 // A result's structured content is kept when the tool has an output
-// schema (check is not nil) and the content satisfies it.
-func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx context.Context, args json.RawMessage) (any, error) {
+// schema (check is not nil) and the content satisfies it. A tool that
+// requires a task is called as one (asTask; see callTool).
+func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
 		params.SetProgressToken(token)
 		stop := c.forward(ctx, token)
-		res, err := c.session.Load().CallTool(ctx, params)
+		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {

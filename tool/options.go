@@ -34,8 +34,9 @@ type config struct {
 	deprecation *Deprecation
 	version     string
 	migrations  []*migration // Migrate, MigrateJSON, in the order given
-	nullNamed   bool         // WithoutRepairs named RepairNullOptional
-	errs        []error      // mistakes in the options themselves
+	tasks       TaskSupport
+	nullNamed   bool    // WithoutRepairs named RepairNullOptional
+	errs        []error // mistakes in the options themselves
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -146,6 +147,7 @@ type core struct {
 	fields      []deprecatedField // the input's deprecated properties
 	migrations  []*migration      // Migrate, MigrateJSON: the earlier versions, nearest first
 	version     string            // WithVersion
+	tasks       TaskSupport       // WithTaskSupport
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -181,6 +183,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migrations: migrations, version: c.version,
+		tasks: c.tasks,
 	}, c, nil
 }
 

@@ -44,6 +44,9 @@ type Spec struct {
 	// accepts, upgraded by its migrations (Migrate, MigrateJSON), nearest
 	// first; nil when it has none.
 	MigratesFrom []string `json:"migratesFrom,omitempty"`
+	// TaskSupport says whether the tool may be run as a task that a client
+	// starts and polls (WithTaskSupport); "" when it may not.
+	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -194,7 +197,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom()}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
