@@ -135,6 +135,23 @@ func TestOAuthLegacyIssuer(t *testing.T) {
 			t.Errorf("the browser opened %d pages, want none", b.Count())
 		}
 	})
+	t.Run("an endpoint on another origin", func(t *testing.T) {
+		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy, a.ForeignEndpoint = true, true })
+		var b oauthtest.Browser
+		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		eerr, ok := errors.AsType[*mcpclient.EndpointError](err)
+		if !ok || !errors.Is(err, mcpclient.ErrForeignEndpoint) || eerr.Endpoint != a.AS.URL+"/token" {
+			t.Fatalf("Connect = %v, want an *EndpointError naming %s/token", err, a.AS.URL)
+		}
+		if b.Count() != 0 {
+			t.Errorf("the browser opened %d pages, want none", b.Count())
+		}
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		if len(a.Grants) != 0 {
+			t.Errorf("the foreign token endpoint saw the grants %q, want none", a.Grants)
+		}
+	})
 }
 
 // TestOAuthRefresh connects with an expired stored token: the client
