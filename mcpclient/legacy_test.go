@@ -45,10 +45,10 @@ func TestSameOrigin(t *testing.T) {
 	}
 	local, _ := url.Parse("http://127.0.0.1:8080/mcp")
 	for named, same := range map[string]bool{
-		"http://127.0.0.1:8080/oauth": true,
-		"http://localhost:8080/oauth": false,
+		"http://127.0.0.1:8080/oauth":  true,
+		"http://localhost:8080/oauth":  false,
 		"https://127.0.0.1:8080/oauth": false,
-		"http://127.0.0.1/oauth":      false,
+		"http://127.0.0.1/oauth":       false,
 	} {
 		u, _ := url.Parse(named)
 		if got := sameOrigin(u, local); got != same {
