@@ -199,6 +199,13 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 	if err != nil && task.Status == mcptask.Cancelled && ctx.Err() == nil {
 		return nil, fmt.Errorf("%w: %s", errTaskCancelled, task.StatusMessage)
 	}
+	if err == nil {
+		// One session carries the calls of all of a client's callers: a
+		// result that says it is another task's is not this call's.
+		if related, ok := res.Meta[mcptask.RelatedMeta].(map[string]any); ok && related["taskId"] != task.TaskID {
+			return nil, fmt.Errorf("tasks/result for the task %q answered for the task %q", task.TaskID, cutText(fmt.Sprint(related["taskId"]), maxStatusBytes))
+		}
+	}
 	return res, err
 }
 

@@ -1,6 +1,7 @@
 package mcpclient_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,6 +176,7 @@ type fakeTasks struct {
 	result        string // the result's text
 	noTask        bool   // answer the task-augmented call with a plain result
 	statusMessage string // the status message of every working status; "" for "frame n"
+	resultOf      string // the task the result names as its own; "" for t-1
 
 	mu        sync.Mutex
 	polls     []time.Time // when each tasks/get came
@@ -233,7 +235,7 @@ func (f *fakeTasks) serve(ctx context.Context, conn mcp.Connection) {
 				result = f.task(Working(n))
 			}
 		case "tasks/result":
-			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.result}}, "_meta": map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": "t-1"}}}
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.result}}, "_meta": map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": cmp.Or(f.resultOf, "t-1")}}}
 		case "tasks/cancel":
 			f.mu.Lock()
 			f.cancelled = append(f.cancelled, "t-1")
@@ -392,6 +394,14 @@ func TestTaskBadUpstream(t *testing.T) {
 	res := call(t.Context(), find(t, c, "render"), "render", `{}`)
 	if !res.IsError || !strings.Contains(res.Content, "no task") {
 		t.Errorf("a call answered without a task = %+v, want an error", res)
+	}
+	// A result that names another task as its own (of another caller,
+	// perhaps, over the same session) is not this call's.
+	f = &fakeTasks{workingPolls: 0, result: "someone else's", resultOf: "t-2"}
+	c = connectFake(t, f, nil)
+	res = call(t.Context(), find(t, c, "render"), "render", `{}`)
+	if !res.IsError || strings.Contains(res.Content, "someone else's") || !strings.Contains(res.Content, "t-2") {
+		t.Errorf("a result naming another task = %+v, want an error naming it", res)
 	}
 	f = &fakeTasks{workingPolls: 0, result: strings.Repeat("y", 5000), statusMessage: strings.Repeat("z", 5000)}
 	c = connectFake(t, f, &mcpclient.Options{MaxTextBytes: 1000})
