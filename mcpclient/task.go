@@ -174,7 +174,9 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 		}
 		wait := defaultTaskPoll
 		if task.PollInterval > 0 {
-			wait = min(max(time.Duration(task.PollInterval)*time.Millisecond, minTaskPoll), maxTaskPoll)
+			// Bounded in milliseconds first: a huge interval would
+			// overflow a Duration into a short or negative one.
+			wait = min(max(time.Duration(min(task.PollInterval, maxTaskPoll.Milliseconds()))*time.Millisecond, minTaskPoll), maxTaskPoll)
 		}
 		t := time.NewTimer(wait)
 		select {

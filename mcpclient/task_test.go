@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -309,6 +310,10 @@ func TestTaskPolling(t *testing.T) {
 		{"none", nil, time.Second},
 		{"too short", 1, 100 * time.Millisecond},
 		{"too long", 1e9, 10 * time.Second},
+		{"zero", 0, time.Second},
+		{"negative", -5000, time.Second},
+		{"overflowing as a duration", int64(1e15), 10 * time.Second},
+		{"overflowing to a short one", int64(math.MaxInt64/1_000_000 + 2000), 10 * time.Second},
 		{"not a number", "soon", time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
