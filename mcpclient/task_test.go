@@ -178,6 +178,7 @@ type fakeTasks struct {
 	noTask        bool   // answer the task-augmented call with a plain result
 	statusMessage string // the status message of every working status; "" for "frame n"
 	resultOf      string // the task the result names as its own; "" for t-1
+	endCancelled  bool   // the task ends cancelled, with statusMessage, and has no result
 
 	mu        sync.Mutex
 	polls     []time.Time // when each tasks/get came
@@ -230,12 +231,19 @@ func (f *fakeTasks) serve(ctx context.Context, conn mcp.Connection) {
 			f.polls = append(f.polls, time.Now())
 			n := len(f.polls)
 			f.mu.Unlock()
-			if f.workingPolls >= 0 && n > f.workingPolls {
+			if f.endCancelled && n > f.workingPolls {
+				t := f.task("cancelled")
+				t["statusMessage"] = f.statusMessage
+				result = t
+			} else if f.workingPolls >= 0 && n > f.workingPolls {
 				result = f.task("completed")
 			} else {
 				result = f.task(Working(n))
 			}
 		case "tasks/result":
+			if f.endCancelled {
+				break // an error
+			}
 			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.result}}, "_meta": map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": cmp.Or(f.resultOf, "t-1")}}}
 		case "tasks/cancel":
 			f.mu.Lock()
@@ -423,6 +431,14 @@ func TestTaskBadUpstream(t *testing.T) {
 	}
 	if longest == 0 || longest > 1100 {
 		t.Errorf("a 5000-byte status message reached the caller as %d bytes of progress, want it cut at 1024", longest)
+	}
+	// The status message of a task the server cancelled is the call's
+	// error, cut as progress is.
+	f = &fakeTasks{workingPolls: 0, endCancelled: true, statusMessage: "stopped: " + strings.Repeat("z", 100_000)}
+	c = connectFake(t, f, nil)
+	res = call(t.Context(), find(t, c, "render"), "render", `{}`)
+	if !res.IsError || !strings.Contains(res.Content, "stopped: zzz") || len(res.Content) > 2000 {
+		t.Errorf("a task cancelled with a 100 000-byte status message = %d bytes %.200q, want an error cut near 1024 bytes", len(res.Content), res.Content)
 	}
 }
 
