@@ -73,6 +73,18 @@ func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event
 	return r.cur.Load().raw.Stream(ctx, call)
 }
 
+// Forward returns the tool's current version, which runs a call to its end
+// with no goroutine of the remote's (see tool.Forwarder); nil once the
+// server no longer offers the tool, for Stream to answer.
+func (r *remote) Forward() tool.Interface {
+	if r.gone.Load() {
+		return nil
+	}
+	return r.cur.Load().raw
+}
+
+var _ tool.Forwarder = (*remote)(nil)
+
 var (
 	errDuplicate = errors.New("the server lists two tools of this name")
 	errNotObject = errors.New("the structured content is not a JSON object")
@@ -192,8 +204,11 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx c
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
-		params.SetProgressToken(token)
-		stop := c.forward(ctx, token)
+		report := tool.ReportsProgress(ctx) // else the server is not asked for progress nobody would read
+		if report {
+			params.SetProgressToken(token)
+		}
+		stop := c.forward(ctx, token, report)
 		res, err := c.session.Load().CallTool(ctx, params)
 		stop()
 		if err != nil {
@@ -365,13 +380,22 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 	return p
 }
 
-// forward passes the progress reported for token to tool.Progress(ctx)
-// until stop is called; stop returns once the last report is passed on.
-func (c *Client) forward(ctx context.Context, token string) (stop func()) {
+// forward records a call under way, under token, until stop is called
+// (causedBy finds it there) and, when report is set, passes the progress
+// reported for token to tool.Progress(ctx) on a goroutine of its own; stop
+// returns once the last report is passed on.
+func (c *Client) forward(ctx context.Context, token string, report bool) (stop func()) {
 	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()
+	if !report {
+		return func() {
+			c.progressMu.Lock()
+			delete(c.progress, token)
+			c.progressMu.Unlock()
+		}
+	}
 	send := func() {
 		if p := f.take(); p != nil {
 			tool.Progress(ctx, tool.ProgressReport{Done: p.Progress, Total: p.Total, Message: p.Message})

@@ -659,7 +659,7 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if t == nil {
 		return refusal
 	}
-	if t, ok := t.(runner); ok {
+	if t, ok := runnerOf(t); ok {
 		return t.run(ctx, call)
 	}
 	return drain(ctx, Guard(t, r.log()), call, nil) // a tool of the user's own, guarded as Stream guards it

@@ -31,6 +31,32 @@ type runner interface {
 	run(ctx context.Context, call Call) Result
 }
 
+// A Forwarder is a tool that passes each call, as it is, to a tool of this
+// package (a *Tool or a *RawTool) that may change from call to call, as
+// the definition of a tool served elsewhere does. Forward returns the tool
+// a call is passed to now, or nil when the forwarder answers it itself
+// (from its Stream). Run, Drain without a progress function and a Registry
+// run such a call as the forwarded tool's own: with no goroutine for the
+// forwarder's stream and none to wait for it, since the tool keeps to its
+// context and timeout itself. A forwarded tool has the forwarder's name.
+type Forwarder interface {
+	Interface
+	Forward() Interface
+}
+
+// runnerOf returns h as a runner: h itself, or the tool of this package it
+// forwards the call to now.
+func runnerOf(h Handler) (runner, bool) {
+	if r, ok := h.(runner); ok {
+		return r, true
+	}
+	if f, ok := h.(Forwarder); ok {
+		r, ok := f.Forward().(runner)
+		return r, ok
+	}
+	return nil, false
+}
+
 // Run runs call through h — a tool, a Registry, or middleware around
 // either — and returns its one result; progress events are dropped. It is
 // Drain without a progress function.
@@ -64,7 +90,7 @@ func Run(ctx context.Context, h Handler, call Call) Result {
 // belongs on a goroutine of its own.
 func Drain(ctx context.Context, h Handler, call Call, progress func(v any) bool) Result {
 	if progress == nil {
-		if r, ok := h.(runner); ok {
+		if r, ok := runnerOf(h); ok {
 			return r.run(ctx, call)
 		}
 	}
