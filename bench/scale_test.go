@@ -30,9 +30,36 @@ func toolName(i int) string { return fmt.Sprintf("echo_%04d", i) }
 // handsScaleServer returns hands' server of n echo tools in one scope,
 // without enabled predicates.
 func handsScaleServer(n int) (*mcpserver.Server, *tool.Registry) {
+	return handsScaleServerOf(n, false)
+}
+
+// blockedClient is the client name to which the tools of a scale server
+// with predicates are not enabled.
+const blockedClient = "blocked"
+
+// enabledForCaller is the enabled predicate of the tools of a scale server
+// with predicates: a tool is enabled for every session except one whose
+// client calls itself blockedClient. It reads the caller's session, as a
+// predicate that depends on who calls does.
+func enabledForCaller(ctx context.Context) bool {
+	c, ok := mcpserver.CallerFrom(ctx)
+	if !ok || c.Session == nil {
+		return true
+	}
+	p := c.Session.InitializeParams()
+	return p == nil || p.ClientInfo == nil || p.ClientInfo.Name != blockedClient
+}
+
+// handsScaleServerOf returns hands' server of n echo tools in one scope,
+// each with the enabled predicate enabledForCaller when predicates is set.
+func handsScaleServerOf(n int, predicates bool) (*mcpserver.Server, *tool.Registry) {
+	var opts []tool.Option
+	if predicates {
+		opts = append(opts, tool.WithEnabled(enabledForCaller))
+	}
 	tools := make([]tool.Interface, n)
 	for i := range tools {
-		tools[i] = tool.New(toolName(i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil })
+		tools[i] = tool.New(toolName(i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil }, opts...)
 	}
 	reg, err := tool.NewRegistry(&tool.Scope{Name: "echo", Tools: tools})
 	if err != nil {
@@ -173,12 +200,21 @@ var (
 // sessions and tools. It reports each server's median latency and the
 // ratio hands ÷ SDK of the medians and of the means. An iteration is two
 // calls.
-func BenchmarkScale(b *testing.B) {
+func BenchmarkScale(b *testing.B) { benchmarkScale(b, false) }
+
+// BenchmarkScalePredicates is BenchmarkScale with an enabled predicate on
+// every one of hands' tools that reads the caller's session
+// (enabledForCaller), so that what is listed and callable depends on who
+// calls. The SDK's server, which has no predicates, is the same as in
+// BenchmarkScale.
+func BenchmarkScalePredicates(b *testing.B) { benchmarkScale(b, true) }
+
+func benchmarkScale(b *testing.B, predicates bool) {
 	ctx := context.Background()
 	for _, sessions := range scaleSessions {
 		for _, tools := range scaleTools {
 			b.Run(fmt.Sprintf("sessions=%d/tools=%d", sessions, tools), func(b *testing.B) {
-				hs, _ := handsScaleServer(tools)
+				hs, _ := handsScaleServerOf(tools, predicates)
 				hf := newScaleFixture(ctx, handsServe(hs), sessions, 1)
 				defer hf.close()
 				sf := newScaleFixture(ctx, sdkServe(sdkScaleServer(tools)), sessions, 1)
@@ -362,6 +398,36 @@ func TestScaleFixture(t *testing.T) {
 			}
 		}
 		f.close()
+	}
+}
+
+// TestScalePredicates checks that the predicate of a scale server with
+// predicates depends on the caller: a client named blockedClient is listed
+// no tools and cannot call them, while the fixture's sessions, bare and
+// the SDK's, are listed and call every tool.
+func TestScalePredicates(t *testing.T) {
+	ctx := t.Context()
+	hs, _ := handsScaleServerOf(20, true)
+	f := newScaleFixture(ctx, handsServe(hs), 5, 2)
+	defer f.close()
+	for _, cs := range f.callers {
+		call(t, cs)
+		if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 20 {
+			t.Errorf("ListTools = %d tools, %v; want 20", len(res.Tools), err)
+		}
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	wait := handsServe(hs)(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: blockedClient, Version: "v0.0.0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); wait() }()
+	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 0 {
+		t.Errorf("ListTools for %q = %d tools, %v; want none", blockedClient, len(res.Tools), err)
+	}
+	if res, err := cs.CallTool(ctx, echoParams); err == nil && !res.IsError {
+		t.Errorf("CallTool for %q = %+v, want it refused", blockedClient, res)
 	}
 }
 
