@@ -4,15 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	stdjson "encoding/json"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"sync"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
+	"github.com/hands-go/hands/internal/jsonrpcwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -133,80 +132,21 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 	switch {
 	case tooLong:
 		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
-	case !stdjson.Valid(line):
+	case !json.Valid(line):
 		return fail(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 	case line[0] == '[':
 		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
 	}
-	msg, err := decodeMessage(line)
+	msg, err := jsonrpcwire.Decode(line)
 	if err != nil {
 		var head struct {
 			ID any `json:"id"`
 		}
-		stdjson.Unmarshal(line, &head)
+		json.Unmarshal(line, &head)
 		id, _ := jsonrpc.MakeID(head.ID)
 		return fail(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
 	}
 	return msg, nil
-}
-
-// A wireMessage is any JSON-RPC message as it is sent: a request, a
-// notification or a response.
-type wireMessage struct {
-	Version string         `json:"jsonrpc"`
-	ID      any            `json:"id"`
-	Method  jsontext.Value `json:"method"` // nil when the key is absent: a response
-	Params  jsontext.Value `json:"params"`
-	Result  jsontext.Value `json:"result"`
-	Error   *struct {
-		Code    int64          `json:"code"`
-		Message string         `json:"message"`
-		Data    jsontext.Value `json:"data"`
-	} `json:"error"`
-}
-
-// wireOptions read a message as the SDK's jsonrpc.DecodeMessage does:
-// member names match exactly, the last of two of a name counts, and
-// invalid UTF-8 in a string is taken as the replacement character.
-var wireOptions = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-
-// decodeMessage decodes one JSON-RPC message as jsonrpc.DecodeMessage does,
-// without the 32 KiB buffer the SDK's decoder allocates for every message.
-func decodeMessage(data []byte) (jsonrpc.Message, error) {
-	var m wireMessage
-	if err := json.Unmarshal(data, &m, wireOptions); err != nil {
-		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-	}
-	if m.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", m.Version, "2.0")
-	}
-	id, err := jsonrpc.MakeID(m.ID)
-	if err != nil {
-		return nil, err
-	}
-	if m.Method != nil {
-		var method string
-		if err := json.Unmarshal(m.Method, &method, wireOptions); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-		}
-		return &jsonrpc.Request{ID: id, Method: method, Params: raw(m.Params)}, nil
-	}
-	if !id.IsValid() {
-		return nil, errors.New("JSON RPC invalid request: a response without an ID")
-	}
-	resp := &jsonrpc.Response{ID: id, Result: raw(m.Result)}
-	if e := m.Error; e != nil {
-		resp.Error = &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: raw(e.Data)}
-	}
-	return resp, nil
-}
-
-// raw returns v as a json.RawMessage, nil when v is nil.
-func raw(v jsontext.Value) stdjson.RawMessage {
-	if v == nil {
-		return nil
-	}
-	return stdjson.RawMessage(v)
 }
 
 // Read implements mcp.Connection.

@@ -1,8 +1,9 @@
-package mcpserver
+package jsonrpcwire
 
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -34,12 +35,14 @@ var messageSeeds = []string{
 	`{"jsonrpc":"2.0","id":-7,"method":"m","extra":{"deep":[[[]]]}}`,
 	`{"jsonrpc":"2.0","id":12345678901234567890,"method":"m"}`,
 	`[]`, `{}`, `null`, `"2.0"`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `}`,
 }
 
-// FuzzDecodeMessage checks that decodeMessage reads every line of valid
-// JSON (what decodeLine hands it) as the SDK's jsonrpc.DecodeMessage does:
+// FuzzDecode checks that Decode reads every line of valid JSON (what
+// its callers hand it) as the SDK's jsonrpc.DecodeMessage does:
 // the same message, or an error for both.
-func FuzzDecodeMessage(f *testing.F) {
+func FuzzDecode(f *testing.F) {
 	for _, s := range messageSeeds {
 		f.Add([]byte(s))
 	}
@@ -47,16 +50,16 @@ func FuzzDecodeMessage(f *testing.F) {
 		if !json.Valid(line) {
 			return
 		}
-		got, err := decodeMessage(line)
+		got, err := Decode(line)
 		want, wantErr := jsonrpc.DecodeMessage(line)
 		if (err != nil) != (wantErr != nil) {
-			t.Fatalf("decodeMessage(%s) error = %v, the SDK's = %v", line, err, wantErr)
+			t.Fatalf("Decode(%s) error = %v, the SDK's = %v", line, err, wantErr)
 		}
 		if err != nil {
 			return
 		}
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("decodeMessage(%s) = %#v, the SDK's = %#v", line, got, want)
+			t.Fatalf("Decode(%s) = %#v, the SDK's = %#v", line, got, want)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package mcpserver
+package jsonrpcwire
 
 import (
 	"testing"
@@ -6,14 +6,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// BenchmarkDecodeMessage decodes a tools/call line as the SDK's meta makes
-// it, with decodeMessage and with the SDK's jsonrpc.DecodeMessage.
-func BenchmarkDecodeMessage(b *testing.B) {
+// BenchmarkDecode decodes a tools/call line as the SDK's client sends
+// it, with Decode and with the SDK's jsonrpc.DecodeMessage.
+func BenchmarkDecode(b *testing.B) {
 	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"bench-client","version":"v0.0.0"},"io.modelcontextprotocol/clientCapabilities":{}},"name":"echo_0000","arguments":{"text":"hi"}}}`)
 	for _, d := range []struct {
 		name   string
 		decode func([]byte) (jsonrpc.Message, error)
-	}{{"hands", decodeMessage}, {"sdk", jsonrpc.DecodeMessage}} {
+	}{{"hands", Decode}, {"sdk", jsonrpc.DecodeMessage}} {
 		b.Run(d.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
