@@ -141,7 +141,7 @@ type registration struct {
 // another of the same name counts as new. It builds the spec of a tool only
 // when the tool is new, says that its spec changed (tool.SpecVersioner), or
 // cannot say, and it looks at the registry's tools only when the registry
-// changed. Hold regMu.
+// changed — at those added alone, when nothing was taken out. Hold regMu.
 func (s *Server) pending(ctx context.Context, specs bool) (out []registration, gone []string) {
 	if specs {
 		for _, w := range s.watched {
@@ -154,31 +154,22 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 			}
 		}
 	}
-	v := s.reg.Version()
-	if v == s.synced {
+	if s.reg.Version() == s.synced {
 		return out, nil
 	}
-	s.synced = v
+	if added, v, ok := s.reg.Added(s.synced); ok { // tools added, none taken out: only they are looked at
+		s.synced = v
+		for _, t := range added {
+			out = s.look(ctx, t, out)
+		}
+		return out, nil
+	}
+	s.synced = s.reg.Version()
 	tools := s.reg.Tools()
 	held := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		name := t.Name()
-		held[name] = true
-		old, ok := s.known[name]
-		if ok && sameTool(old, t) {
-			continue
-		}
-		if ok {
-			s.unwatch(name)
-		}
-		s.known[name] = t
-		versions, ok := t.(tool.SpecVersioner)
-		if !ok || versions.SpecVersion() != 0 {
-			s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
-		}
-		if r, ok := s.build(ctx, t); ok {
-			out = append(out, r)
-		}
+		held[t.Name()] = true
+		out = s.look(ctx, t, out)
 	}
 	if len(held) == len(s.known) {
 		return out, nil
@@ -196,6 +187,29 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 		}
 	}
 	return out, gone
+}
+
+// look looks at a tool the registry holds: a tool new to the server, or
+// put in the place of another of its name, is watched if its spec may
+// change, and its registration appended to out. Hold regMu.
+func (s *Server) look(ctx context.Context, t tool.Interface, out []registration) []registration {
+	name := t.Name()
+	old, ok := s.known[name]
+	if ok && sameTool(old, t) {
+		return out
+	}
+	if ok {
+		s.unwatch(name)
+	}
+	s.known[name] = t
+	versions, ok := t.(tool.SpecVersioner)
+	if !ok || versions.SpecVersion() != 0 {
+		s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
+	}
+	if r, ok := s.build(ctx, t); ok {
+		out = append(out, r)
+	}
+	return out
 }
 
 // unwatch stops watching the spec of the tool named name. Hold regMu.
