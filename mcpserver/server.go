@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -235,7 +236,11 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		version = v.SpecVersion() // before the spec: a change in between is seen next time
 	}
 	mt := mcpTool(t.Spec())
-	def, err := json.Marshal(mt)
+	err := encodeSchemas(mt)
+	var def []byte
+	if err == nil {
+		def, err = json.Marshal(mt)
+	}
 	if err != nil {
 		s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
 		return registration{}, false
@@ -244,6 +249,25 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		return registration{}, false
 	}
 	return registration{tool: mt, def: string(def), version: version}, true
+}
+
+// encodeSchemas replaces mt's schemas by their JSON encoding, which the
+// SDK server then sends as it is: a tools/list would otherwise encode every
+// schema of every tool again (through jsonschema's reflective MarshalJSON),
+// which costs a server of a thousand tools milliseconds a list, and a
+// client that lists again on every list_changed makes a list of each
+// change.
+func encodeSchemas(mt *mcp.Tool) error {
+	for _, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
+		if s, ok := (*schema).(*jsonschema.Schema); ok && s != nil {
+			data, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			*schema = json.RawMessage(data)
+		}
+	}
+	return nil
 }
 
 // register registers a tool with the SDK server, replacing one of the same
