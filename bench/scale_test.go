@@ -349,6 +349,85 @@ func BenchmarkCallDuringSync(b *testing.B) {
 	}
 }
 
+// BenchmarkCallDuringSyncAlternating is BenchmarkCallDuringSync's paced
+// mode against its idle one in alternating windows of one run, so that
+// both see the same moments of a shared machine: for 100ms a goroutine
+// adds a tool and runs Sync every 5ms, for the next 100ms it does nothing,
+// and so on. A call counts for the window it starts in, unless it starts
+// within 20ms of a switch (the Syncs' list_changed notifications, which
+// the SDK sends a few ms late, and their garbage still belong to the window
+// before). It reports the p50 and p99 of each kind of window and the
+// ratio of the p99s, syncing ÷ idle.
+func BenchmarkCallDuringSyncAlternating(b *testing.B) {
+	const sessions, tools = 100, 1000
+	const window, settle, pace = 100 * time.Millisecond, 20 * time.Millisecond, 5 * time.Millisecond
+	ctx := context.Background()
+	hs, reg := handsScaleServer(tools)
+	f := newScaleFixture(ctx, handsServe(hs), sessions, 1)
+	defer f.close()
+	start := time.Now()
+	// syncing reports whether the window at t has Syncs, and whether t is
+	// past the settling time of its window.
+	syncing := func(t time.Time) (on, settled bool) {
+		d := t.Sub(start)
+		return (d/window)%2 == 1, d%window >= settle
+	}
+	stop := make(chan struct{})
+	var syncs atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		ticker := time.NewTicker(pace)
+		defer ticker.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case now := <-ticker.C:
+				if on, _ := syncing(now); !on {
+					continue
+				}
+			}
+			t := tool.New(fmt.Sprintf("added_%d_%d", b.N, i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil })
+			if err := reg.Add(&tool.Scope{Name: "added", Tools: []tool.Interface{t}}); err != nil {
+				panic(err)
+			}
+			hs.Sync(ctx)
+			syncs.Add(1)
+		}
+	})
+	var took [2][]time.Duration // idle, syncing
+	b.ReportAllocs()
+	for b.Loop() {
+		begin := time.Now()
+		call(b, f.callers[0])
+		d := time.Since(begin)
+		if on, settled := syncing(begin); settled {
+			i := 0
+			if on {
+				i = 1
+			}
+			took[i] = append(took[i], d)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if len(took[0]) < 100 || len(took[1]) < 100 {
+		b.Logf("too few calls for a p99: %d idle, %d syncing", len(took[0]), len(took[1]))
+		return
+	}
+	var p99 [2]float64
+	for i := range took {
+		slices.Sort(took[i])
+		p99[i] = float64(took[i][len(took[i])*99/100])
+	}
+	b.ReportMetric(float64(took[0][len(took[0])/2]), "idle-p50-ns")
+	b.ReportMetric(float64(took[1][len(took[1])/2]), "syncing-p50-ns")
+	b.ReportMetric(p99[0], "idle-p99-ns")
+	b.ReportMetric(p99[1], "syncing-p99-ns")
+	b.ReportMetric(p99[1]/p99[0], "p99-ratio")
+	b.ReportMetric(float64(syncs.Load())/float64(len(took[1])), "syncs/call")
+}
+
 // BenchmarkAddSync adds one tool to a served registry of 1000 tools and
 // runs Sync, as a gateway does for each tool its upstream adds. An
 // iteration is one Add and one Sync.
