@@ -118,7 +118,7 @@ func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
 // cannot; a nil version without an error means Include left it out.
 func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version, error) {
 	input := schemas.input
-	var opts []tool.Option
+	opts := []tool.Option{tool.WithContextBoundHandler()} // the SDK's CallTool returns when its context ends
 	switch {
 	case c.opts.Timeout == 0:
 		opts = append(opts, tool.WithTimeout(DefaultTimeout))

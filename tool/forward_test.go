@@ -2,8 +2,11 @@ package tool_test
 
 import (
 	"context"
+	"errors"
 	"iter"
 	"testing"
+	"testing/synctest"
+	"time"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -75,5 +78,48 @@ func TestForwarder(t *testing.T) {
 	}
 	if tool.ReportsProgress(ctx) {
 		t.Error("ReportsProgress outside a call = true")
+	}
+}
+
+// TestContextBoundHandler checks that a tool whose handler is bound by its
+// context runs a call to its end on the caller's goroutine: at the
+// timeout, a handler that waits on its context ends the call with a
+// *TimeoutError, as on a goroutine of its own, while one that ignores it
+// holds the caller until it returns — where, without the option, the call
+// ends at the timeout.
+func TestContextBoundHandler(t *testing.T) {
+	type in struct{}
+	waits := func(ctx context.Context, _ in) (string, error) { <-ctx.Done(); return "", ctx.Err() }
+	ignores := func(context.Context, in) (string, error) { time.Sleep(time.Second); return "done", nil }
+	for _, tc := range []struct {
+		name    string
+		handler func(context.Context, in) (string, error)
+		bound   bool
+		took    time.Duration
+		timeout bool // the result is a *TimeoutError
+	}{
+		{"waits, bound", waits, true, 10 * time.Millisecond, true},
+		{"waits", waits, false, 10 * time.Millisecond, true},
+		{"ignores, bound", ignores, true, time.Second, false},
+		{"ignores", ignores, false, 10 * time.Millisecond, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				opts := []tool.Option{tool.WithTimeout(10 * time.Millisecond)}
+				if tc.bound {
+					opts = append(opts, tool.WithContextBoundHandler())
+				}
+				tl := tool.New("slow", "Take a while.", tc.handler, opts...)
+				start := time.Now()
+				res := tool.Run(t.Context(), tl, tool.Call{Name: "slow", Args: []byte(`{}`)})
+				if took := time.Since(start); took != tc.took {
+					t.Errorf("Run took %v, want %v", took, tc.took)
+				}
+				if _, ok := errors.AsType[*tool.TimeoutError](res.Err); ok != tc.timeout {
+					t.Errorf("Run = %+v, want a *TimeoutError: %v", res, tc.timeout)
+				}
+				time.Sleep(time.Second) // for an abandoned handler to return
+			})
+		})
 	}
 }

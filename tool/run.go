@@ -432,18 +432,22 @@ func (c *core) ended(ctx context.Context, callID string) error {
 }
 
 // run is Run for one tool. When ctx cannot end and the tool has no
-// timeout, the handler runs on the calling goroutine; otherwise on its own,
-// and the call ends when ctx ends or the timeout passes, whatever the
-// handler does.
+// timeout, or its handler is bound by its context
+// (WithContextBoundHandler), the handler runs on the calling goroutine;
+// otherwise on its own, and the call ends when ctx ends or the timeout
+// passes, whatever the handler does.
 func (c *core) run(ctx context.Context, call Call, r callRunner) Result {
 	if c.timeout <= 0 {
-		if ctx.Done() == nil {
+		if ctx.Done() == nil || c.bound {
 			return c.execute(ctx, call, nil, r)
 		}
 	} else {
 		var cancel context.CancelFunc
 		ctx, cancel = c.withTimeout(ctx, call.ID)
 		defer cancel()
+		if c.bound {
+			return c.execute(ctx, call, nil, r)
+		}
 	}
 	done := make(chan Result, 1) // the handler never waits to hand its result over
 	go func() { done <- c.execute(ctx, call, nil, r) }()
