@@ -18,7 +18,7 @@ type titleArgs struct {
 	Title string `json:"title" tool:"minLength=1"`
 }
 
-func newRegistry(t *testing.T, scopes ...*tool.Scope) *tool.Registry {
+func newRegistry(t testing.TB, scopes ...*tool.Scope) *tool.Registry {
 	t.Helper()
 	reg, err := tool.NewRegistry(scopes...)
 	if err != nil {

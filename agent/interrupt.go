@@ -360,25 +360,10 @@ type argsChecker interface {
 func checkEdits(reg *tool.Registry, states map[string]*callState) error {
 	var errs []error
 	for _, st := range states {
-		d := st.decision
-		if d == nil || d.Verdict != VerdictApprove || d.Args == nil || st.waited.Decision != nil {
+		if st.decision == nil || st.waited.Decision != nil {
 			continue
 		}
-		t, ok := reg.Lookup(st.waited.Call.Name)
-		if !ok {
-			continue // the run says the tool is unknown, as it would the model
-		}
-		c, ok := t.(argsChecker)
-		if !ok {
-			continue
-		}
-		if err := c.CheckArgs(d.Args); err != nil {
-			derr := &DecisionError{CallID: d.CallID, Problem: "the tool refuses the edited arguments", Err: ErrInvalidEdit}
-			if verr, ok := errors.AsType[*tool.ValidationError](err); ok {
-				derr.Issues = verr.Issues
-			} else {
-				derr.Problem += ": " + err.Error()
-			}
+		if derr := checkEdit(reg, st.waited.Call.Name, *st.decision); derr != nil {
 			errs = append(errs, derr)
 		}
 	}
@@ -386,6 +371,55 @@ func checkEdits(reg *tool.Registry, states map[string]*callState) error {
 		return strings.Compare(a.(*DecisionError).CallID, b.(*DecisionError).CallID)
 	})
 	return errors.Join(errs...)
+}
+
+// checkEdit checks the edited arguments of d, an approval of a call of the
+// named tool, with the tool, and returns a *DecisionError for
+// ErrInvalidEdit when it refuses them, or nil.
+func checkEdit(reg *tool.Registry, name string, d Decision) *DecisionError {
+	if d.Verdict != VerdictApprove || d.Args == nil || reg == nil {
+		return nil
+	}
+	t, ok := reg.Lookup(name)
+	if !ok {
+		return nil // the run says the tool is unknown, as it would the model
+	}
+	c, ok := t.(argsChecker)
+	if !ok {
+		return nil
+	}
+	err := c.CheckArgs(d.Args)
+	if err == nil {
+		return nil
+	}
+	derr := &DecisionError{CallID: d.CallID, Problem: "the tool refuses the edited arguments", Err: ErrInvalidEdit}
+	if verr, ok := errors.AsType[*tool.ValidationError](err); ok {
+		derr.Issues = verr.Issues
+	} else {
+		derr.Problem += ": " + err.Error()
+	}
+	return derr
+}
+
+// CheckDecision applies to d the rules Resume applies to a decision for
+// the pending call p, without running anything: d must be for p's call,
+// its verdict must fit what p waits for, and edited arguments must be JSON
+// that p's tool in reg accepts (through its CheckArgs, where it has one).
+// It returns nil, or a *DecisionError for ErrStaleDecision (d is for
+// another call), ErrInvalidEdit (with the tool's issues) or
+// ErrInvalidDecision. Engines that hold a paused run themselves (package
+// durable) call it to refuse a bad decision before they record it.
+func CheckDecision(reg *tool.Registry, p Pending, d Decision) error {
+	if d.CallID != p.Call.ID {
+		return &DecisionError{CallID: d.CallID, Problem: "no pending call has this ID", Err: ErrStaleDecision}
+	}
+	if problem, sentinel := fits(d, p.Kind); problem != "" {
+		return &DecisionError{CallID: d.CallID, Problem: problem, Err: sentinel}
+	}
+	if derr := checkEdit(reg, p.Call.Name, d); derr != nil {
+		return derr
+	}
+	return nil
 }
 
 // Destructive returns an approval policy for Options.NeedsApproval: every

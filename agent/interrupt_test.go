@@ -38,7 +38,7 @@ func (f *files) calls() []string {
 }
 
 // registry returns a fresh registry, as a new process would build it.
-func (f *files) registry(t *testing.T) *tool.Registry {
+func (f *files) registry(t testing.TB) *tool.Registry {
 	read := tool.New("read", "Read a file.", func(ctx context.Context, a pathArgs) (string, error) {
 		f.record("read " + a.Path)
 		return "contents of " + a.Path, nil
@@ -374,6 +374,66 @@ func TestDecisionsThatDoNotFit(t *testing.T) {
 	}
 }
 
+// TestCheckDecisionIsResumes: CheckDecision refuses, with the same
+// sentinel and issues, each single decision Resume refuses, and accepts
+// those Resume accepts.
+func TestCheckDecisionIsResumes(t *testing.T) {
+	f := &files{}
+	in := pause(t, f, nil, agenttest.Call("d1", "delete", `{"path":"x"}`))
+	p := in.Pending[0]
+	for _, tt := range []struct {
+		name   string
+		d      agent.Decision
+		want   error // the sentinel, nil when accepted
+		issues []string
+	}{
+		{name: "approve", d: agent.Approve("d1")},
+		{name: "edit", d: agent.Edit("d1", json.RawMessage(`{"path":"y"}`))},
+		{name: "reject", d: agent.Reject("d1", "no")},
+		{name: "stale ID", d: agent.Approve("d9"), want: agent.ErrStaleDecision},
+		{name: "answer for an approval", d: agent.Answer("d1", "yes"), want: agent.ErrInvalidDecision},
+		{name: "unknown verdict", d: agent.Decision{CallID: "d1", Verdict: "maybe"}, want: agent.ErrInvalidDecision},
+		{name: "edit not JSON", d: agent.Edit("d1", json.RawMessage(`{"path":`)), want: agent.ErrInvalidEdit},
+		{name: "edit invalid for the schema", d: agent.Edit("d1", json.RawMessage(`{"path":""}`)), want: agent.ErrInvalidEdit, issues: []string{"/path minLength"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			checked := agent.CheckDecision(f.registry(t), p, tt.d)
+			if tt.want == nil {
+				if checked != nil {
+					t.Fatalf("CheckDecision = %v, want nil", checked)
+				}
+				// Resume accepts it too (it runs; the interrupt is a fresh one).
+				in := pause(t, &files{}, nil, agenttest.Call("d1", "delete", `{"path":"x"}`))
+				if _, err := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "ok"}), (&files{}).registry(t), in, []agent.Decision{tt.d}, nil); err != nil {
+					t.Fatalf("Resume = %v, but CheckDecision accepted the decision", err)
+				}
+				return
+			}
+			_, resumed := agent.Resume(t.Context(), agenttest.NewScript(agent.Response{Text: "never"}), f.registry(t), in, []agent.Decision{tt.d}, nil)
+			for _, err := range []error{checked, resumed} {
+				if !errors.Is(err, tt.want) {
+					t.Fatalf("CheckDecision = %v and Resume = %v, want both %v", checked, resumed, tt.want)
+				}
+			}
+			cerr, _ := errors.AsType[*agent.DecisionError](checked)
+			rerr, _ := errors.AsType[*agent.DecisionError](resumed)
+			if cerr == nil || rerr == nil || !reflect.DeepEqual(*cerr, *rerr) {
+				t.Errorf("CheckDecision's error %#v, Resume's %#v; want the same *DecisionError", cerr, rerr)
+			}
+			var issues []string
+			for _, is := range cerr.Issues {
+				issues = append(issues, is.Path+" "+is.Keyword)
+			}
+			if !reflect.DeepEqual(issues, tt.issues) {
+				t.Errorf("issues = %q, want %q", issues, tt.issues)
+			}
+			if len(f.calls()) != 0 {
+				t.Errorf("ran %v; nothing may run", f.calls())
+			}
+		})
+	}
+}
+
 // A handler asks a person; the run pauses, and the resumed run calls the
 // handler again, in which Ask returns the answer.
 func TestToolAsksAQuestion(t *testing.T) {
@@ -559,4 +619,54 @@ func TestResumeAcrossABreakingChange(t *testing.T) {
 			t.Errorf("the tool message %+v does not record that the call was made against version 1 and ran as 2", m)
 		}
 	}
+}
+
+// FuzzCheckDecision: whatever a sender puts in a decision, CheckDecision
+// returns nil or a *DecisionError for one of its three sentinels, and it
+// accepts exactly the decisions that fit: for the call that waits, a
+// rejection, an answer to a question, or an approval of a call waiting
+// for one whose edited arguments, if any, the tool accepts.
+func FuzzCheckDecision(f *testing.F) {
+	f.Add("approve", []byte(nil), true, true)
+	f.Add("approve", []byte(`{"path":"y"}`), true, true)
+	f.Add("approve", []byte(`{"path":""}`), true, true)
+	f.Add("approve", []byte(`{"path":`), true, true)
+	f.Add("answer", []byte(nil), false, true)
+	f.Add("reject", []byte(nil), false, false)
+	f.Add("maybe", []byte(`{}`), true, true)
+	reg := (&files{}).registry(f)
+	del, _ := reg.Lookup("delete")
+	f.Fuzz(func(t *testing.T, verdict string, args []byte, approval, sameCall bool) {
+		p := agent.Pending{Kind: agent.PendingAnswer, Call: agent.ToolCall{ID: "d1", Name: "delete", Args: json.RawMessage(`{"path":"x"}`)}}
+		if approval {
+			p.Kind = agent.PendingApproval
+		}
+		d := agent.Decision{CallID: "d1", Verdict: agent.Verdict(verdict), Args: args}
+		if !sameCall {
+			d.CallID = "d2"
+		}
+		err := agent.CheckDecision(reg, p, d)
+		fits := sameCall && (d.Verdict == agent.VerdictReject ||
+			d.Verdict == agent.VerdictAnswer && !approval ||
+			d.Verdict == agent.VerdictApprove && approval && (args == nil || json.Valid(args) && del.(interface{ CheckArgs(json.RawMessage) error }).CheckArgs(args) == nil))
+		if fits != (err == nil) {
+			t.Fatalf("CheckDecision(%+v) = %v; the decision fits: %v", d, err, fits)
+		}
+		if err == nil {
+			return
+		}
+		derr, ok := errors.AsType[*agent.DecisionError](err)
+		if !ok || derr.CallID != d.CallID {
+			t.Fatalf("CheckDecision = %#v, want a *DecisionError for %s", err, d.CallID)
+		}
+		switch {
+		case errors.Is(err, agent.ErrStaleDecision), errors.Is(err, agent.ErrInvalidDecision):
+			if derr.Issues != nil {
+				t.Errorf("issues %v on a %v", derr.Issues, derr.Err)
+			}
+		case errors.Is(err, agent.ErrInvalidEdit):
+		default:
+			t.Errorf("CheckDecision = %v, for none of the sentinels", err)
+		}
+	})
 }

@@ -1,9 +1,7 @@
 package durable
 
 import (
-	"encoding/json"
-
-	"fmt"
+	"errors"
 
 	"go.temporal.io/sdk/temporal"
 
@@ -13,65 +11,46 @@ import (
 // The types of a refused UpdateDecide, as temporal.ApplicationError.Type
 // reports them.
 const (
-	// ErrTypeStaleDecision: no call with the decision's ID waits
-	// (agent.ErrStaleDecision).
+	// ErrTypeStaleDecision: no call with the decision's ID waits, or it
+	// was decided already (agent.ErrStaleDecision).
 	ErrTypeStaleDecision = "hands.StaleDecision"
-	// ErrTypeInvalidDecision: the decision does not fit its call
+	// ErrTypeInvalidDecision: the decision does not fit its call, such as
+	// an answer to a call that waits for approval
 	// (agent.ErrInvalidDecision).
 	ErrTypeInvalidDecision = "hands.InvalidDecision"
+	// ErrTypeInvalidEdit: the approval's edited arguments are not JSON, or
+	// the tool refuses them (agent.ErrInvalidEdit). The error's detail is
+	// the tool's issues, a []tool.Issue, empty when the arguments are not
+	// JSON.
+	ErrTypeInvalidEdit = "hands.InvalidEdit"
 )
 
-// An argsChecker is a tool that checks arguments without running.
-type argsChecker interface {
-	CheckArgs(args json.RawMessage) error
-}
-
-// check is the validator of UpdateDecide: it applies to d the rules
-// agent.Resume applies to a decision, so that a decision Resume would
-// refuse is refused to its sender and never enters the workflow's history.
-// A refusal reaches the sender as a *temporal.ApplicationError of type
-// ErrTypeStaleDecision, when no call with d's ID waits or it was decided
-// already, or ErrTypeInvalidDecision, for a verdict that does not fit what
-// the call waits for or edited arguments that are not JSON or that the
-// tool refuses; its cause is the *agent.DecisionError.
+// check is the validator of UpdateDecide. It finds the call d is for among
+// those that wait, and applies agent.CheckDecision, the check
+// agent.Resume makes, so that a decision Resume would refuse is refused to
+// its sender and never enters the workflow's history. A refusal reaches
+// the sender as a *temporal.ApplicationError of type ErrTypeStaleDecision,
+// ErrTypeInvalidDecision or ErrTypeInvalidEdit, whose message is the
+// *agent.DecisionError's.
 func (a *Agent) check(r *run, d agent.Decision) error {
-	var p *agent.Pending
-	for i := range r.pending {
-		if r.pending[i].Call.ID == d.CallID {
-			p = &r.pending[i]
-		}
-	}
-	if p == nil || r.decision != nil {
-		derr := &agent.DecisionError{CallID: d.CallID, Problem: "no pending call has this ID", Err: agent.ErrStaleDecision}
-		return temporal.NewNonRetryableApplicationError(derr.Error(), ErrTypeStaleDecision, derr)
-	}
-	problem := ""
-	switch {
-	case d.Verdict == agent.VerdictReject:
-	case d.Verdict == agent.VerdictApprove && p.Kind == agent.PendingApproval:
-		if d.Args == nil {
-			break
-		}
-		if !json.Valid(d.Args) {
-			problem = "the edited arguments are not JSON"
-			break
-		}
-		if t, ok := a.reg.Lookup(p.Call.Name); ok {
-			if c, ok := t.(argsChecker); ok {
-				if err := c.CheckArgs(d.Args); err != nil {
-					problem = "the tool refuses the edited arguments: " + err.Error()
-				}
+	var err error = &agent.DecisionError{CallID: d.CallID, Problem: "no pending call has this ID", Err: agent.ErrStaleDecision}
+	if r.decision == nil { // a decided call waits no more
+		for _, p := range r.pending {
+			if p.Call.ID == d.CallID {
+				err = agent.CheckDecision(a.reg, p, d)
 			}
 		}
-	case d.Verdict == agent.VerdictAnswer && p.Kind == agent.PendingAnswer:
-	case d.Verdict == agent.VerdictApprove || d.Verdict == agent.VerdictAnswer:
-		problem = fmt.Sprintf("the call waits for %s, not %s", p.Kind, d.Verdict)
-	default:
-		problem = fmt.Sprintf("unknown verdict %q", d.Verdict)
 	}
-	if problem != "" {
-		derr := &agent.DecisionError{CallID: d.CallID, Problem: problem, Err: agent.ErrInvalidDecision}
-		return temporal.NewNonRetryableApplicationError(derr.Error(), ErrTypeInvalidDecision, derr)
+	derr, ok := errors.AsType[*agent.DecisionError](err)
+	switch {
+	case err == nil:
+		return nil
+	case !ok:
+		return err
+	case errors.Is(err, agent.ErrStaleDecision):
+		return temporal.NewNonRetryableApplicationError(derr.Error(), ErrTypeStaleDecision, nil)
+	case errors.Is(err, agent.ErrInvalidEdit):
+		return temporal.NewNonRetryableApplicationError(derr.Error(), ErrTypeInvalidEdit, nil, derr.Issues)
 	}
-	return nil
+	return temporal.NewNonRetryableApplicationError(derr.Error(), ErrTypeInvalidDecision, nil)
 }

@@ -57,9 +57,16 @@ const (
 	ErrTypeTurnLimit = "hands.TurnLimit"
 )
 
-// DefaultToolTimeout is a call's StartToCloseTimeout when its tool's
-// policy gives none.
+// DefaultToolTimeout is a call's StartToCloseTimeout when neither its
+// tool's policy nor the tool itself (tool.WithTimeout) bounds it.
 const DefaultToolTimeout = time.Minute
+
+// TimeoutMargin is what a call's StartToCloseTimeout adds to its tool's
+// own timeout (tool.WithTimeout, tool.Timed) when its policy gives none:
+// the tool's timeout ends the call first, with a *tool.TimeoutError that
+// the model reads, and the activity's ends only an attempt whose worker
+// was lost.
+const TimeoutMargin = 5 * time.Second
 
 // DefaultModelTimeout is a turn's StartToCloseTimeout when
 // Options.ModelTimeout is zero.
@@ -68,9 +75,11 @@ const DefaultModelTimeout = 5 * time.Minute
 // A ToolPolicy is how the calls of one tool run as activities.
 type ToolPolicy struct {
 	// Timeout bounds one attempt of a call: the activity's
-	// StartToCloseTimeout. Zero selects DefaultToolTimeout. Give it the
-	// tool's own timeout (tool.WithTimeout), or more: that one ends the
-	// handler, this one the attempt.
+	// StartToCloseTimeout. Zero selects the tool's own timeout
+	// (tool.WithTimeout, which tool.Timed reports) plus TimeoutMargin, or
+	// DefaultToolTimeout for a tool without one. When set, give it the
+	// tool's own timeout or more: that one ends the handler, this one the
+	// attempt.
 	Timeout time.Duration
 	// HeartbeatTimeout, when set, fails an attempt whose worker has sent
 	// no heartbeat for that long; each progress report of the call

@@ -11,7 +11,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/worker"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
@@ -78,14 +77,9 @@ func (f *files) registry(t testing.TB) *tool.Registry {
 // env returns a test workflow environment with an Agent on the scripted
 // model and f's tools, where delete needs approval.
 func env(t *testing.T, f *files, model agent.Model) *testsuite.TestWorkflowEnvironment {
-	var s testsuite.WorkflowTestSuite
-	e := s.NewTestWorkflowEnvironment()
-	// The detector's default second is short of a loaded machine under the
-	// race detector; a deadlock still ends the test at its timeout.
-	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: time.Minute})
-	durable.New(model, f.registry(t), &durable.Options{
+	e, _ := envWith(t, model, f.registry(t), &durable.Options{
 		NeedsApproval: func(_ context.Context, c tool.Call) bool { return c.Name == "delete" },
-	}).Register(e)
+	})
 	return e
 }
 
@@ -205,16 +199,20 @@ func TestApproval(t *testing.T) {
 
 // TestRefusedDecisions: a decision Resume would refuse is refused by the
 // Update's validator, never recorded, and the run still waits for a good
-// one.
+// one. (Edited arguments that are not JSON never reach it: the sender's
+// data converter cannot encode a json.RawMessage that is not JSON.)
 func TestRefusedDecisions(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		decision agent.Decision
 		errType  string
+		issues   []string // path and keyword of each issue of an invalid edit
 	}{
 		{name: "unknown call", decision: agent.Approve("c9"), errType: durable.ErrTypeStaleDecision},
 		{name: "answer to an approval", decision: agent.Answer("c1", "yes"), errType: durable.ErrTypeInvalidDecision},
 		{name: "unknown verdict", decision: agent.Decision{CallID: "c1", Verdict: "maybe"}, errType: durable.ErrTypeInvalidDecision},
+		{name: "edit invalid for the schema", decision: agent.Edit("c1", []byte(`{"path":""}`)), errType: durable.ErrTypeInvalidEdit, issues: []string{"/path minLength"}},
+		{name: "edit missing a property", decision: agent.Edit("c1", []byte(`{}`)), errType: durable.ErrTypeInvalidEdit, issues: []string{" required"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := &files{}
@@ -233,8 +231,22 @@ func TestRefusedDecisions(t *testing.T) {
 			if refusedGood != nil {
 				t.Fatalf("the good decision after it was refused: %v", refusedGood)
 			}
-			if aerr, ok := errors.AsType[*temporal.ApplicationError](refused); !ok || aerr.Type() != tt.errType {
-				t.Errorf("refused with %v, want an application error of type %s", refused, tt.errType)
+			aerr, ok := errors.AsType[*temporal.ApplicationError](refused)
+			if !ok || aerr.Type() != tt.errType {
+				t.Fatalf("refused with %v, want an application error of type %s", refused, tt.errType)
+			}
+			if tt.errType == durable.ErrTypeInvalidEdit {
+				var detail []tool.Issue
+				if err := aerr.Details(&detail); err != nil {
+					t.Fatalf("the refusal's detail: %v", err)
+				}
+				var issues []string
+				for _, is := range detail {
+					issues = append(issues, is.Path+" "+is.Keyword)
+				}
+				if !reflect.DeepEqual(issues, tt.issues) {
+					t.Errorf("the refusal's issues = %q, want %q", issues, tt.issues)
+				}
 			}
 			if got := f.calls(); !reflect.DeepEqual(got, []string{"delete a"}) {
 				t.Errorf("ran %q, want [delete a]", got)

@@ -1,14 +1,12 @@
 package durable_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +17,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/durable"
+	"github.com/hands-go/hands/durable/internal/devtest"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -92,114 +91,13 @@ func runWorker() error {
 	return w.Run(worker.InterruptCh())
 }
 
-// temporalServer is a Temporal server running in a process of its own.
-type temporalServer struct {
-	hostPort, namespace string
-}
-
-// startTemporal builds the module in internal/devserver, runs it, and
-// returns the address and namespace it prints. The server is stopped when
-// the test ends. A server that cannot be built or started skips the test,
-// except under CI=true, where it fails it.
-//
-// The server is a module and a process of its own because it cannot be
-// built into this one: go.temporal.io/server needs
-// go.opentelemetry.io/otel/log v0, and hands requires v1.
-func startTemporal(t *testing.T) temporalServer {
-	t.Helper()
-	fail := t.Skipf
-	if os.Getenv("CI") == "true" {
-		fail = t.Fatalf
-	}
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		fail("building the Temporal server: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "devserver")
-	// A cold build takes minutes; leave the scenario two of the test's.
-	budget := 15 * time.Minute
-	if d, ok := t.Deadline(); ok {
-		budget = min(budget, time.Until(d)-2*time.Minute)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), budget)
-	defer cancel()
-	// Without a symbol table and DWARF, the link, which a fresh output
-	// path makes every run pay, takes half the CPU.
-	build := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", bin, ".")
-	build.Dir = filepath.Join("internal", "devserver")
-	build.Env = append(os.Environ(), "GOWORK=off")
-	if out, err := build.CombinedOutput(); err != nil {
-		fail("building the Temporal server: %v\n%s", err, out)
-	}
-
-	cmd := exec.Command(bin)
-	// The server stops when its standard input closes, so it does not
-	// outlive this process even if the process is killed.
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		fail("starting the Temporal server: %v", err)
-	}
-	stopped := make(chan error, 1)
-	t.Cleanup(func() {
-		stdin.Close()
-		select {
-		case <-stopped:
-		case <-time.After(30 * time.Second):
-			t.Errorf("the Temporal server did not stop within 30s of its standard input closing")
-			cmd.Process.Kill()
-			<-stopped
-		}
-	})
-
-	line := make(chan string, 1)
-	go func() {
-		s := bufio.NewScanner(io.LimitReader(stdout, 4096))
-		if s.Scan() {
-			line <- s.Text()
-		}
-		close(line)
-		io.Copy(io.Discard, stdout) // never block the server's writes
-		stopped <- cmd.Wait()
-	}()
-	select {
-	case l, ok := <-line:
-		hostPort, namespace, found := strings.Cut(l, " ")
-		if !ok || !found {
-			fail("the Temporal server exited or printed %q, want \"host:port namespace\"", l)
-		}
-		return temporalServer{hostPort: hostPort, namespace: namespace}
-	case <-time.After(2 * time.Minute):
-		fail("the Temporal server printed no address within 2 minutes")
-	}
-	panic("unreachable")
-}
-
-// dial returns a client of the server, closed when the test ends.
-func (s temporalServer) dial(t *testing.T) client.Client {
-	t.Helper()
-	c, err := client.Dial(client.Options{HostPort: s.hostPort, Namespace: s.namespace})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	return c
-}
-
 // startWorker starts a worker process, the test binary run again.
-func startWorker(t *testing.T, s temporalServer, queue, log string) *exec.Cmd {
+func startWorker(t *testing.T, s devtest.Server, queue, log string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
-		workerHostPort+"="+s.hostPort,
-		workerNamespace+"="+s.namespace,
+		workerHostPort+"="+s.HostPort,
+		workerNamespace+"="+s.Namespace,
 		workerQueue+"="+queue,
 		workerLog+"="+log)
 	cmd.Stderr = os.Stderr
@@ -220,8 +118,8 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	ts := startTemporal(t)
-	c := ts.dial(t)
+	ts := devtest.Start(t)
+	c := ts.Dial(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	log := t.TempDir() + "/deletions"
@@ -233,7 +131,7 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pending := waitPending(ctx, t, c, run.GetID())
+	pending := waitPending(ctx, t, c, run.GetID(), nil)
 	if len(pending) != 1 || pending[0].Call.Name != "delete" || pending[0].Kind != agent.PendingApproval {
 		t.Fatalf("pending = %+v, want the approval of delete", pending)
 	}
@@ -275,8 +173,9 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	}
 }
 
-// waitPending queries the run until a call waits for a person.
-func waitPending(ctx context.Context, t *testing.T, c client.Client, id string) []agent.Pending {
+// waitPending queries the run until a call waits for a person, and one
+// of the calls that wait is as want says (any, when want is nil).
+func waitPending(ctx context.Context, t *testing.T, c client.Client, id string, want func(agent.Pending) bool) []agent.Pending {
 	t.Helper()
 	for {
 		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
@@ -285,7 +184,7 @@ func waitPending(ctx context.Context, t *testing.T, c client.Client, id string) 
 			if err := v.Get(&pending); err != nil {
 				t.Fatal(err)
 			}
-			if len(pending) > 0 {
+			if len(pending) > 0 && (want == nil || slices.ContainsFunc(pending, want)) {
 				return pending
 			}
 		}

@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/hands-go/hands v0.0.0
+	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.47.0
 )
 
@@ -21,7 +22,6 @@ require (
 	github.com/robfig/cron v1.2.0 // indirect
 	github.com/stretchr/objx v0.5.3 // indirect
 	github.com/stretchr/testify v1.12.1 // indirect
-	go.temporal.io/api v1.63.5 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/net v0.62.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect

@@ -178,7 +178,7 @@ func (r *run) wait(ctx workflow.Context, p agent.Pending) (agent.Decision, error
 // agent.Resume records it.
 func rejected(call agent.ToolCall, d agent.Decision) agent.Message {
 	c := tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}
-	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason}})
+	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
 	return agent.ToolMessage(call, res)
 }
 
@@ -191,12 +191,16 @@ func (a *Agent) activityOptions(name string) workflow.ActivityOptions {
 		HeartbeatTimeout:    p.HeartbeatTimeout,
 		RetryPolicy:         p.Retry,
 	}
+	t, known := a.reg.Lookup(name)
 	if o.StartToCloseTimeout <= 0 {
 		o.StartToCloseTimeout = DefaultToolTimeout
+		if timed, ok := t.(tool.Timed); known && ok && timed.Timeout() > 0 {
+			o.StartToCloseTimeout = timed.Timeout() + TimeoutMargin
+		}
 	}
 	if o.RetryPolicy == nil {
 		o.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
-		if t, ok := a.reg.Lookup(name); ok {
+		if known {
 			if an := t.Spec().Annotations; an != nil && (an.ReadOnly || an.Idempotent) {
 				o.RetryPolicy.MaximumAttempts = 3
 			}

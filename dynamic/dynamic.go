@@ -97,6 +97,9 @@ func New(name, description string, inputSchema json.RawMessage, run func(ctx con
 type compiled struct {
 	schema  *validator.Schema
 	printer *message.Printer
+	doc     any    // the schema document, parsed
+	raw     []byte // and as written, for the order of its properties
+	orderState
 }
 
 func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
@@ -112,7 +115,7 @@ func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 	if !ok || obj["type"] != "object" {
 		return nil, spec, errors.New(`the input schema must describe an object ("type": "object"): a model calls tools with named arguments`)
 	}
-	c, err := compileParsed(parsed)
+	c, err := compileParsed(parsed, doc)
 	if err != nil {
 		return nil, spec, fmt.Errorf("the input schema %w", err)
 	}
@@ -126,7 +129,7 @@ func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
 
 // compileParsed compiles a parsed schema document, with no loader of other
 // documents.
-func compileParsed(parsed any) (*compiled, error) {
+func compileParsed(parsed any, doc []byte) (*compiled, error) {
 	c := validator.NewCompiler()
 	c.DefaultDraft(validator.Draft2020)
 	c.AssertFormat()
@@ -138,7 +141,7 @@ func compileParsed(parsed any) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("does not compile: %w", err)
 	}
-	return &compiled{schema: s, printer: message.NewPrinter(language.English)}, nil
+	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, raw: doc}, nil
 }
 
 // A Validator checks JSON documents against a JSON Schema document, with
@@ -158,7 +161,7 @@ func NewValidator(doc json.RawMessage) (*Validator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("dynamic: the schema is not valid JSON: %w", err)
 	}
-	c, err := compileParsed(parsed)
+	c, err := compileParsed(parsed, doc)
 	if err != nil {
 		return nil, fmt.Errorf("dynamic: the schema %w", err)
 	}
@@ -185,29 +188,21 @@ func (c *compiled) validate(args json.RawMessage) error {
 		return err
 	}
 	var issues []schema.Issue
-	c.collect(verr, &issues)
+	c.collect(verr, inst, &issues)
 	slices.SortStableFunc(issues, func(a, b schema.Issue) int { return strings.Compare(a.Path, b.Path) })
 	return &schema.Error{Issues: slices.Compact(issues), Err: schema.ErrInvalidDocument}
 }
 
 // collect gathers the leaves of the validator's error tree, which are the
 // failures themselves; the inner nodes only say where they were found.
-func (c *compiled) collect(e *validator.ValidationError, issues *[]schema.Issue) {
+func (c *compiled) collect(e *validator.ValidationError, inst any, issues *[]schema.Issue) {
 	if len(e.Causes) > 0 {
 		for _, cause := range e.Causes {
-			c.collect(cause, issues)
+			c.collect(cause, inst, issues)
 		}
 		return
 	}
-	keyword := ""
-	if path := e.ErrorKind.KeywordPath(); len(path) > 0 {
-		keyword = path[len(path)-1]
-	}
-	*issues = append(*issues, schema.Issue{
-		Path:    pointer(e.InstanceLocation),
-		Keyword: keyword,
-		Message: shorten(e.ErrorKind.LocalizedString(c.printer)),
-	})
+	*issues = append(*issues, c.issuesOf(e, inst)...)
 }
 
 // pointer renders an instance location as a JSON Pointer.

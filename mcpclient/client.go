@@ -3,7 +3,9 @@ package mcpclient
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -132,12 +134,16 @@ type Options struct {
 	// Elicit, when set, answers the server's elicitation/create requests,
 	// form and URL modes alike (the request's Params.Mode says which), and
 	// the client declares the elicitation capability for both. Nil
-	// declares none, and the server may not ask. When one call of the
-	// client's tools is under way, ctx is that call's (its values, and its
-	// end), so that a gateway can pass the request on to whoever made the
-	// call (mcpserver.ElicitRequest); with none or several under way, the
-	// client cannot tell which call the request belongs to, and ctx is the
-	// request's own.
+	// declares none, and the server may not ask. When the request names
+	// the call of the client's tools that caused it, ctx is that call's
+	// (its values, and its end), so that a gateway can pass the request on
+	// to whoever made the call (mcpserver.ElicitRequest), however many
+	// calls are under way; otherwise ctx is the request's own, and a relay
+	// refuses (ErrUnattributed) rather than guess. Over streamable HTTP a
+	// request names its call by coming on the call's stream; over the
+	// other transports only when the server puts the call's progress token
+	// in the request's _meta (progressToken), since nothing else on those
+	// wires ties a request to a call.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
@@ -179,6 +185,7 @@ type Client struct {
 	progressMu sync.Mutex
 	progress   map[string]*forwarder // calls under way, by progress token
 	tokens     atomic.Uint64
+	secret     string // seals the call a server's request is marked with (callMetaKey)
 
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
@@ -192,7 +199,7 @@ type Client struct {
 // SDK — and lists its tools. ctx bounds the connection and the first
 // listing, not the session.
 func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
-	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, wake: make(chan struct{}, 1)}
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, wake: make(chan struct{}, 1), secret: rand.Text()}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -207,14 +214,14 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	}
 	if c.opts.Sample != nil {
 		copts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
-			ctx, cancel := c.causedBy(ctx)
+			ctx, cancel := c.callOf(ctx, req.Params)
 			defer cancel()
 			return c.opts.Sample(ctx, req)
 		}
 	}
 	if c.opts.Elicit != nil {
 		copts.ElicitationHandler = func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			ctx, cancel := c.causedBy(ctx)
+			ctx, cancel := c.callOf(ctx, req.Params)
 			defer cancel()
 			return c.opts.Elicit(ctx, req)
 		}
@@ -225,6 +232,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	c.client = client
+	c.addTaskMethods()
 	session, err := c.handshake(ctx, transport)
 	if err != nil {
 		return nil, err
@@ -254,7 +262,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
 	hctx, cancel := c.listContext(ctx)
 	defer cancel()
-	session, err := c.client.Connect(hctx, c.keepingSchemas(transport), nil)
+	session, err := c.client.Connect(hctx, liftingTasks(c.keepingSchemas(transport)), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
 	}
@@ -299,22 +307,34 @@ func (c *Client) keep(ctx context.Context) {
 	}
 }
 
-// causedBy returns the context of the call a server's request belongs to
-// (see Options.Elicit): the one call under way, ended when either it or
-// the request is; or, when none or several are, the request's own ctx.
-func (c *Client) causedBy(ctx context.Context) (context.Context, context.CancelFunc) {
-	c.progressMu.Lock()
-	var call context.Context
-	if len(c.progress) == 1 {
-		for _, f := range c.progress {
-			call = f.ctx
+// ErrUnattributed is what a relay of a server's requests answers a
+// request that names no call under way (see Options.Elicit): it cannot
+// know whose the request is, and must not guess.
+var ErrUnattributed = errors.New("mcpclient: the server's request names no call under way")
+
+// callOf returns the context of the call a server's request belongs to
+// (see Options.Elicit), ended when either it or the request is; or, when
+// the request names no call under way, the request's own ctx. A request
+// names its call by the call's progress token: the watch of an HTTP
+// session marks the requests on a call's stream with it (callMetaKey,
+// which is removed here), and a server may send it itself as the
+// request's progressToken.
+func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context, context.CancelFunc) {
+	meta := params.GetMeta()
+	token, _ := meta["progressToken"].(string)
+	if mark, ok := meta[callMetaKey].(string); ok {
+		delete(meta, callMetaKey)
+		if secret, marked, ok := strings.Cut(mark, " "); ok && secret == c.secret {
+			token = marked
 		}
 	}
+	c.progressMu.Lock()
+	f := c.progress[token]
 	c.progressMu.Unlock()
-	if call == nil {
+	if f == nil {
 		return ctx, func() {}
 	}
-	call, cancel := context.WithCancel(call)
+	call, cancel := context.WithCancel(f.ctx)
 	stop := context.AfterFunc(ctx, cancel)
 	return call, func() { stop(); cancel() }
 }

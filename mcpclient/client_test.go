@@ -293,7 +293,11 @@ func TestCancel(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	u := newUpstream(t)
 	c := u.connect(t, &mcpclient.Options{Timeout: 500 * time.Millisecond})
-	res := call(t.Context(), find(t, c, "slow"), "slow", `{}`)
+	slow := find(t, c, "slow")
+	if timed, ok := slow.(tool.Timed); !ok || timed.Timeout() != 500*time.Millisecond {
+		t.Errorf("the remote tool %T does not say its timeout is 500ms (tool.Timed)", slow)
+	}
+	res := call(t.Context(), slow, "slow", `{}`)
 	if terr, ok := errors.AsType[*tool.TimeoutError](res.Err); !ok || terr.Timeout != 500*time.Millisecond {
 		t.Errorf("a call past the timeout = %+v, want a *tool.TimeoutError", res)
 	}

@@ -38,8 +38,22 @@
 //
 // Options.Elicit and Options.Sample answer a server's elicitation (form
 // and URL modes) and sampling requests; their context is that of the call
-// that caused the request when one call is under way (see Options.Elicit),
-// so that a gateway can pass them on to its own client.
+// that caused the request, when the request names it (see
+// Options.Elicit), so that a gateway can pass each on to the client that
+// made that call, however many calls are under way — and refuse one that
+// names none (ErrUnattributed).
+//
+// # Tasks
+//
+// A remote tool whose execution.taskSupport is "required" is called as an
+// MCP task: the call creates the task, polls it with tasks/get at the
+// server's pollInterval (held between 100 ms and 10 s), passes its status
+// messages on as progress, and fetches its result with tasks/result, which
+// is then read as a plain call's result is, within the same bounds. The
+// call's context and timeout bound the whole; when the call ends first,
+// the task is cancelled on the server. A tool whose task support is
+// "optional" is called plainly. Both are tool.TaskOptional to hands'
+// own clients.
 //
 // # A remote tool is a hands tool
 //

@@ -121,12 +121,29 @@ func TestLargeToolRefused(t *testing.T) {
 // written counts the bytes of the answers to tools/call that the client
 // took.
 func bigResultServer(t testing.TB, size int) (ts *httptest.Server, written *atomic.Int64) {
+	return bigAnswerServer(t, "tools/call", false, size)
+}
+
+// bigAnswerServer serves an MCP server over streamable HTTP whose answer
+// to method (tools/call, of a tool "big", or tools/list) holds size bytes
+// of text, as a JSON body or, with stream, as one server-sent event,
+// written in small pieces from one buffer so that the server itself holds
+// little. written counts the bytes of those answers that the client took.
+func bigAnswerServer(t testing.TB, method string, stream bool, size int) (ts *httptest.Server, written *atomic.Int64) {
 	s := mcp.NewServer(&mcp.Implementation{Name: "hostile", Version: "1"}, nil)
 	s.AddTool(&mcp.Tool{Name: "big", Description: "Answer at length.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return nil, errors.New("answered by the handler below")
 		})
-	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, &mcp.StreamableHTTPOptions{JSONResponse: !stream})
+	head, tail := `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, `"}]}}`
+	if method == "tools/list" {
+		head = `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"t","inputSchema":{"type":"object"},"description":"`
+	}
+	contentType := "application/json"
+	if stream {
+		head, tail, contentType = "data: "+head, tail+"\n\n", "text/event-stream"
+	}
 	written = new(atomic.Int64)
 	ts = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -135,14 +152,14 @@ func bigResultServer(t testing.TB, size int) (ts *httptest.Server, written *atom
 			ID     json.RawMessage `json:"id"`
 		}
 		json.Unmarshal(body, &req)
-		if req.Method != "tools/call" {
+		if req.Method != method {
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			sdk.ServeHTTP(w, r)
 			return
 		}
-		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Type", contentType)
 		count := func(n int, err error) error { written.Add(int64(n)); return err }
-		if count(fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"`, req.ID)) != nil {
+		if count(fmt.Fprintf(w, head, req.ID)) != nil {
 			return
 		}
 		chunk := bytes.Repeat([]byte("x"), 64<<10)
@@ -151,7 +168,7 @@ func bigResultServer(t testing.TB, size int) (ts *httptest.Server, written *atom
 				return
 			}
 		}
-		count(io.WriteString(w, `"}]}}`))
+		count(io.WriteString(w, tail))
 	}))
 	t.Cleanup(ts.Close)
 	return ts, written
@@ -181,6 +198,29 @@ func TestBigResultOverHTTP(t *testing.T) {
 	}
 	if got := after.TotalAlloc - before.TotalAlloc; got > 8*mcpclient.DefaultMaxMessageBytes {
 		t.Errorf("the call allocated %d bytes for a %d-byte result, over 8 times the bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+}
+
+// TestWatchedListingBound has a server answer tools/list with one event of
+// four times DefaultMaxMessageBytes, which the client reads through its
+// watch of the HTTP exchanges (it keeps the schemas as sent): the listing
+// fails, having read little more than the bound, and the client allocates
+// a small multiple of it.
+func TestWatchedListingBound(t *testing.T) {
+	const size = 4 * mcpclient.DefaultMaxMessageBytes
+	ts, written := bigAnswerServer(t, "tools/list", true, size)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := mcpclient.Connect(t.Context(), mcpclient.HTTP(ts.URL, nil), nil)
+	runtime.ReadMemStats(&after)
+	if err == nil {
+		t.Fatalf("a listing of %d bytes over a bound of %d was taken", size, mcpclient.DefaultMaxMessageBytes)
+	}
+	if got := written.Load(); got > 2*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("the client took %d bytes of a %d-byte listing, over a bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 8*mcpclient.DefaultMaxMessageBytes {
+		t.Errorf("connecting allocated %d bytes for a %d-byte listing, over 8 times the bound of %d", got, size, mcpclient.DefaultMaxMessageBytes)
 	}
 }
 

@@ -230,7 +230,7 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	if err != nil {
 		return nil, &OAuthError{Server: endpoint, Err: err}
 	}
-	return h, nil
+	return &legacyHandler{sdk: h, cfg: cfg}, nil
 }
 
 // freePort returns a loopback port that was free a moment ago.

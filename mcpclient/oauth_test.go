@@ -101,6 +101,42 @@ func TestOAuthAuthorizationCode(t *testing.T) {
 	}
 }
 
+// TestOAuthLegacyIssuer reaches servers of the 2025-03-26 protocol, which
+// publish no protected-resource metadata and serve their authorization
+// server's metadata at the root of their origin: an issuer under a path
+// of that origin is taken (the flow, step-up included, runs against its
+// endpoints), and one of another origin is refused before the browser
+// opens, with an *IssuerError.
+func TestOAuthLegacyIssuer(t *testing.T) {
+	t.Run("same origin", func(t *testing.T) {
+		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy = true })
+		var b oauthtest.Browser
+		c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		if err != nil {
+			t.Fatalf("Connect = %v", err)
+		}
+		callWrite(t, c) // needs write: 403 insufficient_scope, a second authorization
+		a.Mu.Lock()
+		authorized := slices.Clone(a.Authorized)
+		a.Mu.Unlock()
+		if b.Count() != 2 || len(authorized) != 2 || !slices.Contains(authorized[1], "read") || !slices.Contains(authorized[1], "write") {
+			t.Errorf("%d pages opened, scopes asked for = %q; want 2, [read] then [read write]", b.Count(), authorized)
+		}
+	})
+	t.Run("another origin", func(t *testing.T) {
+		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy, a.ForeignIssuer = true, true })
+		var b oauthtest.Browser
+		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		ierr, ok := errors.AsType[*mcpclient.IssuerError](err)
+		if !ok || !errors.Is(err, mcpclient.ErrForeignIssuer) || ierr.Issuer != a.AS.URL {
+			t.Fatalf("Connect = %v, want an *IssuerError naming %s", err, a.AS.URL)
+		}
+		if b.Count() != 0 {
+			t.Errorf("the browser opened %d pages, want none", b.Count())
+		}
+	})
+}
+
 // TestOAuthRefresh connects with an expired stored token: the client
 // refreshes it, stores the new one, and asks nobody.
 func TestOAuthRefresh(t *testing.T) {

@@ -3,6 +3,8 @@ package mcpclient_test
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -15,8 +17,16 @@ import (
 // TestPropertyOrder serves an upstream's tool through the client and
 // mcpserver, and reads tools/list at the far end as bytes: the properties
 // of both schemas come in the upstream's order, at every level, though
-// the SDK decodes schemas into maps.
+// the SDK decodes schemas into maps — over an in-memory transport (as
+// over a command's pipes), and over streamable HTTP, whether the
+// upstream answers with an event stream or a JSON body.
 func TestPropertyOrder(t *testing.T) {
+	for _, transport := range []string{"in memory", "streamable HTTP, events", "streamable HTTP, JSON"} {
+		t.Run(transport, func(t *testing.T) { testPropertyOrder(t, transport) })
+	}
+}
+
+func testPropertyOrder(t *testing.T, transport string) {
 	ctx := t.Context()
 	up := mcp.NewServer(&mcp.Implementation{Name: "up", Version: "1"}, nil)
 	up.AddTool(&mcp.Tool{
@@ -27,12 +37,22 @@ func TestPropertyOrder(t *testing.T) {
 	}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{StructuredContent: map[string]any{"whiskey": "w"}}, nil
 	})
-	ct, st := mcp.NewInMemoryTransports()
-	ss, err := up.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
+	var ct mcp.Transport
+	switch transport {
+	case "in memory":
+		var st mcp.Transport
+		ct, st = mcp.NewInMemoryTransports()
+		ss, err := up.Connect(ctx, st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ss.Close()
+	default:
+		opts := &mcp.StreamableHTTPOptions{JSONResponse: transport == "streamable HTTP, JSON"}
+		ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, opts))
+		defer ts.Close()
+		ct = mcpclient.HTTP(ts.URL, nil)
 	}
-	defer ss.Close()
 	c, err := mcpclient.Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -28,12 +28,13 @@ type listingTransport struct {
 }
 
 // keepingSchemas returns transport wrapped so that c sees the schemas as
-// sent. The SDK's streamable HTTP connection is left as it is: the SDK
+// sent. The SDK's streamable HTTP connection cannot be wrapped: the SDK
 // tells it of the session's state through an unexported method that a
-// wrapper would hide, and its HTTP headers and event stream depend on it.
+// wrapper would hide. So c watches its HTTP exchanges instead
+// (watchingTransport).
 func (c *Client) keepingSchemas(transport mcp.Transport) mcp.Transport {
-	if _, ok := transport.(*mcp.StreamableClientTransport); ok {
-		return transport
+	if t, ok := transport.(*mcp.StreamableClientTransport); ok {
+		return c.watchingTransport(t)
 	}
 	return listingTransport{next: transport, c: c}
 }

@@ -11,11 +11,13 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -55,6 +57,9 @@ func (r *remote) Spec() tool.Spec {
 	}
 	return spec
 }
+
+// Timeout returns the bound on each call (Options.Timeout; see tool.Timed).
+func (r *remote) Timeout() time.Duration { return r.cur.Load().raw.Timeout() }
 
 // Enabled reports whether the server offers the tool now.
 func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
@@ -118,7 +123,7 @@ func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
 // cannot; a nil version without an error means Include left it out.
 func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version, error) {
 	input := schemas.input
-	opts := []tool.Option{tool.WithContextBoundHandler()} // the SDK's CallTool returns when its context ends
+	var opts []tool.Option
 	switch {
 	case c.opts.Timeout == 0:
 		opts = append(opts, tool.WithTimeout(DefaultTimeout))
@@ -138,6 +143,18 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if title != "" {
 		opts = append(opts, tool.WithTitle(title))
 	}
+	support := mcptask.Execution(mt.Meta)
+	if support == string(tool.TaskRequired) || support == string(tool.TaskOptional) {
+		// The client runs it either way: as a task when the server
+		// requires one, plainly otherwise. To hands' own clients it is a
+		// tool that may take long.
+		opts = append(opts, tool.WithTaskSupport(tool.TaskOptional))
+	}
+	if support != string(tool.TaskRequired) {
+		// Called plainly, the SDK's CallTool returns when its context
+		// ends; a call as a task may outlive it, to cancel the task.
+		opts = append(opts, tool.WithContextBoundHandler())
+	}
 	description := mt.Description
 	if description == "" {
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
@@ -156,7 +173,7 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
 	}
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check), opts...)
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check, support == string(tool.TaskRequired)), opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -199,17 +216,17 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 // handler returns the handler of a remote tool: it runs once the arguments
 // passed the tool's schema, and sends them to the server as they are.
 // A result's structured content is kept when the tool has an output
-// schema (check is not nil) and the content satisfies it.
-func (c *Client) handler(remoteName string, check *dynamic.Validator) func(ctx context.Context, args json.RawMessage) (any, error) {
+// schema (check is not nil) and the content satisfies it. A tool that
+// requires a task is called as one (asTask; see callTool).
+func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
-		report := tool.ReportsProgress(ctx) // else the server is not asked for progress nobody would read
-		if report {
-			params.SetProgressToken(token)
-		}
-		stop := c.forward(ctx, token, report)
-		res, err := c.session.Load().CallTool(ctx, params)
+		// The token names the call in the server's requests (callOf) too, so
+		// it is sent whether or not anyone reads the call's progress.
+		params.SetProgressToken(token)
+		stop := c.forward(ctx, token, tool.ReportsProgress(ctx))
+		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {

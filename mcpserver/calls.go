@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"sync"
 
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -47,6 +48,9 @@ func (c *callConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	switch {
 	case !ok:
 	case req.IsCall():
+		if req.Method == "tools/call" {
+			req.Params = mcptask.LiftParams(req.Params) // see taskCalls
+		}
 		c.mu.Lock()
 		c.pending[req.ID] = false
 		c.mu.Unlock()

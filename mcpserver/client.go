@@ -236,6 +236,11 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if !declared {
 		return nil, fmt.Errorf("%w: %s, which the client did not declare", ErrUnsupported, capability)
 	}
+	if p.roundTrips && taskOf(ctx) != nil {
+		// A task's call has answered its request already: there is no
+		// result left to carry the request back in.
+		return nil, fmt.Errorf("%w: %s, in a task on protocol version %s, where a request to the client goes back in the call's result", ErrUnsupported, capability, version)
+	}
 	if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); stateless && !p.roundTrips {
 		return nil, fmt.Errorf("%w: %s, on stateless HTTP with protocol version %s", ErrUnsupported, capability, version)
 	}

@@ -97,6 +97,24 @@
 // listing take no lock that Sync holds. A tool that reports itself
 // disabled is no longer listed, as for any predicate.
 //
+// # Tasks
+//
+// A tool declared with tool.WithTaskSupport may be called as an MCP task
+// (protocol revision 2025-11-25): the client's tools/call carries a task
+// parameter, the server answers at once with the task, runs the call in
+// the background, bound to the session, and answers tasks/get,
+// tasks/result, tasks/cancel (which ends the handler's context) and
+// tasks/list for that session's tasks only; a task ID from another
+// session is not found. A tool that requires tasks refuses plain calls. A
+// task is forgotten once its ttl has passed, its call cancelled if it
+// still runs. TaskOptions (Options.Tasks) bound the tasks per session and
+// in all, the ttl and the result held. The call's progress is also the
+// task's status message, which a client that polls reads. A stateless
+// HTTP server has no session to hold tasks in and refuses them. Tasks
+// need the server's own transports (Run, HTTPHandler), which carry the
+// task parameter that the SDK's types drop; a session made directly on
+// the SDK server (MCP) sees task-augmented calls as plain ones.
+//
 // # The playground
 //
 // Playground returns a handler for a web page on which a developer tries

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -267,6 +268,7 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return false
 	}
+	data = mcptask.LiftRequest(data) // see taskCalls
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	r.ContentLength = int64(len(data))
 	return true

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +47,9 @@ type Options struct {
 	// they expire; replicas share a store so that a state used at one is
 	// refused at the others.
 	StateClaims StateClaims
+	// Tasks bound the tasks the server runs for tools that may run as
+	// tasks (tool.WithTaskSupport); the zero value selects every default.
+	Tasks TaskOptions
 }
 
 // A Server serves a registry's tools over MCP. It is safe for concurrent
@@ -64,6 +68,9 @@ type Server struct {
 	watched    []watchedTool             // the tools whose spec may change, looked at on every Sync
 
 	sessions sync.Map // *mcp.ServerSession → *sessionList: the sessions that listed tools
+
+	tasks     *taskStore
+	taskModes sync.Map // tool name → tool.TaskSupport, of the tools registered that may run as tasks
 }
 
 // A watchedTool is a tool whose spec may change after it is registered.
@@ -98,6 +105,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		panic(err) // a key of the wrong length: a mistake at setup
 	}
 	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
+	s.tasks = newTaskStore(opts.Tasks)
 	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
@@ -110,8 +118,9 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	for _, r := range tools {
 		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
 	}
-	s.mcp.AddReceivingMiddleware(s.perCaller)
-	s.mcp.AddSendingMiddleware(s.listChanged)
+	s.mcp.AddReceivingMiddleware(s.taskCalls, s.perCaller)
+	s.addTaskMethods()
+	s.mcp.AddSendingMiddleware(s.listChanged, s.taskRequests)
 	return s
 }
 
@@ -275,6 +284,11 @@ func encodeSchemas(mt *mcp.Tool) error {
 func (s *Server) register(r registration) {
 	s.mcp.AddTool(r.tool, s.handler())
 	s.registered[r.tool.Name] = r
+	if support := mcptask.Execution(r.tool.Meta); support != "" {
+		s.taskModes.Store(r.tool.Name, tool.TaskSupport(support))
+	} else {
+		s.taskModes.Delete(r.tool.Name)
+	}
 }
 
 // registerLive is register for a server in use: a tool the SDK refuses (it
@@ -307,6 +321,13 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	}
 	if spec.Version != "" {
 		t.Meta = mcp.Meta{VersionMeta: spec.Version}
+	}
+	if spec.TaskSupport != tool.TaskForbidden {
+		if t.Meta == nil {
+			t.Meta = mcp.Meta{}
+		}
+		// Where the SDK keeps it; taskCalls puts it in its place.
+		t.Meta[mcptask.ExecutionMeta] = map[string]any{"taskSupport": string(spec.TaskSupport)}
 	}
 	if a := spec.Annotations; a != nil {
 		destructive, openWorld := a.Destructive, a.OpenWorld
@@ -416,8 +437,15 @@ func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool
 	}
 	token := req.Params.GetProgressToken()
 	var notify func(any) bool
-	if token != nil && req.Session != nil {
+	status := taskStatusFrom(ctx) // the call is a task's: its progress is the task's status too
+	if (token != nil && req.Session != nil) || status != nil {
 		notify = func(v any) bool {
+			if status != nil {
+				status(v)
+			}
+			if token == nil || req.Session == nil {
+				return true
+			}
 			if err := req.Session.NotifyProgress(ctx, progress.next(token, v)); err != nil {
 				s.logger.DebugContext(ctx, "mcpserver: progress notification failed", "tool", call.Name, "err", err)
 			}

@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/hands-go/hands/internal/msgtext"
 )
 
 // A decoder validates and decodes one JSON document in a single pass over
@@ -419,12 +420,8 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 	}
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
-}
+// plural returns word, or its plural when n is not 1.
+func plural(n int, word string) string { return msgtext.Plural(n, word) }
 
 // inEnum reports whether v is one of the node's allowed values.
 func (d *decoder) inEnum(n *node, v any) bool {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/hands-go/hands/internal/msgtext"
 )
 
 // unquote returns the value of a string that scanString read.
@@ -120,30 +122,4 @@ func (d *decoder) checkString(n *node, s string) bool {
 }
 
 // formatNoun describes a format for messages.
-func formatNoun(format string) string {
-	switch format {
-	case "date-time":
-		return "an RFC 3339 date-time such as 2024-05-01T12:00:00Z"
-	case "date":
-		return "a date such as 2024-05-01"
-	case "time":
-		return "a time with an offset such as 12:00:00Z"
-	case "duration":
-		return "an ISO 8601 duration such as P3DT4H"
-	case "email":
-		return "an email address"
-	case "hostname":
-		return "a hostname"
-	case "ipv4":
-		return "an IPv4 address"
-	case "ipv6":
-		return "an IPv6 address"
-	case "uri":
-		return "an absolute URI such as https://example.com/page"
-	case "uri-reference":
-		return "a URI reference"
-	case "uuid":
-		return "a UUID such as 123e4567-e89b-12d3-a456-426614174000"
-	}
-	return "a valid " + format
-}
+func formatNoun(format string) string { return msgtext.FormatNoun(format) }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"reflect"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/hands-go/hands/internal/msgtext"
 )
@@ -200,23 +199,14 @@ func errorText(err error) string { return oneLine(err.Error()) }
 func oneLine(s string) string { return msgtext.Line(s, maxMessage) }
 
 // maxQuoted is the longest value, in runes, that a message repeats in full.
-const maxQuoted = 40
+const maxQuoted = msgtext.MaxValue
 
 // quote returns s as a Go-quoted string for a message, cut to maxQuoted
 // runes.
 func quote(s string) string { return msgtext.Quote(s, maxQuoted) }
 
 // shortRaw returns raw JSON for a message, cut to maxQuoted bytes.
-func shortRaw(raw []byte) string {
-	if len(raw) <= maxQuoted {
-		return string(raw)
-	}
-	cut := maxQuoted - 1
-	for cut > 0 && !utf8.RuneStart(raw[cut]) {
-		cut--
-	}
-	return string(raw[:cut]) + "…"
-}
+func shortRaw(raw []byte) string { return msgtext.Raw(raw, maxQuoted) }
 
 // appendPointerToken appends one JSON Pointer reference token, escaped.
 func appendPointerToken[T string | []byte](b []byte, tok T) []byte {

@@ -34,6 +34,7 @@ type config struct {
 	deprecation *Deprecation
 	version     string
 	migration   *migration
+	tasks       TaskSupport
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	bound       bool    // WithContextBoundHandler
 	errs        []error // mistakes in the options themselves
@@ -162,6 +163,7 @@ type core struct {
 	migration   *migration        // Migrate, MigrateJSON
 	version     string            // WithVersion
 	bound       bool              // WithContextBoundHandler
+	tasks       TaskSupport       // WithTaskSupport
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -196,6 +198,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migration: c.migration, version: c.version, bound: c.bound,
+		tasks: c.tasks,
 	}, c, nil
 }
 
@@ -216,6 +219,19 @@ func CheckName(name string) error {
 
 // Name returns the tool's name.
 func (c *core) Name() string { return c.name }
+
+// Timeout returns the bound WithTimeout put on each call; zero when the
+// tool has none.
+func (c *core) Timeout() time.Duration { return c.timeout }
+
+// A Timed is a tool that bounds each of its calls (WithTimeout), and says
+// by how much, so that what runs its calls elsewhere, such as a
+// durable-execution engine's activity, can bound them too. Timeout returns
+// zero when the calls have no bound. The tools of New and NewRaw are
+// Timed, and so are mcpclient's.
+type Timed interface {
+	Timeout() time.Duration
+}
 
 // Enabled reports whether the tool's predicate allows it now; a tool without
 // one is always enabled, until its sunset (WithDeprecated) has passed.

@@ -86,7 +86,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, TaskSupport: t.tasks}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

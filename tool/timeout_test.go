@@ -140,3 +140,30 @@ func TestCallerDeadlineIsACancellation(t *testing.T) {
 		}
 	})
 }
+
+// TestToolsSayTheirTimeout: the tools of New and NewRaw are tool.Timed, and
+// report the bound WithTimeout gave them, or zero without one.
+func TestToolsSayTheirTimeout(t *testing.T) {
+	greet := func(context.Context, greetArgs) (string, error) { return "hi", nil }
+	raw := func(context.Context, json.RawMessage) (any, error) { return "hi", nil }
+	spec := tool.Spec{Name: "r", Description: "d", InputSchema: objectSchema}
+	for _, tt := range []struct {
+		name string
+		tool tool.Interface
+		want time.Duration
+	}{
+		{"New with a timeout", tool.New("greet", "Greet.", greet, tool.WithTimeout(3*time.Second)), 3 * time.Second},
+		{"New without", tool.New("greet", "Greet.", greet), 0},
+		{"NewRaw with a timeout", tool.NewRaw(spec, nil, raw, tool.WithTimeout(time.Minute)), time.Minute},
+		{"NewRaw without", tool.NewRaw(spec, nil, raw), 0},
+	} {
+		timed, ok := tt.tool.(tool.Timed)
+		if !ok {
+			t.Errorf("%s: %T is not a tool.Timed", tt.name, tt.tool)
+			continue
+		}
+		if got := timed.Timeout(); got != tt.want {
+			t.Errorf("%s: Timeout() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

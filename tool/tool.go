@@ -40,6 +40,9 @@ type Spec struct {
 	// Version is the tool's version (WithVersion); "" when it declares
 	// none.
 	Version string `json:"version,omitempty"`
+	// TaskSupport says whether the tool may be run as a task that a client
+	// starts and polls (WithTaskSupport); "" when it may not.
+	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -190,7 +193,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, TaskSupport: t.tasks}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}

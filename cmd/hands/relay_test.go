@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,28 +46,10 @@ func TestServeRelaysElicitationAndSampling(t *testing.T) {
 				Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "summarise"}}}}))
 		})
 	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
-	defer upstream.Close()
+	t.Cleanup(upstream.Close) // after serve stops: serve holds a stream open to it
 
-	inTempDir(t)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	stderrR, stderrW := io.Pipe()
-	done := make(chan error, 1)
-	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream.URL}, strings.NewReader(""), io.Discard, stderrW)
-		stderrW.Close()
-	}()
-	defer func() { cancel(); <-done }()
-	line, err := bufio.NewReader(stderrR).ReadString('\n')
-	if err != nil {
-		t.Fatalf("no startup line: %v", err)
-	}
-	go io.Copy(io.Discard, stderrR)
-	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
-	if m == nil {
-		t.Fatalf("startup line %q names no address", line)
-	}
-	endpoint := m[1] + "/mcp"
+	endpoint := serveInFront(t, upstream.URL)
+	ctx := t.Context()
 
 	call := func(session *mcp.ClientSession, name string) (string, bool) {
 		t.Helper()
@@ -116,6 +101,110 @@ func TestServeRelaysElicitationAndSampling(t *testing.T) {
 	for _, name := range []string{"ask_name", "summarise"} {
 		if text, isErr := call(session2, name); !isErr || !strings.Contains(text, "refused") {
 			t.Errorf("%s for a client without the capability = %q (error %v), want the upstream's refusal", name, text, isErr)
+		}
+	}
+}
+
+// serveInFront runs hands serve over HTTP in front of the upstream at
+// upstream until the test ends, and returns its endpoint.
+func serveInFront(t *testing.T, upstream string) string {
+	t.Helper()
+	inTempDir(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	stderrR, stderrW := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream}, strings.NewReader(""), io.Discard, stderrW)
+		stderrW.Close()
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	line, err := bufio.NewReader(stderrR).ReadString('\n')
+	if err != nil {
+		t.Fatalf("no startup line: %v", err)
+	}
+	go io.Copy(io.Discard, stderrR)
+	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
+	if m == nil {
+		t.Fatalf("startup line %q names no address", line)
+	}
+	return m[1] + "/mcp"
+}
+
+// TestServeRelaysToEachCaller has two clients of hands serve call, at the
+// same time, an upstream tool that asks its client for a name once both
+// calls have reached it: each request reaches the client whose call
+// caused it, and each call gets that client's answer — never the other's.
+func TestServeRelaysToEachCaller(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, nil)
+	var arrivals atomic.Int32
+	both := make(chan struct{})
+	together := func(ctx context.Context) error { // both calls are under way before either asks
+		if arrivals.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	up.AddTool(&mcp.Tool{Name: "ask_name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if err := together(ctx); err != nil {
+				return nil, err
+			}
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	t.Cleanup(upstream.Close) // after serve stops: serve holds a stream open to it
+	endpoint := serveInFront(t, upstream.URL)
+	ctx := t.Context()
+
+	var asked sync.Map // client name → how many times it was asked
+	connect := func(name string) *mcp.ClientSession {
+		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
+			Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				n, _ := asked.LoadOrStore(name, new(atomic.Int32))
+				n.(*atomic.Int32).Add(1)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": name}}, nil
+			},
+		})
+		session, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { session.Close() })
+		return session
+	}
+	names := []string{"ada", "grace"}
+	sessions := []*mcp.ClientSession{connect(names[0]), connect(names[1])}
+	answers := make([]string, 2)
+	var wg sync.WaitGroup
+	for i, session := range sessions {
+		wg.Go(func() {
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "ask_name", Arguments: map[string]any{}})
+			if err != nil {
+				answers[i] = "error: " + err.Error()
+				return
+			}
+			answers[i] = res.Content[0].(*mcp.TextContent).Text
+		})
+	}
+	wg.Wait()
+	for i, name := range names {
+		if answers[i] != name {
+			t.Errorf("%s's call was answered %q, want its own client's answer %q", name, answers[i], name)
+		}
+		n, _ := asked.Load(name)
+		if n == nil || n.(*atomic.Int32).Load() != 1 {
+			t.Errorf("%s was asked %v times, want once", name, n)
 		}
 	}
 }

@@ -75,3 +75,61 @@ func Definition(pkg string, where []string, err error) string {
 	}
 	return b.String()
 }
+
+// MaxValue is the longest value, in runes (or bytes, for raw JSON), that a
+// message about a value repeats in full.
+const MaxValue = 40
+
+// Raw returns raw JSON for a message, cut to n bytes at a rune boundary,
+// with "…" in place of the rest.
+func Raw(raw []byte, n int) string {
+	if len(raw) <= n {
+		return string(raw)
+	}
+	cut := n - 1
+	for cut > 0 && !utf8.RuneStart(raw[cut]) {
+		cut--
+	}
+	return string(raw[:cut]) + "…"
+}
+
+// Plural returns word, or its plural when n is not 1.
+func Plural(n int, word string) string {
+	switch {
+	case n == 1:
+		return word
+	case strings.HasSuffix(word, "y"):
+		return word[:len(word)-1] + "ies"
+	}
+	return word + "s"
+}
+
+// FormatNoun describes a value of a JSON Schema format, for a message that
+// says what a value must be.
+func FormatNoun(format string) string {
+	switch format {
+	case "date-time":
+		return "an RFC 3339 date-time such as 2024-05-01T12:00:00Z"
+	case "date":
+		return "a date such as 2024-05-01"
+	case "time":
+		return "a time with an offset such as 12:00:00Z"
+	case "duration":
+		return "an ISO 8601 duration such as P3DT4H"
+	case "email":
+		return "an email address"
+	case "hostname":
+		return "a hostname"
+	case "ipv4":
+		return "an IPv4 address"
+	case "ipv6":
+		return "an IPv6 address"
+	case "uri":
+		return "an absolute URI such as https://example.com/page"
+	case "uri-reference":
+		return "a URI reference"
+	case "uuid":
+		return "a UUID such as 123e4567-e89b-12d3-a456-426614174000"
+	}
+	return "a valid " + format
+}

@@ -36,6 +36,14 @@ type Server struct {
 	OIDCOnly bool             // serve only OpenID Connect discovery, not RFC 8414 metadata
 	PRMInWWW bool             // name the protected-resource metadata only in the challenge, at a non-default path
 	Deny     bool             // the person declines
+	// Legacy makes the resource server one of the 2025-03-26 protocol: it
+	// publishes no protected-resource metadata and is its own
+	// authorization server, whose metadata, at the root of its origin,
+	// names the issuer RS.URL+"/oauth", where its endpoints are.
+	Legacy bool
+	// ForeignIssuer, with Legacy, has that metadata name AS, another
+	// origin, as the issuer instead (the mix-up a client must refuse).
+	ForeignIssuer bool
 
 	Mu         sync.Mutex                  // guards what follows
 	Clients    map[string]string           // client ID → secret ("" for a public client)
@@ -74,9 +82,21 @@ func New(t *testing.T, configure func(*Server)) *Server {
 	if a.PRMInWWW {
 		prmPath = "/meta/resource.json"
 	}
-	mux.HandleFunc(prmPath, func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": a.RS.URL + "/mcp", "authorization_servers": []string{a.AS.URL}, "scopes_supported": []string{"read", "write"}})
-	})
+	if a.Legacy {
+		prmPath = ""
+		mux.HandleFunc("/.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
+			if a.ForeignIssuer {
+				writeJSON(w, a.metadata(a.AS.URL))
+				return
+			}
+			writeJSON(w, a.metadata(a.RS.URL+"/oauth"))
+		})
+		mux.Handle("/oauth/", http.StripPrefix("/oauth", http.HandlerFunc(a.serveAS)))
+	} else {
+		mux.HandleFunc(prmPath, func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, map[string]any{"resource": a.RS.URL + "/mcp", "authorization_servers": []string{a.AS.URL}, "scopes_supported": []string{"read", "write"}})
+		})
+	}
 	mux.Handle("/mcp", a.guard(mcpHandler, prmPath))
 	a.RS = httptest.NewServer(mux)
 	t.Cleanup(a.RS.Close)
@@ -101,6 +121,9 @@ func (a *Server) guard(next http.Handler, prmPath string) http.Handler {
 			need = "write"
 		}
 		challenge := fmt.Sprintf(`Bearer resource_metadata="%s%s", scope="%s"`, a.RS.URL, prmPath, need)
+		if prmPath == "" {
+			challenge = fmt.Sprintf(`Bearer scope="%s"`, need)
+		}
 		a.Mu.Lock()
 		scopes, ok := a.Tokens[strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")]
 		a.Mu.Unlock()
@@ -117,18 +140,24 @@ func (a *Server) guard(next http.Handler, prmPath string) http.Handler {
 	})
 }
 
-func (a *Server) serveAS(w http.ResponseWriter, r *http.Request) {
-	meta := map[string]any{
-		"issuer":                                a.AS.URL,
-		"authorization_endpoint":                a.AS.URL + "/authorize",
-		"token_endpoint":                        a.AS.URL + "/token",
-		"registration_endpoint":                 a.AS.URL + "/register",
+// metadata returns the authorization server's metadata (RFC 8414) when
+// its issuer is issuer, with its endpoints under it.
+func (a *Server) metadata(issuer string) map[string]any {
+	return map[string]any{
+		"issuer":                                issuer,
+		"authorization_endpoint":                issuer + "/authorize",
+		"token_endpoint":                        issuer + "/token",
+		"registration_endpoint":                 issuer + "/register",
 		"response_types_supported":              []string{"code"},
 		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "private_key_jwt", "none"},
 		"scopes_supported":                      []string{"read", "write"},
 	}
+}
+
+func (a *Server) serveAS(w http.ResponseWriter, r *http.Request) {
+	meta := a.metadata(a.AS.URL)
 	switch r.URL.Path {
 	case "/.well-known/oauth-authorization-server":
 		if a.OIDCOnly {

@@ -1,0 +1,276 @@
+// Command approval runs an agent on Temporal whose destructive tool waits
+// for a person's approval for as long as it takes: the run is a workflow,
+// so it outlives the worker process that started it, and the approval can
+// come from anywhere, days later.
+//
+// It needs a Temporal server; for one on your machine, install the
+// Temporal CLI (https://docs.temporal.io/cli) and start its development
+// server, which listens on localhost:7233:
+//
+//	temporal server start-dev
+//
+// Then, from the durable directory, the whole run in one process — a
+// worker, a run that pauses, the approval, the answer:
+//
+//	go run ./examples/approval
+//
+// Or across processes, as in production: a worker, a run started, the
+// worker stopped and another started, then the decision:
+//
+//	go run ./examples/approval worker -dir /tmp/ws &
+//	go run ./examples/approval start -id tidy 'remove notes.txt'
+//	kill %1; go run ./examples/approval worker -dir /tmp/ws &
+//	go run ./examples/approval approve -id tidy      # or: reject -id tidy 'keep it'
+//
+// The model is a stand-in that answers by rule, so that the example needs
+// no API key; a program gives durable.New a provider's agent.Model
+// instead. Every worker of a task queue must have the same tools and
+// options.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/durable"
+	"github.com/hands-go/hands/tool"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "approval:", err)
+		os.Exit(1)
+	}
+}
+
+// config is what the flags set.
+type config struct {
+	hostPort, namespace, queue string
+	id                         string // the run's workflow ID
+	dir                        string // the workspace the tool removes files from
+}
+
+// run runs the command named by args[0] (none: the demonstration).
+func run(ctx context.Context, args []string, stdout io.Writer) error {
+	cmd := "demo"
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	var cfg config
+	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
+	fs.StringVar(&cfg.hostPort, "hostport", client.DefaultHostPort, "the Temporal server's address")
+	fs.StringVar(&cfg.namespace, "namespace", client.DefaultNamespace, "the Temporal namespace")
+	fs.StringVar(&cfg.queue, "queue", "hands-approval", "the task queue")
+	fs.StringVar(&cfg.id, "id", "", "the run's workflow ID (start, approve, reject)")
+	fs.StringVar(&cfg.dir, "dir", "", "the workspace of the remove tool (worker)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := client.Dial(client.Options{HostPort: cfg.hostPort, Namespace: cfg.namespace})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	switch cmd {
+	case "demo":
+		return demo(ctx, c, cfg, stdout)
+	case "worker":
+		if cfg.dir == "" {
+			return errors.New("worker: -dir names the workspace")
+		}
+		w, err := startWorker(c, cfg)
+		if err != nil {
+			return err
+		}
+		defer w.Stop()
+		<-ctx.Done()
+		return nil
+	case "start":
+		if cfg.id == "" || fs.NArg() != 1 {
+			return errors.New("usage: start -id ID 'remove FILE'")
+		}
+		return start(ctx, c, cfg, fs.Arg(0), stdout)
+	case "approve", "reject":
+		if cfg.id == "" {
+			return fmt.Errorf("usage: %s -id ID", cmd)
+		}
+		return decide(ctx, c, cfg, cmd == "approve", strings.Join(fs.Args(), " "), stdout)
+	}
+	return fmt.Errorf("unknown command %q: want worker, start, approve or reject, or none", cmd)
+}
+
+// demo runs a worker, starts a run that removes notes.txt from a new
+// workspace, approves the removal once the run waits for it, and prints
+// the run's answer.
+func demo(ctx context.Context, c client.Client, cfg config, stdout io.Writer) error {
+	dir, err := os.MkdirTemp("", "approval-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("old notes\n"), 0o644); err != nil {
+		return err
+	}
+	cfg.dir = dir
+	if cfg.id == "" {
+		cfg.id = fmt.Sprintf("approval-%d", time.Now().UnixNano())
+	}
+	w, err := startWorker(c, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.Stop()
+	if err := start(ctx, c, cfg, "remove notes.txt", stdout); err != nil {
+		return err
+	}
+	if err := decide(ctx, c, cfg, true, "", stdout); err != nil {
+		return err
+	}
+	_, err = os.Stat(filepath.Join(dir, "notes.txt"))
+	fmt.Fprintf(stdout, "notes.txt is gone: %v\n", errors.Is(err, os.ErrNotExist))
+	return nil
+}
+
+// Args are the remove tool's arguments.
+type Args struct {
+	Path string `json:"path" jsonschema:"the file to remove, relative to the workspace" tool:"minLength=1"`
+}
+
+// startWorker starts a worker of the run's workflow and activities, whose
+// remove tool works in cfg.dir and needs approval, being destructive.
+func startWorker(c client.Client, cfg config) (worker.Worker, error) {
+	remove := tool.New("remove", "Remove a file from the workspace.",
+		func(ctx context.Context, a Args) (string, error) {
+			root, err := os.OpenRoot(cfg.dir) // the path cannot leave the workspace
+			if err != nil {
+				return "", err
+			}
+			defer root.Close()
+			if err := root.Remove(a.Path); err != nil {
+				return "", err
+			}
+			return "removed " + a.Path, nil
+		},
+		tool.WithAnnotations(tool.Annotations{Destructive: true}),
+		tool.WithTimeout(10*time.Second)) // also bounds the call's activity
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "workspace", Tools: []tool.Interface{remove}})
+	if err != nil {
+		return nil, err
+	}
+	w := worker.New(c, cfg.queue, worker.Options{})
+	durable.New(ruleModel{}, reg, &durable.Options{
+		System:        "You tidy the workspace.",
+		NeedsApproval: agent.Destructive(reg),
+	}).Register(w)
+	return w, w.Start()
+}
+
+// start starts a run on the user's message and prints the call that waits
+// for approval once the run pauses.
+func start(ctx context.Context, c client.Client, cfg config, message string, stdout io.Writer) error {
+	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: cfg.id, TaskQueue: cfg.queue},
+		durable.WorkflowName, durable.Input{History: agent.History{agent.UserText(message)}})
+	if err != nil {
+		return err
+	}
+	p, err := waitPending(ctx, c, cfg.id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "run %s waits for %s: %s %s\n", cfg.id, p.Kind, p.Call.Name, p.Call.Args)
+	return nil
+}
+
+// decide approves or rejects the call that waits, then waits for the run
+// to end and prints its answer.
+func decide(ctx context.Context, c client.Client, cfg config, approve bool, reason string, stdout io.Writer) error {
+	p, err := waitPending(ctx, c, cfg.id)
+	if err != nil {
+		return err
+	}
+	d := agent.Reject(p.Call.ID, reason)
+	if approve {
+		d = agent.Approve(p.Call.ID)
+	}
+	// The Update's validator refuses a decision that does not fit the
+	// call; a refused one is never recorded.
+	h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   cfg.id,
+		UpdateName:   durable.UpdateDecide,
+		Args:         []any{d},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err == nil {
+		err = h.Get(ctx, nil)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Verdict, err)
+	}
+	fmt.Fprintf(stdout, "%s %s\n", d.Verdict, p.Call.ID)
+	var history agent.History
+	if err := c.GetWorkflow(ctx, cfg.id, "").Get(ctx, &history); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "answer: %s\n", history[len(history)-1].Text)
+	return nil
+}
+
+// waitPending asks the run which call waits, until one does.
+func waitPending(ctx context.Context, c client.Client, id string) (agent.Pending, error) {
+	for {
+		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
+		if err == nil {
+			var pending []agent.Pending
+			if err := v.Get(&pending); err != nil {
+				return agent.Pending{}, err
+			}
+			if len(pending) > 0 {
+				return pending[0], nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return agent.Pending{}, fmt.Errorf("no call of run %s waits: %w (last query: %v)", id, ctx.Err(), err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// ruleModel stands in for a model: asked to "remove FILE", it calls the
+// remove tool; given the tool's result, it reports it. It reads only the
+// request, so that any worker answers as another would.
+type ruleModel struct{}
+
+func (ruleModel) Generate(_ context.Context, req *agent.Request) (*agent.Response, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role == agent.RoleTool {
+		return &agent.Response{Text: "done: " + last.Text, FinishReason: agent.FinishStop}, nil
+	}
+	file, ok := strings.CutPrefix(last.Text, "remove ")
+	if !ok {
+		return &agent.Response{Text: `I only remove files: say "remove FILE".`, FinishReason: agent.FinishStop}, nil
+	}
+	args, err := json.Marshal(Args{Path: file})
+	if err != nil {
+		return nil, err
+	}
+	return &agent.Response{
+		Calls:        []agent.ToolCall{{Name: "remove", Args: args}},
+		FinishReason: agent.FinishToolCalls,
+	}, nil
+}

@@ -1,0 +1,187 @@
+// Package devtest starts the Temporal server of durable's tests: the
+// program of the module in ../devserver, built once per version of its
+// sources and kept in the user's cache directory, run as a process of its
+// own for the test that asks for it.
+package devtest
+
+import (
+	"bufio"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+)
+
+// A Server is a Temporal server running in a process of its own.
+type Server struct {
+	HostPort  string // where it listens, on 127.0.0.1
+	Namespace string // the one namespace it has
+}
+
+// Start builds the server if its cached build is missing, runs it, and
+// returns its address and namespace. The server is stopped when the test
+// ends. A server that cannot be built or started skips the test, except
+// under CI=true, where it fails it.
+//
+// The server is a module and a process of its own because it cannot be
+// built into durable's: go.temporal.io/server needs
+// go.opentelemetry.io/otel/log v0, and hands requires v1.
+func Start(t testing.TB) Server {
+	t.Helper()
+	fail := t.Skipf
+	if os.Getenv("CI") == "true" {
+		fail = t.Fatalf
+	}
+	bin, err := build(t)
+	if err != nil {
+		fail("building the Temporal server: %v", err)
+	}
+
+	cmd := exec.Command(bin)
+	// The server stops when its standard input closes, so it does not
+	// outlive this process even if the process is killed.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		fail("starting the Temporal server: %v", err)
+	}
+	stopped := make(chan error, 1)
+	t.Cleanup(func() {
+		stdin.Close()
+		select {
+		case <-stopped:
+		case <-time.After(30 * time.Second):
+			t.Errorf("the Temporal server did not stop within 30s of its standard input closing")
+			cmd.Process.Kill()
+			<-stopped
+		}
+	})
+
+	line := make(chan string, 1)
+	go func() {
+		s := bufio.NewScanner(io.LimitReader(stdout, 4096))
+		if s.Scan() {
+			line <- s.Text()
+		}
+		close(line)
+		io.Copy(io.Discard, stdout) // never block the server's writes
+		stopped <- cmd.Wait()
+	}()
+	select {
+	case l, ok := <-line:
+		hostPort, namespace, found := strings.Cut(l, " ")
+		if !ok || !found {
+			fail("the Temporal server exited or printed %q, want \"host:port namespace\"", l)
+		}
+		return Server{HostPort: hostPort, Namespace: namespace}
+	case <-time.After(2 * time.Minute):
+		fail("the Temporal server printed no address within 2 minutes")
+	}
+	panic("unreachable")
+}
+
+// Dial returns a client of the server, closed when the test ends.
+func (s Server) Dial(t testing.TB) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: s.HostPort, Namespace: s.Namespace})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+// build returns the path of the server's program, built for the sources
+// of ../devserver and this toolchain. The build is kept in the user's
+// cache directory under a name made from both, so that the test binaries
+// of one go test run, and later runs, build it once: a cold build takes
+// minutes and gigabytes, and even a warm one relinks for seconds. A lock
+// file makes the test binaries that go test runs at once wait for the one
+// that builds.
+func build(t testing.TB) (string, error) {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", os.ErrNotExist
+	}
+	src := filepath.Join(filepath.Dir(file), "..", "devserver")
+	h := sha256.New()
+	io.WriteString(h, runtime.Version())
+	for _, name := range []string{"go.mod", "go.sum", "main.go"} {
+		data, err := os.ReadFile(filepath.Join(src, name))
+		if err != nil {
+			return "", err
+		}
+		io.WriteString(h, name)
+		h.Write(data)
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(cache, "hands", "devserver")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, "devserver-"+hex.EncodeToString(h.Sum(nil))[:16])
+
+	lock, err := os.OpenFile(filepath.Join(dir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return "", err
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	if _, err := os.Stat(bin); err == nil {
+		return bin, nil
+	}
+
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return "", err
+	}
+	// A cold build takes minutes; leave the test two of its own.
+	budget := 15 * time.Minute
+	if dt, ok := t.(interface{ Deadline() (time.Time, bool) }); ok {
+		if d, ok := dt.Deadline(); ok {
+			budget = min(budget, time.Until(d)-2*time.Minute)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), budget)
+	defer cancel()
+	tmp := bin + ".tmp"
+	// Without a symbol table and DWARF, the link takes half the CPU.
+	cmd := exec.CommandContext(ctx, goBin, "build", "-ldflags=-s -w", "-o", tmp, ".")
+	cmd.Dir = src
+	cmd.Env = append(os.Environ(), "GOWORK=off")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", &buildError{err: err, out: out}
+	}
+	return bin, os.Rename(tmp, bin)
+}
+
+// A buildError is a failed build, with what go build printed.
+type buildError struct {
+	err error
+	out []byte
+}
+
+func (e *buildError) Error() string { return e.err.Error() + "\n" + string(e.out) }

@@ -1,0 +1,331 @@
+// Package mcptask holds the wire types of MCP tasks (protocol revision
+// 2025-11-25) and the rewriting that carries them through the MCP SDK,
+// which has no task support of its own: the SDK decodes messages into its
+// own types and drops the fields it does not know (a tools/call's task
+// parameter, the task of its result, a tool's execution), so the
+// transports of mcpserver and mcpclient move those fields into _meta,
+// under keys of hands' own, where the SDK keeps them, and back.
+package mcptask
+
+import (
+	"bytes"
+	"encoding/json"
+	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The methods of tasks.
+const (
+	MethodGet    = "tasks/get"
+	MethodResult = "tasks/result"
+	MethodCancel = "tasks/cancel"
+	MethodList   = "tasks/list"
+)
+
+// The statuses of a task. Completed, Failed and Cancelled are terminal.
+const (
+	Working       = "working"
+	InputRequired = "input_required"
+	Completed     = "completed"
+	Failed        = "failed"
+	Cancelled     = "cancelled"
+)
+
+// Terminal reports whether a task in status s has ended.
+func Terminal(s string) bool { return s == Completed || s == Failed || s == Cancelled }
+
+// RelatedMeta is the _meta key that ties a message to its task, as
+// {"taskId": "..."}.
+const RelatedMeta = "io.modelcontextprotocol/related-task"
+
+// The _meta keys under which the transports carry what the SDK would
+// drop. They are hands' own; a peer that sends them itself gets what it
+// would get by sending the fields they stand for.
+const (
+	// ParamMeta carries a tools/call's task parameter ({"ttl": ms}).
+	ParamMeta = "com.github.hands-go/task"
+	// CreatedMeta carries the task of a CreateTaskResult.
+	CreatedMeta = "com.github.hands-go/created-task"
+	// ExecutionMeta carries a listed tool's execution
+	// ({"taskSupport": "required"}).
+	ExecutionMeta = "com.github.hands-go/execution"
+)
+
+// A Task is the state of one task, as tasks/get, tasks/cancel and
+// tasks/list give it.
+type Task struct {
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	// TTL is how long, in milliseconds from its creation, the task is
+	// kept; nil for as long as the receiver likes.
+	TTL *int64 `json:"ttl"`
+	// PollInterval is how many milliseconds the receiver suggests between
+	// two tasks/get; zero for no suggestion.
+	PollInterval int64 `json:"pollInterval,omitempty"`
+}
+
+// Time formats t as a task's timestamps do (RFC 3339, in UTC).
+func Time(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// Metadata is a tools/call's task parameter.
+type Metadata struct {
+	// TTL is how long, in milliseconds, the requestor asks the task to be
+	// kept; nil leaves it to the receiver.
+	TTL *int64 `json:"ttl,omitempty"`
+}
+
+// IDParams are the params of tasks/get, tasks/result and tasks/cancel.
+type IDParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+}
+
+// ListParams are the params of tasks/list.
+type ListParams struct {
+	mcp.ParamsBase
+	Cursor string `json:"cursor,omitempty"`
+}
+
+// TaskResult is the result of tasks/get and tasks/cancel.
+type TaskResult struct {
+	mcp.ResultBase
+	Task
+}
+
+// ListResult is the result of tasks/list.
+type ListResult struct {
+	mcp.ResultBase
+	Tasks      []Task `json:"tasks"`
+	NextCursor string `json:"nextCursor,omitempty"`
+}
+
+// CreateResult is the result of a task-augmented tools/call.
+type CreateResult struct {
+	mcp.ResultBase
+	Task Task `json:"task"`
+}
+
+// CallParams are the params of a task-augmented tools/call, as a client
+// sends them.
+type CallParams struct {
+	mcp.ParamsBase
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Task      Metadata        `json:"task"`
+}
+
+// RawResult is a result whose JSON is already written.
+type RawResult struct {
+	mcp.ResultBase
+	JSON json.RawMessage
+}
+
+// MarshalJSON returns r.JSON.
+func (r *RawResult) MarshalJSON() ([]byte, error) { return r.JSON, nil }
+
+// An object is a JSON object whose members are kept as written. Objects
+// are read and written with JSON v2, which scans once and does not
+// escape what it copies; an object with a name twice is not read, and
+// is left to the SDK as it came.
+type object map[string]jsontext.Value
+
+// move moves the member from of o into o's _meta, under key; it reports
+// whether there was one to move.
+func (o object) move(from, key string) bool {
+	v, ok := o[from]
+	if !ok {
+		return false
+	}
+	meta := object{}
+	if m, ok := o["_meta"]; ok && jsonv2.Unmarshal(m, &meta) != nil {
+		return false // a _meta that is not an object is the SDK's to refuse
+	}
+	if meta == nil {
+		meta = object{}
+	}
+	meta[key] = v
+	data, err := marshal(meta)
+	if err != nil {
+		return false
+	}
+	delete(o, from)
+	o["_meta"] = data
+	return true
+}
+
+// unmove moves the member key of o's _meta out to o's member to; it
+// reports whether there was one to move.
+func (o object) unmove(key, to string) bool {
+	m, ok := o["_meta"]
+	if !ok {
+		return false
+	}
+	var meta object
+	if jsonv2.Unmarshal(m, &meta) != nil {
+		return false
+	}
+	v, ok := meta[key]
+	if !ok {
+		return false
+	}
+	delete(meta, key)
+	if len(meta) == 0 {
+		delete(o, "_meta")
+	} else if o["_meta"], _ = marshal(meta); o["_meta"] == nil {
+		return false
+	}
+	o[to] = v
+	return true
+}
+
+// LiftParams moves the task parameter of a tools/call's params into
+// their _meta, under ParamMeta, where the SDK keeps it. Params without
+// one come back as they are.
+func LiftParams(params json.RawMessage) json.RawMessage {
+	if !bytes.Contains(params, []byte(`"task"`)) {
+		return params
+	}
+	var o object
+	if jsonv2.Unmarshal(params, &o) != nil || !o.move("task", ParamMeta) {
+		return params
+	}
+	data, err := marshal(o)
+	if err != nil {
+		return params
+	}
+	return data
+}
+
+// LiftRequest is LiftParams for one JSON-RPC message as written: a
+// tools/call request gets its task parameter lifted; any other message
+// comes back as it is.
+func LiftRequest(msg []byte) []byte {
+	isCall := func(o object) bool {
+		var method string
+		return jsonv2.Unmarshal(o["method"], &method) == nil && method == "tools/call"
+	}
+	return liftMember(msg, "params", isCall, LiftParams)
+}
+
+// liftMember lifts the member name of the JSON object msg with lift, when
+// the object is one that when accepts, and writes the object again if
+// that changed it; else msg comes back as it is.
+func liftMember(msg []byte, name string, when func(object) bool, lift func(json.RawMessage) json.RawMessage) []byte {
+	if !bytes.Contains(msg, []byte(`"task`)) {
+		return msg
+	}
+	var o object
+	if jsonv2.Unmarshal(msg, &o) != nil || !when(o) {
+		return msg
+	}
+	v, ok := o[name]
+	if !ok {
+		return msg
+	}
+	lifted := lift(json.RawMessage(v))
+	if bytes.Equal(lifted, v) {
+		return msg
+	}
+	o[name] = jsontext.Value(lifted)
+	data, err := marshal(o)
+	if err != nil {
+		return msg
+	}
+	return data
+}
+
+// LiftResult moves what the SDK would drop from a result into _meta: the
+// task of a CreateTaskResult (under CreatedMeta, with an empty content,
+// so that it reads as a CallToolResult), and the execution of each tool
+// of a tools/list page (under ExecutionMeta). Other results come back as
+// they are, and so do the tools' schemas, byte for byte.
+func LiftResult(result json.RawMessage) json.RawMessage {
+	if !bytes.Contains(result, []byte(`"task`)) { // "task", or "taskSupport" in an execution
+		return result
+	}
+	var o object
+	if jsonv2.Unmarshal(result, &o) != nil {
+		return result
+	}
+	changed := false
+	if _, content := o["content"]; !content && o.move("task", CreatedMeta) {
+		o["content"] = jsontext.Value("[]")
+		changed = true
+	}
+	if tools, ok := o["tools"]; ok {
+		var list []jsontext.Value
+		if jsonv2.Unmarshal(tools, &list) == nil {
+			lifted := false
+			for i, raw := range list {
+				if !bytes.Contains(raw, []byte(`"execution"`)) {
+					continue // the tool stays as written, unparsed
+				}
+				var t object
+				if jsonv2.Unmarshal(raw, &t) != nil || !t.move("execution", ExecutionMeta) {
+					continue
+				}
+				if data, err := marshal(t); err == nil {
+					list[i] = data
+					lifted = true
+				}
+			}
+			if lifted {
+				if data, err := marshal(list); err == nil {
+					o["tools"] = data
+					changed = true
+				}
+			}
+		}
+	}
+	if !changed {
+		return result
+	}
+	data, err := marshal(o)
+	if err != nil {
+		return result
+	}
+	return data
+}
+
+// LiftResponse is LiftResult for one JSON-RPC message as written: a
+// response gets its result lifted; any other message comes back as it is.
+func LiftResponse(msg []byte) []byte {
+	return liftMember(msg, "result", func(object) bool { return true }, LiftResult)
+}
+
+// LowerTool moves a tool's execution out of its _meta (ExecutionMeta),
+// where the SDK's mcp.Tool carries it, to where the protocol puts it.
+func LowerTool(tool json.RawMessage) json.RawMessage {
+	if !bytes.Contains(tool, []byte(ExecutionMeta)) {
+		return tool
+	}
+	var o object
+	if jsonv2.Unmarshal(tool, &o) != nil || !o.unmove(ExecutionMeta, "execution") {
+		return tool
+	}
+	data, err := marshal(o)
+	if err != nil {
+		return tool
+	}
+	return data
+}
+
+// Execution returns the taskSupport of a tool's execution as the client
+// transports keep it in its _meta; "" when the tool gives none.
+func Execution(meta mcp.Meta) string {
+	v, ok := meta[ExecutionMeta].(map[string]any)
+	if !ok {
+		return ""
+	}
+	s, _ := v["taskSupport"].(string)
+	return s
+}
+
+// marshal writes v as JSON, the members kept as written as they were.
+func marshal(v any) ([]byte, error) { return jsonv2.Marshal(v, jsonv2.Deterministic(true)) }

@@ -1,0 +1,85 @@
+package mcpclient_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestEverythingTask calls the reference server's tool that requires a
+// task (simulate-research-query, written on the TypeScript SDK's task
+// support): the client creates the task, polls it through its stages,
+// whose status messages arrive as progress, and reads its report.
+func TestEverythingTask(t *testing.T) {
+	node, script := everything(t)
+	cmd := exec.Command(node, script, "stdio")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	w := &wire{Transport: &mcp.CommandTransport{Command: cmd}}
+	c, err := mcpclient.Connect(t.Context(), w, &mcpclient.Options{Prefix: "ev_"})
+	if err != nil {
+		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	defer c.Close()
+	research := find(t, c, "ev_simulate-research-query")
+	if got := research.Spec().TaskSupport; got != tool.TaskOptional {
+		t.Errorf("simulate-research-query: TaskSupport = %q, want %q", got, tool.TaskOptional)
+	}
+	var progress []string
+	var res *tool.Result
+	for ev := range research.Stream(t.Context(), tool.Call{Name: "ev_simulate-research-query", Args: json.RawMessage(`{"topic":"otters"}`)}) {
+		if ev.Result != nil {
+			res = ev.Result
+		} else if p, ok := ev.Progress.(tool.ProgressReport); ok {
+			progress = append(progress, p.Message)
+		}
+	}
+	if res == nil || res.IsError || !strings.Contains(res.Content, "Research Report: otters") {
+		t.Fatalf("simulate-research-query = %+v\nstderr:\n%s", res, stderr.String())
+	}
+	// A stage a second, polled once a second: the last may end unseen.
+	if !slices.Contains(progress, "Gathering sources...") || !slices.Contains(progress, "Analyzing content...") {
+		t.Errorf("progress = %q, want the task's stages", progress)
+	}
+	for _, method := range []string{"tasks/get", "tasks/result"} {
+		if w.count(method) == 0 {
+			t.Errorf("the client sent no %s", method)
+		}
+	}
+}
+
+// TestEverythingTaskInput: the reference server's task asks for input
+// (input_required) when its query is ambiguous; the client then calls
+// tasks/result, on which the server's elicitation arrives, and
+// Options.Elicit answers it.
+func TestEverythingTaskInput(t *testing.T) {
+	node, script := everything(t)
+	cmd := exec.Command(node, script, "stdio")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	var asked []string
+	elicit := func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		asked = append(asked, req.Params.Message)
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"interpretation": "snake"}}, nil
+	}
+	c, err := mcpclient.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcpclient.Options{Elicit: elicit})
+	if err != nil {
+		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	defer c.Close()
+	res := call(t.Context(), find(t, c, "simulate-research-query"), "simulate-research-query", `{"topic":"python","ambiguous":true}`)
+	if res.IsError || !strings.Contains(res.Content, "Clarification**: snake") {
+		t.Fatalf("simulate-research-query = %+v\nstderr:\n%s", res, stderr.String())
+	}
+	if len(asked) != 1 {
+		t.Errorf("elicitations = %q, want one", asked)
+	}
+}

@@ -1,0 +1,304 @@
+package mcpclient
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Over streamable HTTP the SDK's connection cannot be wrapped as the
+// others are (listingConn): the SDK tells it of the session through an
+// unexported method. So the client watches the HTTP exchanges instead,
+// below the SDK, through the http.Client it hands the transport. Each POST
+// carries one message of the client's; its response carries the server's
+// answer, as a JSON body or as a stream of server-sent events, and, on a
+// stream, the requests the server makes while it works on that message.
+// The watch:
+//
+//   - keeps the schemas of an answer to tools/list as the server wrote
+//     them, as listingConn does on the other transports;
+//   - marks each elicitation/create and sampling/createMessage request on
+//     the stream of a tools/call with that call's progress token (under
+//     callMetaKey, sealed with the client's secret), which is how the
+//     client tells which call, out of several under way, the request
+//     belongs to (Client.callOf).
+//
+// Nothing is held beyond one message, whose size the SDK bounds already
+// (StreamableClientTransport.MaxEventSize; boundedTransport for JSON
+// bodies): the watch reads one event at a time, within the same bound,
+// and only the streams of tools/list, and of tools/call when the client
+// relays requests, are read at all.
+
+// callMetaKey is the _meta key of a server's request that names the call
+// it belongs to, as the watch marks it. Its value is the client's secret,
+// a space and the call's progress token: a server cannot make one up.
+const callMetaKey = "hands/call"
+
+// watchingTransport returns t with an http.Client of its own whose
+// exchanges c watches.
+func (c *Client) watchingTransport(t *mcp.StreamableClientTransport) mcp.Transport {
+	watched := *t
+	client := http.DefaultClient
+	if t.HTTPClient != nil {
+		client = t.HTTPClient
+	}
+	hc := *client
+	hc.Transport = watchTransport{next: cmp.Or[http.RoundTripper](client.Transport, http.DefaultTransport), c: c, max: cmp.Or(t.MaxEventSize, mcp.DefaultMaxEventSize)}
+	watched.HTTPClient = &hc
+	return &watched
+}
+
+// watchTransport is the http.RoundTripper of a watched transport.
+type watchTransport struct {
+	next http.RoundTripper
+	c    *Client
+	max  int // the largest event or body it reads
+}
+
+// sent is what the watch reads of the client's message: enough to know
+// whether to watch the answer.
+type sent struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Meta struct {
+			ProgressToken any `json:"progressToken"`
+		} `json:"_meta"`
+	} `json:"params"`
+}
+
+func (t watchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	msg := t.sentMessage(r)
+	var onMessage func(data []byte) []byte // sees each message of the answer; returns a replacement, or nil
+	switch {
+	case msg == nil:
+	case msg.Method == "tools/list":
+		var id any
+		if json.Unmarshal(msg.ID, &id) == nil {
+			onMessage = func(data []byte) []byte { t.c.keepListed(data, id); return nil }
+		}
+	case msg.Method == "tools/call" && (t.c.opts.Elicit != nil || t.c.opts.Sample != nil):
+		if token, ok := msg.Params.Meta.ProgressToken.(string); ok {
+			onMessage = func(data []byte) []byte { return t.c.markRequest(data, token) }
+		}
+	}
+	resp, err := t.next.RoundTrip(r)
+	if err != nil || onMessage == nil || resp.StatusCode != http.StatusOK || resp.Body == nil {
+		return resp, err
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		resp.Body = &eventFilter{ReadCloser: resp.Body, r: bufio.NewReader(resp.Body), max: t.max, onMessage: onMessage}
+	} else if msg.Method == "tools/list" {
+		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.max, onMessage: onMessage}
+	}
+	return resp, nil
+}
+
+// sentMessage returns the JSON-RPC request a POST carries, or nil when it
+// carries none that the watch looks at. The body stays readable.
+func (t watchTransport) sentMessage(r *http.Request) *sent {
+	if r.Method != http.MethodPost || r.Body == nil || r.GetBody == nil {
+		return nil // the SDK's POSTs can be read again
+	}
+	body, err := r.GetBody()
+	if err != nil {
+		return nil
+	}
+	defer body.Close()
+	data, err := io.ReadAll(io.LimitReader(body, int64(t.max)))
+	if err != nil {
+		return nil
+	}
+	relaying := t.c.opts.Elicit != nil || t.c.opts.Sample != nil
+	if !bytes.Contains(data, []byte(`"tools/list"`)) && !(relaying && bytes.Contains(data, []byte(`"tools/call"`))) {
+		return nil // not worth decoding: a call's arguments may be large
+	}
+	var msg sent
+	if json.Unmarshal(data, &msg) != nil || len(msg.ID) == 0 {
+		return nil
+	}
+	return &msg
+}
+
+// keepListed keeps the schemas of data when it is the answer to the
+// tools/list request id.
+func (c *Client) keepListed(data []byte, id any) {
+	var resp struct {
+		ID     any             `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if json.Unmarshal(data, &resp) != nil || len(resp.Result) == 0 || !reflect.DeepEqual(resp.ID, id) {
+		return
+	}
+	c.keepSent(resp.Result)
+}
+
+// markRequest returns data, a message on the stream of the call whose
+// progress token is token, with the call named in its _meta when it is a
+// request the client relays; else nil, for data as it is.
+func (c *Client) markRequest(data []byte, token string) []byte {
+	if !bytes.Contains(data, []byte(`"method"`)) {
+		return nil // an answer or a notification: no method to look at
+	}
+	var msg map[string]json.RawMessage
+	if json.Unmarshal(data, &msg) != nil || len(msg["id"]) == 0 {
+		return nil
+	}
+	var method string
+	json.Unmarshal(msg["method"], &method)
+	if method != "elicitation/create" && method != "sampling/createMessage" {
+		return nil
+	}
+	var params map[string]json.RawMessage
+	if json.Unmarshal(msg["params"], &params) != nil || params == nil {
+		return nil // the SDK refuses it
+	}
+	var meta map[string]any
+	if len(params["_meta"]) > 0 && json.Unmarshal(params["_meta"], &meta) != nil {
+		return nil
+	}
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	meta[callMetaKey] = c.secret + " " + token
+	var err error
+	if params["_meta"], err = json.Marshal(meta); err != nil {
+		return nil
+	}
+	if msg["params"], err = json.Marshal(params); err != nil {
+		return nil
+	}
+	out, err := json.Marshal(msg)
+	if err != nil {
+		return nil
+	}
+	return out
+}
+
+// eventFilter hands out a stream of server-sent events as it comes, one
+// whole event at a time, each event's message seen by onMessage and
+// replaced by what it returns, if anything.
+type eventFilter struct {
+	io.ReadCloser
+	r         *bufio.Reader
+	max       int
+	onMessage func(data []byte) []byte
+	event     []byte // the event being read
+	out       []byte // what Read hands out next
+	err       error  // the stream's end, once out is handed out
+}
+
+func (f *eventFilter) Read(p []byte) (int, error) {
+	for len(f.out) == 0 {
+		if f.err != nil {
+			return 0, f.err
+		}
+		f.next()
+	}
+	n := copy(p, f.out)
+	f.out = f.out[n:]
+	return n, nil
+}
+
+// next reads the next event, up to the blank line that ends it, into out.
+// An event larger than max ends the stream with a *SizeError.
+func (f *eventFilter) next() {
+	f.event = f.event[:0]
+	for {
+		line, err := f.r.ReadSlice('\n')
+		if len(f.event)+len(line) > f.max {
+			f.err = &SizeError{Bytes: len(f.event) + len(line), Limit: f.max, Err: ErrMessageTooLarge}
+			return
+		}
+		if need := len(f.event) + len(line); need > cap(f.event) {
+			// Doubling: append grows a large slice by a quarter, which
+			// for an event of megabytes allocates five times its size.
+			grown := make([]byte, len(f.event), min(max(2*cap(f.event), need), f.max))
+			f.event = append(grown[:0], f.event...)
+		}
+		f.event = append(f.event, line...)
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		if err != nil {
+			f.out, f.err = f.event, err // a last event without its blank line is the SDK's to judge
+			return
+		}
+		if len(bytes.TrimRight(line, "\r\n")) == 0 {
+			break
+		}
+	}
+	f.out = f.rewrite(f.event)
+}
+
+// rewrite returns event with its data replaced by what onMessage returns
+// for it, or event as it is.
+func (f *eventFilter) rewrite(event []byte) []byte {
+	var data []byte // a slice of event while there is one data line, the lines joined after
+	var others [][]byte
+	lines := 0
+	for line := range bytes.Lines(event) {
+		field := bytes.TrimRight(line, "\r\n")
+		if len(field) == 0 {
+			continue
+		}
+		if after, ok := bytes.CutPrefix(field, []byte("data:")); ok {
+			switch lines++; lines {
+			case 1:
+				data = bytes.TrimSpace(after)
+			case 2:
+				data = append(append(bytes.Clone(data), '\n'), bytes.TrimSpace(after)...)
+			default:
+				data = append(append(data, '\n'), bytes.TrimSpace(after)...)
+			}
+			continue
+		}
+		others = append(others, line)
+	}
+	if lines == 0 {
+		return event
+	}
+	replaced := f.onMessage(data)
+	if replaced == nil {
+		return event
+	}
+	out := bytes.Join(others, nil)
+	out = append(out, "data: "...)
+	out = append(out, replaced...)
+	return append(out, "\n\n"...)
+}
+
+// bodyTee hands out a JSON body as it comes and, at its end, gives it to
+// onMessage whole. A body longer than max is not kept (boundedTransport
+// refuses it anyway).
+type bodyTee struct {
+	io.ReadCloser
+	max       int
+	onMessage func(data []byte) []byte
+	kept      []byte
+	over      bool
+}
+
+func (b *bodyTee) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if !b.over {
+		if len(b.kept)+n > b.max {
+			b.over, b.kept = true, nil
+		} else {
+			b.kept = append(b.kept, p[:n]...)
+		}
+	}
+	if err == io.EOF && !b.over {
+		b.onMessage(b.kept)
+		b.kept, b.over = nil, true
+	}
+	return n, err
+}

@@ -1,0 +1,213 @@
+package mcpclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/hands-go/hands/internal/mcptask"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// A tool whose execution.taskSupport is "required" is called as an MCP
+// task: the tools/call carries a task parameter, the server answers at
+// once with a task, and the client polls it (tasks/get) until it ends,
+// then fetches its result (tasks/result), which reads as any other call's.
+// A tool whose task support is "optional" is called plainly.
+
+// The bounds on polling a task.
+const (
+	// minTaskPoll and maxTaskPoll bound the wait between two tasks/get,
+	// whatever pollInterval the server suggests; defaultTaskPoll is the
+	// wait when it suggests none.
+	minTaskPoll     = 100 * time.Millisecond
+	maxTaskPoll     = 10 * time.Second
+	defaultTaskPoll = time.Second
+	// maxTaskPolls is how many times a task is polled before the call
+	// gives up and cancels it: a bound of its own for a call without a
+	// timeout (a negative Options.Timeout), else the timeout comes first.
+	maxTaskPolls = 10_000
+	// cancelTaskTimeout bounds the tasks/cancel sent when a call ends
+	// before its task.
+	cancelTaskTimeout = 5 * time.Second
+	// maxStatusBytes bounds a task's status message passed on as
+	// progress: a server may send a new one on every poll.
+	maxStatusBytes = 1024
+	// taskTTLMargin is how long past the call's deadline the task is
+	// asked to be kept, so that its result outlives the last poll.
+	taskTTLMargin = time.Minute
+)
+
+var (
+	errNoTask        = errors.New("the server answered a call made as a task with no task")
+	errTooManyPolls  = fmt.Errorf("the task did not end within %d polls", maxTaskPolls)
+	errTaskCancelled = errors.New("the server cancelled the task")
+)
+
+// taskKey is the context key under which callTool asks taskSending to send
+// a tools/call as a task, with this task parameter.
+type taskKey struct{}
+
+// addTaskMethods declares the task methods the client sends, and the
+// middleware that adds the task parameter to a tools/call.
+func (c *Client) addTaskMethods() {
+	for _, err := range []error{
+		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](c.client, mcptask.MethodGet),
+		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcp.CallToolResult](c.client, mcptask.MethodResult),
+		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](c.client, mcptask.MethodCancel),
+	} {
+		if err != nil {
+			panic(err) // the SDK took a task method for its own: a mistake at build time
+		}
+	}
+	c.client.AddSendingMiddleware(taskSending)
+}
+
+// taskSending is a sending middleware: a tools/call whose context asks for
+// a task goes out with the task parameter, which the SDK's CallToolParams
+// has no field for.
+func taskSending(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		task, ok := ctx.Value(taskKey{}).(*mcptask.Metadata)
+		if method != "tools/call" || !ok {
+			return next(ctx, method, req)
+		}
+		p, ok := req.GetParams().(*mcp.CallToolParams)
+		cs, _ := req.GetSession().(*mcp.ClientSession)
+		if !ok || cs == nil {
+			return next(ctx, method, req)
+		}
+		args, err := json.Marshal(p.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		params := &mcptask.CallParams{ParamsBase: mcp.ParamsBase{Meta: p.Meta}, Name: p.Name, Arguments: args, Task: *task}
+		return next(ctx, method, &mcp.ClientRequest[*mcptask.CallParams]{Session: cs, Params: params})
+	}
+}
+
+// callTool calls a tool on the server, as a task when asTask: it returns
+// the tool's result either way.
+func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTask bool) (*mcp.CallToolResult, error) {
+	session := c.session.Load()
+	if !asTask {
+		return session.CallTool(ctx, params)
+	}
+	meta := &mcptask.Metadata{}
+	if deadline, ok := ctx.Deadline(); ok {
+		ttl := (time.Until(deadline) + taskTTLMargin).Milliseconds()
+		meta.TTL = &ttl
+	}
+	created, err := createTask(ctx, session, params, meta)
+	if err != nil {
+		return nil, err
+	}
+	task, ok := createdTask(created)
+	if !ok {
+		return nil, errNoTask
+	}
+	if ctx.Err() != nil {
+		c.cancelTask(ctx, session, task.TaskID)
+		return nil, ctx.Err()
+	}
+	res, err := c.awaitTask(ctx, session, task)
+	if err != nil && ctx.Err() != nil {
+		// The call ended before its task: the task is not wanted any more.
+		c.cancelTask(ctx, session, task.TaskID)
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
+// createTask sends a tools/call as a task. The call may end while its
+// answer is on the way, and then the task, once known, must be cancelled:
+// so the request outlives the call by cancelTaskTimeout at most.
+func createTask(ctx context.Context, session *mcp.ClientSession, params *mcp.CallToolParams, meta *mcptask.Metadata) (*mcp.CallToolResult, error) {
+	rctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), taskKey{}, meta))
+	defer cancel()
+	defer context.AfterFunc(ctx, func() {
+		grace := time.NewTimer(cancelTaskTimeout)
+		defer grace.Stop()
+		select {
+		case <-grace.C:
+			cancel()
+		case <-rctx.Done(): // answered meanwhile
+		}
+	})()
+	res, err := session.CallTool(rctx, params)
+	if err != nil && ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	return res, err
+}
+
+// createdTask returns the task of a CreateTaskResult, which the client's
+// transport carried in _meta (see mcptask.LiftResult).
+func createdTask(res *mcp.CallToolResult) (mcptask.Task, bool) {
+	var task mcptask.Task
+	raw, ok := res.Meta[mcptask.CreatedMeta]
+	if !ok {
+		return task, false
+	}
+	data, err := json.Marshal(raw)
+	if err != nil || json.Unmarshal(data, &task) != nil || task.TaskID == "" {
+		return task, false
+	}
+	return task, true
+}
+
+// awaitTask polls a task until it ends, or asks for input, and returns its
+// result. Its status messages are the call's progress.
+func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task mcptask.Task) (*mcp.CallToolResult, error) {
+	said := ""
+	for polls := 0; !mcptask.Terminal(task.Status) && task.Status != mcptask.InputRequired; polls++ {
+		if task.StatusMessage != "" && task.StatusMessage != said {
+			said = task.StatusMessage
+			tool.Progress(ctx, tool.ProgressReport{Message: cutText(said, maxStatusBytes)})
+		}
+		if polls >= maxTaskPolls {
+			c.cancelTask(ctx, session, task.TaskID)
+			return nil, errTooManyPolls
+		}
+		wait := defaultTaskPoll
+		if task.PollInterval > 0 {
+			wait = min(max(time.Duration(task.PollInterval)*time.Millisecond, minTaskPoll), maxTaskPoll)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+		got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, session, mcptask.MethodGet, &mcptask.IDParams{TaskID: task.TaskID})
+		if err != nil {
+			return nil, err
+		}
+		if got.TaskID != task.TaskID {
+			return nil, fmt.Errorf("tasks/get for the task %q answered for the task %q", task.TaskID, got.TaskID)
+		}
+		task = got.Task
+	}
+	// Terminal, or waiting for input that tasks/result lets the server ask
+	// for (elicitation reaches Options.Elicit): tasks/result blocks until
+	// the task ends.
+	res, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcp.CallToolResult](ctx, session, mcptask.MethodResult, &mcptask.IDParams{TaskID: task.TaskID})
+	if err != nil && task.Status == mcptask.Cancelled && ctx.Err() == nil {
+		return nil, fmt.Errorf("%w: %s", errTaskCancelled, task.StatusMessage)
+	}
+	return res, err
+}
+
+// cancelTask asks the server to cancel a task, within cancelTaskTimeout,
+// on a context of its own: the call's has ended.
+func (c *Client) cancelTask(ctx context.Context, session *mcp.ClientSession, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTaskTimeout)
+	defer cancel()
+	if _, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, session, mcptask.MethodCancel, &mcptask.IDParams{TaskID: id}); err != nil {
+		c.logger.DebugContext(ctx, "mcpclient: cancelling a task failed", "server", c.name, "task", id, "err", err)
+	}
+}
