@@ -424,17 +424,34 @@ func CheckDecision(reg *tool.Registry, p Pending, d Decision) error {
 
 // Destructive returns an approval policy for Options.NeedsApproval: every
 // call of a tool of reg whose annotations say it is destructive, and not
-// read-only, needs approval. It reads the annotations once, now.
+// read-only, needs approval. It reads the annotations now, and those of
+// the other tools when they are called, so that a tool added to reg later
+// (tool.Registry.Add: a remote tool its MCP server began to offer, say),
+// or whose annotations changed since, is asked about too; a tool that was
+// destructive now stays so.
 func Destructive(reg *tool.Registry) func(context.Context, tool.Call) bool {
 	names := map[string]bool{}
 	for _, s := range reg.Scopes() {
 		for _, t := range s.Tools {
-			if a := t.Spec().Annotations; a != nil && a.Destructive && !a.ReadOnly {
+			if destructive(t) {
 				names[t.Name()] = true
 			}
 		}
 	}
-	return func(_ context.Context, call tool.Call) bool { return names[call.Name] }
+	return func(_ context.Context, call tool.Call) bool {
+		if names[call.Name] {
+			return true
+		}
+		t, ok := reg.Lookup(call.Name)
+		return ok && destructive(t)
+	}
+}
+
+// destructive reports whether t's annotations say it is destructive and
+// not read-only.
+func destructive(t tool.Interface) bool {
+	a := t.Spec().Annotations
+	return a != nil && a.Destructive && !a.ReadOnly
 }
 
 // InScopes returns an approval policy for Options.NeedsApproval: every call

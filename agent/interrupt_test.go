@@ -545,6 +545,28 @@ func TestScopePolicy(t *testing.T) {
 	}
 }
 
+// Destructive asks for a destructive tool added to the registry after it
+// was made, such as a remote tool its server began to offer, and not for
+// one added that is not destructive.
+func TestDestructiveLaterTools(t *testing.T) {
+	reg := (&files{}).registry(t)
+	d := agent.Destructive(reg)
+	noop := func(context.Context, struct{}) (string, error) { return "", nil }
+	err := reg.Add(&tool.Scope{Name: "later", Tools: []tool.Interface{
+		tool.New("wipe", "Wipe the disk.", noop, tool.WithAnnotations(tool.Annotations{Destructive: true})),
+		tool.New("list", "List the disk.", noop, tool.WithAnnotations(tool.Annotations{Destructive: true, ReadOnly: true})),
+		tool.New("touch", "Touch a file.", noop),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]bool{"wipe": true, "list": false, "touch": false, "delete": true, "nosuch": false} {
+		if got := d(t.Context(), tool.Call{Name: name}); got != want {
+			t.Errorf("Destructive(%s) = %v, want %v", name, got, want)
+		}
+	}
+}
+
 // With parallel calls, every call before the first that waits for approval
 // runs, and each of them may ask a question.
 func TestParallelQuestions(t *testing.T) {

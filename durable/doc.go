@@ -21,8 +21,13 @@
 // ErrTypeDenied) whose detail is the tool message the model reads, as it
 // would from agent.Run. Tools from mcpclient are
 // tool.Interface values like any other, so a registry that holds them runs
-// them as activities with nothing more to do: the worker's process holds
-// the MCP session.
+// them as activities with nothing more to do: only the call (its ID, the
+// tool's name, the arguments) crosses Temporal, and each worker process
+// connects to the MCP server when it starts and holds its own session
+// (mcpclient.Options.Reconnect keeps it). A remote tool's annotations
+// select its approval (agent.Destructive) and its retries, its timeout
+// bounds the activity, its progress is heartbeats, and arguments the
+// server refuses (an mcpclient.ToolError with issues) are not retried.
 //
 // # People
 //
@@ -34,9 +39,14 @@
 // tool refuses — is refused to its sender (ErrTypeStaleDecision,
 // ErrTypeInvalidDecision, ErrTypeInvalidEdit with the tool's issues) and
 // never enters the workflow's history.
-// QueryPending and QueryHistory read the waiting calls and the history;
-// the history's provider state (reasoning items, signatures) is JSON and
-// survives as it is.
+// QueryPending and QueryHistory read the waiting calls and the history.
+// The provider state of the history's messages and calls (reasoning
+// items, thinking blocks and signatures: agent.Message.State,
+// agent.ToolCall.State) is JSON, which Temporal's data converter encodes
+// with encoding/json: state as the adapters write it (provider.State,
+// encoding/json's own form) comes back byte for byte, to the Queries and
+// to the model's next turn, and any other JSON comes back with the same
+// meaning, compacted and with <, > and & escaped.
 //
 // # Example
 //
@@ -48,9 +58,10 @@
 // # Determinism
 //
 // The workflow reads only its input, the activities' results, the
-// decisions and the Agent's Options, which every worker of a task queue
-// must share. The approval policy runs inside TurnActivity and its answer
-// is recorded. The tests replay recorded histories (testdata) through
+// decisions and the Agent's Options, of which every worker of a task queue
+// must share MaxTurns; the policies only set the options of activities not
+// yet scheduled, which replay does not compare, and the approval policy
+// runs inside TurnActivity and its answer is recorded. The tests replay recorded histories (testdata) through
 // worker.NewWorkflowReplayer, so a change that would break runs under way
 // fails them.
 package durable

@@ -95,10 +95,14 @@ type ToolPolicy struct {
 
 // Options configure a durable run. A nil *Options selects every default.
 //
-// The workflow reads them, so every worker of a task queue must have the
-// same ones: a worker with other policies or another approval rule
-// schedules other activities on replay, which Temporal reports as a
-// nondeterminism error.
+// The workflow reads them. MaxTurns decides how far a run goes, so every
+// worker of a task queue must have the same: one with another replays
+// other steps, which Temporal reports as a nondeterminism error. The
+// policies (Tools, ModelTimeout, ModelRetry) may differ from worker to
+// worker, and change from deploy to deploy: they set the options of the
+// activities a worker schedules, and Temporal matches a recorded activity
+// by its type and ID alone. NeedsApproval's answers are recorded with
+// each turn, so a changed rule applies to the turns to come.
 type Options struct {
 	// System is the system prompt.
 	System string

@@ -1,9 +1,11 @@
 package durable_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/durable"
 	"github.com/hands-go/hands/durable/internal/devtest"
+	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -28,6 +31,10 @@ const (
 	workerNamespace = "HANDS_DURABLE_WORKER_NAMESPACE"
 	workerQueue     = "HANDS_DURABLE_WORKER_QUEUE"
 	workerLog       = "HANDS_DURABLE_WORKER_LOG" // each deletion appends a line
+	// workerMCP, when set, is the URL of the MCP server whose tools the
+	// worker runs, with thinker as its model, in place of the log's
+	// deletions and deleter.
+	workerMCP = "HANDS_DURABLE_WORKER_MCP"
 )
 
 func TestMain(m *testing.M) {
@@ -75,9 +82,42 @@ func logRegistry(log string) (*tool.Registry, error) {
 	return tool.NewRegistry(&tool.Scope{Name: "files", Tools: []tool.Interface{del}})
 }
 
+// thinker is a model that removes the file the user names through the
+// MCP server's fs_remove, with provider state on its turn and on its call,
+// and then says whether that state came back to it byte for byte. It
+// answers from the request alone, so that a new process answers as the old
+// one would.
+type thinker struct{}
+
+func (thinker) Generate(_ context.Context, req *agent.Request) (*agent.Response, error) {
+	last := req.Messages[len(req.Messages)-1]
+	if last.Role != agent.RoleTool {
+		path := strings.TrimPrefix(last.Text, "remove ")
+		call := agent.ToolCall{ID: "c1", Name: "fs_remove", Args: []byte(fmt.Sprintf(`{"path":%q}`, path)), State: geminiCall}
+		return &agent.Response{Text: "let me", State: anthropicThinking, Calls: []agent.ToolCall{call}, FinishReason: agent.FinishToolCalls}, nil
+	}
+	turn := req.Messages[len(req.Messages)-2]
+	if !bytes.Equal(turn.State, anthropicThinking) || len(turn.Calls) != 1 || !bytes.Equal(turn.Calls[0].State, geminiCall) {
+		return &agent.Response{Text: fmt.Sprintf("state lost: %s, calls %+v", turn.State, turn.Calls), FinishReason: agent.FinishStop}, nil
+	}
+	return &agent.Response{Text: "state kept; " + last.Text, FinishReason: agent.FinishStop}, nil
+}
+
 // runWorker runs a worker until the process is killed.
 func runWorker() error {
-	reg, err := logRegistry(os.Getenv(workerLog))
+	var model agent.Model = deleter{}
+	var reg *tool.Registry
+	var err error
+	if url := os.Getenv(workerMCP); url != "" {
+		var mc *mcpclient.Client
+		model = thinker{}
+		reg, mc, err = remoteRegistry(context.Background(), mcpclient.HTTP(url, nil))
+		if err == nil {
+			defer mc.Close()
+		}
+	} else {
+		reg, err = logRegistry(os.Getenv(workerLog))
+	}
 	if err != nil {
 		return err
 	}
@@ -87,19 +127,20 @@ func runWorker() error {
 	}
 	defer c.Close()
 	w := worker.New(c, os.Getenv(workerQueue), worker.Options{})
-	durable.New(deleter{}, reg, &durable.Options{NeedsApproval: agent.Destructive(reg)}).Register(w)
+	durable.New(model, reg, &durable.Options{NeedsApproval: agent.Destructive(reg)}).Register(w)
 	return w.Run(worker.InterruptCh())
 }
 
-// startWorker starts a worker process, the test binary run again.
-func startWorker(t *testing.T, s devtest.Server, queue, log string) *exec.Cmd {
+// startWorker starts a worker process, the test binary run again, with
+// env (NAME=value) added to its environment.
+func startWorker(t *testing.T, s devtest.Server, queue string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(),
 		workerHostPort+"="+s.HostPort,
 		workerNamespace+"="+s.Namespace,
-		workerQueue+"="+queue,
-		workerLog+"="+log)
+		workerQueue+"="+queue)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -125,7 +166,7 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	log := t.TempDir() + "/deletions"
 	const queue = "hands-e2e"
 
-	first := startWorker(t, ts, queue, log)
+	first := startWorker(t, ts, queue, workerLog+"="+log)
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "delete-a", TaskQueue: queue},
 		durable.WorkflowName, durable.Input{History: agent.History{agent.UserText("delete a")}})
 	if err != nil {
@@ -140,7 +181,7 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 		t.Fatal(err)
 	}
 	first.Wait()
-	startWorker(t, ts, queue, log)
+	startWorker(t, ts, queue, workerLog+"="+log)
 
 	// A decision Resume would refuse is refused here too, and the run
 	// still waits.
@@ -170,6 +211,68 @@ func TestWorkerKilledWhilePaused(t *testing.T) {
 	}
 	if string(data) != "delete a\n" {
 		t.Errorf("deletions:\n%s\nwant exactly one, of a", data)
+	}
+}
+
+// TestRemoteToolAcrossWorkers: a run whose model keeps provider state
+// calls a destructive tool of an MCP server, reached over streamable HTTP
+// by each worker process through mcpclient. The run pauses for approval;
+// the history read while it waits holds the state byte for byte; the
+// worker is killed, a new one connects to the MCP server, the approval
+// arrives, the server runs the call once, and the model's next turn
+// receives the state byte for byte.
+func TestRemoteToolAcrossWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a Temporal server")
+	}
+	f := &remoteFiles{}
+	mcpServer := httptest.NewServer(f.server(t).HTTPHandler(nil))
+	t.Cleanup(mcpServer.Close)
+	ts := devtest.Start(t)
+	c := ts.Dial(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	const queue = "hands-e2e-remote"
+
+	first := startWorker(t, ts, queue, workerMCP+"="+mcpServer.URL)
+	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: "remove-a", TaskQueue: queue},
+		durable.WorkflowName, durable.Input{History: agent.History{agent.UserText("remove a")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := waitPending(ctx, t, c, run.GetID(), nil)
+	if len(pending) != 1 || pending[0].Call.Name != "fs_remove" || pending[0].Kind != agent.PendingApproval {
+		t.Fatalf("pending = %+v, want the approval of fs_remove", pending)
+	}
+	v, err := c.QueryWorkflow(ctx, run.GetID(), "", durable.QueryHistory)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paused agent.History
+	if err := v.Get(&paused); err != nil {
+		t.Fatal(err)
+	}
+	if len(paused) != 2 || !bytes.Equal(paused[1].State, anthropicThinking) || len(paused[1].Calls) != 1 || !bytes.Equal(paused[1].Calls[0].State, geminiCall) {
+		t.Errorf("the history while the run waits is %+v, want the model's turn with its state and its call's, byte for byte", paused)
+	}
+
+	if err := first.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	startWorker(t, ts, queue, workerMCP+"="+mcpServer.URL)
+	if err := decideRemote(ctx, c, run.GetID(), agent.Approve(pending[0].Call.ID)); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	var h agent.History
+	if err := run.Get(ctx, &h); err != nil {
+		t.Fatalf("run: %v", err)
+	}
+	if got := h[len(h)-1].Text; got != "state kept; removed a" {
+		t.Errorf("last message %q, want state kept; removed a", got)
+	}
+	if got := f.calls(); !slices.Equal(got, []string{"remove a"}) {
+		t.Errorf("the MCP server ran %q, want [remove a], once", got)
 	}
 }
 

@@ -196,6 +196,40 @@ func TestReplayRefusesChanges(t *testing.T) {
 	}
 }
 
+// TestReplayKeepsOtherPolicies: a worker whose tool policies, tools'
+// annotations and timeouts, or approval rule differ from those a run was
+// recorded with still replays it. Temporal matches a recorded activity by
+// its type and ID, not its options, and the approval rule's answers are in
+// the turns' recorded results; so a remote tool whose server changed its
+// annotations or timeout, or a deploy that changes a policy, affects only
+// the calls not yet scheduled.
+func TestReplayKeepsOtherPolicies(t *testing.T) {
+	retry := &temporal.RetryPolicy{MaximumAttempts: 9}
+	reg := newRegistry(t,
+		tool.New("read", "Read.", echo, tool.WithTimeout(time.Hour)),
+		tool.New("delete", "Delete.", echo, tool.WithAnnotations(tool.Annotations{ReadOnly: true})),
+		tool.New("confirm", "Confirm.", echo, tool.WithAnnotations(tool.Annotations{Idempotent: true})),
+	)
+	a := durable.New(nil, reg, &durable.Options{
+		NeedsApproval: func(context.Context, tool.Call) bool { return false },
+		Tools: map[string]durable.ToolPolicy{
+			"read":  {Timeout: 3 * time.Hour, HeartbeatTimeout: time.Minute, Retry: retry},
+			"flaky": {Retry: retry},
+		},
+		ModelTimeout: time.Hour,
+		ModelRetry:   retry,
+	})
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			r := worker.NewWorkflowReplayer()
+			r.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: durable.WorkflowName})
+			if err := r.ReplayWorkflowHistoryFromJSONFile(quiet, historyFile(sc.name)); err != nil {
+				t.Fatalf("replay: %v", err)
+			}
+		})
+	}
+}
+
 func loadHistory(t *testing.T, path string) *historypb.History {
 	t.Helper()
 	f, err := os.Open(path)

@@ -1,11 +1,14 @@
 package mcpclient
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 
+	"github.com/hands-go/hands/internal/msgtext"
+	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -109,16 +112,74 @@ func disconnected(err error) bool {
 // A ToolError is a remote tool's own failure: the server ran the call and
 // answered with isError. Its text is the server's, which is what the model
 // reads; like a local handler's own error, it matches no tool.Err…
-// sentinel, since the call itself succeeded.
+// sentinel, since the call itself succeeded — unless the server says the
+// arguments are invalid: then it has Issues and matches
+// tool.ErrInvalidArguments, so that a caller that retries failed calls
+// (durable, say) knows the same arguments would fail again.
 type ToolError struct {
 	Server string              // the server's name
 	Tool   string              // the tool's name on the server
 	Text   string              // the result's content, as text
 	Result *mcp.CallToolResult // the whole result
+	// Issues are the ways the arguments are invalid, when the server
+	// lists them in the result's _meta as a hands server does
+	// (mcpserver.IssuesMeta), such as the issues of a Validate method
+	// that the input schema cannot express; at most
+	// schema.DefaultMaxIssues of them. Nil for any other failure.
+	Issues []tool.Issue
 }
 
 // Error returns the server's text.
 func (e *ToolError) Error() string { return e.Text }
+
+// Unwrap returns, when the server listed issues, a *tool.ValidationError
+// with them, which matches tool.ErrInvalidArguments and which
+// tool.ModelText words for the model as a local tool's, under the name the
+// model calls the tool by; nil otherwise.
+func (e *ToolError) Unwrap() error {
+	if len(e.Issues) > 0 {
+		return &tool.ValidationError{Tool: e.Tool, Issues: e.Issues, Err: tool.ErrInvalidArguments}
+	}
+	return nil
+}
+
+// maxIssueText is how many bytes of an issue's path, keyword and message
+// a ToolError keeps.
+const maxIssueText = 300
+
+// issuesMeta is the key of the issues in an error result's _meta; it is
+// mcpserver.IssuesMeta, which this package cannot import.
+const issuesMeta = "com.github.hands-go/issues"
+
+// issuesOf returns the issues a server listed in an error result's _meta
+// (issuesMeta), or nil when it listed none or they are not issues: each
+// has a path that is a JSON Pointer, a keyword and a message. It keeps
+// the first schema.DefaultMaxIssues, each on one line of at most
+// maxIssueText bytes.
+func issuesOf(res *mcp.CallToolResult) []tool.Issue {
+	v, ok := res.Meta[issuesMeta]
+	if !ok {
+		return nil
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var issues []tool.Issue
+	if json.Unmarshal(data, &issues) != nil {
+		return nil
+	}
+	if len(issues) > schema.DefaultMaxIssues {
+		issues = issues[:schema.DefaultMaxIssues]
+	}
+	for i, is := range issues {
+		if is.Keyword == "" || is.Message == "" || (is.Path != "" && is.Path[0] != '/') {
+			return nil
+		}
+		issues[i] = tool.Issue{Path: msgtext.Line(is.Path, maxIssueText), Keyword: msgtext.Line(is.Keyword, maxIssueText), Message: msgtext.Line(is.Message, maxIssueText)}
+	}
+	return issues
+}
 
 // An OAuthError reports OAuth settings that cannot work (HTTPWith) or a
 // token store that failed.

@@ -45,9 +45,17 @@ func TestEverythingTask(t *testing.T) {
 	if res == nil || res.IsError || !strings.Contains(res.Content, "Research Report: otters") {
 		t.Fatalf("simulate-research-query = %+v\nstderr:\n%s", res, stderr.String())
 	}
-	// A stage a second, polled once a second: the last may end unseen.
-	if !slices.Contains(progress, "Gathering sources...") || !slices.Contains(progress, "Analyzing content...") {
-		t.Errorf("progress = %q, want the task's stages", progress)
+	// A stage a second, polled once a second: on a busy machine a poll
+	// can miss any one stage, but not all of them, and nothing else may
+	// arrive as progress.
+	stages := []string{"Gathering sources...", "Analyzing content...", "Synthesizing findings...", "Generating report..."}
+	if len(progress) == 0 {
+		t.Errorf("no progress, want the task's stages")
+	}
+	for _, p := range progress {
+		if !slices.Contains(stages, p) {
+			t.Errorf("progress %q is not one of the task's stages %q", p, stages)
+		}
 	}
 	for _, method := range []string{"tasks/get", "tasks/result"} {
 		if w.count(method) == 0 {

@@ -216,6 +216,7 @@ func (c *compiler) kindNode(t reflect.Type) (*node, error) {
 		n := c.newNode(kindPointer, t)
 		n.elem = elem
 		n.nullable = true
+		n.newElem = newScalar[t.Elem()]
 		return n, nil
 	case reflect.Slice:
 		if t.Elem() == byteType {
@@ -323,7 +324,15 @@ func (c *compiler) structNode(t reflect.Type) (*node, error) {
 		}
 		f.bit = len(n.fields)
 		f.plainName = plainName(f.name)
+		if f.plainName {
+			f.nameWord, f.nameMask = nameWords(f.name)
+		}
 		n.fields = append(n.fields, f)
+	}
+	for _, f := range n.fields {
+		if f.bit < 64 && (f.required || f.dflt != nil) {
+			n.settle |= 1 << f.bit
+		}
 	}
 	if len(n.fields) > maxFieldScan {
 		n.byName = make(map[string]*field, len(n.fields))
@@ -582,6 +591,11 @@ func (c *compiler) applyTag(f *field, entries []tagEntry) error {
 			f.dfltValue = v
 			f.dfltShared = n.kind != kindSlice
 			f.dfltItems = n.kind == kindSlice
+			if f.dfltItems && n.stringItems {
+				// As in stringSlice: a slice of type-string items is a
+				// []string.
+				f.dfltStrings = *(*[]string)(v.Addr().UnsafePointer())
+			}
 		default:
 			// Decoded on use, and checked by checkDefaults once the plan is
 			// complete: it may hold the struct being compiled.

@@ -129,11 +129,16 @@ func decodeDefaultsDeep(n *node, data []byte, v reflect.Value, defaults int) []I
 // document reads one top-level value into v, which must be addressable, and
 // checks that nothing follows it.
 func (d *decoder) document(n *node, v reflect.Value) {
+	d.documentAt(n, v.Addr().UnsafePointer())
+}
+
+// documentAt is document into the value of n's type at p.
+func (d *decoder) documentAt(n *node, p unsafe.Pointer) {
 	if d.peek(); d.pos == len(d.data) {
 		d.stop("", KeywordSyntax, "the arguments are empty; send a JSON object")
 		return
 	}
-	d.value(n, v.Addr().UnsafePointer())
+	d.value(n, p)
 	if d.fatal {
 		return
 	}
@@ -396,7 +401,12 @@ func (d *decoder) valueOfKind(n *node, c byte, p unsafe.Pointer) {
 		}
 		d.mapValue(n, p)
 	case kindPointer:
-		q := reflect.New(n.elem.typ).UnsafePointer()
+		var q unsafe.Pointer
+		if n.newElem != nil {
+			q = n.newElem()
+		} else {
+			q = reflect.New(n.elem.typ).UnsafePointer()
+		}
 		d.value(n.elem, q)
 		*(*unsafe.Pointer)(p) = q
 	case kindAny:

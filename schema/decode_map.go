@@ -41,12 +41,7 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 		}
 		d.pushName(name)
 		k := d.keep(name)
-		if m != nil {
-			if _, dup := m[k]; dup {
-				d.duplicateName(name)
-				return
-			}
-		} else {
+		if m == nil {
 			key.SetString(k)
 			if v.MapIndex(key).IsValid() {
 				d.duplicateName(name)
@@ -61,7 +56,13 @@ func (d *decoder) mapValue(n *node, p unsafe.Pointer) {
 			if d.fatal {
 				return
 			}
-			m[k] = s
+			// The map grows with every new key, so one that does not grow
+			// found a duplicate: one hash of the key, not two. (The value
+			// read last then stands, but the document is refused.)
+			if m[k] = s; len(m) == count {
+				d.duplicateName(name)
+				return
+			}
 		} else {
 			elem.SetZero()
 			d.value(n.elem, elem.Addr().UnsafePointer())

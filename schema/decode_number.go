@@ -14,7 +14,11 @@ import (
 func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 	switch n.kind {
 	case kindInt:
-		i, err := strconv.ParseInt(string(raw), 10, 64)
+		i, ok := shortInt(raw)
+		var err error
+		if !ok {
+			i, err = strconv.ParseInt(string(raw), 10, 64)
+		}
 		if err != nil {
 			f, exact, ok := d.integral(raw)
 			if !ok || !d.checkNumber(n, f, raw) {
@@ -45,7 +49,11 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			*(*int64)(p) = i
 		}
 	case kindUint:
-		u, err := strconv.ParseUint(string(raw), 10, 64)
+		i, ok := shortInt(raw)
+		u, err := uint64(i), error(nil)
+		if !ok || raw[0] == '-' {
+			u, err = strconv.ParseUint(string(raw), 10, 64)
+		}
 		if err != nil {
 			f, exact, ok := d.integral(raw)
 			if !ok || !d.checkNumber(n, f, raw) {
@@ -94,6 +102,31 @@ func (d *decoder) number(n *node, raw []byte, p unsafe.Pointer) {
 			}
 		}
 	}
+}
+
+// shortInt returns the value of raw, a JSON number (scanNumber checked its
+// syntax), when it is an integer of at most 18 digits, which no int64
+// overflows; otherwise false, and strconv decides. (JSON has no leading
+// zeros and no '+', so such a number is its digits, after an optional '-'.)
+func shortInt(raw []byte) (int64, bool) {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var i int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		i = i*10 + int64(c-'0')
+	}
+	if raw[0] == '-' {
+		i = -i
+	}
+	return i, true
 }
 
 // integral reads a number that strconv refused as an integer: one written

@@ -81,7 +81,14 @@ func (d *decoder) stringValue(n *node, c byte) string {
 	if !ok {
 		return ""
 	}
-	s := d.keep(js)
+	var s string
+	if !js.escaped && js.start >= d.windowStart && js.end-d.windowStart <= len(d.window) {
+		// keep's common case, without the call: the string lies in the
+		// window already copied.
+		s = d.window[js.start-d.windowStart : js.end-d.windowStart]
+	} else {
+		s = d.keep(js)
+	}
 	d.checkString(n, s)
 	return s
 }

@@ -3,6 +3,7 @@ package schema
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -769,5 +770,76 @@ func TestNullableCustom(t *testing.T) {
 	}
 	if p := v.Schema().Properties["point"]; !slices.Equal(p.Types, []string{"array", "null"}) {
 		t.Errorf("schema of point = %v %v, want types array and null", p.Type, p.Types)
+	}
+}
+
+// TestAbsentFieldsPast64 checks that the absent fields of a struct are
+// reported and given their defaults in field order, with the required and
+// defaulted fields found from a mask in structs of up to 64 fields and by
+// a look at each field in larger ones.
+func TestAbsentFieldsPast64(t *testing.T) {
+	for _, count := range []int{3, 64, 65, 70} {
+		var sfs []reflect.StructField
+		var wantPaths []string
+		defaults := map[int]string{}
+		for i := range count {
+			tag := fmt.Sprintf(`json:"f%d,omitempty"`, i) // optional
+			switch {
+			case i == 1 || i == count-1 || i == 63:
+				tag = fmt.Sprintf(`json:"f%d"`, i) // required
+				wantPaths = append(wantPaths, fmt.Sprintf("f%d", i))
+			case i == 0 || i == count-2 || i == 62:
+				tag += fmt.Sprintf(` tool:"default=d%d"`, i)
+				defaults[i] = fmt.Sprintf("d%d", i)
+			}
+			sfs = append(sfs, reflect.StructField{Name: fmt.Sprintf("F%d", i), Type: reflect.TypeFor[string](), Tag: reflect.StructTag(tag)})
+		}
+		typ := reflect.StructOf(sfs)
+		v, err := ForType(typ, nil)
+		if err != nil {
+			t.Fatalf("%d fields: %v", count, err)
+		}
+		for _, doc := range []string{`{}`, `{"f2":"x"}`} {
+			out := reflect.New(typ)
+			err := v.Decode([]byte(doc), out.Interface())
+			serr, ok := errors.AsType[*Error](err)
+			if !ok {
+				t.Fatalf("%d fields, %s: err = %v, want a *schema.Error", count, doc, err)
+			}
+			var got []string
+			for _, is := range serr.Issues {
+				if is.Keyword != KeywordRequired {
+					t.Errorf("%d fields, %s: unexpected issue %v", count, doc, is)
+				}
+				_, name, _ := strings.Cut(is.Message, `"`)
+				name, _, _ = strings.Cut(name, `"`)
+				got = append(got, name)
+			}
+			want := slices.DeleteFunc(slices.Clone(wantPaths), func(p string) bool { return strings.Contains(doc, `"`+p+`"`) })
+			if !slices.Equal(got, want) {
+				t.Errorf("%d fields, %s: missing %v, want %v", count, doc, got, want)
+			}
+		}
+		out := reflect.New(typ)
+		doc := "{"
+		for i, p := range wantPaths {
+			if i > 0 {
+				doc += ","
+			}
+			doc += `"` + p + `":"x"`
+		}
+		doc += "}"
+		if err := v.Decode([]byte(doc), out.Interface()); err != nil {
+			t.Fatalf("%d fields, %s: %v", count, doc, err)
+		}
+		for i := range count {
+			want := defaults[i]
+			if slices.Contains(wantPaths, fmt.Sprintf("f%d", i)) {
+				want = "x"
+			}
+			if got := out.Elem().Field(i).String(); got != want {
+				t.Errorf("%d fields: F%d = %q, want %q", count, i, got, want)
+			}
+		}
 	}
 }

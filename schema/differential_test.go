@@ -330,6 +330,20 @@ func (c *diffChecked) Validate() error {
 	return nil
 }
 
+// diffNames has names of the lengths around those the decoder compares in
+// place as words (up to 15 bytes, and its closing quote), names that are
+// prefixes of others, and a last field whose name can end a document.
+type diffNames struct {
+	A   string `json:"a"`
+	Ab  string `json:"ab,omitempty"`
+	N7  string `json:"abcdefg"`
+	N8  int    `json:"abcdefgh,omitempty"`
+	N15 string `json:"abcdefghijklmno,omitempty"`
+	N16 string `json:"abcdefghijklmnop,omitempty"`
+	N17 bool   `json:"abcdefghijklmnopq,omitempty"`
+	Z   string `json:"z,omitempty"`
+}
+
 type diffCustom struct {
 	Level  diffLevel     `json:"level" tool:"minLength=3"`
 	Flex   diffFlex      `json:"flex"`
@@ -352,6 +366,31 @@ type diffCase struct {
 }
 
 var diffCases = []diffCase{
+	{
+		name: "names",
+		typ:  reflect.TypeFor[diffNames](),
+		valid: []string{
+			`{"a":"x","abcdefg":"y"}`,
+			`{"a":"x","abcdefg":"y","z":""}`,
+			`{"a":"x","ab":"1","abcdefg":"y","abcdefgh":1,"abcdefghijklmno":"o","abcdefghijklmnop":"p","abcdefghijklmnopq":true,"z":"end"}`,
+			`{"z":"","abcdefghijklmnopq":false,"abcdefghijklmnop":"","abcdefghijklmno":"","abcdefgh":0,"abcdefg":"","ab":"","a":""}`,
+			`{"a":"x","abcdefg":"y","abcdefghijklmnop":"p"}`,
+			`{"a":"x","abcdefg":"y","abcdefghijklmno":"o"}`,
+			`{ "a" : "x" , "abcdefg" : "y" , "z" : "" }`,
+			`{"\u0061":"x","abcdef\u0067":"y","abcdefghijklmn\u006f":"o"}`,
+		},
+		invalid: []string{
+			`{"a":"x"}`,
+			`{"a":"x","abcdefg":"y","abcdefgX":1}`,
+			`{"a":"x","abcdefg":"y","abcdefghijklmnoP":"o"}`,
+			`{"a":"x","abcdefg":"y","abcdefghijklmn":"o"}`,
+			`{"a":"x","abcdefgh":1}`,
+			`{"a":"x","abcdefg":"y","abcdefghijklmnopqr":true}`,
+			`{"a":"x","abcdefg":"y","z":1}`,
+			`{"a":"x","b":"y","abcdefg":"y"}`,
+			`{"A":"x","abcdefg":"y"}`,
+		},
+	},
 	{
 		name: "strings",
 		typ:  reflect.TypeFor[diffStrings](),

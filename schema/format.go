@@ -242,21 +242,27 @@ func isEmail(s string) bool {
 }
 
 // isEmailLocalPart reports whether local is a valid local part of an email
-// address: a quoted string, or dot-separated atoms of atext characters.
+// address: a quoted string, or dot-separated atoms of atext characters (no
+// dot first, last, or after another). It reads the atoms in one pass;
+// FuzzEmailAndHostname checks it against the rule read as written.
 func isEmailLocalPart(local string) bool {
 	if len(local) > 1 && local[0] == '"' && local[len(local)-1] == '"' {
 		quoted := local[1 : len(local)-1]
 		return !strings.ContainsAny(quoted, `\"`)
 	}
-	if strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
-		return false
-	}
+	prev := byte('.') // as if a dot came before: a first dot fails
 	for i := 0; i < len(local); i++ {
-		if !isEmailAtext(local[i]) && local[i] != '.' {
+		c := local[i]
+		if c == '.' {
+			if prev == '.' {
+				return false
+			}
+		} else if !emailAtext[c] {
 			return false
 		}
+		prev = c
 	}
-	return true
+	return prev != '.' || local == ""
 }
 
 // isEmailAtext reports whether c is an RFC 5322 atext character.
@@ -289,34 +295,32 @@ func isHostname(s string) bool {
 	if len(s) > 253 {
 		return false
 	}
-	for {
-		label, rest, more := strings.Cut(s, ".")
-		if !isHostnameLabel(label) {
+	// One pass over the bytes, a label ending at each dot and at the end;
+	// FuzzEmailAndHostname checks it against the labels read one by one.
+	start := 0
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) && s[i] != '.' {
+			if !hostnameByte[s[i]] {
+				return false
+			}
+			continue
+		}
+		if n := i - start; n < 1 || n > 63 || s[start] == '-' || s[i-1] == '-' {
 			return false
 		}
-		if !more {
-			return true
-		}
-		s = rest
-	}
-}
-
-// isHostnameLabel reports whether label is a valid RFC 1123 hostname label.
-func isHostnameLabel(label string) bool {
-	if len(label) < 1 || len(label) > 63 {
-		return false
-	}
-	if label[0] == '-' || label[len(label)-1] == '-' {
-		return false
-	}
-	for i := 0; i < len(label); i++ {
-		c := label[i]
-		if !isASCIILetter(c) && !isDecimalDigit(c) && c != '-' {
-			return false
-		}
+		start = i + 1
 	}
 	return true
 }
+
+// hostnameByte holds the bytes a hostname label may hold: ASCII letters,
+// digits and '-'.
+var hostnameByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isASCIILetter(byte(c)) || isDecimalDigit(byte(c)) || c == '-'
+	}
+	return t
+}()
 
 // isIPv4 reports whether s is an IPv4 address in the RFC 2673 (section 3.2)
 // dotted-quad notation: four decimal numbers from 0 to 255 without leading

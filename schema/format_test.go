@@ -611,6 +611,68 @@ func FuzzFormatsAgreeWithOracle(f *testing.F) {
 	f.Fuzz(checkAgainstOracle)
 }
 
+// FuzzEmailAndHostname checks the one-pass isEmailLocalPart and isHostname
+// against the rules read as RFC 5322 and RFC 1123 write them: the local part
+// split into atoms at its dots, the hostname into labels.
+func FuzzEmailAndHostname(f *testing.F) {
+	for _, tt := range formatTests {
+		if tt.format == "email" || tt.format == "hostname" {
+			for _, s := range slices.Concat(tt.valid, tt.invalid) {
+				f.Add(s)
+			}
+		}
+	}
+	for _, s := range []string{"", ".", "..", "a.", ".a", "a..b", "a.b", "-", "a-", "-a", "a.-b", "a-.b",
+		strings.Repeat("a", 63) + ".b", strings.Repeat("a", 64) + ".b", "a." + strings.Repeat("b", 64), "ab\x00c", "\"a\"", "\"a\\b\""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := isEmailLocalPart(s), simpleEmailLocalPart(s); got != want {
+			t.Errorf("isEmailLocalPart(%q) = %t, the rule as written says %t", s, got, want)
+		}
+		if got, want := isHostname(s), simpleHostname(s); got != want {
+			t.Errorf("isHostname(%q) = %t, the rule as written says %t", s, got, want)
+		}
+	})
+}
+
+// simpleEmailLocalPart is isEmailLocalPart as the rule reads: a quoted
+// string, or atoms of atext characters joined by single dots.
+func simpleEmailLocalPart(local string) bool {
+	if len(local) > 1 && local[0] == '"' && local[len(local)-1] == '"' {
+		return !strings.ContainsAny(local[1:len(local)-1], `\"`)
+	}
+	if strings.HasPrefix(local, ".") || strings.HasSuffix(local, ".") || strings.Contains(local, "..") {
+		return false
+	}
+	for i := 0; i < len(local); i++ {
+		if !isEmailAtext(local[i]) && local[i] != '.' {
+			return false
+		}
+	}
+	return true
+}
+
+// simpleHostname is isHostname as the rule reads: labels split at the dots,
+// each checked on its own.
+func simpleHostname(s string) bool {
+	s = strings.TrimSuffix(s, ".")
+	if len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if len(label) < 1 || len(label) > 63 || label[0] == '-' || label[len(label)-1] == '-' {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			if c := label[i]; !isASCIILetter(c) && !isDecimalDigit(c) && c != '-' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 func BenchmarkFormatCheckers(b *testing.B) {
 	inputs := []struct{ format, input string }{
 		{"email", "joe.bloggs@example.com"},

@@ -377,12 +377,13 @@ func allPairsDuplicate(v reflect.Value) (int, int, bool) {
 }
 
 // FuzzNumberDigits compares multipleOf and integral, which read a number's
-// digits once, with big.Rat, which is exact but slow on long numbers.
+// digits once, with big.Rat, which is exact but slow on long numbers, and
+// shortInt, the decoder's path for short integers, with strconv.
 func FuzzNumberDigits(f *testing.F) {
 	for _, s := range []string{
 		"0", "-0", "0.0", "-0.0e5", "1", "12.50", "1.0000000000000000001", "100e-2", "0.015e1", "1e-400",
 		"1e20", "18446744073709551615", "18446744073709551616", "-9223372036854775808", "-9223372036854775809",
-		"9.223372036854775807e18", "0.25", "2.5e-1", "7e0", "3.3333", "1E+2", "-1.5e-7", "12345678901234567890e-5",
+		"9.223372036854775807e18", "999999999999999999", "-999999999999999999", "1000000000000000000", "36", "0.25", "2.5e-1", "7e0", "3.3333", "1E+2", "-1.5e-7", "12345678901234567890e-5",
 	} {
 		f.Add(s)
 	}
@@ -401,6 +402,13 @@ func FuzzNumberDigits(f *testing.F) {
 			if e, err := strconv.Atoi(raw[i+1:]); err != nil || e > 1000 || e < -1000 {
 				return // big.Rat would take long
 			}
+		}
+		if i, ok := shortInt([]byte(raw)); ok {
+			if want, err := strconv.ParseInt(raw, 10, 64); err != nil || i != want {
+				t.Errorf("shortInt(%s) = %d, strconv says %d (%v)", raw, i, want, err)
+			}
+		} else if digits := strings.TrimPrefix(raw, "-"); len(digits) <= 18 && !strings.ContainsAny(digits, ".eE") {
+			t.Errorf("shortInt(%s) refused an integer of %d digits", raw, len(digits))
 		}
 		r, ok := new(big.Rat).SetString(raw)
 		if !ok {

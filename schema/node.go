@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -64,9 +65,12 @@ type node struct {
 
 	// Struct plan.
 	fields []*field
+	settle uint64            // the bits of the fields (of the first 64) that are required or have a default: those an absent field makes work for
 	byName map[string]*field // for a struct of more than maxFieldScan fields
 
 	custom *customSchema // the schema a type's JSONSchema method returns
+
+	newElem func() unsafe.Pointer // for a pointer to a predeclared scalar type, allocates one without reflect
 
 	kind        kind
 	nullable    bool // a JSON null is accepted and leaves the zero value
@@ -121,6 +125,7 @@ type field struct {
 	examples    []json.RawMessage
 	dflt        json.RawMessage // canonical JSON; nil when there is none
 	dfltValue   reflect.Value   // the decoded default, copied in for scalars
+	dfltStrings []string        // dfltValue's items, when it is a slice of plain strings (dfltItems and the node's stringItems)
 
 	throughPtr  bool // index passes through an embedded pointer
 	required    bool
@@ -128,11 +133,35 @@ type field struct {
 	nullTagged  bool // the field says tool:"nullable": a null is meant
 	omitEmpty   bool // omitempty or omitzero: absent in the encoding when zero
 	deprecated  bool
-	deprecation string // the message of tool:"deprecated=…", said in the description
-	dfltShared  bool   // dfltValue holds no references and may be copied
-	dfltItems   bool   // dfltValue is a slice of plain items, copied into a new slice
-	plainName   bool   // name is printable ASCII other than '"' and '\\': a document can write it only as it is
+	deprecation string    // the message of tool:"deprecated=…", said in the description
+	dfltShared  bool      // dfltValue holds no references and may be copied
+	dfltItems   bool      // dfltValue is a slice of plain items, copied into a new slice
+	plainName   bool      // name is printable ASCII other than '"' and '\\': a document can write it only as it is
+	nameWord    [2]uint64 // a plain name and its closing '"', as object compares them (see nameWords)
+	nameMask    [2]uint64 // the bytes of nameWord that hold them; zero when the name is longer than 15 bytes
 }
+
+// newScalar allocates a value of each predeclared scalar type, for the
+// pointers to them that optional fields usually are: reflect.New finds the
+// pointer type first, which costs more than the allocation.
+var newScalar = map[reflect.Type]func() unsafe.Pointer{
+	reflect.TypeFor[bool]():    newOf[bool],
+	reflect.TypeFor[int]():     newOf[int],
+	reflect.TypeFor[int8]():    newOf[int8],
+	reflect.TypeFor[int16]():   newOf[int16],
+	reflect.TypeFor[int32]():   newOf[int32],
+	reflect.TypeFor[int64]():   newOf[int64],
+	reflect.TypeFor[uint]():    newOf[uint],
+	reflect.TypeFor[uint8]():   newOf[uint8],
+	reflect.TypeFor[uint16]():  newOf[uint16],
+	reflect.TypeFor[uint32]():  newOf[uint32],
+	reflect.TypeFor[uint64]():  newOf[uint64],
+	reflect.TypeFor[float32](): newOf[float32],
+	reflect.TypeFor[float64](): newOf[float64],
+	reflect.TypeFor[string]():  newOf[string],
+}
+
+func newOf[T any]() unsafe.Pointer { return unsafe.Pointer(new(T)) }
 
 var (
 	timeType            = reflect.TypeFor[time.Time]()

@@ -146,7 +146,7 @@ func (d *decoder) scanString() (jsonString, bool) {
 		for i+8 <= len(data) {
 			if special := specialBytes(binary.LittleEndian.Uint64(data[i:])); special != 0 {
 				i += bits.TrailingZeros64(special) / 8
-				break
+				goto special // data[i] is the first byte that is not plain
 			}
 			i += 8
 		}
@@ -157,6 +157,7 @@ func (d *decoder) scanString() (jsonString, bool) {
 			d.truncated()
 			return s, false
 		}
+	special:
 		switch c := data[i]; {
 		case c == '"':
 			s.end = i

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -184,6 +185,7 @@ func (v *Validator) Decode(data []byte, dst any) error {
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != v.plan.typ {
 		return fmt.Errorf("schema: Decode needs a non-nil *%s, got %T", v.plan.typ, dst)
 	}
+	rv.Elem().SetZero()
 	_, err := v.decode(data, rv.Elem())
 	return err
 }
@@ -195,6 +197,7 @@ func (v *Validator) DecodeRepaired(data []byte, dst any) (nulls []string, err er
 	if rv.Kind() != reflect.Pointer || rv.IsNil() || rv.Type().Elem() != v.plan.typ {
 		return nil, fmt.Errorf("schema: DecodeRepaired needs a non-nil *%s, got %T", v.plan.typ, dst)
 	}
+	rv.Elem().SetZero()
 	return v.decode(data, rv.Elem())
 }
 
@@ -227,7 +230,8 @@ func DecodeValue[T any](v *Validator, data []byte) (T, []string, error) {
 	if p == nil {
 		p = new(T)
 	}
-	nulls, err := v.decode(data, reflect.ValueOf(p).Elem())
+	// A plain type has no Validate methods, so there is nothing to refine.
+	nulls, err := v.decodeAt(data, unsafe.Pointer(p))
 	out := *p
 	*p = zero
 	v.values.Put(p)
@@ -244,14 +248,25 @@ func (v *Validator) Validate(data []byte) error {
 	return err
 }
 
+// decode decodes data into out, an addressable zero value of the
+// validator's type, and then runs the Validate methods in it.
 func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
+	nulls, err := v.decodeAt(data, out.Addr().UnsafePointer())
+	if err != nil {
+		return nulls, err
+	}
+	return nulls, refine(v.plan.root, out)
+}
+
+// decodeAt is decode into the zero value of the validator's type at p,
+// without the Validate methods.
+func (v *Validator) decodeAt(data []byte, p unsafe.Pointer) ([]string, error) {
 	if v.maxBytes > 0 && len(data) > v.maxBytes {
 		return nil, &Error{Issues: []Issue{sizeIssue(len(data), v.maxBytes)}, Err: ErrInvalidDocument}
 	}
-	out.SetZero()
 	d := getDecoder(data, v.maxDepth, v.maxIssues)
 	d.nullAbsent = v.nullAbsent
-	d.document(v.plan.root, out)
+	d.documentAt(v.plan.root, p)
 	issues := d.takeIssues()
 	var nulls []string
 	if len(d.nulls) > 0 {
@@ -261,7 +276,7 @@ func (v *Validator) decode(data []byte, out reflect.Value) ([]string, error) {
 	if issues != nil {
 		return nulls, &Error{Issues: issues, Err: ErrInvalidDocument}
 	}
-	return nulls, refine(v.plan.root, out)
+	return nulls, nil
 }
 
 // Check validates a Go value of the validator's type against the same

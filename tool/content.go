@@ -123,6 +123,8 @@ func PartsText(parts []Part) string {
 var (
 	partType  = reflect.TypeFor[Part]()
 	partsType = reflect.TypeFor[[]Part]()
+
+	modelTexterType = reflect.TypeFor[ModelTexter]()
 )
 
 // partsOf returns an output's parts, when its type is Part or []Part.

@@ -336,6 +336,21 @@ var plainOutputByte = func() (t [utf8.RuneSelf]bool) {
 	return t
 }()
 
+// outputSpecial reports whether any of the eight bytes of w is not a plain
+// output byte (plainOutputByte): below 0x20, 0x80 or above, or one of
+// " \\ < > &. It tests each with the classic test for a zero byte in a
+// word, (x - 0x0101…) & ^x & 0x8080…, which is exact as to whether there is
+// one; FuzzAppendString checks it against the table.
+func outputSpecial(w string) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	_ = w[7]
+	x := uint64(w[0]) | uint64(w[1])<<8 | uint64(w[2])<<16 | uint64(w[3])<<24 |
+		uint64(w[4])<<32 | uint64(w[5])<<40 | uint64(w[6])<<48 | uint64(w[7])<<56
+	zero := func(y uint64) uint64 { return (y - ones) &^ y & highs }
+	return zero(x^(ones*'"'))|zero(x^(ones*'\\'))|zero(x^(ones*'<'))|zero(x^(ones*'>'))|zero(x^(ones*'&'))|
+		(x-ones*0x20)&^x&highs|x&highs != 0
+}
+
 // appendString writes s as a JSON string as encoding/json does, with HTML
 // escaping: <, > and & as \u003c, \u003e and \u0026, U+2028 and U+2029
 // escaped, and invalid UTF-8 as \ufffd.
@@ -343,6 +358,14 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		// Eight plain bytes at a time while there are eight, up to the
+		// first word that holds a byte that is not; then one at a time.
+		for i+8 <= len(s) && !outputSpecial(s[i:i+8]) {
+			i += 8
+		}
+		if i == len(s) {
+			break
+		}
 		if c := s[i]; c < utf8.RuneSelf {
 			if plainOutputByte[c] {
 				i++

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 type outInner struct {
@@ -267,6 +268,34 @@ func TestOutputEncodingFailures(t *testing.T) {
 	if _, err := encodeThroughType(math.NaN()); !errors.As(err, &merr) {
 		t.Errorf("encoding NaN: %v, want a *json.UnsupportedValueError", err)
 	}
+}
+
+// FuzzAppendString checks outputSpecial, which appendString uses to pass
+// over eight plain bytes at a time, against plainOutputByte on every eight
+// bytes of the input, and appendString against encoding/json.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range []string{"", "user/ada_lovelace", "abcdefgh", "abcdefg<", "<bcdefgh", "abc&efghijklmnop",
+		"abcdefg\x1f", "abcdefg\x7f", "abcdefg\x80", "\u2028abcdefgh", "abcdefgh\xff", "\"\\\"\\\"\\\"\\", "0123456789abcdef>"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for i := 0; i+8 <= len(s); i++ {
+			want := false
+			for j := i; j < i+8; j++ {
+				want = want || s[j] >= utf8.RuneSelf || !plainOutputByte[s[j]]
+			}
+			if got := outputSpecial(s[i : i+8]); got != want {
+				t.Errorf("outputSpecial(%q) = %t, want %t", s[i:i+8], got, want)
+			}
+		}
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got, want)
+		}
+	})
 }
 
 // FuzzOutputEncoding compares the encoder with encoding/json on values built

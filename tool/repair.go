@@ -51,6 +51,11 @@ func (c *core) repairWhole(args json.RawMessage) (json.RawMessage, []Repair) {
 	if c.noRepair&(repairEmpty|repairString) == repairEmpty|repairString || c.limits.TooLarge(len(args)) {
 		return args, nil
 	}
+	// Arguments that are an object, as nearly all are, need no repair: the
+	// first byte after any white space tells, without trimming both ends.
+	if i := jsonSpaceEnd(args); i < len(args) && args[i] != 'n' && args[i] != '"' {
+		return args, nil
+	}
 	trimmed := bytes.Trim(args, " \t\r\n") // JSON's white space only
 	switch {
 	case c.noRepair&repairEmpty == 0 && (len(trimmed) == 0 || string(trimmed) == "null" || string(trimmed) == `""`):
@@ -65,6 +70,16 @@ func (c *core) repairWhole(args json.RawMessage) (json.RawMessage, []Repair) {
 		}
 	}
 	return args, nil
+}
+
+// jsonSpaceEnd returns the index of the first byte of b that is not JSON's
+// white space, or len(b).
+func jsonSpaceEnd(b []byte) int {
+	i := 0
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
 }
 
 // nullRepairs records the nulls the decoder counted as absent.

@@ -397,7 +397,9 @@ func (c *core) execute(ctx context.Context, call Call, s *sink, r callRunner) (r
 		res.CallID, res.Tool = call.ID, c.name
 	}
 	res.Version = c.version
-	c.noteDeprecated(ctx, call.Args, &res)
+	if c.deprecation != nil || len(c.fields) > 0 {
+		c.noteDeprecated(ctx, call.Args, &res)
+	}
 	return res
 }
 

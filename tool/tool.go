@@ -122,6 +122,10 @@ type Tool[In, Out any] struct {
 	input   *schema.Validator
 	output  *schema.Validator // describes Out; nil unless Out is a struct
 	encode  encoder           // writes an Out as JSON; nil leaves it to content
+	// plainOut reports that an Out is never Part or []Part and never a
+	// ModelTexter, which a concrete type tells once: runArgs then asks
+	// neither of the output.
+	plainOut bool
 	// outputSize is the length of the last output encodeStructured wrote,
 	// the capacity it gives the next one.
 	outputSize atomic.Int64
@@ -164,6 +168,7 @@ func Define[In, Out any](name, description string, handler func(context.Context,
 	c.fields = deprecatedFields(input.Schema())
 	t := &Tool[In, Out]{core: c, handler: handler, input: input}
 	outType := reflect.TypeFor[Out]()
+	t.plainOut = outType.Kind() != reflect.Interface && outType != partType && outType != partsType && !outType.Implements(modelTexterType)
 	if outType == partType || outType == partsType {
 		return t, nil // rich content: Parts, and its text for Content
 	}
@@ -319,8 +324,10 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 		return Result{Repairs: repairs}, err
 	}
 	output := any(out) // boxed once, for the encoder and the result
-	if parts, ok := partsOf(output); ok {
-		return Result{Content: PartsText(parts), Parts: parts, Output: output, Repairs: repairs}, nil
+	if !t.plainOut {
+		if parts, ok := partsOf(output); ok {
+			return Result{Content: PartsText(parts), Parts: parts, Output: output, Repairs: repairs}, nil
+		}
 	}
 	text, ok := "", false
 	var structured []byte // the encoded output, when it is the result's Structured
@@ -346,6 +353,9 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 			structured = []byte(text)
 		}
 		res.Structured = structured
+	}
+	if t.plainOut {
+		return res, nil
 	}
 	if mt, ok := output.(ModelTexter); ok {
 		res.Content = mt.ModelText()
