@@ -53,14 +53,14 @@ type Message struct {
 	// Adapters send the images where the provider accepts them in a tool
 	// result, and Text where it does not. In JSON, a part's data is base64.
 	Parts []tool.Part `json:"parts,omitempty"`
-	// Migrated reports, on a tool message, a call made against the tool's
-	// previous input and upgraded by its migration (tool.Migrate,
-	// tool.RepairMigrated): the history says which version each call was
-	// written for.
+	// Migrated reports, on a tool message, a call made against an earlier
+	// version of the tool's input and upgraded by its migrations
+	// (tool.Migrate, tool.RepairMigrated): the history says which version
+	// each call was written for.
 	Migrated bool `json:"migrated,omitempty"`
 	// Version is, on a tool message, the version of the tool the call was
 	// made against (tool.WithVersion): for a migrated call, the version
-	// its migration upgrades from (tool.Repair.Version); for any other,
+	// its chain of migrations started from (tool.Repair.Version); for any other,
 	// the version that ran it. "" when the tool declares no version.
 	Version string `json:"version,omitempty"`
 	// RanAs is, on a tool message, the version of the tool that ran the

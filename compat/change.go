@@ -19,9 +19,15 @@ const (
 	// Unknown: the check cannot decide (two different patterns, a remote
 	// $ref, a limit on the work reached). It counts as breaking.
 	Unknown
+	// Migrated: a change to a tool's input that breaks calls made against
+	// the old version (Breaking or Unknown on its own), where the new
+	// version of the tool declares a migration from the old one
+	// (Meta.MigratesFrom), so that those calls are upgraded and still run.
+	// It does not count as breaking. See Tools for the rule.
+	Migrated
 )
 
-// String returns "compatible", "breaking" or "unknown".
+// String returns "compatible", "breaking", "unknown" or "migrated".
 func (e Effect) String() string {
 	switch e {
 	case Compatible:
@@ -30,6 +36,8 @@ func (e Effect) String() string {
 		return "breaking"
 	case Unknown:
 		return "unknown"
+	case Migrated:
+		return "migrated"
 	}
 	return fmt.Sprintf("Effect(%d)", int(e))
 }
@@ -62,11 +70,12 @@ const (
 	KindOutputSchema = "outputSchema" // an output schema added or removed
 	KindDescription  = "description"  // the tool's description or title changed
 	KindLimit        = "limit"        // the check stopped at Options.MaxSteps or MaxDepth
+	KindVersion      = "version"      // the tool's version changed, or a break kept it
 )
 
 // Breaks reports whether the change counts as breaking: its Effect is
 // Breaking or Unknown.
-func (c Change) Breaks() bool { return c.Effect != Compatible }
+func (c Change) Breaks() bool { return c.Effect == Breaking || c.Effect == Unknown }
 
 // String formats the change on one line: effect, tool, pointer, message.
 func (c Change) String() string {

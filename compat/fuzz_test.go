@@ -3,6 +3,7 @@ package compat_test
 import (
 	"encoding/json"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -40,5 +41,44 @@ func FuzzInput(f *testing.F) {
 		}
 		var st stats
 		checkPair(t, rand.New(rand.NewPCG(seed, seed)), wrap(&oldS), wrap(&newS), 20, &st)
+	})
+}
+
+// FuzzParseSnapshot reads fuzzed tool lists: it never panics, and a list
+// it reads is written and read back as the same tools, versions included,
+// with no change between them that the list does not have with itself.
+func FuzzParseSnapshot(f *testing.F) {
+	for _, doc := range []string{
+		`{"tools":[{"name":"a","inputSchema":{"type":"object"}}]}`,
+		`[{"name":"a","inputSchema":{}` + meta("2", "1") + `}]`,
+		`[{"name":"a","inputSchema":{},"_meta":{"com.github.hands-go/version":2,"com.github.hands-go/migratesFrom":["1",2]}}]`,
+		`[{"name":"a","inputSchema":{},"_meta":{"com.github.hands-go/version":" 1","x":{}}}]`,
+		`[{"name":"a","inputSchema":{"type":"object","properties":{"b":{"type":"string"}}},"annotations":{"readOnlyHint":true}}]`,
+	} {
+		f.Add(doc)
+	}
+	f.Fuzz(func(t *testing.T, doc string) {
+		s, err := compat.ParseSnapshot([]byte(doc))
+		if err != nil {
+			return
+		}
+		data, err := s.Marshal()
+		if err != nil {
+			return // a schema jsonschema-go reads but will not write
+		}
+		again, err := compat.ParseSnapshot(data)
+		if err != nil {
+			t.Fatalf("ParseSnapshot(Marshal()) = %v for\n%s", err, data)
+		}
+		// A schema the check flags against itself (a key like "tYpe", read
+		// as "type" by some validators) is flagged against its copy too.
+		if changes := compat.Tools(s.Tools, again.Tools, nil); len(changes) != 0 && len(compat.Tools(s.Tools, s.Tools, nil)) == 0 {
+			t.Errorf("a snapshot read back differs from itself:\n%s", lines(changes))
+		}
+		for i := range s.Tools {
+			if a, b := s.Tools[i].Meta, again.Tools[i].Meta; (a == nil) != (b == nil) || a != nil && (a.Version != b.Version || !slices.Equal(a.MigratesFrom, b.MigratesFrom)) {
+				t.Errorf("tool %s: Meta %+v read back as %+v", s.Tools[i].Name, a, b)
+			}
+		}
 	})
 }

@@ -21,6 +21,68 @@ type Tool struct {
 	InputSchema  *jsonschema.Schema `json:"inputSchema"`
 	OutputSchema *jsonschema.Schema `json:"outputSchema,omitempty"`
 	Annotations  *Annotations       `json:"annotations,omitempty"`
+	// Meta is what the check reads of the tool's _meta: its version and
+	// the versions its migrations upgrade from. Other keys are not kept.
+	Meta *Meta `json:"_meta,omitempty"`
+}
+
+// Meta holds a tool's versions, under the keys of _meta that hands'
+// server writes (mcpserver.VersionMeta and mcpserver.MigratesFromMeta),
+// which a snapshot written by tooltest or hands snapshot keeps.
+type Meta struct {
+	// Version is the tool's version (tool.WithVersion); "" when it
+	// declares none.
+	Version string `json:"com.github.hands-go/version,omitempty"`
+	// MigratesFrom are the earlier versions whose calls the tool still
+	// accepts, upgraded by its migrations (tool.Migrate).
+	MigratesFrom []string `json:"com.github.hands-go/migratesFrom,omitempty"`
+}
+
+// Limits on the versions read from a tool's _meta; a value beyond them,
+// or of another JSON type, is not read, as a server's _meta is its own
+// business and must not make its list unreadable.
+const (
+	MaxVersionBytes = 128
+	MaxMigratesFrom = 64
+)
+
+// UnmarshalJSON reads the version keys of a _meta object and ignores the
+// rest, and any value of them that is not a version.
+func (m *Meta) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Version      json.RawMessage `json:"com.github.hands-go/version"`
+		MigratesFrom json.RawMessage `json:"com.github.hands-go/migratesFrom"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*m = Meta{}
+	var v string
+	if json.Unmarshal(raw.Version, &v) == nil && isVersion(v) {
+		m.Version = v
+	}
+	var from []string
+	if json.Unmarshal(raw.MigratesFrom, &from) == nil && len(from) <= MaxMigratesFrom && !slices.ContainsFunc(from, func(v string) bool { return !isVersion(v) }) {
+		m.MigratesFrom = from
+	}
+	return nil
+}
+
+func isVersion(v string) bool {
+	return v != "" && len(v) <= MaxVersionBytes && strings.TrimSpace(v) == v
+}
+
+// version returns the tool's version, "" when it declares none.
+func (t *Tool) version() string {
+	if t.Meta == nil {
+		return ""
+	}
+	return t.Meta.Version
+}
+
+// migratesFrom reports whether the tool declares a migration from version.
+func (t *Tool) migratesFrom(version string) bool {
+	return t.Meta != nil && version != "" && slices.Contains(t.Meta.MigratesFrom, version)
 }
 
 // Annotations are MCP's hints about a tool's behaviour. A hint left out
@@ -106,6 +168,11 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 		return nil, fmt.Errorf("compat: read snapshot: %w", err)
 	}
 	seen := map[string]bool{}
+	for i := range s.Tools {
+		if m := s.Tools[i].Meta; m != nil && m.Version == "" && len(m.MigratesFrom) == 0 {
+			s.Tools[i].Meta = nil // a _meta with nothing of the versions
+		}
+	}
 	for _, t := range s.Tools {
 		if t.Name == "" {
 			return nil, fmt.Errorf("compat: read snapshot: a tool has no name")
@@ -125,6 +192,18 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 // schema removed (breaking) or added, its description changed. Pointers
 // are into the tool ("/inputSchema/properties/city"). The budget of opts
 // applies to each schema compared.
+//
+// The versions of a tool (Meta) follow one rule. A tool that declared a
+// version and changes in a way that breaks its callers must raise it:
+// if the version stays the same, or is removed, that is one more breaking
+// change (KindVersion), saying so. A raised version whose new tool
+// declares a migration from the old one (Meta.MigratesFrom) covers the
+// breaks to the input: they are reported as Migrated, which does not
+// count as breaking, because a call made against the old version is
+// upgraded and runs. Nothing covers a break to the output or the
+// annotations, which a migration of calls does not change. A tool that
+// never declared a version is held to the schemas alone. Any other change
+// of version is a compatible change.
 func Tools(old, new []Tool, opts *Options) []Change {
 	byName := func(list []Tool) map[string]*Tool {
 		m := make(map[string]*Tool, len(list))
@@ -212,6 +291,39 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 	if o.Title != n.Title {
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/title", Kind: KindDescription, Effect: Compatible,
 			Message: fmt.Sprintf("title %q → %q", o.Title, n.Title)})
+	}
+	return versionChanges(o, n, changes)
+}
+
+// versionPointer is where a tool's version is, in its description.
+const versionPointer = "/_meta/com.github.hands-go~1version"
+
+// versionChanges applies the rule on versions to the changes of one tool
+// (see Tools): it marks the breaks to the input that a migration from the
+// old version covers, and reports a change of version, or a break that
+// kept it.
+func versionChanges(o, n *Tool, changes []Change) []Change {
+	ov, nv := o.version(), n.version()
+	bumped := nv != "" && nv != ov
+	if ov != "" && bumped && n.migratesFrom(ov) {
+		for i, c := range changes {
+			if c.Breaks() && (c.Pointer == "/inputSchema" || strings.HasPrefix(c.Pointer, "/inputSchema/")) {
+				changes[i].Effect = Migrated
+				changes[i].Message += fmt.Sprintf(" (calls made against version %q are migrated)", ov)
+			}
+		}
+	}
+	breaks := Breaks(changes)
+	switch {
+	case ov != "" && !bumped && breaks && nv == "":
+		changes = append(changes, Change{Tool: n.Name, Pointer: versionPointer, Kind: KindVersion, Effect: Breaking,
+			Message: fmt.Sprintf("version %q removed by a breaking change, instead of raised", ov)})
+	case ov != "" && !bumped && breaks:
+		changes = append(changes, Change{Tool: n.Name, Pointer: versionPointer, Kind: KindVersion, Effect: Breaking,
+			Message: fmt.Sprintf("breaking change without a version bump: the version stays %q", ov)})
+	case ov != nv:
+		changes = append(changes, Change{Tool: n.Name, Pointer: versionPointer, Kind: KindVersion, Effect: Compatible,
+			Message: fmt.Sprintf("version %q → %q", ov, nv)})
 	}
 	return changes
 }

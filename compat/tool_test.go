@@ -1,11 +1,14 @@
 package compat_test
 
 import (
+	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/hands-go/hands/compat"
+	"github.com/hands-go/hands/internal/mcpmeta"
 )
 
 func snapshot(t *testing.T, doc string) []compat.Tool {
@@ -119,5 +122,106 @@ func TestParseSnapshot(t *testing.T) {
 				t.Errorf("a snapshot read back differs from itself:\n%s", lines(changes))
 			}
 		})
+	}
+}
+
+// meta is the _meta of a tool of version v that migrates from the
+// versions from.
+func meta(v string, from ...string) string {
+	m := map[string]any{mcpmeta.Version: v}
+	if from != nil {
+		m[mcpmeta.MigratesFrom] = from
+	}
+	data, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return `,"_meta":` + string(data)
+}
+
+func TestToolVersions(t *testing.T) {
+	const (
+		obj     = `"inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":false}`
+		narrow  = `"inputSchema":{"type":"object","properties":{"city":{"type":"string","maxLength":3}},"additionalProperties":false}`
+		out     = `,"outputSchema":{"type":"object"}`
+		input   = "/inputSchema/properties/city/maxLength"
+		version = "/_meta/com.github.hands-go~1version"
+	)
+	tool := func(parts ...string) string { return `[{"name":"t",` + strings.Join(parts, "") + `}]` }
+	for _, tt := range []struct {
+		name     string
+		old, new string
+		breaks   bool
+		want     []want // among the changes
+		versions int    // how many KindVersion changes
+	}{
+		{name: "a break, the version kept", old: tool(obj, meta("1")), new: tool(narrow, meta("1")), breaks: true,
+			want: []want{{input, compat.Breaking}, {version, compat.Breaking}}, versions: 1},
+		{name: "a break, the version removed", old: tool(obj, meta("1")), new: tool(narrow), breaks: true,
+			want: []want{{input, compat.Breaking}, {version, compat.Breaking}}, versions: 1},
+		{name: "a break, the version raised", old: tool(obj, meta("1")), new: tool(narrow, meta("2")), breaks: true,
+			want: []want{{input, compat.Breaking}, {version, compat.Compatible}}, versions: 1},
+		{name: "a break, the version raised, migrated", old: tool(obj, meta("1")), new: tool(narrow, meta("2", "1")),
+			want: []want{{input, compat.Migrated}, {version, compat.Compatible}}, versions: 1},
+		{name: "a break, migrated through a chain", old: tool(obj, meta("1")), new: tool(narrow, meta("3", "2", "1")),
+			want: []want{{input, compat.Migrated}}, versions: 1},
+		{name: "a break, migrated from another version", old: tool(obj, meta("1")), new: tool(narrow, meta("3", "2")), breaks: true,
+			want: []want{{input, compat.Breaking}}, versions: 1},
+		{name: "a migration does not cover the output", old: tool(obj, out, meta("1")), new: tool(narrow, meta("2", "1")), breaks: true,
+			want: []want{{input, compat.Migrated}, {"/outputSchema", compat.Breaking}}, versions: 1},
+		{name: "a migration and a version kept", old: tool(obj, meta("1")), new: tool(narrow, meta("1", "0")), breaks: true,
+			want: []want{{input, compat.Breaking}, {version, compat.Breaking}}, versions: 1},
+		{name: "a break of a tool without versions", old: tool(obj), new: tool(narrow), breaks: true,
+			want: []want{{input, compat.Breaking}}},
+		{name: "a break, a version declared", old: tool(obj), new: tool(narrow, meta("1")), breaks: true,
+			want: []want{{input, compat.Breaking}, {version, compat.Compatible}}, versions: 1},
+		{name: "no break, the version kept", old: tool(obj, meta("1")), new: tool(obj, meta("1"))},
+		{name: "no break, the version raised", old: tool(obj, meta("1")), new: tool(obj, meta("2")),
+			want: []want{{version, compat.Compatible}}, versions: 1},
+		{name: "not versions", old: tool(obj, `,"_meta":{"com.github.hands-go/version":1,"other":"x"}`), new: tool(narrow, `,"_meta":{"com.github.hands-go/version":" 1"}`), breaks: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			changes := compat.Tools(snapshot(t, tt.old), snapshot(t, tt.new), nil)
+			if got := compat.Breaks(changes); got != tt.breaks {
+				t.Errorf("Tools breaks = %v, want %v; changes:\n%s", got, tt.breaks, lines(changes))
+			}
+			for _, w := range tt.want {
+				if !slices.ContainsFunc(changes, func(c compat.Change) bool { return c.Pointer == w.pointer && c.Effect == w.effect }) {
+					t.Errorf("no %v change at %q; changes:\n%s", w.effect, w.pointer, lines(changes))
+				}
+			}
+			if got := len(slices.DeleteFunc(slices.Clone(changes), func(c compat.Change) bool { return c.Kind != compat.KindVersion })); got != tt.versions {
+				t.Errorf("%d changes of version, want %d; changes:\n%s", got, tt.versions, lines(changes))
+			}
+		})
+	}
+}
+
+// TestSnapshotMeta reads a tools/list whose _meta holds versions among
+// other keys: a snapshot keeps the versions alone, under the keys hands'
+// server writes them.
+func TestSnapshotMeta(t *testing.T) {
+	s, err := compat.ParseSnapshot([]byte(`[{"name":"a","inputSchema":{}` + meta("2", "1") + `},{"name":"b","inputSchema":{},"_meta":{"x":1}}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := s.Tools[0].Meta; m == nil || m.Version != "2" || !slices.Equal(m.MigratesFrom, []string{"1"}) {
+		t.Errorf("a's Meta = %+v, want version 2 migrating from 1", m)
+	}
+	if m := s.Tools[1].Meta; m != nil {
+		t.Errorf("b's Meta = %+v, want none", m)
+	}
+	data, err := s.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `"_meta": {
+        "com.github.hands-go/version": "2",
+        "com.github.hands-go/migratesFrom": [
+          "1"
+        ]
+      }`
+	if !strings.Contains(string(data), want) || strings.Count(string(data), `"_meta"`) != 1 {
+		t.Errorf("Marshal =\n%s\nwant a's _meta alone, as\n%s", data, want)
 	}
 }

@@ -64,7 +64,16 @@
 //   - A model's arguments are checked against the input schema by a
 //     complete draft 2020-12 validator, and held to the tool's limits,
 //     before anything is sent: a bad call is a *tool.ValidationError result
-//     that lists every issue, and the server never sees it.
+//     that lists every issue, and the server never sees it. The exception
+//     is a tool whose server says it upgrades calls made against earlier
+//     versions (_meta migratesFrom, as mcpserver writes it): the client
+//     has no schema for those versions, so it sends every call on, and
+//     the server upgrades it or refuses it.
+//   - The version the server lists in the tool's _meta (mcpserver.VersionMeta)
+//     is the tool's (Spec.Version, Result.Version), and a result whose
+//     _meta says the server upgraded the call (mcpserver.MigratedFromMeta)
+//     records a tool.RepairMigrated repair, so a history and a snapshot
+//     see an upstream's versions as they see hands' own.
 //   - The title, the annotations (with MCP's defaults for hints left out)
 //     and the output schema are in the tool's Spec, so the same dialect
 //     conversion and lint apply (tool.Lint, dialect.Dialect.Check,

@@ -32,7 +32,14 @@ import (
 // server's own URL, so the issuer the metadata names is the only one there
 // is; it is taken when it lies on the MCP server's origin, which serves
 // the metadata and is trusted with the token anyway, and refused
-// otherwise (an *IssuerError). The SDK's handler refuses every such
+// otherwise (an *IssuerError). For the same reason the endpoints the flow
+// sends anything to, the authorization, token and registration
+// endpoints, must lie on that origin too (an *EndpointError): nothing but
+// the origin's own document names them, so an endpoint elsewhere would
+// get the code, its PKCE verifier and a client secret configured for this
+// server on that document's word alone; an authorization server on
+// another origin declares itself in protected-resource metadata, which
+// the SDK's flow reads. The SDK's handler refuses every such
 // issuer, so legacyHandler runs the flow itself in that one case and
 // leaves every other case to the SDK.
 
@@ -57,6 +64,29 @@ func (e *IssuerError) Error() string {
 
 // Unwrap returns Err.
 func (e *IssuerError) Unwrap() error { return e.Err }
+
+// ErrForeignEndpoint is matched by an *EndpointError.
+var ErrForeignEndpoint = errors.New("mcpclient: authorization server metadata names an endpoint of another origin")
+
+// An EndpointError reports authorization-server metadata, taken as an
+// *IssuerError describes, that names an endpoint the client would send
+// to (authorization, token or registration) outside the MCP server's
+// origin.
+type EndpointError struct {
+	Server      string // the MCP server's URL
+	MetadataURL string // where the metadata was read
+	Name        string // the endpoint's member, token_endpoint say
+	Endpoint    string // the URL it names
+	Err         error  // ErrForeignEndpoint
+}
+
+// Error names the metadata and the endpoint.
+func (e *EndpointError) Error() string {
+	return fmt.Sprintf("%v: %s names the %s %q, not of the origin of %s", e.Err, e.MetadataURL, e.Name, e.Endpoint, e.Server)
+}
+
+// Unwrap returns Err.
+func (e *EndpointError) Unwrap() error { return e.Err }
 
 // maxMetadataBytes bounds an authorization server's metadata document, as
 // the SDK bounds it.
@@ -154,6 +184,18 @@ func legacyMetadata(ctx context.Context, server *url.URL, client *http.Client) (
 		if asm == nil {
 			return nil, fmt.Errorf("the authorization server's metadata at %s went away", metadataURL)
 		}
+		for _, e := range []struct{ name, url string }{
+			{"authorization_endpoint", asm.AuthorizationEndpoint},
+			{"token_endpoint", asm.TokenEndpoint},
+			{"registration_endpoint", asm.RegistrationEndpoint},
+		} {
+			if e.url == "" {
+				continue // none: the flow refuses a missing one it needs
+			}
+			if eu, err := url.Parse(e.url); err != nil || !sameOrigin(eu, server) {
+				return nil, &EndpointError{Server: server.String(), MetadataURL: metadataURL, Name: e.name, Endpoint: e.url, Err: ErrForeignEndpoint}
+			}
+		}
 		return asm, nil
 	}
 	return nil, nil
@@ -195,8 +237,13 @@ func metadataIssuer(ctx context.Context, metadataURL string, client *http.Client
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port
-// (RFC 6454), the default port of the scheme standing for none.
+// (RFC 6454), the default port of the scheme standing for none. A URL
+// with userinfo is of no origin a client sends to: the token endpoint's
+// client would send it as credentials, and a reader sees its host first.
 func sameOrigin(a, b *url.URL) bool {
+	if a.User != nil || b.User != nil {
+		return false
+	}
 	port := func(u *url.URL) string {
 		if p := u.Port(); p != "" {
 			return p

@@ -277,6 +277,14 @@ func (l *loopback) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*au
 	if err != nil {
 		return nil, fmt.Errorf("listen for the redirect: %w", err)
 	}
+	// Anything that reaches the port may send a redirect, a web page in
+	// the person's browser among them: one without the state sent is not
+	// this authorization's, and is refused without ending the wait, lest
+	// any page could end a sign-in.
+	var state string
+	if u, err := url.Parse(args.URL); err == nil {
+		state = u.Query().Get("state")
+	}
 	got := make(chan url.Values, 1)
 	srv := &http.Server{ReadHeaderTimeout: 10 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
@@ -284,6 +292,10 @@ func (l *loopback) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*au
 			return
 		}
 		q := r.URL.Query()
+		if state != "" && q.Get("state") != state {
+			http.Error(w, "This is not the redirect of the authorization under way.", http.StatusBadRequest)
+			return
+		}
 		select {
 		case got <- q:
 		default: // a second redirect; the first one counts

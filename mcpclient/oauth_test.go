@@ -7,6 +7,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -133,6 +135,23 @@ func TestOAuthLegacyIssuer(t *testing.T) {
 		}
 		if b.Count() != 0 {
 			t.Errorf("the browser opened %d pages, want none", b.Count())
+		}
+	})
+	t.Run("an endpoint on another origin", func(t *testing.T) {
+		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy, a.ForeignEndpoint = true, true })
+		var b oauthtest.Browser
+		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		eerr, ok := errors.AsType[*mcpclient.EndpointError](err)
+		if !ok || !errors.Is(err, mcpclient.ErrForeignEndpoint) || eerr.Endpoint != a.AS.URL+"/token" {
+			t.Fatalf("Connect = %v, want an *EndpointError naming %s/token", err, a.AS.URL)
+		}
+		if b.Count() != 0 {
+			t.Errorf("the browser opened %d pages, want none", b.Count())
+		}
+		a.Mu.Lock()
+		defer a.Mu.Unlock()
+		if len(a.Grants) != 0 {
+			t.Errorf("the foreign token endpoint saw the grants %q, want none", a.Grants)
 		}
 	})
 }
@@ -277,5 +296,43 @@ func TestFileStore(t *testing.T) {
 	}
 	if _, err := s.Load(ctx, "https://example.com/mcp"); err == nil {
 		t.Error("Load of a 2 MB file succeeded, want an error")
+	}
+}
+
+// TestOAuthForgedRedirect: while the client waits for the authorization
+// redirect, anything that can reach its loopback port (a web page in the
+// person's browser, another local program) may send it a redirect of its
+// own first, with a code of its choosing or an error. One whose state is
+// not the one sent is not the authorization's, and neither ends it nor is
+// taken: the real redirect that follows completes the flow.
+func TestOAuthForgedRedirect(t *testing.T) {
+	for _, forged := range []string{"code=attacker&state=guessed", "error=access_denied&state=guessed", "error=access_denied", "code=attacker"} {
+		t.Run(forged, func(t *testing.T) {
+			a := oauthtest.New(t, nil)
+			var b oauthtest.Browser
+			var status int
+			open := func(ctx context.Context, authURL string) error {
+				u, err := url.Parse(authURL)
+				if err != nil {
+					return err
+				}
+				callback := u.Query().Get("redirect_uri") + "?" + forged
+				resp, err := http.Get(callback)
+				if err != nil {
+					return err
+				}
+				resp.Body.Close()
+				status = resp.StatusCode
+				return b.Open(ctx, authURL)
+			}
+			c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: open, Store: mcpclient.NoStore})
+			if err != nil {
+				t.Fatalf("Connect after a forged redirect = %v, want the real one to count", err)
+			}
+			if status != http.StatusBadRequest {
+				t.Errorf("the forged redirect was answered %d, want 400", status)
+			}
+			callWrite(t, c)
+		})
 	}
 }

@@ -174,7 +174,9 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 		}
 		wait := defaultTaskPoll
 		if task.PollInterval > 0 {
-			wait = min(max(time.Duration(task.PollInterval)*time.Millisecond, minTaskPoll), maxTaskPoll)
+			// Bounded in milliseconds first: a huge interval would
+			// overflow a Duration into a short or negative one.
+			wait = min(max(time.Duration(min(task.PollInterval, maxTaskPoll.Milliseconds()))*time.Millisecond, minTaskPoll), maxTaskPoll)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -188,7 +190,7 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 			return nil, err
 		}
 		if got.TaskID != task.TaskID {
-			return nil, fmt.Errorf("tasks/get for the task %q answered for the task %q", task.TaskID, got.TaskID)
+			return nil, fmt.Errorf("tasks/get for the task %q answered for the task %q", cutText(task.TaskID, maxStatusBytes), cutText(got.TaskID, maxStatusBytes))
 		}
 		task = got.Task
 	}
@@ -197,7 +199,14 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 	// the task ends.
 	res, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcp.CallToolResult](ctx, session, mcptask.MethodResult, &mcptask.IDParams{TaskID: task.TaskID})
 	if err != nil && task.Status == mcptask.Cancelled && ctx.Err() == nil {
-		return nil, fmt.Errorf("%w: %s", errTaskCancelled, task.StatusMessage)
+		return nil, fmt.Errorf("%w: %s", errTaskCancelled, cutText(task.StatusMessage, maxStatusBytes))
+	}
+	if err == nil {
+		// One session carries the calls of all of a client's callers: a
+		// result that says it is another task's is not this call's.
+		if related, ok := res.Meta[mcptask.RelatedMeta].(map[string]any); ok && related["taskId"] != task.TaskID {
+			return nil, fmt.Errorf("tasks/result for the task %q answered for the task %q", cutText(task.TaskID, maxStatusBytes), cutText(fmt.Sprint(related["taskId"]), maxStatusBytes))
+		}
 	}
 	return res, err
 }

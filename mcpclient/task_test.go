@@ -1,10 +1,12 @@
 package mcpclient_test
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -175,6 +177,8 @@ type fakeTasks struct {
 	result        string // the result's text
 	noTask        bool   // answer the task-augmented call with a plain result
 	statusMessage string // the status message of every working status; "" for "frame n"
+	resultOf      string // the task the result names as its own; "" for t-1
+	endCancelled  bool   // the task ends cancelled, with statusMessage, and has no result
 
 	mu        sync.Mutex
 	polls     []time.Time // when each tasks/get came
@@ -227,13 +231,20 @@ func (f *fakeTasks) serve(ctx context.Context, conn mcp.Connection) {
 			f.polls = append(f.polls, time.Now())
 			n := len(f.polls)
 			f.mu.Unlock()
-			if f.workingPolls >= 0 && n > f.workingPolls {
+			if f.endCancelled && n > f.workingPolls {
+				t := f.task("cancelled")
+				t["statusMessage"] = f.statusMessage
+				result = t
+			} else if f.workingPolls >= 0 && n > f.workingPolls {
 				result = f.task("completed")
 			} else {
 				result = f.task(Working(n))
 			}
 		case "tasks/result":
-			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.result}}, "_meta": map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": "t-1"}}}
+			if f.endCancelled {
+				break // an error
+			}
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": f.result}}, "_meta": map[string]any{"io.modelcontextprotocol/related-task": map[string]any{"taskId": cmp.Or(f.resultOf, "t-1")}}}
 		case "tasks/cancel":
 			f.mu.Lock()
 			f.cancelled = append(f.cancelled, "t-1")
@@ -307,6 +318,10 @@ func TestTaskPolling(t *testing.T) {
 		{"none", nil, time.Second},
 		{"too short", 1, 100 * time.Millisecond},
 		{"too long", 1e9, 10 * time.Second},
+		{"zero", 0, time.Second},
+		{"negative", -5000, time.Second},
+		{"overflowing as a duration", int64(1e15), 10 * time.Second},
+		{"overflowing to a short one", int64(math.MaxInt64/1_000_000 + 2000), 10 * time.Second},
 		{"not a number", "soon", time.Second},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -393,6 +408,14 @@ func TestTaskBadUpstream(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Content, "no task") {
 		t.Errorf("a call answered without a task = %+v, want an error", res)
 	}
+	// A result that names another task as its own (of another caller,
+	// perhaps, over the same session) is not this call's.
+	f = &fakeTasks{workingPolls: 0, result: "someone else's", resultOf: "t-2"}
+	c = connectFake(t, f, nil)
+	res = call(t.Context(), find(t, c, "render"), "render", `{}`)
+	if !res.IsError || strings.Contains(res.Content, "someone else's") || !strings.Contains(res.Content, "t-2") {
+		t.Errorf("a result naming another task = %+v, want an error naming it", res)
+	}
 	f = &fakeTasks{workingPolls: 0, result: strings.Repeat("y", 5000), statusMessage: strings.Repeat("z", 5000)}
 	c = connectFake(t, f, &mcpclient.Options{MaxTextBytes: 1000})
 	var longest int
@@ -408,6 +431,14 @@ func TestTaskBadUpstream(t *testing.T) {
 	}
 	if longest == 0 || longest > 1100 {
 		t.Errorf("a 5000-byte status message reached the caller as %d bytes of progress, want it cut at 1024", longest)
+	}
+	// The status message of a task the server cancelled is the call's
+	// error, cut as progress is.
+	f = &fakeTasks{workingPolls: 0, endCancelled: true, statusMessage: "stopped: " + strings.Repeat("z", 100_000)}
+	c = connectFake(t, f, nil)
+	res = call(t.Context(), find(t, c, "render"), "render", `{}`)
+	if !res.IsError || !strings.Contains(res.Content, "stopped: zzz") || len(res.Content) > 2000 {
+		t.Errorf("a task cancelled with a 100 000-byte status message = %d bytes %.200q, want an error cut near 1024 bytes", len(res.Content), res.Content)
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/dynamic"
+	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
@@ -41,9 +43,10 @@ func (r *remote) SpecVersion() uint64 { return r.revision.Load() }
 
 // A version is one definition of a remote tool.
 type version struct {
-	raw    *tool.RawTool      // validation, limits, timeout, title, annotations
-	output *jsonschema.Schema // the server's output schema; nil if none
-	def    string             // the server's definition, to tell a change
+	raw          *tool.RawTool      // validation, limits, timeout, title, annotations
+	output       *jsonschema.Schema // the server's output schema; nil if none
+	migratesFrom []string           // the earlier versions whose calls the server upgrades
+	def          string             // the server's definition, to tell a change
 }
 
 func (r *remote) Name() string { return r.name }
@@ -55,6 +58,7 @@ func (r *remote) Spec() tool.Spec {
 	if v.output != nil {
 		spec.OutputSchema = v.output.CloneSchemas()
 	}
+	spec.MigratesFrom = slices.Clone(v.migratesFrom)
 	return spec
 }
 
@@ -65,7 +69,9 @@ func (r *remote) Timeout() time.Duration { return r.cur.Load().raw.Timeout() }
 func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
 
 // Stream validates the call's arguments against the tool's input schema
-// and, when they pass, calls the tool on the server. A call the server
+// and, when they pass, calls the tool on the server; a tool whose server
+// migrates from earlier versions sends every call on, for the server to
+// upgrade or refuse. A call the server
 // answers has the server's text as its Content, its images, audio and
 // resources as Parts, its structured content as Structured (when the tool
 // has an output schema) and the *mcp.CallToolResult as Output.
@@ -77,6 +83,18 @@ func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event
 	}
 	return r.cur.Load().raw.Stream(ctx, call)
 }
+
+// Forward returns the tool's current version, which runs a call to its end
+// with no goroutine of the remote's (see tool.Forwarder); nil once the
+// server no longer offers the tool, for Stream to answer.
+func (r *remote) Forward() tool.Interface {
+	if r.gone.Load() {
+		return nil
+	}
+	return r.cur.Load().raw
+}
+
+var _ tool.Forwarder = (*remote)(nil)
 
 var (
 	errDuplicate = errors.New("the server lists two tools of this name")
@@ -131,12 +149,23 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	if title != "" {
 		opts = append(opts, tool.WithTitle(title))
 	}
+	declared := upstreamVersion(mt.Meta)
+	var migratesFrom []string
+	if declared != "" {
+		opts = append(opts, tool.WithVersion(declared))
+		migratesFrom = upstreamMigratesFrom(mt.Meta)
+	}
 	support := mcptask.Execution(mt.Meta)
 	if support == string(tool.TaskRequired) || support == string(tool.TaskOptional) {
 		// The client runs it either way: as a task when the server
 		// requires one, plainly otherwise. To hands' own clients it is a
 		// tool that may take long.
 		opts = append(opts, tool.WithTaskSupport(tool.TaskOptional))
+	}
+	if support != string(tool.TaskRequired) {
+		// Called plainly, the SDK's CallTool returns when its context
+		// ends; a call as a task may outlive it, to cancel the task.
+		opts = append(opts, tool.WithContextBoundHandler())
 	}
 	description := mt.Description
 	if description == "" {
@@ -156,11 +185,21 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
 	}
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, c.handler(mt.Name, check, support == string(tool.TaskRequired)), opts...)
+	run := c.handler(mt.Name, check, support == string(tool.TaskRequired))
+	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, run, opts...)
 	if err != nil {
 		return nil, err
 	}
-	v := &version{raw: raw, output: out, def: def}
+	if len(migratesFrom) > 0 {
+		// The server upgrades calls made against its earlier versions,
+		// whose schemas the client does not have: it sends every call on,
+		// and the server, which validates each against its version, is
+		// the one to refuse.
+		if raw, err = tool.DefineRaw(raw.Spec(), nil, run, opts...); err != nil {
+			return nil, err
+		}
+	}
+	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def}
 	for _, d := range c.opts.Dialects {
 		if err := d.Check(dialect.ToolSchema{Name: raw.Name(), Schema: raw.Spec().InputSchema}); err != nil {
 			return nil, err
@@ -172,9 +211,50 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 	return v, nil
 }
 
+// upstreamVersion returns the version a listed tool declares in its _meta,
+// under the key hands' own server writes (mcpserver.VersionMeta): a
+// string of at most mcpmeta.MaxVersionBytes, trimmed. Anything else there
+// (a number, an empty or overlong string, text that is not UTF-8) is not
+// a version, and the tool has none.
+func upstreamVersion(meta mcp.Meta) string {
+	v, ok := meta[mcpmeta.Version].(string)
+	v = strings.TrimSpace(v)
+	if !ok || v == "" || len(v) > mcpmeta.MaxVersionBytes || !utf8.ValidString(v) {
+		return ""
+	}
+	return v
+}
+
+// upstreamMigratesFrom returns the earlier versions a listed tool says
+// its server upgrades calls of, in its _meta (mcpserver.MigratesFromMeta):
+// at most mcpmeta.MaxMigratesFrom versions, each as upstreamVersion takes
+// one; anything else there is not read.
+func upstreamMigratesFrom(meta mcp.Meta) []string {
+	list, ok := meta[mcpmeta.MigratesFrom].([]any)
+	if !ok || len(list) > mcpmeta.MaxMigratesFrom {
+		return nil
+	}
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		s := upstreamVersion(mcp.Meta{mcpmeta.Version: v})
+		if s == "" {
+			return nil
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// migratedFrom returns the version the server says it upgraded a call
+// from, in the result's _meta (mcpserver.MigratedFromMeta); "" for none.
+func migratedFrom(meta mcp.Meta) string {
+	return upstreamVersion(mcp.Meta{mcpmeta.Version: meta[mcpmeta.MigratedFrom]})
+}
+
 func remoteSpec(v *version) tool.Spec {
 	spec := v.raw.Spec()
 	spec.OutputSchema = v.output
+	spec.MigratesFrom = v.migratesFrom
 	return spec
 }
 
@@ -205,8 +285,10 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
+		// The token names the call in the server's requests (callOf) too, so
+		// it is sent whether or not anyone reads the call's progress.
 		params.SetProgressToken(token)
-		stop := c.forward(ctx, token)
+		stop := c.forward(ctx, token, tool.ReportsProgress(ctx))
 		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
@@ -216,6 +298,9 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 			return nil, callError(c.name, remoteName, err)
 		}
 		out := tool.Result{Content: cutText(text(res), c.opts.MaxTextBytes), Parts: partsOf(res), Output: res}
+		if from := migratedFrom(res.Meta); from != "" {
+			out.Repairs = []tool.Repair{{Kind: tool.RepairMigrated, Version: from}}
+		}
 		if out.Parts != nil {
 			out.Parts = cutParts(out.Parts, c.opts.MaxTextBytes)
 			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against
@@ -378,13 +463,22 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 	return p
 }
 
-// forward passes the progress reported for token to tool.Progress(ctx)
-// until stop is called; stop returns once the last report is passed on.
-func (c *Client) forward(ctx context.Context, token string) (stop func()) {
+// forward records a call under way, under token, until stop is called
+// (causedBy finds it there) and, when report is set, passes the progress
+// reported for token to tool.Progress(ctx) on a goroutine of its own; stop
+// returns once the last report is passed on.
+func (c *Client) forward(ctx context.Context, token string, report bool) (stop func()) {
 	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()
+	if !report {
+		return func() {
+			c.progressMu.Lock()
+			delete(c.progress, token)
+			c.progressMu.Unlock()
+		}
+	}
 	send := func() {
 		if p := f.take(); p != nil {
 			tool.Progress(ctx, tool.ProgressReport{Done: p.Progress, Total: p.Total, Message: p.Message})

@@ -12,14 +12,18 @@
 // tools/list returns the tools enabled now: their draft 2020-12 input
 // schemas (always type: object), their output schemas when the output is a
 // struct, their titles and annotations (read-only, destructive, idempotent,
-// open-world). tools/call runs the call through the registry — its
+// open-world), and in _meta a versioned tool's version (VersionMeta) and
+// the earlier versions its migrations upgrade (MigratesFromMeta).
+// tools/call runs the call through the registry — its
 // middleware, predicates, hands' own one-pass validation and timeouts — with
 // the arguments exactly as they arrived: tools are registered through the
 // SDK's raw handler, so nothing is decoded or validated twice. A validation
 // or handler failure is a result with isError set, carrying the text a model
 // can act on; for invalid arguments the result's _meta also holds the
-// issues, each with its JSON Pointer and keyword, under IssuesMeta; a call to a name the server does not list is a JSON-RPC
-// invalid-params error. A struct output is sent as structuredContent and,
+// issues, each with its JSON Pointer and keyword, under IssuesMeta, and
+// the result of a call that a migration upgraded names the version it was
+// made against under MigratedFromMeta; a call to a name the server does
+// not list is a JSON-RPC invalid-params error. A struct output is sent as structuredContent and,
 // for older clients, as JSON text.
 //
 // # Rich results

@@ -77,7 +77,7 @@ func TestPlaygroundBrowser(t *testing.T) {
 		t.Errorf("status = %q", got)
 	}
 	if got := eval(`Array.from(document.querySelectorAll("#tools button")).map(b => b.textContent)`); !slices.Equal(got, []string{
-		"planPlannerread-onlyidempotentenabled", "countenabled", "wipedestructivedeprecated until 2099-01-31disabled",
+		"planPlannerread-onlyidempotentversion 2enabled", "countenabled", "wipedestructivedeprecated until 2099-01-31disabled",
 	}) {
 		t.Errorf("tool list = %q", got)
 	}

@@ -52,7 +52,7 @@ func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
 			p.Minutes += s.Minutes
 		}
 		return p, nil
-	}, tool.WithTitle("Planner"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
+	}, tool.WithTitle("Planner"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}), tool.WithVersion("2"))
 	count := tool.New("count", "Count up to n, reporting each number.", func(ctx context.Context, a struct {
 		N int `json:"n" jsonschema:"how far to count" tool:"minimum=1,maximum=10,default=3"`
 	}) (string, error) {

@@ -12,7 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -150,7 +152,7 @@ type registration struct {
 // another of the same name counts as new. It builds the spec of a tool only
 // when the tool is new, says that its spec changed (tool.SpecVersioner), or
 // cannot say, and it looks at the registry's tools only when the registry
-// changed. Hold regMu.
+// changed — at those added alone, when nothing was taken out. Hold regMu.
 func (s *Server) pending(ctx context.Context, specs bool) (out []registration, gone []string) {
 	if specs {
 		for _, w := range s.watched {
@@ -163,31 +165,22 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 			}
 		}
 	}
-	v := s.reg.Version()
-	if v == s.synced {
+	if s.reg.Version() == s.synced {
 		return out, nil
 	}
-	s.synced = v
+	if added, v, ok := s.reg.Added(s.synced); ok { // tools added, none taken out: only they are looked at
+		s.synced = v
+		for _, t := range added {
+			out = s.look(ctx, t, out)
+		}
+		return out, nil
+	}
+	s.synced = s.reg.Version()
 	tools := s.reg.Tools()
 	held := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		name := t.Name()
-		held[name] = true
-		old, ok := s.known[name]
-		if ok && sameTool(old, t) {
-			continue
-		}
-		if ok {
-			s.unwatch(name)
-		}
-		s.known[name] = t
-		versions, ok := t.(tool.SpecVersioner)
-		if !ok || versions.SpecVersion() != 0 {
-			s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
-		}
-		if r, ok := s.build(ctx, t); ok {
-			out = append(out, r)
-		}
+		held[t.Name()] = true
+		out = s.look(ctx, t, out)
 	}
 	if len(held) == len(s.known) {
 		return out, nil
@@ -205,6 +198,29 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 		}
 	}
 	return out, gone
+}
+
+// look looks at a tool the registry holds: a tool new to the server, or
+// put in the place of another of its name, is watched if its spec may
+// change, and its registration appended to out. Hold regMu.
+func (s *Server) look(ctx context.Context, t tool.Interface, out []registration) []registration {
+	name := t.Name()
+	old, ok := s.known[name]
+	if ok && sameTool(old, t) {
+		return out
+	}
+	if ok {
+		s.unwatch(name)
+	}
+	s.known[name] = t
+	versions, ok := t.(tool.SpecVersioner)
+	if !ok || versions.SpecVersion() != 0 {
+		s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
+	}
+	if r, ok := s.build(ctx, t); ok {
+		out = append(out, r)
+	}
+	return out
 }
 
 // unwatch stops watching the spec of the tool named name. Hold regMu.
@@ -230,7 +246,11 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		version = v.SpecVersion() // before the spec: a change in between is seen next time
 	}
 	mt := mcpTool(t.Spec())
-	def, err := json.Marshal(mt)
+	err := encodeSchemas(mt)
+	var def []byte
+	if err == nil {
+		def, err = json.Marshal(mt)
+	}
 	if err != nil {
 		s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
 		return registration{}, false
@@ -239,6 +259,25 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		return registration{}, false
 	}
 	return registration{tool: mt, def: string(def), version: version}, true
+}
+
+// encodeSchemas replaces mt's schemas by their JSON encoding, which the
+// SDK server then sends as it is: a tools/list would otherwise encode every
+// schema of every tool again (through jsonschema's reflective MarshalJSON),
+// which costs a server of a thousand tools milliseconds a list, and a
+// client that lists again on every list_changed makes a list of each
+// change.
+func encodeSchemas(mt *mcp.Tool) error {
+	for _, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
+		if s, ok := (*schema).(*jsonschema.Schema); ok && s != nil {
+			data, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			*schema = json.RawMessage(data)
+		}
+	}
+	return nil
 }
 
 // register registers a tool with the SDK server, replacing one of the same
@@ -283,6 +322,9 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 	}
 	if spec.Version != "" {
 		t.Meta = mcp.Meta{VersionMeta: spec.Version}
+		if len(spec.MigratesFrom) > 0 {
+			t.Meta[MigratesFromMeta] = spec.MigratesFrom
+		}
 	}
 	if spec.TaskSupport != tool.TaskForbidden {
 		if t.Meta == nil {
@@ -310,12 +352,27 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 // JSON Pointer into the arguments, keyword the schema keyword that failed.
 // A client that shows the issues at their fields, as the playground does,
 // reads them here instead of parsing the text; a model reads the text.
-const IssuesMeta = "com.github.hands-go/issues"
+const IssuesMeta = mcpmeta.Issues
 
 // VersionMeta is the key in a listed tool's _meta under which its version
 // (tool.WithVersion, tool.Spec.Version) is given, as a string, so that a
-// client sees which version it listed.
-const VersionMeta = "com.github.hands-go/version"
+// client sees which version it listed. A hands client (mcpclient) reads it
+// back into the tool's spec, so a gateway passes an upstream's version on.
+const VersionMeta = mcpmeta.Version
+
+// MigratesFromMeta is the key in a listed tool's _meta under which the
+// earlier versions whose calls the tool still accepts (tool.Migrate,
+// tool.Spec.MigratesFrom) are given, as an array of strings, nearest
+// first, so that a snapshot of the list (hands snapshot) knows which
+// breaking changes to the input the migrations cover.
+const MigratesFromMeta = mcpmeta.MigratesFrom
+
+// MigratedFromMeta is the key in a call result's _meta under which the
+// version the call was made against is given, as a string, when the
+// tool's migrations upgraded it (tool.RepairMigrated), so that a hands
+// client in front of the server (mcpclient) records it as hands' own
+// tools do.
+const MigratedFromMeta = mcpmeta.MigratedFrom
 
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}
@@ -380,6 +437,12 @@ func (s *Server) handler() mcp.ToolHandler {
 		result := &mcp.CallToolResult{Content: content(&res), IsError: res.IsError}
 		if verr, ok := errors.AsType[*tool.ValidationError](res.Err); ok && res.IsError {
 			result.Meta = mcp.Meta{IssuesMeta: verr.Issues}
+		}
+		if i := slices.IndexFunc(res.Repairs, func(r tool.Repair) bool { return r.Kind == tool.RepairMigrated }); i >= 0 {
+			if result.Meta == nil {
+				result.Meta = mcp.Meta{}
+			}
+			result.Meta[MigratedFromMeta] = res.Repairs[i].Version
 		}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured

@@ -223,7 +223,7 @@ func TestSessionAcrossAMigration(t *testing.T) {
 		session := connect(t, srv, &mcp.ClientOptions{
 			ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 		})
-		listedVersion := func() any {
+		listedMeta := func() mcp.Meta {
 			t.Helper()
 			list, err := session.ListTools(t.Context(), nil)
 			if err != nil {
@@ -232,8 +232,9 @@ func TestSessionAcrossAMigration(t *testing.T) {
 			if len(list.Tools) != 1 {
 				t.Fatalf("listed %d tools, want 1", len(list.Tools))
 			}
-			return list.Tools[0].Meta[mcpserver.VersionMeta]
+			return list.Tools[0].Meta
 		}
+		listedVersion := func() any { return listedMeta()[mcpserver.VersionMeta] }
 		if v := listedVersion(); v != "1" {
 			t.Errorf("the listed tool's _meta version is %v, want 1", v)
 		}
@@ -262,8 +263,26 @@ func TestSessionAcrossAMigration(t *testing.T) {
 		if got := call(); got != "v2: Oslo for 1 days" {
 			t.Errorf("a call from the old list after the deploy: %q, want it migrated", got)
 		}
-		if v := listedVersion(); v != "2" {
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"town": "Oslo"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from := res.Meta[mcpserver.MigratedFromMeta]; from != "1" {
+			t.Errorf("the migrated call's result _meta migratedFrom is %v, want 1", from)
+		}
+		res, err = session.CallTool(t.Context(), &mcp.CallToolParams{Name: "forecast", Arguments: map[string]any{"city": "Oslo", "days": 2}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from, ok := res.Meta[mcpserver.MigratedFromMeta]; ok {
+			t.Errorf("a current call's result _meta migratedFrom is %v, want none", from)
+		}
+		meta := listedMeta()
+		if v := meta[mcpserver.VersionMeta]; v != "2" {
 			t.Errorf("after the deploy, the listed tool's _meta version is %v, want 2", v)
+		}
+		if from, ok := meta[mcpserver.MigratesFromMeta].([]any); !ok || len(from) != 1 || from[0] != "1" {
+			t.Errorf("after the deploy, the listed tool's _meta migratesFrom is %v, want [1]", meta[mcpserver.MigratesFromMeta])
 		}
 	})
 }

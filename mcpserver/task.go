@@ -39,6 +39,9 @@ const (
 	// DefaultMaxTaskResultBytes is the largest result a task holds, as
 	// JSON.
 	DefaultMaxTaskResultBytes = 4 << 20
+	// DefaultMaxHeldTaskResultBytes is how many bytes of results, as
+	// JSON, the server holds over all tasks.
+	DefaultMaxHeldTaskResultBytes = 64 << 20
 )
 
 // TaskOptions bound the tasks a Server runs for the tools that may run as
@@ -65,6 +68,12 @@ type TaskOptions struct {
 	// for tasks/result; a larger one is replaced by an error result that
 	// says so. Zero selects DefaultMaxTaskResultBytes.
 	MaxResultBytes int
+	// MaxHeldResultBytes is how many bytes of results, as JSON, the server
+	// holds over all its tasks until they expire; a result that would take
+	// it past this is replaced by an error result that says so. Without
+	// it, sessions at their caps could have the server hold MaxTasks
+	// times MaxResultBytes. Zero selects DefaultMaxHeldTaskResultBytes.
+	MaxHeldResultBytes int
 }
 
 // A taskStore holds the tasks of a server's sessions. Each session has
@@ -76,6 +85,8 @@ type taskStore struct {
 	mu       sync.Mutex
 	sessions map[*mcp.ServerSession]*sessionTasks
 	total    int // tasks held or still running, over all sessions
+
+	held atomic.Int64 // bytes of results held, over all sessions
 }
 
 // sessionTasks are one session's tasks.
@@ -112,6 +123,7 @@ func newTaskStore(opts TaskOptions) *taskStore {
 	opts.MaxTTL = cmp.Or(opts.MaxTTL, DefaultMaxTaskTTL)
 	opts.PollInterval = cmp.Or(opts.PollInterval, DefaultTaskPollInterval)
 	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, DefaultMaxTaskResultBytes)
+	opts.MaxHeldResultBytes = cmp.Or(opts.MaxHeldResultBytes, DefaultMaxHeldTaskResultBytes)
 	return &taskStore{opts: opts, sessions: map[*mcp.ServerSession]*sessionTasks{}}
 }
 
@@ -208,8 +220,21 @@ func (st *taskStore) expire(ss *mcp.ServerSession, t *task) {
 	t.finish(mcptask.Cancelled, "The task expired.", nil, nil)
 	t.cancel()
 	if st.forget(ss, t) {
+		t.mu.Lock()
+		st.held.Add(-int64(len(t.result)))
+		t.mu.Unlock()
 		st.unref(ss, t)
 	}
+}
+
+// hold counts n more bytes of results held, and reports whether they fit
+// within MaxHeldResultBytes; when they do not, nothing is counted.
+func (st *taskStore) hold(n int) bool {
+	if st.held.Add(int64(n)) > int64(st.opts.MaxHeldResultBytes) {
+		st.held.Add(-int64(n))
+		return false
+	}
+	return true
 }
 
 // forget takes t out of its session's table, and reports whether it was
@@ -482,10 +507,18 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 		}
 		result.Meta[mcptask.RelatedMeta] = related
 		data, err := json.Marshal(result)
-		if err == nil && len(data) > st.opts.MaxResultBytes {
-			msg := fmt.Sprintf("the result of the tool %q is %d bytes, over the limit of %d bytes a task holds", call.Params.Name, len(data), st.opts.MaxResultBytes)
+		msg := ""
+		switch {
+		case err != nil:
+		case len(data) > st.opts.MaxResultBytes:
+			msg = fmt.Sprintf("the result of the tool %q is %d bytes, over the limit of %d bytes a task holds", call.Params.Name, len(data), st.opts.MaxResultBytes)
+		case !st.hold(len(data)):
+			msg = fmt.Sprintf("the result of the tool %q is %d bytes, more than the server can hold now (its tasks hold %d bytes of results at most); try again later", call.Params.Name, len(data), st.opts.MaxHeldResultBytes)
+		}
+		if msg != "" {
 			data, err = json.Marshal(&mcp.CallToolResult{Meta: mcp.Meta{mcptask.RelatedMeta: related}, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true})
 			result.IsError = true
+			st.held.Add(int64(len(data))) // small, and given back as any other
 		}
 		if err != nil {
 			t.finish(mcptask.Failed, err.Error(), nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
@@ -495,7 +528,9 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 		if result.IsError {
 			status, message = mcptask.Failed, "The tool reported an error; tasks/result has it."
 		}
-		t.finish(status, message, data, nil)
+		if !t.finish(status, message, data, nil) {
+			st.held.Add(-int64(len(data))) // the task ended first: nothing held
+		}
 	}()
 	return &mcptask.CreateResult{Task: t.wire(st.opts.PollInterval)}, nil
 }

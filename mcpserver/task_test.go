@@ -470,3 +470,45 @@ func TestTaskCreateCancelLoopBounded(t *testing.T) {
 		c.startTask("stubborn", 0) // the slot is free again
 	})
 }
+
+// The results the server holds are bounded over all sessions, not only
+// one at a time: sessions that each hold results up to their cap cannot
+// make the server hold MaxTasks times MaxResultBytes. A result past the
+// bound is not held (an error result says so), and held bytes are given
+// back when a task expires.
+func TestTaskHeldResultBytes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tt := newTaskTools(t) // big answers 10 000 bytes and some JSON
+		srv := mcpserver.New(tt.reg, &mcpserver.Options{Tasks: mcpserver.TaskOptions{MaxResultBytes: 20_000, MaxHeldResultBytes: 25_000}})
+		a, _ := connectRaw(t, srv)
+		b, _ := connectRaw(t, srv)
+		result := func(c *rawClient, id string) string {
+			res, err := c.call("tasks/result", map[string]any{"taskId": id})
+			if err != nil {
+				t.Fatalf("tasks/result: %v", err)
+			}
+			return string(res)
+		}
+		first := a.startTask("big", 1000)
+		if res := result(a, first.TaskID); !strings.Contains(res, "xxxx") {
+			t.Fatalf("the first big result: %.200s, want it held", res)
+		}
+		second := b.startTask("big", 1000)
+		if res := result(b, second.TaskID); !strings.Contains(res, "xxxx") {
+			t.Fatalf("the second big result: %.200s, want it held", res)
+		}
+		third := b.startTask("big", 5000)
+		if res := result(b, third.TaskID); strings.Contains(res, "xxxx") || !strings.Contains(res, "25000 bytes") {
+			t.Errorf("a third big result past the server's bound: %.200s, want an error result naming the bound", res)
+		}
+		if got, _ := b.getTask(third.TaskID); got.Status != "failed" {
+			t.Errorf("the task whose result was past the bound: status %q, want failed", got.Status)
+		}
+		time.Sleep(1500 * time.Millisecond) // the first two expire
+		synctest.Wait()
+		again := a.startTask("big", 1000)
+		if res := result(a, again.TaskID); !strings.Contains(res, "xxxx") {
+			t.Errorf("a big result once the others expired: %.200s, want it held", res)
+		}
+	})
+}

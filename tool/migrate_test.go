@@ -1,10 +1,13 @@
 package tool_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 
 	"github.com/hands-go/hands/tool"
@@ -107,7 +110,7 @@ func TestMigrateDefinitionErrors(t *testing.T) {
 		{"a migration from a version, the tool without one", []tool.Option{tool.Migrate("1", up)}},
 		{"a versioned tool, a migration from no version", []tool.Option{tool.WithVersion("2"), tool.Migrate("", up)}},
 		{"a migration from the tool's own version", []tool.Option{tool.WithVersion("2"), tool.Migrate("2", up)}},
-		{"MigrateJSON from the tool's own version", []tool.Option{tool.WithVersion("2"), tool.MigrateJSON("2", func(a json.RawMessage) (json.RawMessage, error) { return a, nil })}},
+		{"MigrateJSON from the tool's own version", []tool.Option{tool.WithVersion("2"), tool.MigrateJSON("2", "2", func(a json.RawMessage) (json.RawMessage, error) { return a, nil })}},
 	} {
 		if _, err := tool.Define("w", "W.", run, tt.opts...); !isDef(err) {
 			t.Errorf("%s: %v, want a definition error", tt.name, err)
@@ -138,7 +141,7 @@ func TestMigrateJSON(t *testing.T) {
 		return nil
 	}
 	echo, err := tool.DefineRaw(spec, validate, func(ctx context.Context, args json.RawMessage) (any, error) { return string(args), nil },
-		tool.WithVersion("2026-11"), tool.MigrateJSON("2026-10", func(args json.RawMessage) (json.RawMessage, error) {
+		tool.WithVersion("2026-11"), tool.MigrateJSON("2026-10", "2026-11", func(args json.RawMessage) (json.RawMessage, error) {
 			var old struct {
 				Message *string `json:"message"`
 			}
@@ -160,5 +163,184 @@ func TestMigrateJSON(t *testing.T) {
 	res = tool.Run(t.Context(), echo, tool.Call{ID: "2", Name: "echo_raw", Args: json.RawMessage(`{"other":1}`)})
 	if !errors.Is(res.Err, tool.ErrInvalidArguments) {
 		t.Errorf("a call of neither version: %v, want invalid arguments", res.Err)
+	}
+}
+
+// Three versions of the forecast tool's input: town became city (2), then
+// days became required (3).
+type forecastV1 struct {
+	Town string `json:"town"`
+}
+
+type forecastV2 struct {
+	City string `json:"city" tool:"minLength=1"`
+}
+
+type forecastV3 struct {
+	City string `json:"city" tool:"minLength=1"`
+	Days int    `json:"days" tool:"minimum=1,maximum=7"`
+}
+
+func TestMigrationChain(t *testing.T) {
+	var steps []string // the steps that ran, for each call
+	step1 := tool.Migrate("1", func(old forecastV1) (forecastV2, error) {
+		steps = append(steps, "1→2")
+		return forecastV2{City: old.Town}, nil
+	})
+	step2 := tool.Migrate("2", func(old forecastV2) (forecastV3, error) {
+		steps = append(steps, "2→3")
+		return forecastV3{City: old.City, Days: 1}, nil
+	})
+	run := func(ctx context.Context, a forecastV3) (string, error) {
+		return fmt.Sprintf("%s for %d days", a.City, a.Days), nil
+	}
+	for _, order := range [][]tool.Option{{step1, step2}, {step2, step1}} {
+		f := tool.New("forecast_chain", "Forecast the weather.", run, append([]tool.Option{tool.WithVersion("3")}, order...)...)
+		if got, want := f.Spec().MigratesFrom, []string{"2", "1"}; !slices.Equal(got, want) {
+			t.Errorf("Spec().MigratesFrom = %q, want %q, nearest first", got, want)
+		}
+		for _, tt := range []struct {
+			name    string
+			args    string
+			content string   // "" for an error result
+			from    string   // the version the call was made against, when migrated
+			steps   []string // the migrations that ran
+		}{
+			{name: "a current call", args: `{"city":"Oslo","days":3}`, content: "Oslo for 3 days"},
+			{name: "a call against version 2", args: `{"city":"Oslo"}`, content: "Oslo for 1 days", from: "2", steps: []string{"2→3"}},
+			{name: "a call against version 1", args: `{"town":"Bergen"}`, content: "Bergen for 1 days", from: "1", steps: []string{"1→2", "2→3"}},
+			// Version 1 allowed an empty town; version 2 refuses the empty
+			// city the first step makes of it, so the second never runs.
+			{name: "a call against version 1 that version 2 refuses", args: `{"town":""}`, steps: []string{"1→2"}},
+			{name: "a call of no version", args: `{"village":"Å"}`},
+		} {
+			steps = nil
+			res := tool.Run(t.Context(), f, tool.Call{ID: "1", Name: "forecast_chain", Args: json.RawMessage(tt.args)})
+			if tt.content != "" && (res.IsError || res.Content != tt.content) {
+				t.Errorf("%s: result %q (error %v), want %q", tt.name, res.Content, res.Err, tt.content)
+			}
+			if tt.content == "" && !errors.Is(res.Err, tool.ErrInvalidArguments) {
+				t.Errorf("%s: result %q (error %v), want invalid arguments against the current input", tt.name, res.Content, res.Err)
+			}
+			var want []tool.Repair
+			if tt.from != "" {
+				want = []tool.Repair{{Kind: tool.RepairMigrated, Version: tt.from}}
+			}
+			if !slices.Equal(res.Repairs, want) {
+				t.Errorf("%s: repairs %v, want %v", tt.name, res.Repairs, want)
+			}
+			if !slices.Equal(steps, tt.steps) {
+				t.Errorf("%s: the steps that ran: %v, want %v", tt.name, steps, tt.steps)
+			}
+			if res.Version != "3" {
+				t.Errorf("%s: ran as version %q, want 3", tt.name, res.Version)
+			}
+		}
+	}
+}
+
+func TestMigrationChainOfJSON(t *testing.T) {
+	// Version k takes {"v": k}; each step adds one.
+	const last = tool.MaxMigrations
+	var ran int
+	opts := []tool.Option{tool.WithVersion(strconv.Itoa(last))}
+	for k := range last {
+		opts = append(opts, tool.MigrateJSON(strconv.Itoa(k), strconv.Itoa(k+1), func(args json.RawMessage) (json.RawMessage, error) {
+			ran++
+			var a struct{ V *int }
+			if json.Unmarshal(args, &a) != nil || a.V == nil || *a.V != k {
+				return nil, errors.New("not a call of this version")
+			}
+			if k == 7 && bytes.Contains(args, []byte(`"refuse"`)) {
+				return nil, errors.New("refused")
+			}
+			return fmt.Appendf(nil, `{"v":%d,%s`, k+1, args[bytes.IndexByte(args, ',')+1:]), nil
+		}))
+	}
+	validate := func(args json.RawMessage) error {
+		var a struct{ V int }
+		if json.Unmarshal(args, &a) != nil || a.V != last {
+			return fmt.Errorf("v must be %d", last)
+		}
+		return nil
+	}
+	var spec tool.Spec
+	if err := json.Unmarshal([]byte(`{"name":"counter","description":"Count.","inputSchema":{"type":"object"}}`), &spec); err != nil {
+		t.Fatal(err)
+	}
+	counter, err := tool.DefineRaw(spec, validate, func(ctx context.Context, args json.RawMessage) (any, error) { return string(args), nil }, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args    string
+		content string // "" for an error result
+		from    string
+	}{
+		{args: `{"v":16,"x":0}`, content: `{"v":16,"x":0}`},
+		{args: `{"v":15,"x":0}`, content: `{"v":16,"x":0}`, from: "15"},
+		{args: `{"v":0,"x":0}`, content: `{"v":16,"x":0}`, from: "0"},
+		{args: `{"v":0,"x":"refuse"}`},
+		{args: `{"v":-1,"x":0}`},
+	} {
+		ran = 0
+		res := tool.Run(t.Context(), counter, tool.Call{Name: "counter", Args: json.RawMessage(tt.args)})
+		if res.Content != tt.content && (tt.content != "" || !res.IsError) {
+			t.Errorf("%s: result %q (error %v), want %q", tt.args, res.Content, res.Err, tt.content)
+		}
+		if tt.from != "" && !slices.Contains(res.Repairs, tool.Repair{Kind: tool.RepairMigrated, Version: tt.from}) {
+			t.Errorf("%s: repairs %v, want a migration from %s", tt.args, res.Repairs, tt.from)
+		}
+		// The bound: one first step per earlier version to find the call's,
+		// then the rest of its chain.
+		if ran > 2*tool.MaxMigrations {
+			t.Errorf("%s: %d steps ran, more than 2×MaxMigrations", tt.args, ran)
+		}
+	}
+}
+
+func TestMigrationChainDefinitionErrors(t *testing.T) {
+	type a struct {
+		A string `json:"a"`
+	}
+	type b struct {
+		B string `json:"b"`
+	}
+	run := func(context.Context, forecastV3) (string, error) { return "", nil }
+	same := func(args json.RawMessage) (json.RawMessage, error) { return args, nil }
+	tooMany := []tool.Option{tool.WithVersion("last")}
+	for k := range tool.MaxMigrations + 1 {
+		tooMany = append(tooMany, tool.MigrateJSON(strconv.Itoa(k), "last", same))
+	}
+	for _, tt := range []struct {
+		name string
+		opts []tool.Option
+	}{
+		{"two migrations from one version", []tool.Option{tool.WithVersion("3"),
+			tool.Migrate("2", func(forecastV2) (forecastV3, error) { return forecastV3{}, nil }),
+			tool.Migrate("2", func(forecastV1) (forecastV3, error) { return forecastV3{}, nil })}},
+		{"a typed gap: version 2's input has no migration", []tool.Option{tool.WithVersion("3"),
+			tool.Migrate("1", func(forecastV1) (forecastV2, error) { return forecastV2{}, nil })}},
+		{"a JSON gap: version 2 has no migration", []tool.Option{tool.WithVersion("3"), tool.MigrateJSON("1", "2", same)}},
+		{"a JSON migration to itself", []tool.Option{tool.WithVersion("3"), tool.MigrateJSON("1", "1", same)}},
+		{"a JSON cycle", []tool.Option{tool.WithVersion("3"), tool.MigrateJSON("1", "2", same), tool.MigrateJSON("2", "1", same)}},
+		{"a typed cycle", []tool.Option{tool.WithVersion("3"),
+			tool.Migrate("1", func(a) (b, error) { return b{}, nil }), tool.Migrate("2", func(b) (a, error) { return a{}, nil })}},
+		{"two migrations take what one produces", []tool.Option{tool.WithVersion("4"),
+			tool.Migrate("1", func(a) (forecastV1, error) { return forecastV1{}, nil }),
+			tool.Migrate("2", func(forecastV1) (forecastV3, error) { return forecastV3{}, nil }),
+			tool.Migrate("3", func(forecastV1) (forecastV3, error) { return forecastV3{}, nil })}},
+		{"a migration from the current input", []tool.Option{tool.WithVersion("3"),
+			tool.Migrate("2", func(forecastV3) (forecastV3, error) { return forecastV3{}, nil })}},
+		{"more than MaxMigrations", tooMany},
+	} {
+		_, err := tool.Define("forecast", "Forecast.", run, tt.opts...)
+		if _, ok := errors.AsType[*tool.DefinitionError](err); !ok {
+			t.Errorf("%s: %v, want a definition error", tt.name, err)
+		}
+	}
+	// MaxMigrations themselves are fine.
+	if _, err := tool.Define("forecast", "Forecast.", run, tooMany[:tool.MaxMigrations+1]...); err != nil {
+		t.Errorf("MaxMigrations migrations: %v", err)
 	}
 }

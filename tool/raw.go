@@ -38,9 +38,10 @@ type RawTool struct {
 // an output schema, an output that is not a string is also the result's
 // Structured output. A handler that knows its whole answer (a proxy of
 // another system's tool, say) returns a Result: its Content, Parts,
-// Structured and Output are the call's, as they are, and its other fields
-// are the tool's to set — a handler reports a failure by returning an
-// error.
+// Structured and Output are the call's, as they are, its Repairs follow
+// those the tool made (the other system's own, such as a RepairMigrated
+// of a call it upgraded), and its other fields are the tool's to set — a
+// handler reports a failure by returning an error.
 //
 // NewRaw panics with a *DefinitionError on a mistake in the definition: an
 // invalid name, an empty description, a nil handler, an input schema that
@@ -86,7 +87,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, TaskSupport: t.tasks}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}
@@ -133,8 +134,8 @@ func (t *RawTool) checkOrMigrate(args json.RawMessage, repairs []Repair, callID 
 	if err == nil {
 		return args, repairs, nil
 	}
-	if up, ok := t.migrate(args); ok && t.check(up, callID) == nil {
-		return up, append(repairs, t.migrated()), nil
+	if up, from, ok := t.migrate(args); ok && t.check(up, callID) == nil {
+		return up, append(repairs, migrated(from)), nil
 	}
 	return args, repairs, err
 }
@@ -170,7 +171,7 @@ func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
 		return Result{Repairs: repairs}, err
 	}
 	if r, ok := out.(Result); ok { // the handler's own result: taken as it is
-		return Result{Content: r.Content, Parts: r.Parts, Structured: r.Structured, Output: r.Output, Repairs: repairs}, nil
+		return Result{Content: r.Content, Parts: r.Parts, Structured: r.Structured, Output: r.Output, Repairs: append(repairs, r.Repairs...)}, nil
 	}
 	text, err := content(t.name, out)
 	if err != nil {

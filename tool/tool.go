@@ -40,6 +40,10 @@ type Spec struct {
 	// Version is the tool's version (WithVersion); "" when it declares
 	// none.
 	Version string `json:"version,omitempty"`
+	// MigratesFrom are the earlier versions whose calls the tool still
+	// accepts, upgraded by its migrations (Migrate, MigrateJSON), nearest
+	// first; nil when it has none.
+	MigratesFrom []string `json:"migratesFrom,omitempty"`
 	// TaskSupport says whether the tool may be run as a task that a client
 	// starts and polls (WithTaskSupport); "" when it may not.
 	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
@@ -198,7 +202,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, TaskSupport: t.tasks}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
@@ -255,9 +259,9 @@ func (t *Tool[In, Out]) decode(args json.RawMessage, callID string) (In, []Repai
 	args, repairs := t.repairWhole(args)
 	in, nulls, err := schema.DecodeValue[In](t.input, args)
 	if err != nil {
-		if up, ok := t.migrate(args); ok {
+		if up, from, ok := t.migrate(args); ok {
 			if in2, nulls2, err2 := schema.DecodeValue[In](t.input, up); err2 == nil {
-				return in2, nullRepairs(append(repairs, t.migrated()), nulls2), nil
+				return in2, nullRepairs(append(repairs, migrated(from)), nulls2), nil
 			}
 		}
 	}

@@ -14,7 +14,10 @@ import (
 // Snapshot compares the specs of every tool of reg, enabled or not, with
 // the snapshot file at path (testdata/tools.json, say), a JSON file in the
 // shape of MCP's tools/list result. It fails the test with one t.Errorf
-// per breaking change (package compat decides, with its default options),
+// per breaking change (package compat decides, with its default options,
+// and its rule on versions: a break that keeps a tool's declared version
+// is one more breaking change, and a break to the input of a tool whose
+// raised version migrates from the old one is not breaking),
 // and once more when the snapshot is out of date without breaking anything,
 // so that the file always holds the contract as it is now; each compatible
 // change is logged with t.Logf. With go test -update it writes the current
@@ -82,7 +85,8 @@ func SnapshotTools(t testing.TB, path string, tools ...tool.Interface) {
 }
 
 // SnapshotOf returns the snapshot of specs: each as an MCP server lists it
-// (mcpserver's tools/list), annotations with all four hints.
+// (mcpserver's tools/list), annotations with all four hints, and its
+// version and the versions it migrates from in its _meta.
 func SnapshotOf(specs []tool.Spec) *compat.Snapshot {
 	s := &compat.Snapshot{Tools: make([]compat.Tool, 0, len(specs))}
 	for _, spec := range specs {
@@ -92,6 +96,9 @@ func SnapshotOf(specs []tool.Spec) *compat.Snapshot {
 			destructive, openWorld := a.Destructive, a.OpenWorld
 			t.Annotations = &compat.Annotations{Title: spec.Title, ReadOnlyHint: a.ReadOnly, DestructiveHint: &destructive,
 				IdempotentHint: a.Idempotent, OpenWorldHint: &openWorld}
+		}
+		if spec.Version != "" {
+			t.Meta = &compat.Meta{Version: spec.Version, MigratesFrom: spec.MigratesFrom}
 		}
 		s.Tools = append(s.Tools, t)
 	}

@@ -135,10 +135,55 @@ func TestSnapshotFile(t *testing.T) {
 			Region string `json:"region" tool:"pattern=^[A-Z]{2}$"`
 		}) (string, error) {
 			return "", nil
-		}, tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true})),
+		}, tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}), tool.WithVersion("2026-11-01")),
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tooltest.Snapshot(t, "testdata/forecast.json", reg)
+}
+
+// TestSnapshotVersions changes a versioned tool's input in a way that
+// breaks old calls: keeping the version is reported as such, raising it
+// leaves the break, and raising it with a migration from the old version
+// covers it.
+func TestSnapshotVersions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tools.json")
+	v1 := tool.New("forecast", "Forecast the weather.", run[forecastV1], tool.WithVersion("1"))
+	if r := snapshot(t, path, true, v1); len(r.errors)+len(r.fatals) != 0 {
+		t.Fatalf("Snapshot -update: errors %q %q", r.errors, r.fatals)
+	}
+	up := tool.Migrate("1", func(old forecastV1) (forecastV2, error) {
+		return forecastV2{City: old.City, Days: min(old.Days, 5)}, nil
+	})
+	for _, tt := range []struct {
+		name   string
+		opts   []tool.Option
+		errors []string // a substring of each error, in order
+	}{
+		{"the version kept", []tool.Option{tool.WithVersion("1")},
+			[]string{"without a version bump", "/inputSchema/properties/days/maximum", "break the tools' callers: 2"}},
+		{"the version raised", []tool.Option{tool.WithVersion("2")},
+			[]string{"/inputSchema/properties/days/maximum", "break the tools' callers: 1"}},
+		{"the version raised, with a migration", []tool.Option{tool.WithVersion("2"), up},
+			[]string{"out of date"}},
+	} {
+		r := snapshot(t, path, false, tool.New("forecast", "Forecast the weather.", run[forecastV2], tt.opts...))
+		ok := len(r.errors) == len(tt.errors)
+		for i := 0; ok && i < len(tt.errors); i++ {
+			ok = strings.Contains(r.errors[i], tt.errors[i])
+		}
+		if !ok {
+			t.Errorf("%s: errors %q, want %q", tt.name, r.errors, tt.errors)
+		}
+	}
+	// Accepted, the snapshot records the version and the migration.
+	snapshot(t, path, true, tool.New("forecast", "Forecast the weather.", run[forecastV2], tool.WithVersion("2"), up))
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"com.github.hands-go/version": "2"`) || !strings.Contains(string(data), `"com.github.hands-go/migratesFrom": [`) {
+		t.Errorf("the snapshot does not record the version and the migration:\n%s", data)
+	}
 }

@@ -118,16 +118,21 @@ func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
 		return err
 	}
 	var b bytes.Buffer
-	breaking := 0
+	breaking, migrated := 0, 0
 	for _, c := range changes {
 		fmt.Fprintln(&b, c)
-		if c.Breaks() {
+		switch {
+		case c.Breaks():
 			breaking++
+		case c.Effect == compat.Migrated:
+			migrated++
 		}
 	}
 	switch {
 	case len(changes) == 0:
 		b.WriteString("no changes\n")
+	case migrated > 0:
+		fmt.Fprintf(&b, "%d changes, %d breaking, %d breaking old calls that a migration upgrades\n", len(changes), breaking, migrated)
 	default:
 		fmt.Fprintf(&b, "%d changes, %d breaking\n", len(changes), breaking)
 	}

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -9,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/tooltest"
 )
 
@@ -127,4 +131,63 @@ func TestDiffLive(t *testing.T) {
 		}
 		golden.Check(t, filepath.Join(goldenDir, "upstream.golden"), []byte(stdout))
 	})
+}
+
+// TestDiffLiveVersions snapshots a running server's versioned tool, then
+// compares the snapshot with servers that changed the tool's input in a
+// way that breaks old calls: one kept the version, which hands diff
+// reports as a breaking change of its own; one raised it with a migration
+// from the old version, which covers the break.
+func TestDiffLiveVersions(t *testing.T) {
+	type forecastV1 struct {
+		Town string `json:"town"`
+	}
+	type forecastV2 struct {
+		City string `json:"city"`
+	}
+	serve := func(t *testing.T, tl tool.Interface) string {
+		t.Helper()
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{tl}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(mcpserver.New(reg, nil).HTTPHandler(nil))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	v1 := serve(t, tool.New("forecast", "Forecast the weather.", func(ctx context.Context, a forecastV1) (string, error) { return a.Town, nil },
+		tool.WithVersion("1")))
+	snap, _, err := runCmd(t, "snapshot", v1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(snap, `"com.github.hands-go/version": "1"`) {
+		t.Errorf("hands snapshot of a versioned tool:\n%s\nwant its version", snap)
+	}
+	old := filepath.Join(t.TempDir(), "old.json")
+	if err := os.WriteFile(old, []byte(snap), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(ctx context.Context, a forecastV2) (string, error) { return a.City, nil }
+	up := tool.Migrate("1", func(o forecastV1) (forecastV2, error) { return forecastV2{City: o.Town}, nil })
+	for _, tt := range []struct {
+		name     string
+		opts     []tool.Option
+		breaking bool
+		says     string
+	}{
+		{"the version kept", []tool.Option{tool.WithVersion("1")}, true, "breaking change without a version bump"},
+		{"the version raised", []tool.Option{tool.WithVersion("2")}, true, `version "1" → "2"`},
+		{"the version raised, with a migration", []tool.Option{tool.WithVersion("2"), up}, false, `(calls made against version "1" are migrated)`},
+		{"the version raised, with a migration (summary)", []tool.Option{tool.WithVersion("2"), up}, false, "0 breaking, 2 breaking old calls that a migration upgrades"},
+	} {
+		url := serve(t, tool.New("forecast", "Forecast the weather.", run, tt.opts...))
+		stdout, _, err := runCmd(t, "diff", old, url)
+		if errors.Is(err, errBreaking) != tt.breaking || !tt.breaking && err != nil {
+			t.Errorf("%s: hands diff = %v, want breaking %v", tt.name, err, tt.breaking)
+		}
+		if !strings.Contains(stdout, tt.says) {
+			t.Errorf("%s: hands diff printed\n%s\nwant %q", tt.name, stdout, tt.says)
+		}
+	}
 }

@@ -31,6 +31,7 @@
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
 //	HANDS_OAUTH_CLIENT_SECRET    that client's secret
 //	HANDS_OAUTH_GRANT            authorization_code (a person signs in) or client_credentials
+//	GOGC                         the collector's target; serve uses 400 unless it is set
 //	OTEL_EXPORTER_OTLP_ENDPOINT  export a span of every served call over OTLP/HTTP
 //
 // With --upstream 'CMD ARGS' (repeatable), serve is also a gateway to other

@@ -58,6 +58,8 @@ var settings = []setting{
 		what: "that client's secret"},
 	{env: "HANDS_OAUTH_GRANT", def: grantAuthorizationCode, commands: "serve --upstream",
 		what: "authorization_code: a person signs in once in the browser; client_credentials: no one does (needs the client ID and secret)"},
+	{env: "GOGC", def: "400", commands: "serve",
+		what: "the Go collector's target: the heap may grow by this percentage over the live heap before a collection (serve's live heap is a few MB; 100 collects more often and costs calls CPU)"},
 	{env: "OTEL_EXPORTER_OTLP_ENDPOINT", def: "off", commands: "serve",
 		what: "export a span of every served call over OTLP/HTTP; the other OTEL_* variables apply"},
 }

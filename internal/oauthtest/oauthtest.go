@@ -44,6 +44,10 @@ type Server struct {
 	// ForeignIssuer, with Legacy, has that metadata name AS, another
 	// origin, as the issuer instead (the mix-up a client must refuse).
 	ForeignIssuer bool
+	// ForeignEndpoint, with Legacy, keeps the issuer on the resource
+	// server's origin but has the metadata name the token endpoint of AS,
+	// another origin.
+	ForeignEndpoint bool
 
 	Mu         sync.Mutex                  // guards what follows
 	Clients    map[string]string           // client ID → secret ("" for a public client)
@@ -89,7 +93,11 @@ func New(t *testing.T, configure func(*Server)) *Server {
 				writeJSON(w, a.metadata(a.AS.URL))
 				return
 			}
-			writeJSON(w, a.metadata(a.RS.URL+"/oauth"))
+			meta := a.metadata(a.RS.URL + "/oauth")
+			if a.ForeignEndpoint {
+				meta["token_endpoint"] = a.AS.URL + "/token"
+			}
+			writeJSON(w, meta)
 		})
 		mux.Handle("/oauth/", http.StripPrefix("/oauth", http.HandlerFunc(a.serveAS)))
 	} else {

@@ -91,6 +91,7 @@ function badges(t) {
   if (a && !a.readOnly && a.destructive) out.push(["destructive", "destructive"]);
   if (a?.idempotent) out.push(["idempotent", "idem"]);
   if (a?.openWorld) out.push(["open world", "open"]);
+  if (t.version) out.push(["version " + t.version, "version"]);
   const d = t.deprecation;
   if (d) out.push([d.sunset ? "deprecated until " + d.sunset.slice(0, 10) : "deprecated", "deprecated"]);
   out.push(enabled.has(t.name) ? ["enabled", "enabled"] : ["disabled", "disabled"]);
