@@ -30,9 +30,36 @@ func toolName(i int) string { return fmt.Sprintf("echo_%04d", i) }
 // handsScaleServer returns hands' server of n echo tools in one scope,
 // without enabled predicates.
 func handsScaleServer(n int) (*mcpserver.Server, *tool.Registry) {
+	return handsScaleServerOf(n, false)
+}
+
+// blockedClient is the client name to which the tools of a scale server
+// with predicates are not enabled.
+const blockedClient = "blocked"
+
+// enabledForCaller is the enabled predicate of the tools of a scale server
+// with predicates: a tool is enabled for every session except one whose
+// client calls itself blockedClient. It reads the caller's session, as a
+// predicate that depends on who calls does.
+func enabledForCaller(ctx context.Context) bool {
+	c, ok := mcpserver.CallerFrom(ctx)
+	if !ok || c.Session == nil {
+		return true
+	}
+	p := c.Session.InitializeParams()
+	return p == nil || p.ClientInfo == nil || p.ClientInfo.Name != blockedClient
+}
+
+// handsScaleServerOf returns hands' server of n echo tools in one scope,
+// each with the enabled predicate enabledForCaller when predicates is set.
+func handsScaleServerOf(n int, predicates bool) (*mcpserver.Server, *tool.Registry) {
+	var opts []tool.Option
+	if predicates {
+		opts = append(opts, tool.WithEnabled(enabledForCaller))
+	}
 	tools := make([]tool.Interface, n)
 	for i := range tools {
-		tools[i] = tool.New(toolName(i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil })
+		tools[i] = tool.New(toolName(i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil }, opts...)
 	}
 	reg, err := tool.NewRegistry(&tool.Scope{Name: "echo", Tools: tools})
 	if err != nil {
@@ -173,12 +200,21 @@ var (
 // sessions and tools. It reports each server's median latency and the
 // ratio hands ÷ SDK of the medians and of the means. An iteration is two
 // calls.
-func BenchmarkScale(b *testing.B) {
+func BenchmarkScale(b *testing.B) { benchmarkScale(b, false) }
+
+// BenchmarkScalePredicates is BenchmarkScale with an enabled predicate on
+// every one of hands' tools that reads the caller's session
+// (enabledForCaller), so that what is listed and callable depends on who
+// calls. The SDK's server, which has no predicates, is the same as in
+// BenchmarkScale.
+func BenchmarkScalePredicates(b *testing.B) { benchmarkScale(b, true) }
+
+func benchmarkScale(b *testing.B, predicates bool) {
 	ctx := context.Background()
 	for _, sessions := range scaleSessions {
 		for _, tools := range scaleTools {
 			b.Run(fmt.Sprintf("sessions=%d/tools=%d", sessions, tools), func(b *testing.B) {
-				hs, _ := handsScaleServer(tools)
+				hs, _ := handsScaleServerOf(tools, predicates)
 				hf := newScaleFixture(ctx, handsServe(hs), sessions, 1)
 				defer hf.close()
 				sf := newScaleFixture(ctx, sdkServe(sdkScaleServer(tools)), sessions, 1)
@@ -313,6 +349,85 @@ func BenchmarkCallDuringSync(b *testing.B) {
 	}
 }
 
+// BenchmarkCallDuringSyncAlternating is BenchmarkCallDuringSync's paced
+// mode against its idle one in alternating windows of one run, so that
+// both see the same moments of a shared machine: for 100ms a goroutine
+// adds a tool and runs Sync every 5ms, for the next 100ms it does nothing,
+// and so on. A call counts for the window it starts in, unless it starts
+// within 20ms of a switch (the Syncs' list_changed notifications, which
+// the SDK sends a few ms late, and their garbage still belong to the window
+// before). It reports the p50 and p99 of each kind of window and the
+// ratio of the p99s, syncing ÷ idle.
+func BenchmarkCallDuringSyncAlternating(b *testing.B) {
+	const sessions, tools = 100, 1000
+	const window, settle, pace = 100 * time.Millisecond, 20 * time.Millisecond, 5 * time.Millisecond
+	ctx := context.Background()
+	hs, reg := handsScaleServer(tools)
+	f := newScaleFixture(ctx, handsServe(hs), sessions, 1)
+	defer f.close()
+	start := time.Now()
+	// syncing reports whether the window at t has Syncs, and whether t is
+	// past the settling time of its window.
+	syncing := func(t time.Time) (on, settled bool) {
+		d := t.Sub(start)
+		return (d/window)%2 == 1, d%window >= settle
+	}
+	stop := make(chan struct{})
+	var syncs atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		ticker := time.NewTicker(pace)
+		defer ticker.Stop()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case now := <-ticker.C:
+				if on, _ := syncing(now); !on {
+					continue
+				}
+			}
+			t := tool.New(fmt.Sprintf("added_%d_%d", b.N, i), "Echo a text.", func(_ context.Context, in echoIn) (string, error) { return in.Text, nil })
+			if err := reg.Add(&tool.Scope{Name: "added", Tools: []tool.Interface{t}}); err != nil {
+				panic(err)
+			}
+			hs.Sync(ctx)
+			syncs.Add(1)
+		}
+	})
+	var took [2][]time.Duration // idle, syncing
+	b.ReportAllocs()
+	for b.Loop() {
+		begin := time.Now()
+		call(b, f.callers[0])
+		d := time.Since(begin)
+		if on, settled := syncing(begin); settled {
+			i := 0
+			if on {
+				i = 1
+			}
+			took[i] = append(took[i], d)
+		}
+	}
+	close(stop)
+	wg.Wait()
+	if len(took[0]) < 100 || len(took[1]) < 100 {
+		b.Logf("too few calls for a p99: %d idle, %d syncing", len(took[0]), len(took[1]))
+		return
+	}
+	var p99 [2]float64
+	for i := range took {
+		slices.Sort(took[i])
+		p99[i] = float64(took[i][len(took[i])*99/100])
+	}
+	b.ReportMetric(float64(took[0][len(took[0])/2]), "idle-p50-ns")
+	b.ReportMetric(float64(took[1][len(took[1])/2]), "syncing-p50-ns")
+	b.ReportMetric(p99[0], "idle-p99-ns")
+	b.ReportMetric(p99[1], "syncing-p99-ns")
+	b.ReportMetric(p99[1]/p99[0], "p99-ratio")
+	b.ReportMetric(float64(syncs.Load())/float64(len(took[1])), "syncs/call")
+}
+
 // BenchmarkAddSync adds one tool to a served registry of 1000 tools and
 // runs Sync, as a gateway does for each tool its upstream adds. An
 // iteration is one Add and one Sync.
@@ -362,6 +477,36 @@ func TestScaleFixture(t *testing.T) {
 			}
 		}
 		f.close()
+	}
+}
+
+// TestScalePredicates checks that the predicate of a scale server with
+// predicates depends on the caller: a client named blockedClient is listed
+// no tools and cannot call them, while the fixture's sessions, bare and
+// the SDK's, are listed and call every tool.
+func TestScalePredicates(t *testing.T) {
+	ctx := t.Context()
+	hs, _ := handsScaleServerOf(20, true)
+	f := newScaleFixture(ctx, handsServe(hs), 5, 2)
+	defer f.close()
+	for _, cs := range f.callers {
+		call(t, cs)
+		if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 20 {
+			t.Errorf("ListTools = %d tools, %v; want 20", len(res.Tools), err)
+		}
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	wait := handsServe(hs)(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: blockedClient, Version: "v0.0.0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); wait() }()
+	if res, err := cs.ListTools(ctx, nil); err != nil || len(res.Tools) != 0 {
+		t.Errorf("ListTools for %q = %d tools, %v; want none", blockedClient, len(res.Tools), err)
+	}
+	if res, err := cs.CallTool(ctx, echoParams); err == nil && !res.IsError {
+		t.Errorf("CallTool for %q = %+v, want it refused", blockedClient, res)
 	}
 }
 

@@ -590,12 +590,12 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 // speaks MCP over its standard input and output; its standard error is
 // this process's. Closing the client closes the program's input, and
 // terminates it if it does not exit within five seconds. For another
-// environment or directory, use the SDK's mcp.CommandTransport with an
-// exec.Cmd of your own.
+// environment or directory, use a CommandTransport with an exec.Cmd of
+// your own.
 func Command(name string, args ...string) mcp.Transport {
 	cmd := exec.Command(name, args...)
 	cmd.Stderr = os.Stderr
-	return &mcp.CommandTransport{Command: cmd}
+	return &CommandTransport{Command: cmd}
 }
 
 // HTTP returns a transport to the streamable HTTP endpoint at url that

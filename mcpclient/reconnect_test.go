@@ -48,7 +48,7 @@ func TestReconnect(t *testing.T) {
 		starts.Add(1)
 		cmd := exec.Command(exe, "-test.run=^TestExitingServer$")
 		cmd.Env = append(os.Environ(), "MCPCLIENT_TEST_SERVER=exiting")
-		return &mcp.CommandTransport{Command: cmd}
+		return &mcpclient.CommandTransport{Command: cmd}
 	}
 	c, err := mcpclient.Connect(t.Context(), command(), &mcpclient.Options{Reconnect: command, ReconnectDelay: 50 * time.Millisecond})
 	if err != nil {

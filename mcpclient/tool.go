@@ -84,6 +84,18 @@ func (r *remote) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event
 	return r.cur.Load().raw.Stream(ctx, call)
 }
 
+// Forward returns the tool's current version, which runs a call to its end
+// with no goroutine of the remote's (see tool.Forwarder); nil once the
+// server no longer offers the tool, for Stream to answer.
+func (r *remote) Forward() tool.Interface {
+	if r.gone.Load() {
+		return nil
+	}
+	return r.cur.Load().raw
+}
+
+var _ tool.Forwarder = (*remote)(nil)
+
 var (
 	errDuplicate = errors.New("the server lists two tools of this name")
 	errNotObject = errors.New("the structured content is not a JSON object")
@@ -149,6 +161,11 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		// requires one, plainly otherwise. To hands' own clients it is a
 		// tool that may take long.
 		opts = append(opts, tool.WithTaskSupport(tool.TaskOptional))
+	}
+	if support != string(tool.TaskRequired) {
+		// Called plainly, the SDK's CallTool returns when its context
+		// ends; a call as a task may outlive it, to cancel the task.
+		opts = append(opts, tool.WithContextBoundHandler())
 	}
 	description := mt.Description
 	if description == "" {
@@ -268,8 +285,10 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
+		// The token names the call in the server's requests (callOf) too, so
+		// it is sent whether or not anyone reads the call's progress.
 		params.SetProgressToken(token)
-		stop := c.forward(ctx, token)
+		stop := c.forward(ctx, token, tool.ReportsProgress(ctx))
 		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
@@ -444,13 +463,22 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 	return p
 }
 
-// forward passes the progress reported for token to tool.Progress(ctx)
-// until stop is called; stop returns once the last report is passed on.
-func (c *Client) forward(ctx context.Context, token string) (stop func()) {
+// forward records a call under way, under token, until stop is called
+// (causedBy finds it there) and, when report is set, passes the progress
+// reported for token to tool.Progress(ctx) on a goroutine of its own; stop
+// returns once the last report is passed on.
+func (c *Client) forward(ctx context.Context, token string, report bool) (stop func()) {
 	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()
+	if !report {
+		return func() {
+			c.progressMu.Lock()
+			delete(c.progress, token)
+			c.progressMu.Unlock()
+		}
+	}
 	send := func() {
 		if p := f.take(); p != nil {
 			tool.Progress(ctx, tool.ProgressReport{Done: p.Progress, Total: p.Total, Message: p.Message})

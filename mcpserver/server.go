@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
@@ -151,7 +152,7 @@ type registration struct {
 // another of the same name counts as new. It builds the spec of a tool only
 // when the tool is new, says that its spec changed (tool.SpecVersioner), or
 // cannot say, and it looks at the registry's tools only when the registry
-// changed. Hold regMu.
+// changed — at those added alone, when nothing was taken out. Hold regMu.
 func (s *Server) pending(ctx context.Context, specs bool) (out []registration, gone []string) {
 	if specs {
 		for _, w := range s.watched {
@@ -164,31 +165,22 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 			}
 		}
 	}
-	v := s.reg.Version()
-	if v == s.synced {
+	if s.reg.Version() == s.synced {
 		return out, nil
 	}
-	s.synced = v
+	if added, v, ok := s.reg.Added(s.synced); ok { // tools added, none taken out: only they are looked at
+		s.synced = v
+		for _, t := range added {
+			out = s.look(ctx, t, out)
+		}
+		return out, nil
+	}
+	s.synced = s.reg.Version()
 	tools := s.reg.Tools()
 	held := make(map[string]bool, len(tools))
 	for _, t := range tools {
-		name := t.Name()
-		held[name] = true
-		old, ok := s.known[name]
-		if ok && sameTool(old, t) {
-			continue
-		}
-		if ok {
-			s.unwatch(name)
-		}
-		s.known[name] = t
-		versions, ok := t.(tool.SpecVersioner)
-		if !ok || versions.SpecVersion() != 0 {
-			s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
-		}
-		if r, ok := s.build(ctx, t); ok {
-			out = append(out, r)
-		}
+		held[t.Name()] = true
+		out = s.look(ctx, t, out)
 	}
 	if len(held) == len(s.known) {
 		return out, nil
@@ -206,6 +198,29 @@ func (s *Server) pending(ctx context.Context, specs bool) (out []registration, g
 		}
 	}
 	return out, gone
+}
+
+// look looks at a tool the registry holds: a tool new to the server, or
+// put in the place of another of its name, is watched if its spec may
+// change, and its registration appended to out. Hold regMu.
+func (s *Server) look(ctx context.Context, t tool.Interface, out []registration) []registration {
+	name := t.Name()
+	old, ok := s.known[name]
+	if ok && sameTool(old, t) {
+		return out
+	}
+	if ok {
+		s.unwatch(name)
+	}
+	s.known[name] = t
+	versions, ok := t.(tool.SpecVersioner)
+	if !ok || versions.SpecVersion() != 0 {
+		s.watched = append(s.watched, watchedTool{tool: t, versions: versions})
+	}
+	if r, ok := s.build(ctx, t); ok {
+		out = append(out, r)
+	}
+	return out
 }
 
 // unwatch stops watching the spec of the tool named name. Hold regMu.
@@ -231,7 +246,11 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		version = v.SpecVersion() // before the spec: a change in between is seen next time
 	}
 	mt := mcpTool(t.Spec())
-	def, err := json.Marshal(mt)
+	err := encodeSchemas(mt)
+	var def []byte
+	if err == nil {
+		def, err = json.Marshal(mt)
+	}
 	if err != nil {
 		s.logger.ErrorContext(ctx, "mcpserver: a tool's spec does not encode; it is not served as it is now", "tool", mt.Name, "err", err)
 		return registration{}, false
@@ -240,6 +259,25 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 		return registration{}, false
 	}
 	return registration{tool: mt, def: string(def), version: version}, true
+}
+
+// encodeSchemas replaces mt's schemas by their JSON encoding, which the
+// SDK server then sends as it is: a tools/list would otherwise encode every
+// schema of every tool again (through jsonschema's reflective MarshalJSON),
+// which costs a server of a thousand tools milliseconds a list, and a
+// client that lists again on every list_changed makes a list of each
+// change.
+func encodeSchemas(mt *mcp.Tool) error {
+	for _, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
+		if s, ok := (*schema).(*jsonschema.Schema); ok && s != nil {
+			data, err := json.Marshal(s)
+			if err != nil {
+				return err
+			}
+			*schema = json.RawMessage(data)
+		}
+	}
+	return nil
 }
 
 // register registers a tool with the SDK server, replacing one of the same

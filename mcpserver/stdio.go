@@ -11,6 +11,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/hands-go/hands/internal/jsonrpcwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -136,7 +137,7 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 	case line[0] == '[':
 		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
+	msg, err := jsonrpcwire.Decode(line)
 	if err != nil {
 		var head struct {
 			ID any `json:"id"`

@@ -163,6 +163,17 @@ func Progress(ctx context.Context, v any) {
 	}
 }
 
+// ReportsProgress reports whether Progress(ctx, …) may reach anyone: true
+// in a call run as a stream (Stream, or Drain with a progress function),
+// false in a call run to its end (Run, or Drain without one) and outside a
+// call. A handler whose reports cost something to set up — a remote tool
+// asks its server for them and forwards them on a goroutine — sets them up
+// only when they may be read.
+func ReportsProgress(ctx context.Context) bool {
+	c, ok := ctx.Value(callKey{}).(*callContext)
+	return ok && c.sink != nil
+}
+
 // A ProgressReport says how far a call has got. A handler passes one to
 // Progress when it knows its numbers:
 //

@@ -36,6 +36,7 @@ type config struct {
 	migrations  []*migration // Migrate, MigrateJSON, in the order given
 	tasks       TaskSupport
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
+	bound       bool    // WithContextBoundHandler
 	errs        []error // mistakes in the options themselves
 }
 
@@ -86,6 +87,20 @@ func WithTimeout(d time.Duration) Option {
 		}
 		c.timeout = d
 	}
+}
+
+// WithContextBoundHandler says that the handler returns as soon as its
+// context ends — it waits only on work that the context cancels, as a call
+// to another server does — so that a call run to its end (Run, or Drain
+// without a progress function) runs it on the caller's goroutine, with a
+// timeout too, rather than on a goroutine of its own that the timeout
+// would abandon: one goroutine, and its stack, fewer a call. The call's
+// result is the same: at the timeout the handler's context ends, it
+// returns, and the call ends with a *TimeoutError. A handler that ignores
+// its context holds the caller past the timeout instead. mcpclient's
+// remote tools, whose handler is the SDK's call to their server, say so.
+func WithContextBoundHandler() Option {
+	return func(c *config) { c.bound = true }
 }
 
 // A repairSet is a set of RepairKinds, as bits.
@@ -147,6 +162,7 @@ type core struct {
 	fields      []deprecatedField // the input's deprecated properties
 	migrations  []*migration      // Migrate, MigrateJSON: the earlier versions, nearest first
 	version     string            // WithVersion
+	bound       bool              // WithContextBoundHandler
 	tasks       TaskSupport       // WithTaskSupport
 }
 
@@ -182,7 +198,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 	return core{
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
-		deprecation: c.deprecation, migrations: migrations, version: c.version,
+		deprecation: c.deprecation, migrations: migrations, version: c.version, bound: c.bound,
 		tasks: c.tasks,
 	}, c, nil
 }

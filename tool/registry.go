@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"reflect"
 	"runtime/debug"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -117,6 +118,7 @@ type toolSet struct {
 	index      *toolIndex // nil for a set without tools or scopes
 	predicates bool       // a scope or a tool has an enabled predicate
 	version    uint64     // how many times Add changed the registry
+	base       uint64     // the version since which Add alone changed it, appending entries
 
 	specs atomic.Pointer[[]*Spec] // see fixedSpecs
 }
@@ -165,6 +167,7 @@ type entry struct {
 	scopeState *predicateState // of the scope's predicate
 	name       string
 	state      *predicateState // of the tool's predicate
+	added      uint64          // the version of the set that added it
 }
 
 // predicateState remembers whether a predicate is panicking, so that a
@@ -239,7 +242,7 @@ func (ts *toolSet) without(tools []Interface) (*toolSet, int) {
 		return ts, 0
 	}
 	index := &toolIndex{keys: map[string]int{}, scopes: map[*Scope]*predicateState{}}
-	n := &toolSet{index: index, version: ts.version + 1}
+	n := &toolSet{index: index, version: ts.version + 1, base: ts.version + 1}
 	held := map[*Scope]bool{}
 	for _, e := range ts.entries {
 		if identifiable(e.tool) && gone[e.tool] {
@@ -313,7 +316,7 @@ func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 	if len(errs) > 0 {
 		return nil, errs
 	}
-	n := &toolSet{scopes: ts.scopes, entries: ts.entries, index: index, predicates: ts.predicates, version: ts.version + 1}
+	n := &toolSet{scopes: ts.scopes, entries: ts.entries, index: index, predicates: ts.predicates, version: ts.version + 1, base: ts.base}
 	for _, s := range scopes {
 		state := index.scopes[s]
 		if state == nil {
@@ -331,7 +334,7 @@ func (ts *toolSet) with(scopes []*Scope) (*toolSet, []error) {
 			n.predicates = n.predicates || enabler != nil
 			index.keys[collisionKey(name)] = len(n.entries)
 			index.byName.Store(name, len(n.entries))
-			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, scopeState: state, name: name, state: &predicateState{}})
+			n.entries = append(n.entries, entry{tool: t, enabler: enabler, scope: s, scopeState: state, name: name, state: &predicateState{}, added: n.version})
 		}
 	}
 	return n, nil
@@ -387,6 +390,26 @@ func (r *Registry) Tools() []Interface {
 		tools[i] = e.tool
 	}
 	return tools
+}
+
+// Added returns the tools that Add added since the registry's version
+// was since (Version), in order, with the version they bring it to, and
+// true; or false when the registry has changed otherwise since then
+// (Remove took tools out), or since is not one of its versions, and a
+// follower must look at all its tools (Tools). It costs what was added,
+// not what the registry holds: an MCP server's Sync after one Add looks
+// at one tool.
+func (r *Registry) Added(since uint64) (tools []Interface, version uint64, ok bool) {
+	ts := r.set()
+	if since < ts.base || since > ts.version {
+		return nil, ts.version, false
+	}
+	i := sort.Search(len(ts.entries), func(i int) bool { return ts.entries[i].added > since })
+	tools = make([]Interface, len(ts.entries)-i)
+	for j, e := range ts.entries[i:] {
+		tools[j] = e.tool
+	}
+	return tools, ts.version, true
 }
 
 // Lookup returns the tool named name, enabled or not.
@@ -659,7 +682,7 @@ func (r *Registry) run(ctx context.Context, call Call) Result {
 	if t == nil {
 		return refusal
 	}
-	if t, ok := t.(runner); ok {
+	if t, ok := runnerOf(t); ok {
 		return t.run(ctx, call)
 	}
 	return drain(ctx, Guard(t, r.log()), call, nil) // a tool of the user's own, guarded as Stream guards it

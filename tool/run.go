@@ -31,6 +31,32 @@ type runner interface {
 	run(ctx context.Context, call Call) Result
 }
 
+// A Forwarder is a tool that passes each call, as it is, to a tool of this
+// package (a *Tool or a *RawTool) that may change from call to call, as
+// the definition of a tool served elsewhere does. Forward returns the tool
+// a call is passed to now, or nil when the forwarder answers it itself
+// (from its Stream). Run, Drain without a progress function and a Registry
+// run such a call as the forwarded tool's own: with no goroutine for the
+// forwarder's stream and none to wait for it, since the tool keeps to its
+// context and timeout itself. A forwarded tool has the forwarder's name.
+type Forwarder interface {
+	Interface
+	Forward() Interface
+}
+
+// runnerOf returns h as a runner: h itself, or the tool of this package it
+// forwards the call to now.
+func runnerOf(h Handler) (runner, bool) {
+	if r, ok := h.(runner); ok {
+		return r, true
+	}
+	if f, ok := h.(Forwarder); ok {
+		r, ok := f.Forward().(runner)
+		return r, ok
+	}
+	return nil, false
+}
+
 // Run runs call through h — a tool, a Registry, or middleware around
 // either — and returns its one result; progress events are dropped. It is
 // Drain without a progress function.
@@ -64,7 +90,7 @@ func Run(ctx context.Context, h Handler, call Call) Result {
 // belongs on a goroutine of its own.
 func Drain(ctx context.Context, h Handler, call Call, progress func(v any) bool) Result {
 	if progress == nil {
-		if r, ok := h.(runner); ok {
+		if r, ok := runnerOf(h); ok {
 			return r.run(ctx, call)
 		}
 	}
@@ -408,18 +434,22 @@ func (c *core) ended(ctx context.Context, callID string) error {
 }
 
 // run is Run for one tool. When ctx cannot end and the tool has no
-// timeout, the handler runs on the calling goroutine; otherwise on its own,
-// and the call ends when ctx ends or the timeout passes, whatever the
-// handler does.
+// timeout, or its handler is bound by its context
+// (WithContextBoundHandler), the handler runs on the calling goroutine;
+// otherwise on its own, and the call ends when ctx ends or the timeout
+// passes, whatever the handler does.
 func (c *core) run(ctx context.Context, call Call, r callRunner) Result {
 	if c.timeout <= 0 {
-		if ctx.Done() == nil {
+		if ctx.Done() == nil || c.bound {
 			return c.execute(ctx, call, nil, r)
 		}
 	} else {
 		var cancel context.CancelFunc
 		ctx, cancel = c.withTimeout(ctx, call.ID)
 		defer cancel()
+		if c.bound {
+			return c.execute(ctx, call, nil, r)
+		}
 	}
 	done := make(chan Result, 1) // the handler never waits to hand its result over
 	go func() { done <- c.execute(ctx, call, nil, r) }()

@@ -71,7 +71,7 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 				cmd := exec.Command(args[0], args[1:]...)
 				cmd.Env = upstreamEnv(os.Environ(), passEnv)
 				cmd.Stderr = stderr
-				return &mcp.CommandTransport{Command: cmd}
+				return &mcpclient.CommandTransport{Command: cmd}
 			}
 		}
 		c, err := mcpclient.Connect(ctx, transport(), &mcpclient.Options{

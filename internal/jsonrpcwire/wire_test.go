@@ -1,0 +1,65 @@
+package jsonrpcwire
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// messageSeeds are JSON-RPC lines of every shape, well formed or not.
+var messageSeeds = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`,
+	`{"jsonrpc":"2.0","id":"a","method":"tools/list"}`,
+	`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}`,
+	`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`,
+	`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no","data":{"x":[1]}}}`,
+	`{"jsonrpc":"2.0","id":null,"method":""}`,
+	`{"jsonrpc":"2.0","id":1,"method":null}`,
+	`{"jsonrpc":"2.0","id":1.5,"method":"m"}`,
+	`{"jsonrpc":"2.0","id":true,"method":"m"}`,
+	`{"jsonrpc":"2.0","id":{},"method":"m"}`,
+	`{"jsonrpc":"2.0","result":1}`,
+	`{"jsonrpc":"1.0","id":1,"method":"m"}`,
+	`{"jsonrpc":2,"id":1,"method":"m"}`,
+	`{"jsonrpc":"2.0","id":1,"method":7}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"m","params":null}`,
+	`{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"\u00e9\ud800"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":[1,2]}`,
+	`{"jsonrpc":"2.0","id":1,"error":null,"result":null}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":"x"}}`,
+	`{"jsonrpc":"2.0","id":-7,"method":"m","extra":{"deep":[[[]]]}}`,
+	`{"jsonrpc":"2.0","id":12345678901234567890,"method":"m"}`,
+	`[]`, `{}`, `null`, `"2.0"`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
+	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `}`,
+}
+
+// FuzzDecode checks that Decode reads every line of valid JSON (what
+// its callers hand it) as the SDK's jsonrpc.DecodeMessage does:
+// the same message, or an error for both.
+func FuzzDecode(f *testing.F) {
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if !json.Valid(line) {
+			return
+		}
+		got, err := Decode(line)
+		want, wantErr := jsonrpc.DecodeMessage(line)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("Decode(%s) error = %v, the SDK's = %v", line, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode(%s) = %#v, the SDK's = %#v", line, got, want)
+		}
+	})
+}

@@ -1,0 +1,251 @@
+package mcpclient
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/hands-go/hands/internal/jsonrpcwire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultTerminateDuration is how long a CommandTransport's connection,
+// once closed, waits for the server to exit before it sends SIGTERM, and
+// then SIGKILL: five seconds, as the SDK's mcp.CommandTransport waits.
+const DefaultTerminateDuration = 5 * time.Second
+
+// A CommandTransport starts an MCP server as a process and speaks to it
+// over its standard input and output, as the SDK's mcp.CommandTransport
+// does: messages are JSON values, one a line; closing the connection
+// closes the server's input and waits for it to exit, then terminates it.
+// It decodes each message it reads without the SDK's decoder, which
+// allocates 32 KiB for every message (three times, for a response), the
+// larger part of what a small call costs. A batch (a JSON array), which
+// protocol versions from 2025-06-18 do not allow, ends the connection with
+// an error, as does a message over the limit or anything but a line break
+// after one.
+type CommandTransport struct {
+	// Command is the server's command; Connect starts it. Its Stdin and
+	// Stdout must be unset.
+	Command *exec.Cmd
+	// TerminateDuration is how long Close waits for the server to exit
+	// after closing its input, and again after SIGTERM. Zero selects
+	// DefaultTerminateDuration.
+	TerminateDuration time.Duration
+	// MaxMessageBytes is the longest message read. Zero selects
+	// mcp.DefaultMaxLineLength (16 MiB), as the SDK's transport.
+	MaxMessageBytes int
+}
+
+// Connect implements mcp.Transport: it starts the command.
+func (t *CommandTransport) Connect(context.Context) (mcp.Connection, error) {
+	stdout, err := t.Command.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdin, err := t.Command.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := t.Command.Start(); err != nil {
+		return nil, err
+	}
+	limit := t.MaxMessageBytes
+	if limit <= 0 {
+		limit = mcp.DefaultMaxLineLength
+	}
+	c := &commandConn{
+		cmd:       t.Command,
+		stdin:     stdin,
+		terminate: t.TerminateDuration,
+		incoming:  make(chan readResult),
+		closed:    make(chan struct{}),
+	}
+	if c.terminate <= 0 {
+		c.terminate = DefaultTerminateDuration
+	}
+	go c.read(stdout, limit)
+	return c, nil
+}
+
+// A commandConn is the connection of a CommandTransport.
+type commandConn struct {
+	cmd       *exec.Cmd
+	terminate time.Duration
+
+	writeMu sync.Mutex // one message per line, whole
+	stdin   io.WriteCloser
+
+	incoming  chan readResult
+	closeOnce sync.Once
+	closed    chan struct{}
+	closeErr  error
+}
+
+// A readResult is a message read, or why none could be.
+type readResult struct {
+	msg jsonrpc.Message
+	err error
+}
+
+var (
+	errMessageTooLong = errors.New("mcpclient: a message from the server is over the limit")
+	errTrailing       = errors.New("mcpclient: invalid trailing data after a message from the server")
+	errBatch          = errors.New("mcpclient: the server sent a batch, which this protocol does not allow")
+)
+
+// read decodes the server's messages and hands them to Read, until the
+// output ends, a message cannot be read, or the connection is closed.
+func (c *commandConn) read(stdout io.Reader, limit int) {
+	frame := &frameLimit{r: stdout, limit: limit}
+	dec := json.NewDecoder(frame)
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == nil {
+			// A message ends its line: what follows it is a line break or
+			// the end of the output.
+			var next [1]byte
+			if n, _ := dec.Buffered().Read(next[:]); n > 0 && next[0] != '\n' && next[0] != '\r' {
+				err = errTrailing
+			}
+		}
+		var msg jsonrpc.Message
+		switch {
+		case errors.Is(err, errFrameTooLong):
+			err = fmt.Errorf("%w of %d bytes", errMessageTooLong, limit)
+		case err != nil:
+		case bytes.HasPrefix(raw, []byte("[")):
+			err = errBatch
+		default:
+			msg, err = jsonrpcwire.Decode(raw)
+		}
+		select {
+		case c.incoming <- readResult{msg: msg, err: err}:
+		case <-c.closed:
+			return
+		}
+		if err != nil {
+			return
+		}
+		frame.next()
+	}
+}
+
+// Read implements mcp.Connection.
+func (c *commandConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	select {
+	case res := <-c.incoming:
+		return res.msg, res.err
+	case <-c.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Write implements mcp.Connection.
+func (c *commandConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("encode message: %w", err)
+	}
+	data = append(data, '\n')
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	_, err = c.stdin.Write(data)
+	return err
+}
+
+// Close implements mcp.Connection: it closes the server's input and waits
+// for the server to exit, sending SIGTERM and then SIGKILL when it does
+// not within the TerminateDuration.
+func (c *commandConn) Close() error {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		c.closeErr = c.stop()
+	})
+	return c.closeErr
+}
+
+// stop ends the server as the MCP specification says a client ends a
+// stdio server: input closed, then SIGTERM, then SIGKILL.
+func (c *commandConn) stop() error {
+	c.writeMu.Lock()
+	err := c.stdin.Close()
+	c.writeMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("closing stdin: %v", err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- c.cmd.Wait() }()
+	wait := func() (error, bool) {
+		timer := time.NewTimer(c.terminate)
+		defer timer.Stop()
+		select {
+		case err := <-exited:
+			return err, true
+		case <-timer.C:
+			return nil, false
+		}
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	if c.cmd.Process.Signal(syscall.SIGTERM) == nil {
+		if err, ok := wait(); ok {
+			return err
+		}
+	}
+	if err := c.cmd.Process.Kill(); err != nil {
+		return err
+	}
+	if err, ok := wait(); ok {
+		return err
+	}
+	return errors.New("mcpclient: the server's process does not exit")
+}
+
+// SessionID implements mcp.Connection; a stdio session has no ID.
+func (c *commandConn) SessionID() string { return "" }
+
+var errFrameTooLong = errors.New("frame too long")
+
+// A frameLimit bounds the bytes read for one message: past limit, Read
+// fails, and the decoder with it. next starts the count again for the
+// next message.
+type frameLimit struct {
+	r     io.Reader
+	limit int
+	count int
+}
+
+func (f *frameLimit) Read(p []byte) (int, error) {
+	if f.count >= f.limit {
+		return 0, errFrameTooLong
+	}
+	if len(p) > f.limit-f.count {
+		p = p[:f.limit-f.count]
+	}
+	n, err := f.r.Read(p)
+	f.count += n
+	return n, err
+}
+
+func (f *frameLimit) next() { f.count = 0 }
