@@ -140,10 +140,12 @@ type Options struct {
 	// to whoever made the call (mcpserver.ElicitRequest), however many
 	// calls are under way; otherwise ctx is the request's own, and a relay
 	// refuses (ErrUnattributed) rather than guess. Over streamable HTTP a
-	// request names its call by coming on the call's stream; over the
-	// other transports only when the server puts the call's progress token
-	// in the request's _meta (progressToken), since nothing else on those
-	// wires ties a request to a call.
+	// request names its call by coming on the stream of the call, or of
+	// the tasks/result of the task the call created; on any transport, by
+	// carrying the call's progress token in its _meta (progressToken), or
+	// the ID of a task the client created for the call and still awaits
+	// (_meta io.modelcontextprotocol/related-task). Nothing else on the
+	// wire ties a request to a call.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
@@ -184,6 +186,9 @@ type Client struct {
 
 	progressMu sync.Mutex
 	progress   map[string]*forwarder // calls under way, by progress token
+	tasks      map[string]string     // the progress tokens of calls under way, by the ID of the task each created
+	creating   int                   // task creations the server has not answered yet
+	created    chan struct{}         // closed, and replaced, when one is answered
 	tokens     atomic.Uint64
 	secret     string // seals the call a server's request is marked with (callMetaKey)
 
@@ -199,7 +204,7 @@ type Client struct {
 // SDK — and lists its tools. ctx bounds the connection and the first
 // listing, not the session.
 func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
-	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, wake: make(chan struct{}, 1), secret: rand.Text()}
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text()}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -318,7 +323,8 @@ var ErrUnattributed = errors.New("mcpclient: the server's request names no call 
 // names its call by the call's progress token: the watch of an HTTP
 // session marks the requests on a call's stream with it (callMetaKey,
 // which is removed here), and a server may send it itself as the
-// request's progressToken.
+// request's progressToken. Failing that, it names the call by the task
+// the call created (related-task; see taskCall).
 func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context, context.CancelFunc) {
 	meta := params.GetMeta()
 	token, _ := meta["progressToken"].(string)
@@ -331,6 +337,11 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	c.progressMu.Lock()
 	f := c.progress[token]
 	c.progressMu.Unlock()
+	if f == nil {
+		if id := relatedTask(meta); id != "" {
+			f = c.taskCall(ctx, id)
+		}
+	}
 	if f == nil {
 		return ctx, func() {}
 	}

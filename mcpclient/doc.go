@@ -38,10 +38,15 @@
 //
 // Options.Elicit and Options.Sample answer a server's elicitation (form
 // and URL modes) and sampling requests; their context is that of the call
-// that caused the request, when the request names it (see
-// Options.Elicit), so that a gateway can pass each on to the client that
-// made that call, however many calls are under way — and refuse one that
-// names none (ErrUnattributed).
+// that caused the request, when the request names it, so that a gateway
+// can pass each on to the client that made that call, however many calls
+// are under way — and refuse one that names none (ErrUnattributed). A
+// request names its call by coming, over streamable HTTP, on the stream of
+// the call's tools/call or of the tasks/result of the task the call
+// created; by carrying the call's progress token (_meta progressToken);
+// or by carrying the ID of a task the client created for the call, while
+// the call is under way (_meta io.modelcontextprotocol/related-task). An
+// ID the client did not create for a call under way names none.
 //
 // # Tasks
 //

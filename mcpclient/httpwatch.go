@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -27,15 +28,17 @@ import (
 //     them, as listingConn does on the other transports;
 //   - marks each elicitation/create and sampling/createMessage request on
 //     the stream of a tools/call with that call's progress token (under
-//     callMetaKey, sealed with the client's secret), which is how the
-//     client tells which call, out of several under way, the request
-//     belongs to (Client.callOf).
+//     callMetaKey, sealed with the client's secret), and likewise on the
+//     stream of a tasks/result with the progress token of the call that
+//     created the task, which is how the client tells which call, out of
+//     several under way, the request belongs to (Client.callOf).
 //
 // Nothing is held beyond one message, whose size the SDK bounds already
 // (StreamableClientTransport.MaxEventSize; boundedTransport for JSON
 // bodies): the watch reads one event at a time, within the same bound,
 // and only the streams of tools/list, and of tools/call when the client
-// relays requests, are read at all.
+// relays requests, and of tasks/result for a task of a call under way,
+// are read at all.
 
 // callMetaKey is the _meta key of a server's request that names the call
 // it belongs to, as the watch marks it. Its value is the client's secret,
@@ -72,6 +75,7 @@ type sent struct {
 		Meta struct {
 			ProgressToken any `json:"progressToken"`
 		} `json:"_meta"`
+		TaskID string `json:"taskId"` // of tasks/result
 	} `json:"params"`
 }
 
@@ -87,6 +91,10 @@ func (t watchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 	case msg.Method == "tools/call" && (t.c.opts.Elicit != nil || t.c.opts.Sample != nil):
 		if token, ok := msg.Params.Meta.ProgressToken.(string); ok {
+			onMessage = func(data []byte) []byte { return t.c.markRequest(data, token) }
+		}
+	case msg.Method == mcptask.MethodResult && (t.c.opts.Elicit != nil || t.c.opts.Sample != nil):
+		if token := t.c.taskToken(msg.Params.TaskID); token != "" {
 			onMessage = func(data []byte) []byte { return t.c.markRequest(data, token) }
 		}
 	}
@@ -118,7 +126,7 @@ func (t watchTransport) sentMessage(r *http.Request) *sent {
 		return nil
 	}
 	relaying := t.c.opts.Elicit != nil || t.c.opts.Sample != nil
-	if !bytes.Contains(data, []byte(`"tools/list"`)) && !(relaying && bytes.Contains(data, []byte(`"tools/call"`))) {
+	if !bytes.Contains(data, []byte(`"tools/list"`)) && !(relaying && (bytes.Contains(data, []byte(`"tools/call"`)) || bytes.Contains(data, []byte(`"tasks/result"`)))) {
 		return nil // not worth decoding: a call's arguments may be large
 	}
 	var msg sent

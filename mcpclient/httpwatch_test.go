@@ -3,11 +3,15 @@ package mcpclient
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // filter returns an eventFilter over stream.
@@ -90,6 +94,46 @@ func TestMarkRequest(t *testing.T) {
 		}
 		if bytes.Contains([]byte(tt.msg), []byte(`"x":1`)) && got.Params.Meta["x"] != float64(1) {
 			t.Errorf("markRequest(%s) = %s, want the server's other _meta kept", tt.msg, out)
+		}
+	}
+}
+
+// streamOf is a RoundTripper that answers every request with one event
+// stream.
+type streamOf string
+
+func (s streamOf) RoundTrip(*http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: io.NopCloser(strings.NewReader(string(s)))}, nil
+}
+
+// TestWatchMarksTaskResultStream checks that a request on the stream of a
+// tasks/result is marked with the progress token of the call under way
+// that created the task, and that the stream of a task no call under way
+// created is left as it is.
+func TestWatchMarksTaskResultStream(t *testing.T) {
+	c := &Client{secret: "s3cret", tasks: map[string]string{"task-1": "hands-1"}}
+	c.opts.Elicit = func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) { return nil, nil }
+	stream := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"elicitation/create\",\"params\":{\"message\":\"Name?\"}}\n\n"
+	w := watchTransport{next: streamOf(stream), c: c, max: 1 << 16}
+	for _, tt := range []struct {
+		task string
+		mark bool
+	}{{"task-1", true}, {"task-2", false}} {
+		body := `{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"` + tt.task + `"}}`
+		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp, err := w.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if marked := strings.Contains(string(got), `"hands/call":"s3cret hands-1"`); marked != tt.mark {
+			t.Errorf("the stream of tasks/result for %s = %q; marked %v, want %v", tt.task, got, marked, tt.mark)
 		}
 	}
 }

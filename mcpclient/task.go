@@ -101,11 +101,21 @@ func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTas
 		ttl := (time.Until(deadline) + taskTTLMargin).Milliseconds()
 		meta.TTL = &ttl
 	}
+	token, _ := params.GetProgressToken().(string)
+	c.creatingTask()
 	created, err := createTask(ctx, session, params, meta)
+	var task mcptask.Task
+	ok := false
+	if err == nil {
+		task, ok = createdTask(created)
+	}
+	if !ok {
+		task.TaskID = ""
+	}
+	defer c.taskCreated(task.TaskID, token)()
 	if err != nil {
 		return nil, err
 	}
-	task, ok := createdTask(created)
 	if !ok {
 		return nil, errNoTask
 	}
@@ -218,5 +228,77 @@ func (c *Client) cancelTask(ctx context.Context, session *mcp.ClientSession, id 
 	defer cancel()
 	if _, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, session, mcptask.MethodCancel, &mcptask.IDParams{TaskID: id}); err != nil {
 		c.logger.DebugContext(ctx, "mcpclient: cancelling a task failed", "server", c.name, "task", id, "err", err)
+	}
+}
+
+// creatingTask counts a task creation under way, which taskCreated ends:
+// until then a server's request may name a task the client does not know
+// yet (taskCall).
+func (c *Client) creatingTask() {
+	c.progressMu.Lock()
+	c.creating++
+	c.progressMu.Unlock()
+}
+
+// taskCreated ends a task creation that creatingTask counted. The task id,
+// unless empty, then names the call whose progress token is token, until
+// the returned forget is called, when the call is over.
+func (c *Client) taskCreated(id, token string) (forget func()) {
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	c.creating--
+	close(c.created) // wakes the requests that wait for the task (taskCall)
+	c.created = make(chan struct{})
+	if id == "" || token == "" {
+		return func() {}
+	}
+	c.tasks[id] = token
+	return func() {
+		c.progressMu.Lock()
+		defer c.progressMu.Unlock()
+		if c.tasks[id] == token { // a server may give two calls one ID: the later one's stays
+			delete(c.tasks, id)
+		}
+	}
+}
+
+// relatedTask returns the ID of the task a server's request says it is
+// for (_meta io.modelcontextprotocol/related-task), or "".
+func relatedTask(meta map[string]any) string {
+	related, _ := meta[mcptask.RelatedMeta].(map[string]any)
+	id, _ := related["taskId"].(string)
+	return id
+}
+
+// taskToken returns the progress token of the call under way that
+// created the task id, or "".
+func (c *Client) taskToken(id string) string {
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	return c.tasks[id]
+}
+
+// taskCall returns the call under way that created the task id, or nil
+// when no call did. A task may ask before the client has read the answer
+// that created it, so while creations are under way an unknown id waits
+// for them, within ctx; each creation is bounded by its call's context
+// and cancelTaskTimeout.
+func (c *Client) taskCall(ctx context.Context, id string) *forwarder {
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	for {
+		if token, ok := c.tasks[id]; ok || c.creating == 0 {
+			return c.progress[token]
+		}
+		wait := c.created
+		c.progressMu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+		}
+		c.progressMu.Lock()
+		if ctx.Err() != nil {
+			return nil
+		}
 	}
 }

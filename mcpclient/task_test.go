@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -514,5 +515,112 @@ func TestTaskAsks(t *testing.T) {
 				t.Errorf("while the client was asked: related task %q, status %q; want the task, input_required", related, status)
 			}
 		})
+	}
+}
+
+// TestTaskRequestsNameTheirCall: two callers call, at the same time, a
+// tool that requires a task and asks its client once both tasks run. The
+// task's request carries the task's ID (related-task) and comes on no
+// call's stream, so the client names the call by the task it created:
+// each caller is asked once, and each call gets its own caller's answer.
+// Over HTTP only: in memory the session speaks 2026-07-28, on which a task
+// cannot ask (TestTaskAsks).
+func TestTaskRequestsNameTheirCall(t *testing.T) {
+	for _, over := range []string{overSSE, overJSON} {
+		t.Run(over, func(t *testing.T) {
+			var arrivals atomic.Int32
+			both := make(chan struct{})
+			type name struct {
+				Name string `json:"name"`
+			}
+			ask := tool.New("ask", "Ask for a name.", func(ctx context.Context, _ struct{}) (string, error) {
+				if arrivals.Add(1) == 2 {
+					close(both)
+				}
+				select { // both tasks run before either asks
+				case <-both:
+				case <-ctx.Done():
+					return "", ctx.Err()
+				}
+				answer, err := mcpserver.Elicit[name](ctx, "Your name?")
+				if err != nil {
+					return "not asked: " + err.Error(), nil
+				}
+				return answer.Name, nil
+			}, tool.WithTaskSupport(tool.TaskRequired))
+			srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{PollInterval: 100 * time.Millisecond}}, ask)
+			if err != nil {
+				t.Fatal(err)
+			}
+			u := &taskUpstream{srv: srv}
+			var asked sync.Map // who → how many times
+			c := u.connect(t, over, &mcpclient.Options{Elicit: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				who, _ := ctx.Value(whoKey{}).(string)
+				n, _ := asked.LoadOrStore(who, new(atomic.Int32))
+				n.(*atomic.Int32).Add(1)
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": who}}, nil
+			}})
+			h := find(t, c, "ask")
+			people := []string{"ada", "grace"}
+			got := make([]string, len(people))
+			var wg sync.WaitGroup
+			for i, who := range people {
+				wg.Go(func() {
+					got[i] = call(context.WithValue(t.Context(), whoKey{}, who), h, "ask", `{}`).Content
+				})
+			}
+			wg.Wait()
+			for i, who := range people {
+				if got[i] != who {
+					t.Errorf("%s's call was answered %q, want %q", who, got[i], who)
+				}
+				n, _ := asked.Load(who)
+				if n == nil || n.(*atomic.Int32).Load() != 1 {
+					t.Errorf("%s was asked %v times, want once", who, n)
+				}
+			}
+			if n, ok := asked.Load(""); ok {
+				t.Errorf("%v requests named no call", n)
+			}
+		})
+	}
+}
+
+// TestUnknownTaskNamesNoCall: a request that says it is for a task the
+// client did not create for a call under way names no call, and its
+// handler gets the request's own context, even while a call is under way.
+func TestUnknownTaskNamesNoCall(t *testing.T) {
+	// A version on which a server may ask while it serves a call.
+	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	up.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+				Meta:            mcp.Meta{mcptask.RelatedMeta: map[string]any{"taskId": "a-task-nobody-created"}},
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return nil, err
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
+		})
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := up.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	c, err := mcpclient.Connect(t.Context(), ct, &mcpclient.Options{Elicit: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		who, ok := ctx.Value(whoKey{}).(string)
+		if !ok {
+			return nil, mcpclient.ErrUnattributed
+		}
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": who}}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	res := call(context.WithValue(t.Context(), whoKey{}, "ada"), find(t, c, "ask"), "ask", `{}`)
+	if !res.IsError || !strings.Contains(res.Content, "names no call") {
+		t.Errorf("a request for an unknown task = %+v, want it refused as naming no call", res)
 	}
 }

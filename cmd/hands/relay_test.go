@@ -13,7 +13,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -163,9 +166,49 @@ func TestServeRelaysToEachCaller(t *testing.T) {
 		})
 	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
 	t.Cleanup(upstream.Close) // after serve stops: serve holds a stream open to it
-	endpoint := serveInFront(t, upstream.URL)
-	ctx := t.Context()
+	callEachAsked(t, serveInFront(t, upstream.URL), "ask_name")
+}
 
+// TestServeRelaysTaskRequestsToEachCaller is TestServeRelaysToEachCaller
+// with an upstream tool that requires a task: the task's request comes on
+// the upstream's standalone stream, with the task's ID, and serve relays
+// it to the client whose call created that task.
+func TestServeRelaysTaskRequestsToEachCaller(t *testing.T) {
+	var arrivals atomic.Int32
+	both := make(chan struct{})
+	type name struct {
+		Name string `json:"name"`
+	}
+	ask := tool.New("ask_name", "Ask for a name.", func(ctx context.Context, _ struct{}) (string, error) {
+		if arrivals.Add(1) == 2 {
+			close(both)
+		}
+		select { // both tasks run before either asks
+		case <-both:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		answer, err := mcpserver.Elicit[name](ctx, "Your name?")
+		if err != nil {
+			return "", err
+		}
+		return answer.Name, nil
+	}, tool.WithTaskSupport(tool.TaskRequired))
+	up, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{PollInterval: 100 * time.Millisecond}}, ask)
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := httptest.NewServer(up.HTTPHandler(nil))
+	t.Cleanup(upstream.Close) // after serve stops: serve holds a stream open to it
+	callEachAsked(t, serveInFront(t, upstream.URL), "ask_name")
+}
+
+// callEachAsked has two clients of the hands serve at endpoint call the
+// tool toolName at the same time, each answering a request for its name with
+// its own: each must be asked once, and get its own name back.
+func callEachAsked(t *testing.T, endpoint, toolName string) {
+	t.Helper()
+	ctx := t.Context()
 	var asked sync.Map // client name → how many times it was asked
 	connect := func(name string) *mcp.ClientSession {
 		client := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
@@ -189,7 +232,7 @@ func TestServeRelaysToEachCaller(t *testing.T) {
 	var wg sync.WaitGroup
 	for i, session := range sessions {
 		wg.Go(func() {
-			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: "ask_name", Arguments: map[string]any{}})
+			res, err := session.CallTool(ctx, &mcp.CallToolParams{Name: toolName, Arguments: map[string]any{}})
 			if err != nil {
 				answers[i] = "error: " + err.Error()
 				return
