@@ -241,18 +241,13 @@ func (a *Agent) Call(ctx context.Context, in CallInput) (agent.Message, error) {
 	if len(in.Answers) > 0 {
 		ctx = tool.WithAnswers(ctx, in.Call.ID, in.Answers)
 	}
-	var res *tool.Result
-	for ev := range a.reg.Stream(ctx, tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}) {
-		if ev.Result != nil {
-			res = ev.Result
-			break
-		}
-		activity.RecordHeartbeat(ctx, progressDetail(ev.Progress))
-	}
-	if res == nil {
-		return agent.Message{}, temporal.NewApplicationError("durable: the call ended without a result", ErrTypeFailed)
-	}
-	msg := agent.ToolMessage(in.Call, *res)
+	// Drain answers when the activity's context ends, even if the handler
+	// ignores it, so a handler cannot hold the activity past its timeout.
+	res := tool.Drain(ctx, a.reg, tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}, func(v any) bool {
+		activity.RecordHeartbeat(ctx, progressDetail(v))
+		return true
+	})
+	msg := agent.ToolMessage(in.Call, res)
 	if !res.IsError {
 		return msg, nil
 	}

@@ -236,3 +236,32 @@ func TestNotRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestCallAnswersAtItsDeadline: the call activity answers when its context
+// ends, even while the tool's handler ignores its context, so a handler
+// cannot hold an activity past the timeout Temporal gave it.
+func TestCallAnswersAtItsDeadline(t *testing.T) {
+	release := make(chan struct{})
+	defer close(release)
+	reg := newRegistry(t, tool.New("deaf", "Ignores its context.", func(context.Context, pathArgs) (string, error) {
+		<-release
+		return "late", nil
+	}))
+	a := durable.New(agenttest.NewScript(), reg, nil)
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Call(ctx, durable.CallInput{Call: agent.ToolCall{ID: "c1", Name: "deaf", Args: []byte(`{"path":"a"}`)}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var app *temporal.ApplicationError
+		if !errors.As(err, &app) || app.Type() != durable.ErrTypeFailed {
+			t.Errorf("Call = %v, want an application error of type %s", err, durable.ErrTypeFailed)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Call did not answer at its context's deadline while the handler ignored it")
+	}
+}
