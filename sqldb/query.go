@@ -20,9 +20,11 @@ const (
 // ErrNoEngine reports a *sql.DB whose driver registered no Engine.
 var ErrNoEngine = errors.New("sqldb: no engine for this database driver")
 
-// ErrStatementTimeout is what an Engine wraps in the error of a statement
-// that the database itself ended at Session.Timeout (PostgreSQL's
-// statement_timeout), which can come before the context's deadline.
+// ErrStatementTimeout is matched by the *QueryError of a statement stopped
+// at its time limit, whatever the engine: an Engine wraps it in the error
+// of a statement that the database itself ended at Session.Timeout
+// (PostgreSQL's statement_timeout), which can come before the context's
+// deadline, and Query wraps it in the error of one ended by that deadline.
 var ErrStatementTimeout = errors.New("sqldb: statement timeout")
 
 // QueryOptions bound one Query. The zero value selects every default.
@@ -66,9 +68,11 @@ type Column struct {
 // Its text is the database's own message, which never holds the
 // connection string.
 type QueryError struct {
-	// TimedOut reports a statement ended by the timeout.
+	// TimedOut reports a statement ended by the timeout; Err then wraps
+	// ErrStatementTimeout.
 	TimedOut bool
-	// Err is the database's error.
+	// Err is the database's error, wrapped in ErrStatementTimeout when
+	// the statement was stopped at its time limit.
 	Err error
 }
 
@@ -128,7 +132,14 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 		return err
 	})
 	if err != nil && !(res.Truncated != "" && !opts.Write && ctx.Err() == nil) {
-		timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded) || errors.Is(err, ErrStatementTimeout)
+		// The database's own timeout wraps ErrStatementTimeout already
+		// (pgdb's statement_timeout); the deadline of ctx, which every
+		// engine obeys, is wrapped here, so that a statement stopped at its
+		// time limit matches the sentinel whatever the engine.
+		timedOut := errors.Is(err, ErrStatementTimeout)
+		if !timedOut && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			timedOut, err = true, fmt.Errorf("%w: %w", ErrStatementTimeout, err)
+		}
 		return nil, &QueryError{TimedOut: timedOut, Err: err}
 	}
 	return res, nil

@@ -111,8 +111,8 @@ func TestPostgres(t *testing.T) {
 		for _, stmt := range []string{`SELECT pg_sleep(60)`, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`} {
 			start := time.Now()
 			_, err := sqldb.Query(t.Context(), db, stmt, nil, &sqldb.QueryOptions{Timeout: 300 * time.Millisecond})
-			if qerr, ok := errors.AsType[*sqldb.QueryError](err); !ok || !qerr.TimedOut {
-				t.Errorf("Query(%q) = %v, want a *QueryError that timed out", stmt, err)
+			if qerr, ok := errors.AsType[*sqldb.QueryError](err); !ok || !qerr.TimedOut || !errors.Is(err, sqldb.ErrStatementTimeout) {
+				t.Errorf("Query(%q) = %v, want a *QueryError that timed out and matches sqldb.ErrStatementTimeout", stmt, err)
 			}
 			if d := time.Since(start); d > 10*time.Second {
 				t.Errorf("Query(%q) ran %v past a 300ms timeout", stmt, d)

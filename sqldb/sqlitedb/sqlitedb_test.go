@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -198,6 +199,12 @@ func TestBounds(t *testing.T) {
 		qerr, ok := errors.AsType[*sqldb.QueryError](err)
 		if !ok || !qerr.TimedOut {
 			t.Fatalf("an endless count = %v, want a *QueryError that timed out", err)
+		}
+		if !errors.Is(err, sqldb.ErrStatementTimeout) {
+			t.Errorf("an endless count = %v, want it to match sqldb.ErrStatementTimeout, as on PostgreSQL", err)
+		}
+		if got, want := err.Error(), "sqldb: the statement ran past its time limit and was stopped: "; !strings.HasPrefix(got, want) || strings.Count(got, "sqldb: ") != 1 {
+			t.Errorf("an endless count = %q, want it to start %q and say \"sqldb: \" once", got, want)
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("the statement ran %v past a 200ms timeout", d)
