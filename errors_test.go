@@ -18,6 +18,7 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/memkv"
+	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
@@ -48,6 +49,7 @@ func TestOneErrorTechnique(t *testing.T) {
 			return err
 		}
 		for _, decl := range f.Decls {
+			checkDetailTypes(t, fset, filepath.Dir(path), decl)
 			switch decl := decl.(type) {
 			case *ast.FuncDecl:
 				if decl.Recv != nil && decl.Name.Name == "Is" && decl.Type.Params.NumFields() == 1 {
@@ -81,6 +83,43 @@ func TestOneErrorTechnique(t *testing.T) {
 	for name, pkgs := range sentinels {
 		if len(pkgs) > 1 {
 			t.Errorf("the sentinel %s is defined in %d packages (%s): give each its own name", name, len(pkgs), strings.Join(pkgs, ", "))
+		}
+	}
+}
+
+// notDetailTypes are the exported error types that carry no sentinel of
+// their own, each for a reason: they are not a kind of failure but hold
+// details that are, or stand for an error that is someone else's.
+var notDetailTypes = map[string]string{
+	"bind.Error":           "it lists the Problems of one Load, each holding its sentinel in Err, and Unwrap returns them all",
+	"mcpclient.ToolError":  "it is the remote tool's own failure, which matches no sentinel as a local handler's does (or tool.ErrInvalidArguments through Unwrap)",
+	"agent.RejectionError": "it is the Reason of a *tool.DeniedError, which holds tool.ErrDenied",
+}
+
+// checkDetailTypes requires every exported struct type whose name ends in
+// Error, other than notDetailTypes, to hold its sentinel in a field called
+// Err, as json v2's SemanticError does, so that errors.Is matches it
+// through Unwrap.
+func checkDetailTypes(t *testing.T, fset *token.FileSet, dir string, decl ast.Decl) {
+	t.Helper()
+	gen, ok := decl.(*ast.GenDecl)
+	if !ok || gen.Tok != token.TYPE {
+		return
+	}
+	for _, spec := range gen.Specs {
+		ts := spec.(*ast.TypeSpec)
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok || !ts.Name.IsExported() || !strings.HasSuffix(ts.Name.Name, "Error") {
+			continue
+		}
+		if _, ok := notDetailTypes[filepath.Base(dir)+"."+ts.Name.Name]; ok {
+			continue
+		}
+		hasErr := slices.ContainsFunc(st.Fields.List, func(f *ast.Field) bool {
+			return slices.ContainsFunc(f.Names, func(n *ast.Ident) bool { return n.Name == "Err" })
+		})
+		if !hasErr {
+			t.Errorf("%s: %s has no field Err: hold the sentinel it matches there, returned by Unwrap", fset.Position(ts.Pos()), ts.Name.Name)
 		}
 	}
 }
@@ -198,6 +237,7 @@ func TestErrorsSayTheirPackageOnce(t *testing.T) {
 		{"toolbox", fetchErr, toolbox.ErrBlocked},
 		{"sqldb", &sqldb.QueryError{TimedOut: true, Err: fmt.Errorf("%w: canceling statement", sqldb.ErrStatementTimeout)}, sqldb.ErrStatementTimeout},
 		{"dialect", &dialect.RejectError{Dialect: "openai", Err: dialect.ErrRejected}, dialect.ErrRejected},
+		{"mcpclient", &mcpclient.AuthorizationError{Code: "access_denied", Err: mcpclient.ErrAuthorization}, mcpclient.ErrAuthorization},
 	} {
 		if !errors.Is(tt.err, tt.kind) {
 			t.Errorf("%v does not match %v", tt.err, tt.kind)

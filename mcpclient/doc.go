@@ -29,7 +29,11 @@
 // OAuth.Enterprise exchanges an identity provider's ID token instead. The
 // tokens are kept in a TokenStore — by default a FileStore in the user's
 // config directory, mode 0600 — refreshed when they expire, and reused by
-// the next run; a call that needs more scope asks for it (step-up).
+// the next run; a call that needs more scope asks for it (step-up). A
+// refusal by the authorization server (the person declines, say) is an
+// *AuthorizationError, which matches ErrAuthorization: Connect's error, or,
+// when it comes at a step-up, the Cause of the call's *CallError, so that
+// the call's error matches tool.ErrUpstream too.
 //
 //	transport, err := mcpclient.HTTPWith("https://mcp.example.com/mcp",
 //		&mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{}})

@@ -27,6 +27,11 @@ var (
 	// ErrMessageTooLarge is matched by a *SizeError of a message from the
 	// server larger than Options.MaxMessageBytes.
 	ErrMessageTooLarge = errors.New("mcpclient: message from the server too large")
+	// ErrAuthorization is matched by an *AuthorizationError: the
+	// authorization server refused to authorize the client. When that
+	// happens during a call (a step-up to a scope the call needs), the
+	// call's *CallError matches it and tool.ErrUpstream.
+	ErrAuthorization = errors.New("mcpclient: authorization refused")
 )
 
 // A SizeError reports something the server sent that is over one of the
@@ -198,10 +203,13 @@ func (e *OAuthError) Unwrap() error { return e.Err }
 
 // An AuthorizationError is the authorization server's refusal, as the
 // redirect of the authorization code flow carries it (RFC 6749, section
-// 4.1.2.1): the person declined, say.
+// 4.1.2.1): the person declined, say. It is Connect's error when the
+// refusal comes as the client connects, and the Cause of a call's
+// *CallError when it comes as the server asks for more scope for one call.
 type AuthorizationError struct {
 	Code        string // error, such as "access_denied"
 	Description string // error_description; may be empty
+	Err         error  // ErrAuthorization
 }
 
 // Error returns the code and the description.
@@ -211,3 +219,6 @@ func (e *AuthorizationError) Error() string {
 	}
 	return fmt.Sprintf("mcpclient: authorization refused: %s: %s", e.Code, e.Description)
 }
+
+// Unwrap returns Err.
+func (e *AuthorizationError) Unwrap() error { return e.Err }

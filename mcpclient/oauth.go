@@ -317,10 +317,10 @@ func (l *loopback) fetch(ctx context.Context, args *auth.AuthorizationArgs) (*au
 	select {
 	case q := <-got:
 		if e := q.Get("error"); e != "" {
-			return nil, &AuthorizationError{Code: e, Description: q.Get("error_description")}
+			return nil, &AuthorizationError{Code: e, Description: q.Get("error_description"), Err: ErrAuthorization}
 		}
 		if q.Get("code") == "" {
-			return nil, &AuthorizationError{Code: "invalid_request", Description: "the redirect carries no code"}
+			return nil, &AuthorizationError{Code: "invalid_request", Description: "the redirect carries no code", Err: ErrAuthorization}
 		}
 		return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 	case <-ctx.Done():

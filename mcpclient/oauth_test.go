@@ -242,8 +242,40 @@ func TestOAuthRefusals(t *testing.T) {
 		a := oauthtest.New(t, func(a *oauthtest.Server) { a.Deny = true })
 		var b oauthtest.Browser
 		_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
-		if aerr, ok := errors.AsType[*mcpclient.AuthorizationError](err); !ok || aerr.Code != "access_denied" {
-			t.Errorf("Connect = %v, want an *AuthorizationError access_denied", err)
+		if aerr, ok := errors.AsType[*mcpclient.AuthorizationError](err); !ok || aerr.Code != "access_denied" || !errors.Is(err, mcpclient.ErrAuthorization) {
+			t.Errorf("Connect = %v, want an *AuthorizationError access_denied that matches ErrAuthorization", err)
+		}
+	})
+	t.Run("the person declines the step-up of a call", func(t *testing.T) {
+		a := oauthtest.New(t, nil)
+		var b oauthtest.Browser
+		c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+		if err != nil {
+			t.Fatalf("Connect = %v", err)
+		}
+		a.Mu.Lock()
+		a.Deny = true
+		a.Mu.Unlock()
+		reg, err := tool.NewRegistry(&tool.Scope{Name: "guarded", Tools: c.Tools()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// write needs a scope the connection was not given: the server
+		// answers 403 insufficient_scope, and the person declines.
+		res := tool.Run(t.Context(), reg, tool.Call{Name: "write", Args: json.RawMessage(`{}`)})
+		if !res.IsError {
+			t.Fatalf("calling write = %q, want an error result", res.Content)
+		}
+		if _, ok := errors.AsType[*mcpclient.CallError](res.Err); !ok {
+			t.Errorf("calling write = %T %v, want a *CallError", res.Err, res.Err)
+		}
+		for _, kind := range []error{mcpclient.ErrAuthorization, tool.ErrUpstream} {
+			if !errors.Is(res.Err, kind) {
+				t.Errorf("calling write = %v, want it to match %v", res.Err, kind)
+			}
+		}
+		if aerr, ok := errors.AsType[*mcpclient.AuthorizationError](res.Err); !ok || aerr.Code != "access_denied" {
+			t.Errorf("calling write = %v, want an *AuthorizationError access_denied", res.Err)
 		}
 	})
 	t.Run("no redirect comes back", func(t *testing.T) {
