@@ -66,8 +66,7 @@ func (t *CommandTransport) Connect(context.Context) (mcp.Connection, error) {
 		cmd:       t.Command,
 		stdin:     stdin,
 		terminate: t.TerminateDuration,
-		incoming:  make(chan readResult),
-		closed:    make(chan struct{}),
+		inbox:     jsonrpcwire.NewInbox(),
 	}
 	if c.terminate <= 0 {
 		c.terminate = DefaultTerminateDuration
@@ -84,16 +83,9 @@ type commandConn struct {
 	writeMu sync.Mutex // one message per line, whole
 	stdin   io.WriteCloser
 
-	incoming  chan readResult
+	inbox     *jsonrpcwire.Inbox
 	closeOnce sync.Once
-	closed    chan struct{}
 	closeErr  error
-}
-
-// A readResult is a message read, or why none could be.
-type readResult struct {
-	msg jsonrpc.Message
-	err error
 }
 
 var (
@@ -128,9 +120,7 @@ func (c *commandConn) read(stdout io.Reader, limit int) {
 		default:
 			msg, err = jsonrpcwire.Decode(raw)
 		}
-		select {
-		case c.incoming <- readResult{msg: msg, err: err}:
-		case <-c.closed:
+		if !c.inbox.Hand(msg, err) {
 			return
 		}
 		if err != nil {
@@ -142,19 +132,7 @@ func (c *commandConn) read(stdout io.Reader, limit int) {
 
 // Read implements mcp.Connection.
 func (c *commandConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
-	}
-	select {
-	case res := <-c.incoming:
-		return res.msg, res.err
-	case <-c.closed:
-		return nil, io.EOF
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return c.inbox.Read(ctx)
 }
 
 // Write implements mcp.Connection.
@@ -162,11 +140,10 @@ func (c *commandConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := jsonrpcwire.EncodeLine(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	data = append(data, '\n')
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	_, err = c.stdin.Write(data)
@@ -178,7 +155,7 @@ func (c *commandConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // not within the TerminateDuration.
 func (c *commandConn) Close() error {
 	c.closeOnce.Do(func() {
-		close(c.closed)
+		c.inbox.Close()
 		c.closeErr = c.stop()
 	})
 	return c.closeErr

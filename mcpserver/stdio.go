@@ -52,14 +52,9 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if limit <= 0 {
 		limit = DefaultMaxLineLength
 	}
-	c := &stdioConn{w: w, incoming: make(chan readResult), closed: make(chan struct{})}
+	c := &stdioConn{w: w, inbox: jsonrpcwire.NewInbox()}
 	go c.readLines(bufio.NewReader(r), limit)
 	return c, nil
-}
-
-type readResult struct {
-	msg jsonrpc.Message
-	err error
 }
 
 // A stdioConn is the connection of a StdioTransport.
@@ -67,9 +62,7 @@ type stdioConn struct {
 	writeMu sync.Mutex // one message per line, whole
 	w       io.Writer
 
-	incoming  chan readResult
-	closeOnce sync.Once
-	closed    chan struct{}
+	inbox *jsonrpcwire.Inbox
 }
 
 // readLines reads messages, one a line, and hands them to Read. It answers
@@ -83,25 +76,14 @@ func (c *stdioConn) readLines(r *bufio.Reader, limit int) {
 				if c.writeLine(rerr) != nil {
 					return
 				}
-			} else if !c.hand(readResult{msg: msg}) {
+			} else if !c.inbox.Hand(msg, nil) {
 				return
 			}
 		}
 		if err != nil {
-			c.hand(readResult{err: err})
+			c.inbox.Hand(nil, err)
 			return
 		}
-	}
-}
-
-// hand passes res to Read, and reports false if the connection closed
-// first.
-func (c *stdioConn) hand(res readResult) bool {
-	select {
-	case c.incoming <- res:
-		return true
-	case <-c.closed:
-		return false
 	}
 }
 
@@ -151,14 +133,7 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 
 // Read implements mcp.Connection.
 func (c *stdioConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case res := <-c.incoming:
-		return res.msg, res.err
-	case <-c.closed:
-		return nil, io.EOF
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
+	return c.inbox.Read(ctx)
 }
 
 // Write implements mcp.Connection.
@@ -170,15 +145,14 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := jsonrpcwire.EncodeLine(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	data = append(data, '\n')
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	select {
-	case <-c.closed:
+	case <-c.inbox.Closed():
 		return errors.New("mcpserver: connection closed")
 	default:
 	}
@@ -189,7 +163,7 @@ func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
 // Close implements mcp.Connection. It closes neither the reader nor the
 // writer, which belong to the caller.
 func (c *stdioConn) Close() error {
-	c.closeOnce.Do(func() { close(c.closed) })
+	c.inbox.Close()
 	return nil
 }
 

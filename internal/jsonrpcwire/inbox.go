@@ -1,0 +1,74 @@
+package jsonrpcwire
+
+import (
+	"context"
+	"io"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// An Inbox passes the messages a stdio connection's reading goroutine
+// decodes to the connection's Read, one at a time, until it is closed.
+type Inbox struct {
+	incoming  chan received
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// A received is a message read, or why none could be.
+type received struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// NewInbox returns an open Inbox.
+func NewInbox() *Inbox {
+	return &Inbox{incoming: make(chan received), closed: make(chan struct{})}
+}
+
+// Hand passes msg, or err, to Read, and reports false if the Inbox was
+// closed first.
+func (b *Inbox) Hand(msg jsonrpc.Message, err error) bool {
+	select {
+	case b.incoming <- received{msg: msg, err: err}:
+		return true
+	case <-b.closed:
+		return false
+	}
+}
+
+// Read returns the next message handed in, or the error handed in instead;
+// io.EOF once the Inbox is closed; ctx's error once ctx is done, which it
+// checks first.
+func (b *Inbox) Read(ctx context.Context) (jsonrpc.Message, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	select {
+	case r := <-b.incoming:
+		return r.msg, r.err
+	case <-b.closed:
+		return nil, io.EOF
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// Close closes the Inbox; closing it again does nothing.
+func (b *Inbox) Close() {
+	b.closeOnce.Do(func() { close(b.closed) })
+}
+
+// Closed returns a channel that Close closes.
+func (b *Inbox) Closed() <-chan struct{} { return b.closed }
+
+// EncodeLine encodes msg as jsonrpc.EncodeMessage does, followed by the
+// newline that ends it on a stdio connection.
+func EncodeLine(msg jsonrpc.Message) ([]byte, error) {
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return nil, err
+	}
+	return append(data, '\n'), nil
+}
