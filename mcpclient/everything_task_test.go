@@ -1,10 +1,8 @@
 package mcpclient_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -19,16 +17,7 @@ import (
 // support): the client creates the task, polls it through its stages,
 // whose status messages arrive as progress, and reads its report.
 func TestEverythingTask(t *testing.T) {
-	node, script := everything(t)
-	cmd := exec.Command(node, script, "stdio")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	w := &wire{Transport: &mcp.CommandTransport{Command: cmd}}
-	c, err := mcpclient.Connect(t.Context(), w, &mcpclient.Options{Prefix: "ev_"})
-	if err != nil {
-		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
-	}
-	defer c.Close()
+	c, w, stderr, _ := connectEverything(t, &mcpclient.Options{Prefix: "ev_"})
 	research := find(t, c, "ev_simulate-research-query")
 	if got := research.Spec().TaskSupport; got != tool.TaskOptional {
 		t.Errorf("simulate-research-query: TaskSupport = %q, want %q", got, tool.TaskOptional)
@@ -69,20 +58,12 @@ func TestEverythingTask(t *testing.T) {
 // tasks/result, on which the server's elicitation arrives, and
 // Options.Elicit answers it.
 func TestEverythingTaskInput(t *testing.T) {
-	node, script := everything(t)
-	cmd := exec.Command(node, script, "stdio")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
 	var asked []string
 	elicit := func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 		asked = append(asked, req.Params.Message)
 		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"interpretation": "snake"}}, nil
 	}
-	c, err := mcpclient.Connect(t.Context(), &mcp.CommandTransport{Command: cmd}, &mcpclient.Options{Elicit: elicit})
-	if err != nil {
-		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
-	}
-	defer c.Close()
+	c, _, stderr, _ := connectEverything(t, &mcpclient.Options{Elicit: elicit})
 	res := call(t.Context(), find(t, c, "simulate-research-query"), "simulate-research-query", `{"topic":"python","ambiguous":true}`)
 	if res.IsError || !strings.Contains(res.Content, "Clarification**: snake") {
 		t.Fatalf("simulate-research-query = %+v\nstderr:\n%s", res, stderr.String())

@@ -118,16 +118,7 @@ func (c *wireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 // TestEverything runs the client against the MCP reference server, which
 // this project did not write, over stdio.
 func TestEverything(t *testing.T) {
-	node, script := everything(t)
-	cmd := exec.Command(node, script, "stdio")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	w := &wire{Transport: &mcp.CommandTransport{Command: cmd}}
-	c, err := mcpclient.Connect(t.Context(), w, &mcpclient.Options{Prefix: "ev_"})
-	if err != nil {
-		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
-	}
-	defer c.Close()
+	c, w, _, cmd := connectEverything(t, &mcpclient.Options{Prefix: "ev_"})
 	t.Logf("server %s; refused: %v", c.Name(), c.Refused())
 	ctx := t.Context()
 
@@ -268,4 +259,23 @@ func TestEverything(t *testing.T) {
 			t.Errorf("a call after the server died = %+v, want ErrDisconnected", after)
 		}
 	})
+}
+
+// connectEverything starts the reference server on stdio and connects to
+// it with opts, recording the requests it sends on the returned wire; the
+// server's standard error is kept for failure messages. The client is
+// closed when the test ends; the command is the server's process.
+func connectEverything(t *testing.T, opts *mcpclient.Options) (*mcpclient.Client, *wire, *bytes.Buffer, *exec.Cmd) {
+	t.Helper()
+	node, script := everything(t)
+	cmd := exec.Command(node, script, "stdio")
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	w := &wire{Transport: &mcp.CommandTransport{Command: cmd}}
+	c, err := mcpclient.Connect(t.Context(), w, opts)
+	if err != nil {
+		t.Fatalf("Connect: %v\nstderr:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() { c.Close() })
+	return c, w, stderr, cmd
 }

@@ -1,7 +1,8 @@
 // Package jsonrpcwire decodes JSON-RPC messages as the MCP SDK's
 // jsonrpc.DecodeMessage does, without the 32 KiB buffer the SDK's decoder
 // allocates for every message (two, with the method's) — the larger part of
-// what a small call costs a stdio connection.
+// what a small call costs a stdio connection. Its Inbox and EncodeLine are
+// the rest that the stdio connections of mcpserver and mcpclient share.
 package jsonrpcwire
 
 import (
