@@ -111,16 +111,21 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 	fail := func(id jsonrpc.ID, code int64, format string, args ...any) (jsonrpc.Message, *jsonrpc.Response) {
 		return nil, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
 	}
-	switch {
-	case tooLong:
+	if tooLong {
 		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
+	}
+	// Decode refuses whatever is not one message, so the line is checked
+	// for JSON, and for a batch, only when it fails: a message is read in
+	// one pass.
+	msg, err := jsonrpcwire.Decode(line)
+	switch {
+	case err == nil:
+		return msg, nil
 	case !json.Valid(line):
 		return fail(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 	case line[0] == '[':
 		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
-	}
-	msg, err := jsonrpcwire.Decode(line)
-	if err != nil {
+	default:
 		var head struct {
 			ID any `json:"id"`
 		}
@@ -128,7 +133,6 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 		id, _ := jsonrpc.MakeID(head.ID)
 		return fail(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
 	}
-	return msg, nil
 }
 
 // Read implements mcp.Connection.

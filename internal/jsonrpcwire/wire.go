@@ -6,9 +6,12 @@
 package jsonrpcwire
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"sync"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -45,36 +48,171 @@ var errDepth = fmt.Errorf("json: exceeded maximum nesting depth of %d", MaxDepth
 // *jsonrpc.Response, or returns why it is not a JSON-RPC message. It reads
 // every message as jsonrpc.DecodeMessage does (FuzzDecode checks it); the
 // caller checks first that data is one JSON value with nothing after it.
+//
+// The messages of every call — a request with a method, an ID and
+// parameters, a response with a result — are read token by token
+// (scan); any other shape, an error response among them, goes through
+// json.Unmarshal, which says what is wrong with it. On a message a
+// connection reads after waiting, when little of the decoder is in the
+// processor's caches, the tokens take half the time of the Unmarshal.
 func Decode(data []byte) (jsonrpc.Message, error) {
 	if jsondepth.Deepest(data, MaxDepth) > MaxDepth {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", errDepth)
 	}
-	var m message
-	if err := jsonv2.Unmarshal(data, &m, options); err != nil {
-		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	m, ok := scan(data)
+	if !ok {
+		var w message
+		if err := jsonv2.Unmarshal(data, &w, options); err != nil {
+			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		if m, err := w.decoded(); err != nil {
+			return nil, err
+		} else {
+			return m.build()
+		}
 	}
-	if m.Version != "2.0" {
-		return nil, fmt.Errorf("invalid message version tag %q; expected %q", m.Version, "2.0")
+	return m.build()
+}
+
+// A decoded is a message's members, read and checked.
+type decoded struct {
+	version   string
+	id        any
+	method    string
+	hasMethod bool
+	params    json.RawMessage
+	result    json.RawMessage
+	err       *jsonrpc.Error
+}
+
+// decoded returns the members of w.
+func (w *message) decoded() (decoded, error) {
+	m := decoded{version: w.Version, id: w.ID, params: raw(w.Params), result: raw(w.Result)}
+	if w.Method != nil {
+		if err := jsonv2.Unmarshal(w.Method, &m.method, options); err != nil {
+			return decoded{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+		}
+		m.hasMethod = true
 	}
-	id, err := jsonrpc.MakeID(m.ID)
+	if e := w.Error; e != nil {
+		m.err = &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: raw(e.Data)}
+	}
+	return m, nil
+}
+
+// build returns the request or response that m is.
+func (m *decoded) build() (jsonrpc.Message, error) {
+	if m.version != "2.0" {
+		return nil, fmt.Errorf("invalid message version tag %q; expected %q", m.version, "2.0")
+	}
+	id, err := jsonrpc.MakeID(m.id)
 	if err != nil {
 		return nil, err
 	}
-	if m.Method != nil {
-		var method string
-		if err := jsonv2.Unmarshal(m.Method, &method, options); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-		}
-		return &jsonrpc.Request{ID: id, Method: method, Params: raw(m.Params)}, nil
+	if m.hasMethod {
+		return &jsonrpc.Request{ID: id, Method: m.method, Params: m.params}, nil
 	}
 	if !id.IsValid() {
 		return nil, errors.New("JSON RPC invalid request: a response without an ID")
 	}
-	resp := &jsonrpc.Response{ID: id, Result: raw(m.Result)}
-	if e := m.Error; e != nil {
-		resp.Error = &jsonrpc.Error{Code: e.Code, Message: e.Message, Data: raw(e.Data)}
+	resp := &jsonrpc.Response{ID: id, Result: m.result}
+	if m.err != nil {
+		resp.Error = m.err // not a nil *jsonrpc.Error in the interface
 	}
 	return resp, nil
+}
+
+// A scanner is a token decoder over a message's bytes, kept between
+// messages.
+type scanner struct {
+	dec jsontext.Decoder
+	in  bytes.Buffer
+}
+
+var scanners = sync.Pool{New: func() any { return new(scanner) }}
+
+// empty is the input a pooled scanner is left with, so that it holds no
+// message.
+var empty bytes.Buffer
+
+// scan reads data token by token when it is an object whose members are
+// those of a call's request or response, of the kinds those take, and
+// reports false for anything else, well formed or not.
+func scan(data []byte) (m decoded, ok bool) {
+	s := scanners.Get().(*scanner)
+	defer func() {
+		s.dec.Reset(&empty)
+		scanners.Put(s)
+	}()
+	s.in = *bytes.NewBuffer(data)
+	s.dec.Reset(&s.in, options)
+	d := &s.dec
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return decoded{}, false
+	}
+	for d.PeekKind() == '"' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return decoded{}, false
+		}
+		member := name.String() // name is valid until the next read
+		switch member {
+		case "jsonrpc":
+			t, err := d.ReadToken()
+			if err != nil || t.Kind() != '"' {
+				return decoded{}, false
+			}
+			m.version = t.String()
+		case "id":
+			t, err := d.ReadToken()
+			if err != nil {
+				return decoded{}, false
+			}
+			switch t.Kind() {
+			case '"':
+				m.id = t.String()
+			case '0':
+				f, err := t.Float()
+				if err != nil {
+					return decoded{}, false
+				}
+				m.id = f
+			case 'n':
+				m.id = nil
+			default:
+				return decoded{}, false
+			}
+		case "method":
+			t, err := d.ReadToken()
+			if err != nil || t.Kind() != '"' {
+				return decoded{}, false
+			}
+			m.method, m.hasMethod = t.String(), true
+		case "params", "result":
+			v, err := d.ReadValue()
+			if err != nil {
+				return decoded{}, false
+			}
+			if member == "params" {
+				m.params = bytes.Clone(v)
+			} else {
+				m.result = bytes.Clone(v)
+			}
+		case "error":
+			return decoded{}, false // rare: Unmarshal reads it
+		default:
+			if d.SkipValue() != nil {
+				return decoded{}, false
+			}
+		}
+	}
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '}' {
+		return decoded{}, false
+	}
+	if _, err := d.ReadToken(); err != io.EOF {
+		return decoded{}, false
+	}
+	return m, true
 }
 
 // raw returns v as a json.RawMessage, nil when v is nil.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -60,6 +61,53 @@ func FuzzDecode(f *testing.F) {
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("Decode(%s) = %#v, the SDK's = %#v", line, got, want)
+		}
+	})
+}
+
+// TestScanReadsCalls checks that the messages of a call are read token
+// by token, and that an error response is left to json.Unmarshal.
+func TestScanReadsCalls(t *testing.T) {
+	for _, tt := range []struct {
+		line string
+		ok   bool
+	}{
+		{`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"_meta":{"progressToken":"p"},"name":"echo","arguments":{"text":"hi"}}}`, true},
+		{`{"jsonrpc":"2.0","id":"x","result":{"content":[{"type":"text","text":"hi"}]}}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p","progress":1}}`, true},
+		{` {"id":1e2,"jsonrpc":"2.0","method":"m","other":[{"a":null}]} `, true},
+		{`{"jsonrpc":"2.0","id":2,"error":{"code":-32602,"message":"no"}}`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":null}`, false},
+		{`{"jsonrpc":"2.0","id":true,"method":"m"}`, false},
+		{`[{"jsonrpc":"2.0","id":1,"method":"m"}]`, false},
+		{`{"jsonrpc":"2.0","id":1,"method":"m"} {}`, false},
+	} {
+		if _, ok := scan([]byte(tt.line)); ok != tt.ok {
+			t.Errorf("scan(%s) read it: %v, want %v", tt.line, ok, tt.ok)
+		}
+	}
+}
+
+// FuzzScan checks that what scan reads is what json.Unmarshal reads.
+func FuzzScan(f *testing.F) {
+	for _, s := range messageSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		got, ok := scan(line)
+		if !ok {
+			return
+		}
+		var w message
+		if err := jsonv2.Unmarshal(line, &w, options); err != nil {
+			t.Fatalf("scan read %s, which Unmarshal refuses: %v", line, err)
+		}
+		want, err := w.decoded()
+		if err != nil {
+			t.Fatalf("scan read %s, which Unmarshal refuses: %v", line, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("scan(%s) = %#v, Unmarshal read %#v", line, got, want)
 		}
 	})
 }

@@ -1,0 +1,60 @@
+package mcpserver
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/hands-go/hands/internal/jsonrpcwire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// decodeLineChecked is decodeLine as it was before it decoded first: the
+// line checked for JSON and for a batch, then decoded.
+func decodeLineChecked(line []byte) (jsonrpc.Message, *jsonrpc.Response) {
+	switch {
+	case !json.Valid(line):
+		return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError}}
+	case line[0] == '[':
+		return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest}}
+	}
+	msg, err := jsonrpcwire.Decode(line)
+	if err != nil {
+		return nil, &jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest}}
+	}
+	return msg, nil
+}
+
+// FuzzDecodeLine checks that decodeLine, which decodes a line before it
+// looks at what is wrong with it, answers every line as checking it
+// first does: the same message, or an error with the same code.
+func FuzzDecodeLine(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`,
+		`{not json`, `[{"jsonrpc":"2.0","id":1,"method":"m"}]`, `[]`, `[1`, `{}`, `null`, `"x"`,
+		`{"jsonrpc":"2.0","id":1,"method":"m"} {}`, `{"jsonrpc":"1.0","id":1,"method":"m"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		if len(line) == 0 {
+			return // readLines hands it no empty line
+		}
+		msg, resp := decodeLine(line, false, DefaultMaxLineLength)
+		wantMsg, wantResp := decodeLineChecked(line)
+		if (resp == nil) != (wantResp == nil) {
+			t.Fatalf("decodeLine(%q) = %v, %v; checking first gives %v, %v", line, msg, resp, wantMsg, wantResp)
+		}
+		if resp != nil {
+			if code, want := resp.Error.(*jsonrpc.Error).Code, wantResp.Error.(*jsonrpc.Error).Code; code != want {
+				t.Fatalf("decodeLine(%q) answers with code %d, checking first with %d", line, code, want)
+			}
+			return
+		}
+		if !reflect.DeepEqual(msg, wantMsg) {
+			t.Fatalf("decodeLine(%q) = %#v, checking first gives %#v", line, msg, wantMsg)
+		}
+	})
+}
