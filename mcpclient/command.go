@@ -1,9 +1,7 @@
 package mcpclient
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/hands-go/hands/internal/jsonrpcwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,17 +95,17 @@ var (
 
 // read decodes the server's messages and hands them to Read, until the
 // output ends, a message cannot be read, or the connection is closed.
+// Each value is read from the stream once, checked, and decoded from
+// the decoder's own buffer.
 func (c *commandConn) read(stdout io.Reader, limit int) {
 	frame := &frameLimit{r: stdout, limit: limit}
-	dec := json.NewDecoder(frame)
+	dec := jsontext.NewDecoder(frame, jsonrpcwire.Options)
 	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
+		raw, err := dec.ReadValue()
 		if err == nil {
 			// A message ends its line: what follows it is a line break or
 			// the end of the output.
-			var next [1]byte
-			if n, _ := dec.Buffered().Read(next[:]); n > 0 && next[0] != '\n' && next[0] != '\r' {
+			if next := dec.UnreadBuffer(); len(next) > 0 && next[0] != '\n' && next[0] != '\r' {
 				err = errTrailing
 			}
 		}
@@ -115,10 +114,10 @@ func (c *commandConn) read(stdout io.Reader, limit int) {
 		case errors.Is(err, errFrameTooLong):
 			err = fmt.Errorf("%w of %d bytes", errMessageTooLong, limit)
 		case err != nil:
-		case bytes.HasPrefix(raw, []byte("[")):
+		case raw.Kind() == '[':
 			err = errBatch
 		default:
-			msg, err = jsonrpcwire.Decode(raw)
+			msg, err = jsonrpcwire.Decode(raw) // which copies what it keeps of raw
 		}
 		if !c.inbox.Hand(msg, err) {
 			return

@@ -37,10 +37,11 @@ type message struct {
 	} `json:"error"`
 }
 
-// options read a message as the SDK's decoder does: member names match
+// Options read a message as the SDK's decoder does: member names match
 // exactly, the last of two of a name counts, and invalid UTF-8 in a string
-// is taken as the replacement character.
-var options = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+// is taken as the replacement character. A connection's stream decoder
+// takes them too, so that it passes on what Decode would read.
+var Options = jsonv2.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 
 var errDepth = fmt.Errorf("json: exceeded maximum nesting depth of %d", MaxDepth)
 
@@ -62,7 +63,7 @@ func Decode(data []byte) (jsonrpc.Message, error) {
 	m, ok := scan(data)
 	if !ok {
 		var w message
-		if err := jsonv2.Unmarshal(data, &w, options); err != nil {
+		if err := jsonv2.Unmarshal(data, &w, Options); err != nil {
 			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
 		if m, err := w.decoded(); err != nil {
@@ -89,7 +90,7 @@ type decoded struct {
 func (w *message) decoded() (decoded, error) {
 	m := decoded{version: w.Version, id: w.ID, params: raw(w.Params), result: raw(w.Result)}
 	if w.Method != nil {
-		if err := jsonv2.Unmarshal(w.Method, &m.method, options); err != nil {
+		if err := jsonv2.Unmarshal(w.Method, &m.method, Options); err != nil {
 			return decoded{}, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 		}
 		m.hasMethod = true
@@ -145,7 +146,7 @@ func scan(data []byte) (m decoded, ok bool) {
 		scanners.Put(s)
 	}()
 	s.in = *bytes.NewBuffer(data)
-	s.dec.Reset(&s.in, options)
+	s.dec.Reset(&s.in, Options)
 	d := &s.dec
 	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
 		return decoded{}, false

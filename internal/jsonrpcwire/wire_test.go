@@ -99,7 +99,7 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		var w message
-		if err := jsonv2.Unmarshal(line, &w, options); err != nil {
+		if err := jsonv2.Unmarshal(line, &w, Options); err != nil {
 			t.Fatalf("scan read %s, which Unmarshal refuses: %v", line, err)
 		}
 		want, err := w.decoded()
@@ -110,4 +110,23 @@ func FuzzScan(f *testing.F) {
 			t.Fatalf("scan(%s) = %#v, Unmarshal read %#v", line, got, want)
 		}
 	})
+}
+
+// TestDecodeCopies checks that a decoded message keeps nothing of the
+// bytes it was decoded from, which a stream decoder reuses.
+func TestDecodeCopies(t *testing.T) {
+	for _, s := range messageSeeds {
+		data := []byte(s)
+		got, err := Decode(data)
+		if err != nil {
+			continue
+		}
+		want, _ := Decode([]byte(s))
+		for i := range data {
+			data[i] = 'x'
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("Decode(%s) changed with its input: %#v", s, got)
+		}
+	}
 }
