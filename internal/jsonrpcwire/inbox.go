@@ -71,13 +71,3 @@ func (b *Inbox) Close() {
 
 // Closed returns a channel that Close closes.
 func (b *Inbox) Closed() <-chan struct{} { return b.closed }
-
-// EncodeLine encodes msg as jsonrpc.EncodeMessage does, followed by the
-// newline that ends it on a stdio connection.
-func EncodeLine(msg jsonrpc.Message) ([]byte, error) {
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return nil, err
-	}
-	return append(data, '\n'), nil
-}

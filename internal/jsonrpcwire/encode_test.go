@@ -1,0 +1,91 @@
+package jsonrpcwire
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// FuzzEncodeLine checks that EncodeLine writes every request and response
+// as jsonrpc.EncodeMessage does: the same bytes when the value is compact,
+// the same message on one line otherwise, and an error for both or
+// neither.
+func FuzzEncodeLine(f *testing.F) {
+	f.Add(int64(7), "", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hi"}}`), false, false)
+	f.Add(int64(0), "abc", "", []byte(`{"content":[{"type":"text","text":"a \"b\" <c>\u2028"}]}`), true, false)
+	f.Add(int64(-1), "a\"b", "é", []byte("{\n  \"a\": 1\n}"), false, false)
+	f.Add(int64(1), "", "m", []byte(`{"a": [1, 2]}`), true, false)
+	f.Add(int64(1), "", "notifications/cancelled", []byte(`null`), false, true)
+	f.Add(int64(1), "", "m", []byte(`{"a":1`), false, false)
+	f.Add(int64(1), "", "m", []byte("\"\xff\""), true, false)
+	f.Add(int64(1), "x\u2028", "m\n", []byte(``), false, true)
+	f.Fuzz(func(t *testing.T, num int64, str, method string, value []byte, response, noID bool) {
+		id, _ := jsonrpc.MakeID(float64(num))
+		switch {
+		case noID:
+			id = jsonrpc.ID{}
+		case str != "":
+			id, _ = jsonrpc.MakeID(str)
+		}
+		var msg jsonrpc.Message = &jsonrpc.Request{ID: id, Method: method, Params: value}
+		if response {
+			msg = &jsonrpc.Response{ID: id, Result: value}
+		}
+		got, err := EncodeLine(msg)
+		want, wantErr := jsonrpc.EncodeMessage(msg)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("EncodeLine(%#v) error = %v, the SDK's = %v", msg, err, wantErr)
+		}
+		if err != nil {
+			return
+		}
+		if !bytes.HasSuffix(got, []byte("\n")) || bytes.ContainsAny(got[:len(got)-1], "\r\n") {
+			t.Fatalf("EncodeLine(%#v) = %q, not one line", msg, got)
+		}
+		got = got[:len(got)-1]
+		var compact bytes.Buffer
+		if json.Compact(&compact, value) == nil && bytes.Equal(compact.Bytes(), value) {
+			if !bytes.Equal(got, want) {
+				t.Fatalf("EncodeLine(%#v) = %s, the SDK's = %s", msg, got, want)
+			}
+			return
+		}
+		var g, w any
+		if err := jsonv2.Unmarshal(got, &g, Options); err != nil {
+			t.Fatalf("EncodeLine(%#v) = %s: %v", msg, got, err)
+		}
+		jsonv2.Unmarshal(want, &w, Options)
+		if !reflect.DeepEqual(g, w) {
+			t.Fatalf("EncodeLine(%#v) = %s, the SDK's = %s", msg, got, want)
+		}
+	})
+}
+
+// BenchmarkEncodeLine encodes a tools/call request and its result, with
+// EncodeLine and with the SDK's jsonrpc.EncodeMessage.
+func BenchmarkEncodeLine(b *testing.B) {
+	id, _ := jsonrpc.MakeID(float64(7))
+	msgs := []jsonrpc.Message{
+		&jsonrpc.Request{ID: id, Method: "tools/call", Params: json.RawMessage(`{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"hands","version":"devel"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true}},"progressToken":"hands-1"},"name":"echo_0000","arguments":{"text":"hi"}}`)},
+		&jsonrpc.Response{ID: id, Result: json.RawMessage(`{"content":[{"type":"text","text":"hi"}],"resultType":"complete"}`)},
+	}
+	for _, e := range []struct {
+		name   string
+		encode func(jsonrpc.Message) ([]byte, error)
+	}{{"hands", EncodeLine}, {"sdk", jsonrpc.EncodeMessage}} {
+		b.Run(e.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				for _, m := range msgs {
+					if _, err := e.encode(m); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
