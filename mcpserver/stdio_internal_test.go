@@ -35,6 +35,7 @@ func FuzzDecodeLine(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m"}}`,
 		`{not json`, `[{"jsonrpc":"2.0","id":1,"method":"m"}]`, `[]`, `[1`, `{}`, `null`, `"x"`,
 		`{"jsonrpc":"2.0","id":1,"method":"m"} {}`, `{"jsonrpc":"1.0","id":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","id":2} {}`, `{"jsonrpc":"2.0","id":1,"error":{"code":1},"error":{}}}`,
 	} {
 		f.Add([]byte(s))
 	}

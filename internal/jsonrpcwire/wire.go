@@ -47,13 +47,15 @@ var errDepth = fmt.Errorf("json: exceeded maximum nesting depth of %d", MaxDepth
 
 // Decode decodes data, one JSON value, into a *jsonrpc.Request or a
 // *jsonrpc.Response, or returns why it is not a JSON-RPC message. It reads
-// every message as jsonrpc.DecodeMessage does (FuzzDecode checks it); the
-// caller checks first that data is one JSON value with nothing after it.
+// every message as jsonrpc.DecodeMessage does (FuzzDecode checks it), and
+// refuses data that is not one JSON value, which DecodeMessage does not
+// always do: it reads the first value and ignores what follows.
 //
 // The messages of every call — a request with a method, an ID and
 // parameters, a response with a result — are read token by token
 // (scan); any other shape, an error response among them, goes through
-// json.Unmarshal, which says what is wrong with it. On a message a
+// json.Unmarshal, which says what is wrong with it (see unmarshal for the
+// one case it leaves to the SDK's decoder). On a message a
 // connection reads after waiting, when little of the decoder is in the
 // processor's caches, the tokens take half the time of the Unmarshal.
 func Decode(data []byte) (jsonrpc.Message, error) {
@@ -62,15 +64,36 @@ func Decode(data []byte) (jsonrpc.Message, error) {
 	}
 	m, ok := scan(data)
 	if !ok {
-		var w message
-		if err := jsonv2.Unmarshal(data, &w, Options); err != nil {
-			return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
-		}
-		if m, err := w.decoded(); err != nil {
-			return nil, err
-		} else {
-			return m.build()
-		}
+		return unmarshal(data)
+	}
+	return m.build()
+}
+
+// unmarshalOptions are Options but for a member name twice in an object,
+// which json.Unmarshal does not read as the SDK's decoder does.
+var unmarshalOptions = jsontext.AllowInvalidUTF8(true)
+
+// unmarshal decodes a message that scan does not read with json.Unmarshal,
+// unless an object in it has a member twice. The SDK's decoder then keeps
+// what the last one says as encoding/json does, into what the first left: a
+// null leaves a string or a number as it was, an object fills in the error
+// object the first began, a number replaces a boolean in an ID. Unmarshal
+// does otherwise (a null sets a string to "", a number cannot go into the
+// bool an ID holds), so such a message, rare and of no use but to tell one
+// decoder from another, is read by the SDK's decoder once it is known to be
+// one JSON value: it reads the first value of data and ignores the rest.
+func unmarshal(data []byte) (jsonrpc.Message, error) {
+	var w message
+	err := jsonv2.Unmarshal(data, &w, unmarshalOptions)
+	if errors.Is(err, jsontext.ErrDuplicateName) && jsontext.Value(data).IsValid(Options) {
+		return jsonrpc.DecodeMessage(data)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
+	}
+	m, err := w.decoded()
+	if err != nil {
+		return nil, err
 	}
 	return m.build()
 }

@@ -36,6 +36,17 @@ var messageSeeds = []string{
 	`{"jsonrpc":"2.0","id":-7,"method":"m","extra":{"deep":[[[]]]}}`,
 	`{"jsonrpc":"2.0","id":12345678901234567890,"method":"m"}`,
 	`[]`, `{}`, `null`, `"2.0"`,
+	// A member twice, the first of a kind the second does not replace in
+	// a Go value: the SDK's decoder keeps only the last.
+	`{"jsonrpc":"2.0","id":true,"method":"m","id":1}`,
+	`{"jsonrpc":"2.0","id":{},"id":1,"method":"m"}`,
+	`{"jsonrpc":"2.0","id":[],"id":"x","method":"m"}`,
+	`{"jsonrpc":"2.0","jsonrpc":null,"id":1,"method":"m"}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1,"code":null,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","message":null}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1},"error":{"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":1,"error":{"code":1},"error":{"message":"m"}} x`,
+	`{"jsonrpc":"2.0","id":1,"result":{"a":1,"a":2},"result":{}}`,
 	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 1000) + strings.Repeat("]", 1000) + `}`,
 	`{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 999) + strings.Repeat("]", 999) + `}`,
 }
