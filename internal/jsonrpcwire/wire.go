@@ -166,6 +166,7 @@ func scan(data []byte) (m decoded, ok bool) {
 	s := scanners.Get().(*scanner)
 	defer func() {
 		s.dec.Reset(&empty)
+		s.in = bytes.Buffer{} // Reset would keep data
 		scanners.Put(s)
 	}()
 	s.in = *bytes.NewBuffer(data)

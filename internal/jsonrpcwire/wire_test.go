@@ -3,8 +3,10 @@ package jsonrpcwire
 import (
 	"encoding/json"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -139,5 +141,25 @@ func TestDecodeCopies(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("Decode(%s) changed with its input: %#v", s, got)
 		}
+	}
+}
+
+// TestScanKeepsNoMessage checks that the scanner a message was read with,
+// pooled for the next, holds nothing of the message: a line of up to 16
+// MiB would otherwise stay in memory until the pool is emptied, two
+// collections later, in every pool of every processor.
+func TestScanKeepsNoMessage(t *testing.T) {
+	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"m","params":"` + strings.Repeat("a", 1<<20) + `"}`)
+	freed := make(chan struct{})
+	runtime.AddCleanup(&data[0], func(freed chan struct{}) { close(freed) }, freed)
+	if _, ok := scan(data); !ok {
+		t.Fatalf("scan did not read %.60s…", data)
+	}
+	data = nil
+	runtime.GC() // the pool keeps its scanners through one collection
+	select {
+	case <-freed:
+	case <-time.After(10 * time.Second):
+		t.Fatal("a message read is still held by the pooled scanner after a collection")
 	}
 }
