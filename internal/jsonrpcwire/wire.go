@@ -15,6 +15,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 	"github.com/hands-go/hands/internal/jsondepth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -54,8 +55,7 @@ var errDepth = fmt.Errorf("json: exceeded maximum nesting depth of %d", MaxDepth
 // The messages of every call — a request with a method, an ID and
 // parameters, a response with a result — are read token by token
 // (scan); any other shape, an error response among them, goes through
-// json.Unmarshal, which says what is wrong with it (see unmarshal for the
-// one case it leaves to the SDK's decoder). On a message a
+// json.Unmarshal, which says what is wrong with it. On a message a
 // connection reads after waiting, when little of the decoder is in the
 // processor's caches, the tokens take half the time of the Unmarshal.
 func Decode(data []byte) (jsonrpc.Message, error) {
@@ -69,26 +69,18 @@ func Decode(data []byte) (jsonrpc.Message, error) {
 	return m.build()
 }
 
-// unmarshalOptions are Options but for a member name twice in an object,
-// which json.Unmarshal does not read as the SDK's decoder does.
-var unmarshalOptions = jsontext.AllowInvalidUTF8(true)
+// unmarshalOptions are Options with encoding/json's way of reading a
+// member a second time into what the first left, the SDK decoder's: a null
+// leaves a string or a number as it was, a value of another kind replaces
+// the one an ID holds, and an object fills in the error object the first
+// began. json.Unmarshal's own way differs on all but the last (a null sets
+// a string to "", a number cannot go into the bool an ID holds).
+var unmarshalOptions = jsonv2.JoinOptions(Options, jsonv1.MergeWithLegacySemantics(true))
 
-// unmarshal decodes a message that scan does not read with json.Unmarshal,
-// unless an object in it has a member twice. The SDK's decoder then keeps
-// what the last one says as encoding/json does, into what the first left: a
-// null leaves a string or a number as it was, an object fills in the error
-// object the first began, a number replaces a boolean in an ID. Unmarshal
-// does otherwise (a null sets a string to "", a number cannot go into the
-// bool an ID holds), so such a message, rare and of no use but to tell one
-// decoder from another, is read by the SDK's decoder once it is known to be
-// one JSON value: it reads the first value of data and ignores the rest.
+// unmarshal decodes with json.Unmarshal a message that scan does not read.
 func unmarshal(data []byte) (jsonrpc.Message, error) {
 	var w message
-	err := jsonv2.Unmarshal(data, &w, unmarshalOptions)
-	if errors.Is(err, jsontext.ErrDuplicateName) && jsontext.Value(data).IsValid(Options) {
-		return jsonrpc.DecodeMessage(data)
-	}
-	if err != nil {
+	if err := jsonv2.Unmarshal(data, &w, unmarshalOptions); err != nil {
 		return nil, fmt.Errorf("unmarshaling jsonrpc message: %w", err)
 	}
 	m, err := w.decoded()

@@ -41,6 +41,7 @@ var messageSeeds = []string{
 	// A member twice, the first of a kind the second does not replace in
 	// a Go value: the SDK's decoder keeps only the last.
 	`{"jsonrpc":"2.0","id":true,"method":"m","id":1}`,
+	`{"jsonrpc":"2.0","id":"a","method":"m","id":1}`,
 	`{"jsonrpc":"2.0","id":{},"id":1,"method":"m"}`,
 	`{"jsonrpc":"2.0","id":[],"id":"x","method":"m"}`,
 	`{"jsonrpc":"2.0","jsonrpc":null,"id":1,"method":"m"}`,
@@ -112,7 +113,7 @@ func FuzzScan(f *testing.F) {
 			return
 		}
 		var w message
-		if err := jsonv2.Unmarshal(line, &w, Options); err != nil {
+		if err := jsonv2.Unmarshal(line, &w, unmarshalOptions); err != nil {
 			t.Fatalf("scan read %s, which Unmarshal refuses: %v", line, err)
 		}
 		want, err := w.decoded()
@@ -162,4 +163,97 @@ func TestScanKeepsNoMessage(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("a message read is still held by the pooled scanner after a collection")
 	}
+}
+
+// TestDecodeMemberPairs checks Decode against the SDK's
+// jsonrpc.DecodeMessage on every message of two members after its version
+// (of the names and values FuzzDecodeMembers draws from), and on every
+// error object of two members, once or in two error members.
+func TestDecodeMemberPairs(t *testing.T) {
+	pairs := func(names []string) []string {
+		var members []string
+		for _, n := range names {
+			for _, v := range memberValues {
+				members = append(members, `"`+n+`":`+v)
+			}
+		}
+		var pairs []string
+		for _, a := range members {
+			for _, b := range members {
+				pairs = append(pairs, a+","+b, a+"},"+`"error":{`+b)
+			}
+		}
+		return pairs
+	}
+	var lines []string
+	for _, p := range pairs(envelopeNames) {
+		if !strings.Contains(p, "}") {
+			lines = append(lines, `{"jsonrpc":"2.0",`+p+`}`)
+		}
+	}
+	for _, p := range pairs(errorNames) {
+		lines = append(lines, `{"jsonrpc":"2.0","id":1,"error":{`+p+`}}`)
+	}
+	for _, line := range lines {
+		got, err := Decode([]byte(line))
+		want, wantErr := jsonrpc.DecodeMessage([]byte(line))
+		if (err != nil) != (wantErr != nil) || err == nil && !reflect.DeepEqual(got, want) {
+			t.Errorf("Decode(%s) = %#v, %v; the SDK's = %#v, %v", line, got, err, want, wantErr)
+		}
+	}
+}
+
+// FuzzDecodeMembers checks Decode against the SDK's jsonrpc.DecodeMessage,
+// as FuzzDecode does, on messages built member by member from the fuzzer's
+// bytes: the members of a message and of its error, any of them twice or
+// more, with values of every kind. Random bytes seldom make such a message,
+// and a member twice is where decoders differ most: which one counts, and
+// what a null or a value of another kind does to what the first left.
+func FuzzDecodeMembers(f *testing.F) {
+	f.Add([]byte{0, 0, 1, 2, 2, 3})
+	f.Add([]byte{0, 0, 1, 7, 1, 2, 2, 3})
+	f.Add([]byte{0, 0, 1, 2, 5, 8, 0x10, 2, 0x10, 1, 0x21, 6, 1, 2})
+	f.Add([]byte{0, 0, 0, 1, 1, 2, 4, 10, 4, 1})
+	f.Fuzz(func(t *testing.T, recipe []byte) {
+		line := []byte(object(recipe, envelopeNames, true))
+		got, err := Decode(line)
+		want, wantErr := jsonrpc.DecodeMessage(line)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("Decode(%s) error = %v, the SDK's = %v", line, err, wantErr)
+		}
+		if err == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("Decode(%s) = %#v, the SDK's = %#v", line, got, want)
+		}
+	})
+}
+
+var (
+	envelopeNames = []string{"jsonrpc", "id", "method", "params", "result", "error", "x", `\u0069d`}
+	errorNames    = []string{"code", "message", "data", "x", "Code"}
+	memberValues  = []string{`"2.0"`, `null`, `1`, `-0`, `1.5`, `1e400`, `"a"`, `true`, `{}`, `[]`, `"1.0"`, `12345678901234567890`, `-7`, `""`, `{"a":1}`, `"\ud800"`}
+)
+
+// object returns the JSON object recipe makes: each pair of bytes a
+// member, the first its name, the second its value. In the envelope, a
+// value byte with its high nibble set makes an error object of the
+// bytes that follow, one for each of its low nibble.
+func object(recipe []byte, names []string, envelope bool) string {
+	var b strings.Builder
+	b.WriteByte('{')
+	for i := 0; i+1 < len(recipe); i += 2 {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(`"` + names[int(recipe[i])%len(names)] + `":`)
+		v := recipe[i+1]
+		if envelope && v >= 0x10 {
+			n := min(2*int(v&0x0f), len(recipe)-i-2)
+			b.WriteString(object(recipe[i+2:i+2+n], errorNames, false))
+			i += n
+			continue
+		}
+		b.WriteString(memberValues[int(v)%len(memberValues)])
+	}
+	b.WriteByte('}')
+	return b.String()
 }
