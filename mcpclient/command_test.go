@@ -1,16 +1,23 @@
 package mcpclient
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"os/signal"
+	"reflect"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/hands-go/hands/internal/cost"
+	"github.com/hands-go/hands/internal/jsonrpcwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -114,5 +121,144 @@ func TestCommandTransportClose(t *testing.T) {
 	}
 	if tr.Command.ProcessState == nil || !tr.Command.ProcessState.Exited() && tr.Command.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("the server's state after Close = %v", tr.Command.ProcessState)
+	}
+}
+
+// readChecked is commandConn.read as it was before it read with a token
+// decoder: encoding/json's Decoder, and its Buffered for the byte after a
+// message.
+func readChecked(c *commandConn, stdout io.Reader, limit int) {
+	frame := &frameLimit{r: stdout, limit: limit}
+	dec := json.NewDecoder(frame)
+	for {
+		var raw json.RawMessage
+		err := dec.Decode(&raw)
+		if err == nil {
+			var next [1]byte
+			if n, _ := dec.Buffered().Read(next[:]); n > 0 && next[0] != '\n' && next[0] != '\r' {
+				err = errTrailing
+			}
+		}
+		var msg jsonrpc.Message
+		switch {
+		case errors.Is(err, errFrameTooLong):
+			err = fmt.Errorf("%w of %d bytes", errMessageTooLong, limit)
+		case err != nil:
+		case bytes.HasPrefix(raw, []byte("[")):
+			err = errBatch
+		default:
+			msg, err = jsonrpcwire.Decode(raw)
+		}
+		if !c.inbox.Hand(msg, err) || err != nil {
+			return
+		}
+		frame.next()
+	}
+}
+
+// chunks is a reader of data that gives at most size bytes a Read, as a
+// pipe gives what the other end has written so far.
+type chunks struct {
+	data []byte
+	size int
+}
+
+func (r *chunks) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), r.size)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+// readAll runs read over output, given chunk bytes at a time, and returns
+// the messages it hands over and what ends them: io.EOF for the end of
+// the output, another error for anything else.
+func readAll(read func(*commandConn, io.Reader, int), output []byte, chunk, limit int) ([]jsonrpc.Message, error) {
+	c := &commandConn{inbox: jsonrpcwire.NewInbox()}
+	go read(c, &chunks{data: output, size: chunk}, limit)
+	var msgs []jsonrpc.Message
+	for {
+		msg, err := c.inbox.Read(context.Background())
+		if err != nil {
+			return msgs, err
+		}
+		msgs = append(msgs, msg)
+	}
+}
+
+// FuzzCommandRead checks that a CommandTransport reads every output as it
+// did with encoding/json's Decoder, however the output is split into
+// reads: the same messages, then the end of the output for both or an
+// error for both.
+func FuzzCommandRead(f *testing.F) {
+	const resp = `{"jsonrpc":"2.0","id":1,"result":{"ok":true}}`
+	for _, s := range []string{
+		resp + "\n" + `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\r\n",
+		"{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}\n", "[" + resp + "]\n", resp + " x\n", resp + resp,
+		resp + " \n", "\n\n" + resp, " \t" + resp + "\n  ", resp + "\n{", resp + "\n1\n", resp + "\n\"x\"\n",
+		`{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 300) + `"}` + "\n",
+		"\xef\xbb\xbf" + resp, "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"result\":\"\\ud800\"}\n",
+		`{"jsonrpc":"2.0","id":1,"result":{},"id":2}` + "\n", "true\n", "nul", "truex\n", "1 2\n", "{}{}",
+	} {
+		f.Add([]byte(s), uint8(7), uint16(200))
+		f.Add([]byte(s), uint8(0), uint16(len(resp)))
+	}
+	f.Fuzz(func(t *testing.T, output []byte, chunk uint8, limit uint16) {
+		size, most := int(chunk)%64+1, int(limit)%512+1
+		got, err := readAll((*commandConn).read, output, size, most)
+		want, wantErr := readAll(readChecked, output, size, most)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read %q (%d bytes a read, limit %d) = %#v; encoding/json's Decoder reads %#v", output, size, most, got, want)
+		}
+		if (err == io.EOF) != (wantErr == io.EOF) {
+			t.Fatalf("read %q (%d bytes a read, limit %d) ends with %v; encoding/json's Decoder ends with %v", output, size, most, err, wantErr)
+		}
+	})
+}
+
+// TestCommandReadHostileSizes checks that what reading a server's output
+// costs, in CPU and in memory, grows in proportion to the output, however
+// it is made large, given as a pipe gives it: 4 KiB a read.
+func TestCommandReadHostileSizes(t *testing.T) {
+	const n = 1 << 20
+	const resp = `{"jsonrpc":"2.0","id":1,"result":{}}` + "\n"
+	for _, tt := range []struct {
+		name   string
+		output func(n int) string
+	}{
+		{"a long string", func(n int) string {
+			return `{"jsonrpc":"2.0","id":1,"result":{"s":"` + strings.Repeat("a", n) + `"}}` + "\n"
+		}},
+		{"many small messages", func(n int) string { return strings.Repeat(resp, n/len(resp)) }},
+		{"a message over many lines", func(n int) string {
+			return `{"jsonrpc":"2.0","id":1,"result":[` + strings.Repeat("1,\n", n/3) + "1]}\n"
+		}},
+		{"deep arrays, many of them", func(n int) string {
+			deep := strings.Repeat("[", 998) + strings.Repeat("]", 998)
+			return `{"jsonrpc":"2.0","id":1,"result":[` + strings.Repeat(deep+",", n/len(deep)) + "0]}\n"
+		}},
+		{"over the limit", func(n int) string {
+			return `{"jsonrpc":"2.0","id":1,"result":{"s":"` + strings.Repeat("a", 2*n) + `"}}` + "\n"
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			outputs := map[int][]byte{n / 4: []byte(tt.output(n / 4)), n: []byte(tt.output(n))}
+			cost.Linear(t, tt.name, n/4, n, func(size int) {
+				c := &commandConn{inbox: jsonrpcwire.NewInbox()}
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					for {
+						if _, err := c.inbox.Read(context.Background()); err != nil {
+							return
+						}
+					}
+				}()
+				c.read(&chunks{data: outputs[size], size: 4 << 10}, size+size/2)
+				<-done
+			})
+		})
 	}
 }
