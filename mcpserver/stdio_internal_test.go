@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/hands-go/hands/internal/cost"
 	"github.com/hands-go/hands/internal/jsonrpcwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -58,4 +60,34 @@ func FuzzDecodeLine(f *testing.F) {
 			t.Fatalf("decodeLine(%q) = %#v, checking first gives %#v", line, msg, wantMsg)
 		}
 	})
+}
+
+// TestDecodeLineHostileSizes checks that what answering a line costs, in
+// CPU and in memory, grows in proportion to the line on every way a line
+// is answered: a message, a parse error found at its end, an invalid
+// request, a batch.
+func TestDecodeLineHostileSizes(t *testing.T) {
+	const n = 1 << 20
+	params := func(n int) string { return `{"a":[` + strings.Repeat(`{"b":"c"},`, n/10) + `1]}` }
+	for _, tt := range []struct {
+		name string
+		line func(n int) string
+	}{
+		{"a message", func(n int) string { return `{"jsonrpc":"2.0","id":1,"method":"m","params":` + params(n) + `}` }},
+		{"not JSON at the end", func(n int) string { return `{"jsonrpc":"2.0","id":1,"method":"m","params":` + params(n) + `}}` }},
+		{"not a message", func(n int) string { return `{"jsonrpc":"1.0","id":1,"method":"m","params":` + params(n) + `}` }},
+		{"a batch", func(n int) string { return `[{"jsonrpc":"2.0","id":1,"method":"m","params":` + params(n) + `}]` }},
+		{"deep arrays, many of them", func(n int) string {
+			deep := strings.Repeat("[", 998) + strings.Repeat("]", 998)
+			return `{"jsonrpc":"2.0","id":1,"method":"m","params":[` + strings.Repeat(deep+",", n/len(deep)) + `0]}`
+		}},
+		{"too deep, at the end", func(n int) string {
+			return `{"jsonrpc":"2.0","id":1,"method":"m","params":[` + strings.Repeat(`"[[[[",`, n/7) + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `]}`
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			lines := map[int][]byte{n / 4: []byte(tt.line(n / 4)), n: []byte(tt.line(n))}
+			cost.Linear(t, tt.name, n/4, n, func(size int) { decodeLine(lines[size], false, DefaultMaxLineLength) })
+		})
+	}
 }
