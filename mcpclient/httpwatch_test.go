@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// filter returns an eventFilter over stream.
-func filter(stream string, max int, onMessage func([]byte) []byte) *eventFilter {
-	body := io.NopCloser(strings.NewReader(stream))
-	return &eventFilter{ReadCloser: body, r: bufio.NewReader(body), max: max, onMessage: onMessage}
+// filter returns an eventRewriter over stream with onMessage as its one
+// stage, strict as the watch's is.
+func filter(stream string, max int, onMessage func([]byte) []byte) *eventRewriter {
+	return newEventRewriter(io.NopCloser(strings.NewReader(stream)), eventStage{rewrite: onMessage, max: max, strict: true})
 }
 
 // TestEventFilterBound checks that an event larger than the bound ends
