@@ -118,20 +118,8 @@ func TestWatchMarksTaskResultStream(t *testing.T) {
 		task string
 		mark bool
 	}{{"task-1", true}, {"task-2", false}} {
-		body := `{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"` + tt.task + `"}}`
-		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := w.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if marked := strings.Contains(string(got), `"hands/call":"s3cret hands-1"`); marked != tt.mark {
+		_, got := post(t, w, `{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"`+tt.task+`"}}`)
+		if marked := strings.Contains(got, `"hands/call":"s3cret hands-1"`); marked != tt.mark {
 			t.Errorf("the stream of tasks/result for %s = %q; marked %v, want %v", tt.task, got, marked, tt.mark)
 		}
 	}
