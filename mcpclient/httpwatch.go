@@ -45,7 +45,10 @@ import (
 const callMetaKey = "hands/call"
 
 // watchingTransport returns t with an http.Client of its own whose
-// exchanges c watches.
+// exchanges c watches. The watch holds an event up to t.MaxEventSize; a
+// MaxEventSize of zero or below, which the SDK takes as its default or as
+// no bound, is DefaultMaxMessageBytes for the watch, which holds nothing
+// without one.
 func (c *Client) watchingTransport(t *mcp.StreamableClientTransport) mcp.Transport {
 	watched := *t
 	client := http.DefaultClient
@@ -53,9 +56,18 @@ func (c *Client) watchingTransport(t *mcp.StreamableClientTransport) mcp.Transpo
 		client = t.HTTPClient
 	}
 	hc := *client
-	hc.Transport = watchTransport{next: cmp.Or[http.RoundTripper](client.Transport, http.DefaultTransport), c: c, max: cmp.Or(t.MaxEventSize, mcp.DefaultMaxEventSize)}
+	hc.Transport = watchTransport{next: cmp.Or[http.RoundTripper](client.Transport, http.DefaultTransport), c: c, max: watchBound(t.MaxEventSize)}
 	watched.HTTPClient = &hc
 	return &watched
+}
+
+// watchBound is the largest event or body the watch holds, given a
+// transport's MaxEventSize.
+func watchBound(maxEventSize int) int {
+	if maxEventSize <= 0 {
+		return DefaultMaxMessageBytes
+	}
+	return maxEventSize
 }
 
 // watchTransport is the http.RoundTripper of a watched transport.

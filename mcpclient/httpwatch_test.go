@@ -143,3 +143,19 @@ func FuzzEventFilter(f *testing.F) {
 		}
 	})
 }
+
+// TestWatchBound checks that the watch holds an event up to the
+// transport's MaxEventSize, and that one of zero or below, which the SDK
+// takes as its default or as no bound, is a bound of its own for the
+// watch rather than one that refuses every event.
+func TestWatchBound(t *testing.T) {
+	for _, tt := range []struct{ maxEventSize, want int }{
+		{1024, 1024}, {0, DefaultMaxMessageBytes}, {-1, DefaultMaxMessageBytes},
+	} {
+		c := &Client{}
+		w := c.watchingTransport(&mcp.StreamableClientTransport{Endpoint: "http://mcp.test", MaxEventSize: tt.maxEventSize}).(*mcp.StreamableClientTransport)
+		if got := w.HTTPClient.Transport.(watchTransport).max; got != tt.want {
+			t.Errorf("MaxEventSize %d: the watch holds %d bytes, want %d", tt.maxEventSize, got, tt.want)
+		}
+	}
+}
