@@ -1,11 +1,9 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"reflect"
@@ -36,9 +34,10 @@ import (
 // Nothing is held beyond one message, whose size the SDK bounds already
 // (StreamableClientTransport.MaxEventSize; boundedTransport for JSON
 // bodies): the watch reads one event at a time, within the same bound,
-// and only the streams of tools/list, and of tools/call when the client
+// with the reader the lift then adds its stage to (eventRewriter), and
+// only the streams of tools/list, and of tools/call when the client
 // relays requests, and of tasks/result for a task of a call under way,
-// are read at all.
+// are watched at all.
 
 // callMetaKey is the _meta key of a server's request that names the call
 // it belongs to, as the watch marks it. Its value is the client's secret,
@@ -46,7 +45,10 @@ import (
 const callMetaKey = "hands/call"
 
 // watchingTransport returns t with an http.Client of its own whose
-// exchanges c watches.
+// exchanges c watches. The watch holds an event up to t.MaxEventSize; a
+// MaxEventSize of zero or below, which the SDK takes as its default or as
+// no bound, is DefaultMaxMessageBytes for the watch, which holds nothing
+// without one.
 func (c *Client) watchingTransport(t *mcp.StreamableClientTransport) mcp.Transport {
 	watched := *t
 	client := http.DefaultClient
@@ -54,9 +56,18 @@ func (c *Client) watchingTransport(t *mcp.StreamableClientTransport) mcp.Transpo
 		client = t.HTTPClient
 	}
 	hc := *client
-	hc.Transport = watchTransport{next: cmp.Or[http.RoundTripper](client.Transport, http.DefaultTransport), c: c, max: cmp.Or(t.MaxEventSize, mcp.DefaultMaxEventSize)}
+	hc.Transport = watchTransport{next: cmp.Or[http.RoundTripper](client.Transport, http.DefaultTransport), c: c, max: watchBound(t.MaxEventSize)}
 	watched.HTTPClient = &hc
 	return &watched
+}
+
+// watchBound is the largest event or body the watch holds, given a
+// transport's MaxEventSize.
+func watchBound(maxEventSize int) int {
+	if maxEventSize <= 0 {
+		return DefaultMaxMessageBytes
+	}
+	return maxEventSize
 }
 
 // watchTransport is the http.RoundTripper of a watched transport.
@@ -103,7 +114,7 @@ func (t watchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		resp.Body = &eventFilter{ReadCloser: resp.Body, r: bufio.NewReader(resp.Body), max: t.max, onMessage: onMessage}
+		resp.Body = newEventRewriter(resp.Body, eventStage{rewrite: onMessage, max: t.max, strict: true})
 	} else if msg.Method == "tools/list" {
 		resp.Body = &bodyTee{ReadCloser: resp.Body, max: t.max, onMessage: onMessage}
 	}
@@ -189,99 +200,6 @@ func (c *Client) markRequest(data []byte, token string) []byte {
 		return nil
 	}
 	return out
-}
-
-// eventFilter hands out a stream of server-sent events as it comes, one
-// whole event at a time, each event's message seen by onMessage and
-// replaced by what it returns, if anything.
-type eventFilter struct {
-	io.ReadCloser
-	r         *bufio.Reader
-	max       int
-	onMessage func(data []byte) []byte
-	event     []byte // the event being read
-	out       []byte // what Read hands out next
-	err       error  // the stream's end, once out is handed out
-}
-
-func (f *eventFilter) Read(p []byte) (int, error) {
-	for len(f.out) == 0 {
-		if f.err != nil {
-			return 0, f.err
-		}
-		f.next()
-	}
-	n := copy(p, f.out)
-	f.out = f.out[n:]
-	return n, nil
-}
-
-// next reads the next event, up to the blank line that ends it, into out.
-// An event larger than max ends the stream with a *SizeError.
-func (f *eventFilter) next() {
-	f.event = f.event[:0]
-	for {
-		line, err := f.r.ReadSlice('\n')
-		if len(f.event)+len(line) > f.max {
-			f.err = &SizeError{Bytes: len(f.event) + len(line), Limit: f.max, Err: ErrMessageTooLarge}
-			return
-		}
-		if need := len(f.event) + len(line); need > cap(f.event) {
-			// Doubling: append grows a large slice by a quarter, which
-			// for an event of megabytes allocates five times its size.
-			grown := make([]byte, len(f.event), min(max(2*cap(f.event), need), f.max))
-			f.event = append(grown[:0], f.event...)
-		}
-		f.event = append(f.event, line...)
-		if errors.Is(err, bufio.ErrBufferFull) {
-			continue
-		}
-		if err != nil {
-			f.out, f.err = f.event, err // a last event without its blank line is the SDK's to judge
-			return
-		}
-		if len(bytes.TrimRight(line, "\r\n")) == 0 {
-			break
-		}
-	}
-	f.out = f.rewrite(f.event)
-}
-
-// rewrite returns event with its data replaced by what onMessage returns
-// for it, or event as it is.
-func (f *eventFilter) rewrite(event []byte) []byte {
-	var data []byte // a slice of event while there is one data line, the lines joined after
-	var others [][]byte
-	lines := 0
-	for line := range bytes.Lines(event) {
-		field := bytes.TrimRight(line, "\r\n")
-		if len(field) == 0 {
-			continue
-		}
-		if after, ok := bytes.CutPrefix(field, []byte("data:")); ok {
-			switch lines++; lines {
-			case 1:
-				data = bytes.TrimSpace(after)
-			case 2:
-				data = append(append(bytes.Clone(data), '\n'), bytes.TrimSpace(after)...)
-			default:
-				data = append(append(data, '\n'), bytes.TrimSpace(after)...)
-			}
-			continue
-		}
-		others = append(others, line)
-	}
-	if lines == 0 {
-		return event
-	}
-	replaced := f.onMessage(data)
-	if replaced == nil {
-		return event
-	}
-	out := bytes.Join(others, nil)
-	out = append(out, "data: "...)
-	out = append(out, replaced...)
-	return append(out, "\n\n"...)
 }
 
 // bodyTee hands out a JSON body as it comes and, at its end, gives it to

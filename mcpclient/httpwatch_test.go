@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,10 +13,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// filter returns an eventFilter over stream.
-func filter(stream string, max int, onMessage func([]byte) []byte) *eventFilter {
-	body := io.NopCloser(strings.NewReader(stream))
-	return &eventFilter{ReadCloser: body, r: bufio.NewReader(body), max: max, onMessage: onMessage}
+// filter returns an eventRewriter over stream with onMessage as its one
+// stage, strict as the watch's is.
+func filter(stream string, max int, onMessage func([]byte) []byte) *eventRewriter {
+	return newEventRewriter(io.NopCloser(strings.NewReader(stream)), eventStage{rewrite: onMessage, max: max, strict: true})
 }
 
 // TestEventFilterBound checks that an event larger than the bound ends
@@ -119,20 +118,8 @@ func TestWatchMarksTaskResultStream(t *testing.T) {
 		task string
 		mark bool
 	}{{"task-1", true}, {"task-2", false}} {
-		body := `{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"` + tt.task + `"}}`
-		req, err := http.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp, err := w.RoundTrip(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(resp.Body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if marked := strings.Contains(string(got), `"hands/call":"s3cret hands-1"`); marked != tt.mark {
+		_, got := post(t, w, `{"jsonrpc":"2.0","id":5,"method":"tasks/result","params":{"taskId":"`+tt.task+`"}}`)
+		if marked := strings.Contains(got, `"hands/call":"s3cret hands-1"`); marked != tt.mark {
 			t.Errorf("the stream of tasks/result for %s = %q; marked %v, want %v", tt.task, got, marked, tt.mark)
 		}
 	}
@@ -155,4 +142,20 @@ func FuzzEventFilter(f *testing.F) {
 			t.Errorf("filtered %q = %q, want it unchanged", stream, got)
 		}
 	})
+}
+
+// TestWatchBound checks that the watch holds an event up to the
+// transport's MaxEventSize, and that one of zero or below, which the SDK
+// takes as its default or as no bound, is a bound of its own for the
+// watch rather than one that refuses every event.
+func TestWatchBound(t *testing.T) {
+	for _, tt := range []struct{ maxEventSize, want int }{
+		{1024, 1024}, {0, DefaultMaxMessageBytes}, {-1, DefaultMaxMessageBytes},
+	} {
+		c := &Client{}
+		w := c.watchingTransport(&mcp.StreamableClientTransport{Endpoint: "http://mcp.test", MaxEventSize: tt.maxEventSize}).(*mcp.StreamableClientTransport)
+		if got := w.HTTPClient.Transport.(watchTransport).max; got != tt.want {
+			t.Errorf("MaxEventSize %d: the watch holds %d bytes, want %d", tt.maxEventSize, got, tt.want)
+		}
+	}
 }

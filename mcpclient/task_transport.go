@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"io"
@@ -71,9 +70,9 @@ func (l liftingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 }
 
 // liftingRoundTripper lifts the results in the responses of a streamable
-// HTTP endpoint: a JSON body whole, an event stream event by event. A
-// body or an event larger than max is passed on as it is, for the SDK to
-// refuse.
+// HTTP endpoint: a JSON body whole, an event stream event by event (a
+// stage of an eventRewriter). A body or an event larger than max is
+// passed on as it is, for the SDK to refuse.
 type liftingRoundTripper struct {
 	next http.RoundTripper
 	max  int
@@ -101,7 +100,13 @@ func (t liftingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) 
 		resp.ContentLength = int64(len(data))
 		resp.Header.Del("Content-Length")
 	case strings.HasPrefix(ct, "text/event-stream"):
-		resp.Body = &eventLifter{src: bufio.NewReader(resp.Body), body: resp.Body, max: t.max}
+		// On a watched stream, the watch's reader lifts too (events.go).
+		stage := eventStage{rewrite: liftMessage, max: t.max}
+		if rw, ok := resp.Body.(*eventRewriter); ok {
+			rw.add(stage)
+		} else {
+			resp.Body = newEventRewriter(resp.Body, stage)
+		}
 	}
 	return resp, nil
 }
@@ -112,113 +117,11 @@ type readCloser struct {
 	io.Closer
 }
 
-// An eventLifter reads a stream of server-sent events and lifts the
-// JSON-RPC message in the data of each event. An event is held until its
-// end (a blank line), up to max bytes; a longer one passes through as it
-// is, and the events after it are lifted again.
-type eventLifter struct {
-	src  *bufio.Reader
-	body io.Closer
-	max  int
-
-	out       bytes.Buffer // read, and ready to be returned
-	event     [][]byte     // the lines of the event being read
-	size      int          // the bytes in event
-	skipping  bool         // passing an event too long to hold through, to its end
-	lineStart bool         // while skipping: the next read starts a line
-	err       error        // from src, returned once out is empty
-}
-
-func (e *eventLifter) Read(p []byte) (int, error) {
-	for e.out.Len() == 0 && e.err == nil {
-		e.readLine()
+// liftMessage is the lift's stage of an eventRewriter: msg with its
+// result lifted, or nil when there is nothing to lift.
+func liftMessage(msg []byte) []byte {
+	if lifted := mcptask.LiftResponse(msg); !bytes.Equal(lifted, msg) {
+		return lifted
 	}
-	if e.out.Len() > 0 {
-		return e.out.Read(p)
-	}
-	return 0, e.err
-}
-
-func (e *eventLifter) Close() error { return e.body.Close() }
-
-// readLine reads one line, or as much of a long one as the reader holds,
-// and when it ends an event, puts the event out.
-func (e *eventLifter) readLine() {
-	var line []byte
-	for {
-		frag, err := e.src.ReadSlice('\n')
-		if e.skipping || e.size+len(line)+len(frag) > e.max {
-			// An event too long to hold: let it through as it comes.
-			e.flush()
-			e.out.Write(line)
-			e.out.Write(frag)
-			// The event ends at a blank line: a whole line, read from its
-			// start, with nothing but its end.
-			blank := e.skipping && e.lineStart && err == nil && len(bytes.TrimRight(frag, "\r\n")) == 0
-			e.skipping, e.lineStart = !blank, err == nil
-			if err != nil && err != bufio.ErrBufferFull {
-				e.err = err
-			}
-			return
-		}
-		line = append(line, frag...)
-		if err == bufio.ErrBufferFull {
-			continue
-		}
-		if len(line) > 0 {
-			e.event = append(e.event, line)
-			e.size += len(line)
-		}
-		if err != nil {
-			e.flush()
-			e.err = err
-			return
-		}
-		if len(bytes.TrimRight(line, "\r\n")) == 0 {
-			e.putEvent()
-		}
-		return
-	}
-}
-
-// flush puts out the lines held, as they came.
-func (e *eventLifter) flush() {
-	for _, l := range e.event {
-		e.out.Write(l)
-	}
-	e.event, e.size = e.event[:0], 0
-}
-
-// putEvent puts out the event held, its data lifted.
-func (e *eventLifter) putEvent() {
-	var data [][]byte
-	for _, l := range e.event {
-		if v, ok := bytes.CutPrefix(l, []byte("data:")); ok {
-			data = append(data, bytes.TrimPrefix(bytes.TrimRight(v, "\r\n"), []byte(" ")))
-		}
-	}
-	if len(data) == 0 {
-		e.flush()
-		return
-	}
-	joined := bytes.Join(data, []byte("\n"))
-	lifted := mcptask.LiftResponse(joined)
-	if bytes.Equal(lifted, joined) {
-		e.flush()
-		return
-	}
-	wrote := false
-	for _, l := range e.event {
-		if bytes.HasPrefix(l, []byte("data:")) {
-			if !wrote {
-				e.out.WriteString("data: ")
-				e.out.Write(lifted)
-				e.out.WriteString("\n")
-				wrote = true
-			}
-			continue
-		}
-		e.out.Write(l)
-	}
-	e.event, e.size = e.event[:0], 0
+	return nil
 }

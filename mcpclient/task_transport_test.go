@@ -1,7 +1,6 @@
 package mcpclient
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"strings"
@@ -30,7 +29,7 @@ func TestEventLifter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := io.NopCloser(iotest.HalfReader(strings.NewReader(tc.in)))
-			got, err := io.ReadAll(&eventLifter{src: bufio.NewReader(src), body: src, max: tc.max})
+			got, err := io.ReadAll(newEventRewriter(src, eventStage{rewrite: liftMessage, max: tc.max}))
 			if err != nil {
 				t.Fatal(err)
 			}
