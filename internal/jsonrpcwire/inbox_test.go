@@ -10,7 +10,8 @@ import (
 )
 
 // TestInbox: a message handed in is read out; a done context is reported
-// first; once closed, Read gives io.EOF and Hand reports false.
+// first; once closed, Read gives io.EOF and Hand reports false, a Hand
+// waiting for a Read included.
 func TestInbox(t *testing.T) {
 	b := NewInbox()
 	want := &jsonrpc.Request{Method: "ping"}
@@ -30,5 +31,13 @@ func TestInbox(t *testing.T) {
 	}
 	if b.Hand(want, nil) {
 		t.Error("Hand after Close reported true")
+	}
+
+	b = NewInbox()
+	handed := make(chan bool)
+	go func() { handed <- b.Hand(want, nil) }()
+	b.Close()
+	if <-handed {
+		t.Error("a Hand waiting when the Inbox closed reported true")
 	}
 }
