@@ -164,8 +164,13 @@ func (c *Client) keepListed(data []byte, id any) {
 // progress token is token, with the call named in its _meta when it is a
 // request the client relays; else nil, for data as it is.
 func (c *Client) markRequest(data []byte, token string) []byte {
-	if !bytes.Contains(data, []byte(`"method"`)) {
-		return nil // an answer or a notification: no method to look at
+	if !bytes.Contains(data, []byte(`\`)) && !bytes.Contains(data, []byte(`"elicitation/create"`)) && !bytes.Contains(data, []byte(`"sampling/createMessage"`)) {
+		// Not a request the client relays: without an escape in it, a
+		// message names its method as it is, so one that holds neither
+		// name is not one (progress notifications, answers). A message
+		// with an escape is decoded, since its method or even its
+		// member names may be written with one.
+		return nil
 	}
 	var msg map[string]json.RawMessage
 	if json.Unmarshal(data, &msg) != nil || len(msg["id"]) == 0 {

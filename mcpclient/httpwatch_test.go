@@ -74,6 +74,9 @@ func TestMarkRequest(t *testing.T) {
 		{`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"hands-1"}}`, false},
 		{`{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"\"method\""}]}}`, false},
 		{`not json "method"`, false},
+		{`{"jsonrpc":"2.0","id":5,"m\u0065thod":"elicitation\/create","params":{"message":"Name?"}}`, true},
+		{`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"elicitation/create"}}`, false},
+		{`{"jsonrpc":"2.0","id":6,"method":"roots\/list","params":{}}`, false},
 	} {
 		out := c.markRequest([]byte(tt.msg), "hands-1")
 		if !tt.mark {
