@@ -10,7 +10,10 @@ import (
 )
 
 // EncodeLine encodes msg as jsonrpc.EncodeMessage does, followed by the
-// newline that ends it on a stdio connection.
+// newline that ends it on a stdio connection: the same bytes when the
+// parameters or result are compact, as the SDK writes every value; the
+// same message, on one line, when they hold spaces between tokens, which
+// are kept.
 //
 // The messages of every call are written directly: the envelope's
 // members in the SDK's order, and the parameters or result as they are,
