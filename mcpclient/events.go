@@ -13,8 +13,9 @@ import (
 // moves what tasks add into _meta. They share one eventRewriter: the
 // inner one, the watch, puts it on the body, and the outer one, the lift,
 // finding it there, adds its stage to it rather than reading the stream
-// again (on a stream the watch does not look at, the lift puts its own). So each event is read, split into lines and its data joined
-// once, and its message goes through the stages in the order the
+// again (on a stream the watch does not look at, the lift puts its own).
+// So each event is read, split into lines and its data joined once, and
+// its message goes through the stages in the order the
 // responses pass the round trippers: watched as the server wrote it, then
 // lifted.
 //

@@ -147,18 +147,16 @@ type scanner struct {
 
 var scanners = sync.Pool{New: func() any { return new(scanner) }}
 
-// empty is the input a pooled scanner is left with, so that it holds no
-// message.
-var empty bytes.Buffer
-
 // scan reads data token by token when it is an object whose members are
 // those of a call's request or response, of the kinds those take, and
 // reports false for anything else, well formed or not.
 func scan(data []byte) (m decoded, ok bool) {
 	s := scanners.Get().(*scanner)
 	defer func() {
-		s.dec.Reset(&empty)
-		s.in = bytes.Buffer{} // Reset would keep data
+		// A pooled scanner holds no message: its input is emptied (Reset
+		// would keep data) and its decoder left reading that.
+		s.in = bytes.Buffer{}
+		s.dec.Reset(&s.in)
 		scanners.Put(s)
 	}()
 	s.in = *bytes.NewBuffer(data)
