@@ -47,7 +47,7 @@
 // # Directory buckets
 //
 // A bucket that gocloud's fileblob opened on a directory (a file:// URL,
-// such as the default file://./hands-data) is read and written by this
+// such as the default bucket of the hands command) is read and written by this
 // package itself, in fileblob's layout — the body at the key's path, the
 // content type in a JSON file beside it whose name adds ".attrs" — so that
 // the directory stays a fileblob bucket, but not in fileblob's way, which
@@ -68,6 +68,11 @@
 //     pair, so that, within the process, a read always pairs a body with
 //     its own type. Another process writing the same directory is not kept
 //     in step.
+//   - What else the directory holds. Every file in it is one host_file may
+//     replace and FileServer serves to anyone, so a program must keep
+//     nothing of its own there (a database, a config file, tokens):
+//     BucketDir tells a bucket's directory, to check against. The hands
+//     command refuses to start with such a bucket.
 //   - Temporary files. fileblob writes them in $TMPDIR and renames them
 //     into the bucket, which fails when $TMPDIR is on another file system.
 //     Here they are written in the key's own folder, named

@@ -43,6 +43,16 @@ func (s *store) directory(ctx context.Context) (*dir, error) {
 	return s.dir, err
 }
 
+// BucketDir returns the directory of a bucket that fileblob opened (a
+// file:// URL), and whether fileblob opened it: a program that keeps files
+// of its own on the same machine checks with it that none of them lies in
+// the directory, whose files host_file overwrites and FileServer serves.
+// It reports an error only when the bucket is a directory whose path
+// cannot be found, or ctx is done.
+func BucketDir(ctx context.Context, b *blob.Bucket) (string, bool, error) {
+	return bucketDir(ctx, b)
+}
+
 // bucketDir returns the directory of a bucket that fileblob opened, and
 // whether it did. fileblob tells a directory's os.FileInfo (Bucket.As) but
 // not its path, so the path is read from the error of a key that does not

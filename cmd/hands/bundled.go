@@ -134,6 +134,14 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			public = cmp.Or(public, url)
 		}
 	}
+	if writes && bucketErr == nil {
+		// The bucket's files are public and host_file writes them: none of
+		// hands' own files may be among them.
+		if err := checkApart(ctx, e.Bucket, privateFiles(ctx, configFile, e.KV, e.SQL)); err != nil {
+			closeEnv()
+			return nil, nil, err
+		}
+	}
 	if public == "" {
 		closeEnv()
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")

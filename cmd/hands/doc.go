@@ -15,10 +15,13 @@
 // as a process; with --http it serves streamable HTTP at /mcp on ADDR, and
 // the hosted files at /files/, so that the URLs host_file returns work at
 // once, and at / a playground page for trying the tools in a browser. It
-// needs no configuration and starts in any directory: the bucket is "hands"
-// in the user's data directory ($XDG_DATA_HOME or ~/.local/share on Linux,
-// ~/Library/Application Support on macOS, %LocalAppData% on Windows),
-// created when serve or call first needs it. serve --help and call --help
+// needs no configuration and starts in any directory: the bucket is
+// "hands/files" in the user's data directory ($XDG_DATA_HOME or
+// ~/.local/share on Linux, ~/Library/Application Support on macOS,
+// %LocalAppData% on Windows), and the key-value store "hands/kv.db" beside
+// it, never in it, created when serve or call first needs them. serve
+// refuses a bucket directory that holds any file of hands' own (a store, the
+// config file, the OAuth tokens): its files are public. serve --help and call --help
 // list every flag and every setting the environment (or the JSON object in
 // --config) may make:
 //

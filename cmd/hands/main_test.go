@@ -72,7 +72,7 @@ func TestCommands(t *testing.T) {
 		{"dialects", []string{"schema", "--dialect", "list"}, 0, "openai-strict\nanthropic", ""},
 		{"unknown dialect", []string{"schema", "--dialect", "cobol"}, 2, "", ""},
 		{"unknown tool in schema", []string{"schema", "nope"}, 2, "", ""},
-		{"call", []string{"call", "host_file", `{"key":"notes/a b.txt","content":"hello"}`}, 0, "file://" + filepath.ToSlash(dir) + "/notes/a%20b.txt", "progress: uploading 5 bytes"},
+		{"call", []string{"call", "host_file", `{"key":"notes/a b.txt","content":"hello"}`}, 0, "file://" + filepath.ToSlash(dir) + "/files/notes/a%20b.txt", "progress: uploading 5 bytes"},
 		{"call with invalid arguments", []string{"call", "host_file", `{"key":"","content":1}`}, 1, "", "/key: must be at least 1 character"},
 		{"call refused by the handler", []string{"call", "host_file", `{"key":"a/../b","content":"x"}`}, 1, "", ".."},
 		{"call unknown tool", []string{"call", "nope", `{}`}, 2, "", `no tool named "nope"`},
@@ -100,7 +100,7 @@ func TestCommands(t *testing.T) {
 			}
 		})
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "notes", "a b.txt"))
+	data, err := os.ReadFile(filepath.Join(dir, bucketFolder, "notes", "a b.txt"))
 	if err != nil || string(data) != "hello" {
 		t.Errorf("the hosted file holds %q, %v", data, err)
 	}
@@ -312,7 +312,7 @@ func TestServeStdioSubprocess(t *testing.T) {
 	if err := session.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
-	content, err := os.ReadFile(filepath.Join(dir, "x.txt"))
+	content, err := os.ReadFile(filepath.Join(dir, bucketFolder, "x.txt"))
 	if err != nil || string(content) != "over stdio" {
 		t.Errorf("the hosted file holds %q, %v", content, err)
 	}

@@ -32,7 +32,7 @@ type setting struct {
 
 // settings are every setting of the command, flags aside.
 var settings = []setting{
-	{env: "HANDS_BUCKET", def: "hands in the user's data directory, such as ~/.local/share/hands", commands: "serve, call",
+	{env: "HANDS_BUCKET", def: "hands/files in the user's data directory, such as ~/.local/share/hands/files", commands: "serve, call",
 		what: "where host_file writes: file://DIR, mem:// or s3://BUCKET (add ?endpoint= for S3-compatible stores)"},
 	{env: "HANDS_PUBLIC_URL", def: "/files/ of --http, else the bucket's file:// URL", commands: "serve, call",
 		what: "the public base URL of the bucket's files, which host_file returns"},
@@ -40,7 +40,7 @@ var settings = []setting{
 		what: "the largest file host_file accepts, in bytes"},
 	{env: "HANDS_FETCH_ALLOW_PRIVATE", def: "false", commands: "serve, call",
 		what: "let fetch_markdown reach loopback, private and link-local addresses"},
-	{env: "HANDS_KV", def: "kv.db in the user's data directory", commands: "serve, call",
+	{env: "HANDS_KV", def: "hands/kv.db in the user's data directory, beside the bucket's folder", commands: "serve, call",
 		what: "the key-value store of kv_get, kv_put, kv_delete and kv_list: sqlite:///FILE, mem:// or redis://:PASSWORD@HOST:PORT/DB"},
 	{env: "HANDS_SQL", def: "none: no SQL tools", commands: "serve, call",
 		what: "the database of sql_query and sql_schema: sqlite:///FILE or postgres://USER:PASSWORD@HOST/DB"},
@@ -102,7 +102,8 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 	})
 }
 
-// dataDir returns the directory of the default bucket: "hands" in the
+// dataDir returns the directory of the default bucket and store (see
+// openDataDir for its layout): "hands" in the
 // user's data directory — $XDG_DATA_HOME, or ~/.local/share, on Linux and
 // the BSDs; ~/Library/Application Support on macOS; %LocalAppData% on
 // Windows; $home/lib on Plan 9. It is where the files of a user's programs
@@ -143,30 +144,35 @@ func dataDir() (string, error) {
 }
 
 // openDefaultKV opens the default key-value store, kv.db in the user's
-// data directory, creating it: it is called only by the commands that may
-// write to it.
+// data directory (beside the bucket's folder, never in it), creating it:
+// it is called only by the commands that may write to it.
 func openDefaultKV(ctx context.Context) (*kv.Store, error) {
 	dir, err := dataDir()
 	if err != nil {
 		return nil, fmt.Errorf("no default key-value store (%v): set HANDS_KV", err)
 	}
-	s, err := sqlitekv.Open(ctx, filepath.Join(dir, "kv.db"))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("cannot create the default key-value store: %v; set HANDS_KV", err)
+	}
+	s, err := sqlitekv.Open(ctx, filepath.Join(dir, kvFile))
 	if err != nil {
 		return nil, fmt.Errorf("open the default key-value store: %v; set HANDS_KV", err)
 	}
 	return kv.New(s, nil), nil
 }
 
-// openDefaultBucket opens the default bucket, creating its directory: it is
+// openDefaultBucket opens the default bucket, the folder files in the
+// user's data directory, laying the directory out (openDataDir): it is
 // called only by the commands that may write to it.
 func openDefaultBucket() (*blob.Bucket, string, error) {
 	dir, err := dataDir()
 	if err != nil {
 		return nil, "", fmt.Errorf("no default bucket (%v): set HANDS_BUCKET", err)
 	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if dir, err = openDataDir(); err != nil {
 		return nil, "", fmt.Errorf("cannot create the default bucket: %v; set HANDS_BUCKET to a bucket this user can write", err)
 	}
+	dir = filepath.Join(dir, bucketFolder)
 	b, err := fileblob.OpenBucket(dir, &fileblob.Options{NoTempDir: true}) // temporary files beside their keys, not in $TMPDIR
 	if err != nil {
 		return nil, "", fmt.Errorf("open the default bucket: %v; set HANDS_BUCKET", err)
