@@ -111,3 +111,24 @@ func (h *heldToken) set(ts oauth2.TokenSource) {
 	h.ts = ts
 	h.mu.Unlock()
 }
+
+// ErrOtherIssuer is matched by the error of a flow that found an
+// authorization server other than the one a client registered in advance
+// belongs to (OAuth.Issuer): nothing of the client's was sent to it.
+var ErrOtherIssuer = errors.New("mcpclient: the authorization server is not the one the client is registered with")
+
+// checkIssuer reports an error matching ErrOtherIssuer if the discovered
+// authorization server is not bound's; an empty bound binds nothing.
+func (d *discovered) checkIssuer(bound string) error {
+	return checkIssuer(bound, d.asm.Issuer)
+}
+
+// checkIssuer reports an error matching ErrOtherIssuer if issuer is not
+// bound, ignoring one trailing slash as the SDK does (SEP-2352); an empty
+// bound binds nothing.
+func checkIssuer(bound, issuer string) error {
+	if bound == "" || strings.TrimSuffix(bound, "/") == strings.TrimSuffix(issuer, "/") {
+		return nil
+	}
+	return fmt.Errorf("%w: the server's authorization server is %q, the client's is %q", ErrOtherIssuer, issuer, bound)
+}

@@ -42,6 +42,9 @@ func (h *enterpriseHandler) Authorize(ctx context.Context, req *http.Request, re
 	if err != nil {
 		return err
 	}
+	if err := d.checkIssuer(h.creds.Issuer); err != nil {
+		return err
+	}
 	idToken, err := h.e.IDToken(ctx)
 	if err != nil {
 		return fmt.Errorf("get the ID token: %w", err)

@@ -31,6 +31,7 @@ const assertionLifetime = 2 * time.Minute
 // which the SDK's handlers do not offer. Discovery is the SDK's.
 type keyCredentials struct {
 	clientID string
+	issuer   string // the authorization server's, the only one the assertion goes to
 	key      crypto.Signer
 	alg      string
 	client   *http.Client
@@ -38,7 +39,7 @@ type keyCredentials struct {
 	heldToken
 }
 
-func newKeyCredentials(clientID string, key crypto.Signer, client *http.Client) (*keyCredentials, error) {
+func newKeyCredentials(clientID, issuer string, key crypto.Signer, client *http.Client) (*keyCredentials, error) {
 	var alg string
 	switch k := key.Public().(type) {
 	case *ecdsa.PublicKey:
@@ -51,7 +52,7 @@ func newKeyCredentials(clientID string, key crypto.Signer, client *http.Client) 
 	default:
 		return nil, fmt.Errorf("a client key of type %T cannot sign a client assertion; use ECDSA P-256 or RSA", k)
 	}
-	return &keyCredentials{clientID: clientID, key: key, alg: alg, client: client}, nil
+	return &keyCredentials{clientID: clientID, issuer: issuer, key: key, alg: alg, client: client}, nil
 }
 
 // Authorize implements auth.OAuthHandler: it finds the authorization
@@ -59,6 +60,9 @@ func newKeyCredentials(clientID string, key crypto.Signer, client *http.Client) 
 func (h *keyCredentials) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	d, err := discover(ctx, req, resp, h.client)
 	if err != nil {
+		return err
+	}
+	if err := d.checkIssuer(h.issuer); err != nil {
 		return err
 	}
 	ts := oauth2.ReuseTokenSource(nil, &assertingSource{h: h, tokenURL: d.asm.TokenEndpoint, audience: d.asm.Issuer, scopes: d.scopes, resource: d.prm.Resource})

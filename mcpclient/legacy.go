@@ -341,6 +341,9 @@ func (h *legacyHandler) client(ctx context.Context, asm *oauthex.AuthServerMeta)
 	case h.cfg.ClientIDMetadataDocumentConfig != nil && asm.ClientIDMetadataDocumentSupported:
 		cfg.ClientID = h.cfg.ClientIDMetadataDocumentConfig.URL
 	case h.cfg.PreregisteredClient != nil:
+		if err := checkIssuer(h.cfg.PreregisteredClient.Issuer, asm.Issuer); err != nil {
+			return nil, err
+		}
 		cfg.ClientID = h.cfg.PreregisteredClient.ClientID
 		if a := h.cfg.PreregisteredClient.ClientSecretAuth; a != nil {
 			cfg.ClientSecret = a.ClientSecret

@@ -44,6 +44,16 @@ type OAuth struct {
 	// client.
 	ClientID     string
 	ClientSecret string
+	// Issuer is the issuer identifier (RFC 8414) of the authorization
+	// server that ClientID is registered with, such as
+	// https://auth.example.com. It is required with ClientID: a client
+	// registered in advance belongs to one authorization server, and its
+	// ID, secret or signed assertion is sent to that one alone. A server
+	// that names another (any MCP server may name any authorization
+	// server) is refused before anything is sent to it, with an error
+	// that matches ErrOtherIssuer. Issuers are compared as the SDK
+	// compares them, ignoring one trailing slash.
+	Issuer string
 	// ClientMetadataURL is the https URL of a client ID metadata
 	// document describing this client: where the authorization server
 	// supports such documents, the URL is the client's ID and nothing is
@@ -143,11 +153,14 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	if httpClient == nil {
 		httpClient = http.DefaultClient
 	}
+	if o.ClientID != "" && o.Issuer == "" {
+		return nil, &OAuthError{Server: endpoint, Err: errors.New("a client registered in advance (ClientID) needs the Issuer it is registered with: its credentials are sent to that authorization server alone")}
+	}
 	if o.Enterprise != nil {
 		if o.ClientID == "" || o.Enterprise.IdPTokenURL == "" || o.Enterprise.IdPClientID == "" || o.Enterprise.IDToken == nil {
 			return nil, &OAuthError{Server: endpoint, Err: errors.New("enterprise-managed authorization needs ClientID, IdPTokenURL, IdPClientID and IDToken")}
 		}
-		creds := &oauthex.ClientCredentials{ClientID: o.ClientID}
+		creds := &oauthex.ClientCredentials{ClientID: o.ClientID, Issuer: o.Issuer}
 		if o.ClientSecret != "" {
 			creds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
 		}
@@ -155,7 +168,7 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	}
 	if o.Machine {
 		if o.ClientID != "" && o.ClientKey != nil {
-			h, err := newKeyCredentials(o.ClientID, o.ClientKey, httpClient)
+			h, err := newKeyCredentials(o.ClientID, o.Issuer, o.ClientKey, httpClient)
 			if err != nil {
 				return nil, &OAuthError{Server: endpoint, Err: err}
 			}
@@ -165,7 +178,7 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 			return nil, &OAuthError{Server: endpoint, Err: errors.New("the client credentials grant needs ClientID and ClientSecret or ClientKey")}
 		}
 		h, err := extauth.NewClientCredentialsHandler(&extauth.ClientCredentialsHandlerConfig{
-			Credentials: &oauthex.ClientCredentials{ClientID: o.ClientID, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}},
+			Credentials: &oauthex.ClientCredentials{ClientID: o.ClientID, Issuer: o.Issuer, ClientSecretAuth: &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}},
 			HTTPClient:  httpClient,
 		})
 		if err != nil {
@@ -208,7 +221,7 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 		cfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: o.ClientMetadataURL}
 	}
 	if o.ClientID != "" {
-		creds := &oauthex.ClientCredentials{ClientID: o.ClientID}
+		creds := &oauthex.ClientCredentials{ClientID: o.ClientID, Issuer: o.Issuer}
 		if o.ClientSecret != "" {
 			creds.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: o.ClientSecret}
 		}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,7 +196,7 @@ func TestOAuthRefresh(t *testing.T) {
 // TestOAuthClientCredentials reaches the server as a machine.
 func TestOAuthClientCredentials(t *testing.T) {
 	a := oauthtest.New(t, nil)
-	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "machine", ClientSecret: "machine-secret"})
+	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "machine", ClientSecret: "machine-secret", Issuer: a.AS.URL})
 	if err != nil {
 		t.Fatalf("Connect = %v", err)
 	}
@@ -218,18 +219,18 @@ func TestOAuthClientKey(t *testing.T) {
 	a.Mu.Lock()
 	a.Keys["signer"] = &key.PublicKey
 	a.Mu.Unlock()
-	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: key})
+	c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: key, Issuer: a.AS.URL})
 	if err != nil {
 		t.Fatalf("Connect = %v", err)
 	}
 	callWrite(t, c)
 
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if _, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: other}); err == nil {
+	if _, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: other, Issuer: a.AS.URL}); err == nil {
 		t.Error("Connect with a key the server does not know succeeded, want an error")
 	}
 	p384, _ := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
-	_, err = mcpclient.HTTPWith(a.RS.URL+"/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: p384}})
+	_, err = mcpclient.HTTPWith(a.RS.URL+"/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: p384, Issuer: a.AS.URL}})
 	if _, ok := errors.AsType[*mcpclient.OAuthError](err); !ok {
 		t.Errorf("HTTPWith with a P-384 key = %v, want an *OAuthError", err)
 	}
@@ -366,5 +367,87 @@ func TestOAuthForgedRedirect(t *testing.T) {
 			}
 			callWrite(t, c)
 		})
+	}
+}
+
+// TestOAuthClientBoundToIssuer connects a client registered in advance
+// with one authorization server to MCP servers whose authorization server
+// is another: in every grant, the flow stops before anything of the
+// client's reaches that server (no token request, no authorization page,
+// no ID token asked for), and the error matches ErrOtherIssuer or names
+// both issuers. With the right issuer the same client connects. A
+// ClientID without an Issuer is refused when the transport is made.
+func TestOAuthClientBoundToIssuer(t *testing.T) {
+	const registered = "https://auth.example.com"
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name   string
+		legacy bool
+		oauth  func(b *oauthtest.Browser, idTokens *int) *mcpclient.OAuth
+	}{
+		{"authorization code", false, func(b *oauthtest.Browser, _ *int) *mcpclient.OAuth {
+			return &mcpclient.OAuth{ClientID: "public", Browser: b.Open, Store: mcpclient.NoStore}
+		}},
+		{"authorization code, 2025-03-26", true, func(b *oauthtest.Browser, _ *int) *mcpclient.OAuth {
+			return &mcpclient.OAuth{ClientID: "public", Browser: b.Open, Store: mcpclient.NoStore}
+		}},
+		{"client credentials", false, func(*oauthtest.Browser, *int) *mcpclient.OAuth {
+			return &mcpclient.OAuth{Machine: true, ClientID: "machine", ClientSecret: "machine-secret"}
+		}},
+		{"client key", false, func(*oauthtest.Browser, *int) *mcpclient.OAuth {
+			return &mcpclient.OAuth{Machine: true, ClientID: "signer", ClientKey: key}
+		}},
+		{"enterprise", false, func(_ *oauthtest.Browser, idTokens *int) *mcpclient.OAuth {
+			return &mcpclient.OAuth{ClientID: "machine", ClientSecret: "machine-secret", Enterprise: &mcpclient.Enterprise{
+				IdPTokenURL: "http://127.0.0.1:1/token", IdPClientID: "idp",
+				IDToken: func(context.Context) (string, error) { *idTokens++; return "id-token", nil },
+			}}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy = tt.legacy })
+			a.Mu.Lock()
+			a.Clients["public"] = ""
+			a.Keys["signer"] = &key.PublicKey
+			a.Mu.Unlock()
+			var b oauthtest.Browser
+			var idTokens int
+			o := tt.oauth(&b, &idTokens)
+			o.Issuer = registered
+			_, err := connectOAuth(t, a.RS.URL+"/mcp", o)
+			if err == nil {
+				t.Fatal("Connect to a server of another authorization server succeeded")
+			}
+			if !errors.Is(err, mcpclient.ErrOtherIssuer) && !strings.Contains(err.Error(), registered) {
+				t.Errorf("Connect = %v; want an error that matches ErrOtherIssuer or names %s", err, registered)
+			}
+			a.Mu.Lock()
+			grants, authorized := slices.Clone(a.Grants), slices.Clone(a.Authorized)
+			a.Mu.Unlock()
+			if len(grants) != 0 || len(authorized) != 0 || b.Count() != 0 || idTokens != 0 {
+				t.Errorf("the other authorization server saw grants %q and authorizations %q, %d pages opened, %d ID tokens asked for; want none",
+					grants, authorized, b.Count(), idTokens)
+			}
+			if tt.name == "enterprise" {
+				return // the identity provider is not served here
+			}
+			o = tt.oauth(&b, &idTokens)
+			o.Issuer = a.AS.URL + "/" // a trailing slash is the same issuer
+			if tt.legacy {
+				o.Issuer = a.RS.URL + "/oauth"
+			}
+			c, err := connectOAuth(t, a.RS.URL+"/mcp", o)
+			if err != nil {
+				t.Fatalf("Connect with the client's own issuer = %v", err)
+			}
+			callWrite(t, c)
+		})
+	}
+	_, err = mcpclient.HTTPWith("http://127.0.0.1:1/mcp", &mcpclient.HTTPOptions{OAuth: &mcpclient.OAuth{ClientID: "public"}})
+	if _, ok := errors.AsType[*mcpclient.OAuthError](err); !ok || !strings.Contains(err.Error(), "Issuer") {
+		t.Errorf("HTTPWith with a ClientID and no Issuer = %v; want an *OAuthError naming Issuer", err)
 	}
 }

@@ -38,6 +38,7 @@ type env struct {
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
+	OAuthIssuer       string      `bind:"HANDS_OAUTH_ISSUER,optional"`
 	OAuthClientSecret bind.Secret `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
 	OAuthGrant        string      `bind:"HANDS_OAUTH_GRANT,default=authorization_code"`
 }
@@ -146,13 +147,17 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		closeEnv()
 		return nil, nil, errors.New("set HANDS_PUBLIC_URL to the public base URL of the files in HANDS_BUCKET")
 	}
+	if e.OAuthClientID != "" && e.OAuthIssuer == "" {
+		closeEnv()
+		return nil, nil, errors.New("HANDS_OAUTH_CLIENT_ID needs HANDS_OAUTH_ISSUER, the issuer of the authorization server the client is registered with (such as https://auth.example.com): the client's ID and secret are sent to that server alone")
+	}
 	if e.OAuthGrant != grantAuthorizationCode && e.OAuthGrant != grantClientCredentials {
 		closeEnv()
 		return nil, nil, fmt.Errorf("HANDS_OAUTH_GRANT is %q; it is %s or %s", e.OAuthGrant, grantAuthorizationCode, grantClientCredentials)
 	}
 	b := &bundle{
 		token:       e.Token,
-		auth:        &upstreamAuth{clientID: e.OAuthClientID, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
+		auth:        &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
 		stateKey:    e.StateKey,
 		bucket:      e.Bucket,
 		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),

@@ -32,6 +32,7 @@
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
+//	HANDS_OAUTH_ISSUER           the one authorization server that client is registered with
 //	HANDS_OAUTH_CLIENT_SECRET    that client's secret
 //	HANDS_OAUTH_GRANT            authorization_code (a person signs in) or client_credentials
 //	GOGC                         the collector's target; serve uses 400 unless it is set

@@ -17,6 +17,7 @@ import (
 // refreshed, from then on.
 type upstreamAuth struct {
 	clientID     string      // HANDS_OAUTH_CLIENT_ID; empty: dynamic registration
+	issuer       string      // HANDS_OAUTH_ISSUER: the one authorization server clientID is sent to
 	clientSecret bind.Secret // HANDS_OAUTH_CLIENT_SECRET
 	grant        string      // HANDS_OAUTH_GRANT
 	stderr       io.Writer   // where the sign-in page's address is written
@@ -37,6 +38,7 @@ const (
 func (a *upstreamAuth) transport(url string) (mcp.Transport, error) {
 	o := &mcpclient.OAuth{
 		ClientID:     a.clientID,
+		Issuer:       a.issuer,
 		ClientSecret: a.clientSecret.Reveal(),
 		Machine:      a.grant == grantClientCredentials,
 		Store:        a.store,

@@ -51,6 +51,7 @@ func TestUpstreamOAuthMachine(t *testing.T) {
 	t.Setenv("HANDS_OAUTH_CLIENT_ID", "machine")
 	t.Setenv("HANDS_OAUTH_CLIENT_SECRET", "machine-secret")
 	t.Setenv("HANDS_OAUTH_GRANT", grantClientCredentials)
+	t.Setenv("HANDS_OAUTH_ISSUER", a.AS.URL)
 	tools, closeEnv, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "fetch_markdown")
 	if err != nil {
 		t.Fatal(err)
@@ -68,4 +69,43 @@ func TestUpstreamOAuthMachine(t *testing.T) {
 	if len(a.Grants) == 0 || a.Grants[0] != "client_credentials" {
 		t.Errorf("grants = %q, want client_credentials", a.Grants)
 	}
+}
+
+// TestUpstreamOAuthMachineBound starts with a client registered in
+// advance and two upstreams, one of whose authorization servers is not the
+// client's: that upstream is refused and its authorization server sees no
+// request for a token, so the secret never reaches it; the other is
+// served. A client ID without its issuer is refused at start.
+func TestUpstreamOAuthMachineBound(t *testing.T) {
+	own := oauthtest.New(t, nil)
+	hostile := oauthtest.New(t, nil)
+	t.Setenv("HANDS_OAUTH_CLIENT_ID", "machine")
+	t.Setenv("HANDS_OAUTH_CLIENT_SECRET", "machine-secret")
+	t.Setenv("HANDS_OAUTH_GRANT", grantClientCredentials)
+	t.Setenv("HANDS_OAUTH_ISSUER", "")
+	if _, _, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "fetch_markdown"); err == nil || !strings.Contains(err.Error(), "HANDS_OAUTH_ISSUER") {
+		t.Errorf("bundledTools with a client ID and no issuer = %v; want an error naming HANDS_OAUTH_ISSUER", err)
+	}
+	t.Setenv("HANDS_OAUTH_ISSUER", own.AS.URL)
+	tools, closeEnv, err := bundledTools(t.Context(), "", "http://127.0.0.1/files", "fetch_markdown")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeEnv()
+	var stderr bytes.Buffer
+	tools.auth.stderr = &stderr
+	if ups, err := connectUpstreams(t.Context(), []string{hostile.RS.URL + "/mcp"}, nil, 0, tools.auth, &stderr); err == nil {
+		ups.close()
+		t.Error("connectUpstreams reached an upstream of another authorization server")
+	}
+	hostile.Mu.Lock()
+	if len(hostile.Grants) != 0 {
+		t.Errorf("the other authorization server saw the grants %q, want none", hostile.Grants)
+	}
+	hostile.Mu.Unlock()
+	ups, err := connectUpstreams(t.Context(), []string{own.RS.URL + "/mcp"}, nil, 0, tools.auth, &stderr)
+	if err != nil {
+		t.Fatalf("connectUpstreams to the client's own server = %v", err)
+	}
+	ups.close()
 }

@@ -54,6 +54,8 @@ var settings = []setting{
 		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
 	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
 		what: "the client ID registered in advance with the authorization server of --upstream URLs that ask for OAuth"},
+	{env: "HANDS_OAUTH_ISSUER", def: "none; required with HANDS_OAUTH_CLIENT_ID", commands: "serve --upstream",
+		what: "the issuer of the authorization server that client is registered with, such as https://auth.example.com: its ID and secret go to that server alone, and an upstream whose authorization server is another is refused"},
 	{env: "HANDS_OAUTH_CLIENT_SECRET", def: "none", commands: "serve --upstream",
 		what: "that client's secret"},
 	{env: "HANDS_OAUTH_GRANT", def: grantAuthorizationCode, commands: "serve --upstream",

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -26,7 +27,9 @@ import (
 
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 )
 
 // clientMetadataURL is the client ID metadata document the suite's
@@ -67,8 +70,13 @@ func run(ctx context.Context, server, scenario, contextJSON string) error {
 			return fmt.Errorf("$MCP_CONFORMANCE_CONTEXT: %w", err)
 		}
 	}
+	var issuer string
+	if sc.ClientID != "" {
+		issuer = issuerOf(ctx, server)
+	}
 	oauth := &mcpclient.OAuth{
 		ClientID:          sc.ClientID,
+		Issuer:            issuer,
 		ClientSecret:      sc.ClientSecret,
 		ClientMetadataURL: clientMetadataURL,
 		Machine:           strings.HasPrefix(scenario, "auth/client-credentials-"),
@@ -179,4 +187,56 @@ func acceptDefaults(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResul
 		}
 	}
 	return &mcp.ElicitResult{Action: "accept", Content: content}, nil
+}
+
+// issuerOf returns the issuer of the authorization server that the server
+// under test names, trusted on first use: the suite registers the client
+// of its context with that server, and names no issuer. It follows the
+// server's challenge to its protected-resource metadata, or the
+// well-known path, to the authorization server's metadata; a server of
+// the 2025-03-26 protocol publishes its metadata at the root of its
+// origin. It returns "" when none is found, which the client then
+// refuses.
+func issuerOf(ctx context.Context, server string) string {
+	u, err := url.Parse(server)
+	if err != nil {
+		return ""
+	}
+	origin := u.Scheme + "://" + u.Host
+	var candidates []string
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, server, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"ping"}`))
+	if err == nil {
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+			if challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate")); err == nil {
+				for _, c := range challenges {
+					if m := c.Params["resource_metadata"]; m != "" {
+						candidates = append(candidates, m)
+					}
+				}
+			}
+		}
+	}
+	candidates = append(candidates, origin+"/.well-known/oauth-protected-resource"+u.Path, origin+"/.well-known/oauth-protected-resource")
+	for _, m := range candidates {
+		prm, err := oauthex.GetProtectedResourceMetadata(ctx, m, server, http.DefaultClient)
+		if err != nil || prm == nil || len(prm.AuthorizationServers) == 0 {
+			continue
+		}
+		if asm, err := auth.GetAuthServerMetadata(ctx, prm.AuthorizationServers[0], http.DefaultClient); err == nil && asm != nil {
+			return asm.Issuer
+		}
+	}
+	var doc struct {
+		Issuer string `json:"issuer"`
+	}
+	if resp, err := http.Get(origin + "/.well-known/oauth-authorization-server"); err == nil {
+		defer resp.Body.Close()
+		if json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&doc) == nil {
+			return doc.Issuer
+		}
+	}
+	return ""
 }

@@ -233,7 +233,11 @@ func (a *Server) token(w http.ResponseWriter, r *http.Request) {
 		c, ok := a.codes[r.PostForm.Get("code")]
 		delete(a.codes, r.PostForm.Get("code"))
 		sum := sha256.Sum256([]byte(r.PostForm.Get("code_verifier")))
-		if !ok || c.clientID != r.PostForm.Get("client_id") || c.redirect != r.PostForm.Get("redirect_uri") ||
+		clientID := r.PostForm.Get("client_id")
+		if id, _, basic := r.BasicAuth(); basic && clientID == "" {
+			clientID = id // a client registered in advance may authenticate in the header
+		}
+		if !ok || c.clientID != clientID || c.redirect != r.PostForm.Get("redirect_uri") ||
 			base64.RawURLEncoding.EncodeToString(sum[:]) != c.challenge {
 			fail("invalid_grant")
 			return
