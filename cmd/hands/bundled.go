@@ -211,14 +211,66 @@ func dialectNames() []string {
 	return names
 }
 
-// specTools returns the bundled tools for their specs alone: bound to a
-// bucket in memory, so that printing them opens and creates nothing. Their
-// specs do not depend on the environment.
-func specTools() []tool.Interface {
-	return append([]tool.Interface{
+// specEnv binds the names env binds, each as its text, so that reading it
+// opens nothing: the specs of the tools depend only on whether HANDS_SQL
+// names a database, of which engine, and on HANDS_SQL_WRITE.
+type specEnv struct {
+	Bucket            string `bind:"HANDS_BUCKET,optional"`
+	PublicURL         string `bind:"HANDS_PUBLIC_URL,optional"`
+	MaxFileBytes      string `bind:"HANDS_MAX_FILE_BYTES,optional"`
+	FetchPrivate      string `bind:"HANDS_FETCH_ALLOW_PRIVATE,optional"`
+	Token             string `bind:"HANDS_TOKEN,optional"`
+	SQL               string `bind:"HANDS_SQL,optional"`
+	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`
+	KV                string `bind:"HANDS_KV,optional"`
+	UpstreamEnv       string `bind:"HANDS_UPSTREAM_ENV,optional"`
+	StateKey          string `bind:"HANDS_STATE_KEY,optional"`
+	OAuthClientID     string `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
+	OAuthIssuer       string `bind:"HANDS_OAUTH_ISSUER,optional"`
+	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
+	OAuthGrant        string `bind:"HANDS_OAUTH_GRANT,optional"`
+}
+
+// specTools returns the tools serve would serve with the environment and
+// configFile, for their specs alone: bound to a bucket and a store in
+// memory, and the SQL tools to a database of HANDS_SQL's engine that is
+// never connected to, so that printing them opens and creates nothing.
+func specTools(ctx context.Context, configFile string) ([]tool.Interface, error) {
+	var e specEnv
+	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
+		return nil, err
+	}
+	tools := append([]tool.Interface{
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	if e.SQL == "" {
+		return tools, nil
+	}
+	db, err := unconnectedDB(e.SQL)
+	if err != nil {
+		return nil, err
+	}
+	return append(tools,
+		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+		toolbox.SQLSchema(db, ""),
+	), nil
+}
+
+// unconnectedDB returns a database handle of the engine that the URL s
+// names, which connects to nothing until it is used (and it is not).
+func unconnectedDB(s string) (*sql.DB, error) {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok {
+		return nil, errors.New("HANDS_SQL: want a database URL, such as sqlite:///FILE or postgres://USER:PASSWORD@HOST/DB")
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite":
+		return sql.Open("sqlite3", ":memory:")
+	case "postgres", "postgresql":
+		return sql.Open("pgx", "")
+	}
+	return nil, fmt.Errorf("HANDS_SQL: no database engine for the scheme %s; the schemes are sqlite and postgres", scheme)
 }
 
 // declarations writes the specs as the provider of dialect d takes them in

@@ -19,7 +19,7 @@ import (
 // TestBundledSnapshot keeps the bundled tools' specs in testdata/tools.json:
 // a change that breaks their callers fails here first.
 func TestBundledSnapshot(t *testing.T) {
-	tooltest.SnapshotTools(t, "testdata/tools.json", specTools()...)
+	tooltest.SnapshotTools(t, "testdata/tools.json", bundledSpecs(t)...)
 }
 
 // TestDiff keeps hands diff's output on two snapshots in golden files.

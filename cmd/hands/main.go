@@ -296,9 +296,16 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		IdleTimeout:       2 * time.Minute, // no ReadTimeout: it would end event streams; the MCP handler bounds bodies
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	mode := ""
+	var modes []string
 	if *stateless {
-		mode = " (stateless)"
+		modes = append(modes, "stateless")
+	}
+	if httpOpts.Verify != nil {
+		modes = append(modes, "bearer token required")
+	}
+	mode := ""
+	if len(modes) > 0 {
+		mode = " (" + strings.Join(modes, ", ") + ")"
 	}
 	fmt.Fprintf(stderr, "hands: serving %s over MCP at http://%s/mcp%s, files at %s/, the playground at http://%[2]s/; stop with Ctrl-C\n", names, displayAddr(ln.Addr()), mode, publicBase)
 	errc := make(chan error, 1)
@@ -331,11 +338,14 @@ func displayAddr(a net.Addr) string {
 
 // printSchema prints the named tools, or all of them, as the provider of
 // the dialect takes them in a request, ready to paste; the problems of the
-// tools go to stderr. It opens no bucket and creates no file. It fails
-// when the provider would reject a tool.
+// tools go to stderr. They are the tools serve serves with the same
+// environment and --config, upstreams aside. It opens no bucket or
+// database and creates no file. It fails when the provider would reject a
+// tool.
 func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flags("schema", "schema [--dialect D] [TOOL…]", stdout, stderr)
 	name := fs.String("dialect", "mcp", "write the tools for `D`; \"list\" names the dialects")
+	config := fs.String("config", "", "read the settings the tools depend on (HANDS_SQL, HANDS_SQL_WRITE) from the JSON object in `FILE`, as serve does")
 	names, done, err := parseInterspersed(fs, args, stdout, stderr)
 	if done {
 		return err
@@ -350,8 +360,12 @@ func printSchema(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !ok {
 		return &usageError{msg: "unknown dialect " + *name + "; the dialects are " + strings.Join(dialectNames(), ", ")}
 	}
+	tools, err := specTools(ctx, *config)
+	if err != nil {
+		return err
+	}
 	var specs, all []tool.Spec
-	for _, t := range specTools() {
+	for _, t := range tools {
 		spec := t.Spec()
 		all = append(all, spec)
 		if len(names) == 0 || slices.Contains(names, spec.Name) {

@@ -197,6 +197,9 @@ func TestServeHTTP(t *testing.T) {
 	if m == nil || !strings.Contains(line, "host_file, fetch_markdown") || !strings.Contains(line, "Ctrl-C") {
 		t.Fatalf("startup line %q does not say what is served, where, and how to stop", line)
 	}
+	if !strings.Contains(line, "(bearer token required)") {
+		t.Errorf("startup line %q does not say that a token is required", line)
+	}
 	base := m[1]
 
 	if resp, err := http.Post(base+"/mcp", "application/json", strings.NewReader(`{}`)); err != nil || resp.StatusCode != http.StatusUnauthorized {
@@ -491,7 +494,7 @@ func TestBundledAnnotations(t *testing.T) {
 		"kv_list":        {ReadOnly: true, Idempotent: true},
 	}
 	var readOnly []string
-	for _, tl := range specTools() {
+	for _, tl := range bundledSpecs(t) {
 		spec := tl.Spec()
 		if spec.Title == "" {
 			t.Errorf("%s has no title", spec.Name)
@@ -658,4 +661,60 @@ func TestDecodeStateKey(t *testing.T) {
 			t.Errorf("decodeStateKey's error %q shows the secret", err)
 		}
 	}
+}
+
+// bundledSpecs returns the bundled tools for their specs, as hands schema
+// prints them with the test's environment.
+func bundledSpecs(t *testing.T) []tool.Interface {
+	t.Helper()
+	tools, err := specTools(t.Context(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tools
+}
+
+// TestSchemaShowsWhatServeServes prints the tools with HANDS_SQL set, in
+// the environment or the config file: hands schema lists sql_query and
+// sql_schema as serve would, with the description of the mode
+// HANDS_SQL_WRITE selects, and neither connects to the database nor
+// creates its file. A config file that names every setting is read.
+func TestSchemaShowsWhatServeServes(t *testing.T) {
+	dir := inTempDir(t)
+	file := filepath.Join(t.TempDir(), "app.db")
+	t.Setenv("HANDS_SQL", "sqlite://"+filepath.ToSlash(file))
+	stdout, stderr, err := runCmd(t, "schema", "sql_query")
+	if err != nil || !strings.Contains(stdout, `"name": "sql_query"`) || !strings.Contains(stdout, "HANDS_SQL_WRITE=true") {
+		t.Errorf("schema sql_query with HANDS_SQL = %q, %q, %v; want the read-only tool", stdout, stderr, err)
+	}
+	t.Setenv("HANDS_SQL_WRITE", "true")
+	if stdout, _, err := runCmd(t, "schema", "sql_query"); err != nil || strings.Contains(stdout, "HANDS_SQL_WRITE=true") {
+		t.Errorf("schema sql_query with HANDS_SQL_WRITE=true = %q, %v; want the writing tool", stdout, err)
+	}
+	t.Setenv("HANDS_SQL", "postgres://u:p@127.0.0.1:1/db")
+	if stdout, _, err := runCmd(t, "schema", "sql_schema"); err != nil || !strings.Contains(stdout, "PostgreSQL") {
+		t.Errorf("schema sql_schema with a postgres URL = %q, %v; want the PostgreSQL tool", stdout, err)
+	}
+
+	t.Setenv("HANDS_SQL", "")
+	t.Setenv("HANDS_SQL_WRITE", "")
+	config := map[string]string{}
+	for _, s := range settings {
+		if strings.HasPrefix(s.env, "HANDS_") {
+			config[s.env] = ""
+		}
+	}
+	config["HANDS_SQL"] = "sqlite://" + filepath.ToSlash(file)
+	data, _ := json.Marshal(config)
+	configFile := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(configFile, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if stdout, stderr, err := runCmd(t, "schema", "--config", configFile, "sql_query"); err != nil || !strings.Contains(stdout, `"name": "sql_query"`) {
+		t.Errorf("schema --config with HANDS_SQL = %q, %q, %v", stdout, stderr, err)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Error("hands schema created the database file")
+	}
+	assertCreatedNothing(t, dir)
 }

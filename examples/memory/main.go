@@ -1,7 +1,7 @@
 // Command memory is an agent that remembers across runs: its key-value
 // tools are bound to a store that outlives the process (memory.db in the
-// working directory, or MEMORY=redis://… ). The model is scripted, so that
-// it needs no provider:
+// working directory, which git ignores in the clone, or MEMORY=redis://…).
+// The model is scripted, so that it needs no provider:
 //
 //	go run ./examples/memory remember Ada   # the agent stores the name
 //	go run ./examples/memory                # a later run reads it back

@@ -2,7 +2,8 @@
 // database, as a Worker's tool is bound to D1: the binding is a field of
 // the environment, opened from its URL, and each tool reaches it by
 // closure. With no configuration the database is notes.db in the working
-// directory; NOTES_DB=postgres://user:pw@host/db uses PostgreSQL instead.
+// directory (which git ignores in the clone); NOTES_DB=postgres://user:pw@host/db
+// uses PostgreSQL instead.
 // It exits 0 when the client closes its input or on an interrupt.
 package main
 
