@@ -285,7 +285,7 @@ func TestCancel(t *testing.T) {
 	}
 	select {
 	case <-u.cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the server's handler was not cancelled (no notifications/cancelled)")
 	}
 }
@@ -303,7 +303,7 @@ func TestTimeout(t *testing.T) {
 	}
 	select {
 	case <-u.cancelled:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the server's handler was not cancelled at the timeout")
 	}
 }
@@ -363,7 +363,7 @@ func TestListChanged(t *testing.T) {
 		select {
 		case ch := <-changes:
 			return ch
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 			t.Fatal("no change reported")
 		}
 		return mcpclient.Change{}
@@ -454,7 +454,7 @@ func TestListChanged(t *testing.T) {
 	srv.Sync(ctx)
 	select {
 	case <-notified:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the MCP server's session was not told of the change")
 	}
 	if got := listed(); !slices.Equal(got, []string{"add", "fail", "liar", "weather"}) {

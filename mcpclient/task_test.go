@@ -147,7 +147,7 @@ func TestTaskCancelledUpstream(t *testing.T) {
 				if !errors.Is(err, context.Canceled) {
 					t.Errorf("the task's tool ended with %v", err)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 				t.Fatal("the task's tool was not cancelled (no tasks/cancel)")
 			}
 		})
@@ -164,7 +164,7 @@ func TestTaskTimeout(t *testing.T) {
 	}
 	select {
 	case <-u.ended:
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("the task past the timeout was not cancelled")
 	}
 }

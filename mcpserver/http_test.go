@@ -139,7 +139,9 @@ func TestSessionFlood(t *testing.T) {
 			synctest.Wait() // connection goroutines end as their connections close
 			after := heapAlloc()
 			t.Logf("flood %d: heap %d KiB and %d goroutines (%d before) once the sessions timed out", round, after>>10, runtime.NumGoroutine(), goroutines)
-			if n := runtime.NumGoroutine(); n != goroutines {
+			// More would be the flood's, left behind; fewer are goroutines
+			// of earlier tests that ended meanwhile, outside the bubble.
+			if n := runtime.NumGoroutine(); n > goroutines {
 				t.Errorf("flood %d: %d goroutines after the flood, %d before", round, n, goroutines)
 			}
 			// A session that leaked would keep most of the 5 KiB or so it
@@ -239,7 +241,7 @@ func TestStatelessCancel(t *testing.T) {
 		go func() {
 			select { // f.waitStarted would call t.Fatal off the test's goroutine
 			case <-f.started:
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 			}
 			cancel() // the client goes away while the call runs
 		}()
@@ -260,7 +262,7 @@ func TestStatelessCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("the handler saw %v", err)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 			t.Fatal("the handler's context did not end when the client went away")
 		}
 	})

@@ -127,13 +127,13 @@ func TestStdioCancel(t *testing.T) {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("the handler saw %v", err)
 			}
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 			t.Fatal("the handler's context was not cancelled")
 		}
 		pw.Close()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 			t.Fatal("Run did not return at the end of the input")
 		}
 		if strings.Contains(out.String(), `"id":2,"result"`) || strings.Contains(out.String(), `"id":2,"error"`) {

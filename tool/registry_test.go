@@ -457,7 +457,7 @@ func TestToolTimeout(t *testing.T) {
 			select {
 			case <-ctx.Done():
 				return "", ctx.Err()
-			case <-time.After(5 * time.Second):
+			case <-time.After(time.Minute):
 				return "late", nil
 			}
 		}, tool.WithTimeout(20*time.Millisecond))

@@ -198,11 +198,11 @@ func TestFetchRefusals(t *testing.T) {
 		case "/slow":
 			select {
 			case <-r.Context().Done():
-			case <-time.After(10 * time.Second):
+			case <-time.After(time.Minute):
 			}
 		}
 	}))
-	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 10 * time.Second}, srv))
+	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: time.Minute}, srv))
 	short := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 300 * time.Millisecond}, srv)) // for /slow alone
 	for _, tt := range []struct {
 		name    string
