@@ -116,8 +116,8 @@ func TestCommandTransportClose(t *testing.T) {
 	if exit, ok := errors.AsType[*exec.ExitError](err); !ok || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("Close = %v, want the server killed", err)
 	}
-	if took < 2*tr.TerminateDuration || took > 10*time.Second {
-		t.Errorf("Close took %v, want from %v to 10s", took, 2*tr.TerminateDuration)
+	if took < 2*tr.TerminateDuration || took > time.Minute {
+		t.Errorf("Close took %v, want from %v to a minute", took, 2*tr.TerminateDuration)
 	}
 	if tr.Command.ProcessState == nil || !tr.Command.ProcessState.Exited() && tr.Command.ProcessState.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Errorf("the server's state after Close = %v", tr.Command.ProcessState)

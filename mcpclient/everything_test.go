@@ -224,7 +224,7 @@ func TestEverything(t *testing.T) {
 				cancel() // at the first progress report
 			}
 		}
-		if res == nil || !errors.Is(res.Err, tool.ErrCanceled) || time.Since(start) > 20*time.Second {
+		if res == nil || !errors.Is(res.Err, tool.ErrCanceled) || time.Since(start) > time.Minute {
 			t.Fatalf("a cancelled call = %+v after %v", res, time.Since(start))
 		}
 		deadline := time.Now().Add(5 * time.Second)
@@ -248,7 +248,7 @@ func TestEverything(t *testing.T) {
 				kill.Do(func() { cmd.Process.Kill() })
 			}
 		}
-		if res == nil || !errors.Is(res.Err, mcpclient.ErrDisconnected) || time.Since(start) > 20*time.Second {
+		if res == nil || !errors.Is(res.Err, mcpclient.ErrDisconnected) || time.Since(start) > time.Minute {
 			t.Fatalf("a call whose server was killed = %+v after %v, want ErrDisconnected", res, time.Since(start))
 		}
 		if !strings.Contains(res.Content, "not connected") {

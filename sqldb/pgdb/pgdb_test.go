@@ -114,7 +114,7 @@ func TestPostgres(t *testing.T) {
 			if qerr, ok := errors.AsType[*sqldb.QueryError](err); !ok || !qerr.TimedOut || !errors.Is(err, sqldb.ErrStatementTimeout) {
 				t.Errorf("Query(%q) = %v, want a *QueryError that timed out and matches sqldb.ErrStatementTimeout", stmt, err)
 			}
-			if d := time.Since(start); d > 10*time.Second {
+			if d := time.Since(start); d > time.Minute { // a margin no load reaches: the statement would not end
 				t.Errorf("Query(%q) ran %v past a 300ms timeout", stmt, d)
 			}
 		}
@@ -136,7 +136,7 @@ func TestPostgres(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d := time.Since(start); d > 10*time.Second {
+		if d := time.Since(start); d > time.Minute { // a margin no load reaches: the statement would not end
 			t.Errorf("50 rows of 100M took %v: the rest were read", d)
 		}
 		if len(res.Rows) != 50 || res.Truncated == "" {

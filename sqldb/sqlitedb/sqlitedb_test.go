@@ -206,7 +206,7 @@ func TestBounds(t *testing.T) {
 		if got, want := err.Error(), "sqldb: the statement ran past its time limit and was stopped: "; !strings.HasPrefix(got, want) || strings.Count(got, "sqldb: ") != 1 {
 			t.Errorf("an endless count = %q, want it to start %q and say \"sqldb: \" once", got, want)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > time.Minute { // a margin no load reaches: the statement would not end
 			t.Errorf("the statement ran %v past a 200ms timeout", d)
 		}
 	})
