@@ -3,7 +3,6 @@ package compat
 import (
 	"encoding/binary"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -65,6 +64,9 @@ func compare(from, to *jsonschema.Schema, forward bool, opts *Options) []Change 
 // compareCounting is compare that also returns the steps spent.
 func compareCounting(from, to *jsonschema.Schema, forward bool, opts *Options) ([]Change, int) {
 	c := newChecker(from, to, forward, opts)
+	if !c.noIdentical && c.identical(from, to) {
+		return nil, c.budget.steps // the same document, whatever it says
+	}
 	for _, s := range []*jsonschema.Schema{from, to} {
 		if kw, found := caseVariant(s); found != "" {
 			which, other := c.oldNew("old", "new")
@@ -108,6 +110,8 @@ type checker struct {
 	active       map[string]int     // pairs being compared, with the level each started at
 	level        int                // how many properties and items deep the comparison is
 	changes      []Change
+	equiv        *equivalence // schemas found the same, or not
+	noIdentical  bool         // tests: skip the check for identical documents
 }
 
 func newChecker(from, to *jsonschema.Schema, forward bool, opts *Options) *checker {
@@ -268,6 +272,11 @@ func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth
 		}
 		return
 	}
+	if slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return c.same(n, b) }) {
+		c.memo[k] = nil // the values of a are valid under one of its schemas, which is b
+		c.journal = append(c.journal, k)
+		return
+	}
 	c.active[k] = c.level
 	start := len(c.changes)
 	c.pair(a, b, pointer, depth)
@@ -283,7 +292,7 @@ func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth
 }
 
 func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, depth int) {
-	if vals, ok := c.finite(a, depth); ok {
+	if vals, ok := c.finite(a, depth, b.Enum != nil || b.Const != nil); ok {
 		c.values(vals, b, pointer, depth)
 		c.valuesAdded(vals, b, pointer)
 		return
@@ -293,9 +302,11 @@ func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, dept
 		return
 	}
 	if b.Ref != "" {
-		if t := c.to.resolve(b.Ref); t != nil {
+		if t := c.to.resolve(b); t != nil {
 			c.sub(a, t, pointer, depth+1)
-		} else {
+		} else if !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
+			return n.Ref != "" && c.from.resolve(n) == nil && c.from.target(n, n.Ref) == c.to.target(b, b.Ref)
+		}) { // the same reference out of both documents holds as it did
 			c.report(pointer+"/$ref", "$ref", Unknown, "cannot follow $ref %q", b.Ref)
 		}
 	}
@@ -311,12 +322,13 @@ func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, dept
 	if b.OneOf != nil {
 		c.union(a, b.OneOf, true, pointer+"/oneOf", depth)
 	}
-	if b.Not != nil && !c.disjoint(a, b.Not, depth) {
+	if b.Not != nil && !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return n.Not != nil && c.same(n.Not, b.Not) }) &&
+		!c.disjoint(a, b.Not, depth) {
 		c.report(pointer+"/not", "not", Unknown, "cannot tell whether every value still avoids what not excludes")
 	}
 	if b.If != nil || b.Then != nil || b.Else != nil {
 		if !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
-			return reflect.DeepEqual(n.If, b.If) && reflect.DeepEqual(n.Then, b.Then) && reflect.DeepEqual(n.Else, b.Else) && b.If.Ref == ""
+			return (n.If != nil || n.Then != nil || n.Else != nil) && c.same(n.If, b.If) && c.same(n.Then, b.Then) && c.same(n.Else, b.Else)
 		}) {
 			c.report(pointer+"/if", "if", Unknown, "if/then/else differs; cannot tell which values it still accepts")
 		}

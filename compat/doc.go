@@ -38,11 +38,22 @@
 // and closed objects), patternProperties, propertyNames, min/maxProperties,
 // dependentRequired, dependentSchemas, items and prefixItems (and draft 7's
 // array form), min/maxItems, uniqueItems, contains, allOf, anyOf, oneOf,
-// not, and $ref into $defs, definitions or any JSON Pointer of the same
-// document, recursion included. A default that changes on an input breaks:
-// an old call that left the property out now means something else.
-// if/then/else, unevaluated*, $dynamicRef and references to other
-// documents are reported as Unknown unless they are unchanged.
+// not, and $ref into $defs, definitions, any JSON Pointer or anchor of the
+// same document, and any resource embedded in it by $id, recursion
+// included. A default that changes on an input breaks: an old call that
+// left the property out now means something else. if/then/else,
+// unevaluated*, $dynamicRef and references to other documents are
+// reported as Unknown unless they are unchanged.
+//
+// Every schema is compatible with itself. Two documents that are the same
+// (keyword for keyword, in any order, annotations aside) have no change
+// at all, whatever they hold; within two different documents, a part
+// that is the same as its counterpart holds (a $ref compared by the schema
+// it leads to, a reference to another document by its URI), except one
+// that holds a $dynamicRef, whose target depends on the path that
+// reached it. Against an enum or a const, values that are few by their
+// type and bounds (the integers of a range shorter than 64; the empty
+// string, array or object) are compared one by one, as an enum's are.
 //
 // "Compatible" is a guarantee: the property tests sample values of random
 // old schemas and check that the new one accepts each of them whenever the

@@ -36,6 +36,12 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 			c.report(pointer+"/required", "required", Compatible, "property %q: %s → %s", name, old, new)
 		}
 	}
+	lo, hi := count(a, func(n *jsonschema.Schema) (*int, *int) { return n.MinProperties, n.MaxProperties })
+	if hi == 0 {
+		// The values have no property: what applies to properties holds.
+		c.bounds(pointer, "minProperties", "maxProperties", lo, hi, b.MinProperties, b.MaxProperties)
+		return
+	}
 	names := map[string]bool{}
 	for _, n := range a.nodes {
 		for name := range n.Properties {
@@ -53,7 +59,6 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 	}
 	c.undeclared(a, b, pointer, depth)
 
-	lo, hi := count(a, func(n *jsonschema.Schema) (*int, *int) { return n.MinProperties, n.MaxProperties })
 	bLo := b.MinProperties
 	if bLo != nil && *bLo <= max(lo, len(required)) && lo < *bLo {
 		bLo = nil // the required properties already make that many
@@ -73,8 +78,6 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 					c.report(pointer+"/propertyNames", "propertyNames", Breaking, "propertyNames: property name %q is not accepted", name)
 				}
 			}
-		} else if from == nil {
-			c.changed(pointer+"/propertyNames", "propertyNames", Breaking, "none", "set")
 		} else {
 			c.inside(append(from, typeNodes["string"]), b.PropertyNames, pointer+"/propertyNames", depth+1)
 		}

@@ -213,24 +213,22 @@ func Tools(old, new []Tool, opts *Options) []Change {
 		return m
 	}
 	olds, news := byName(old), byName(new)
-	// The tools added, by their input schema, to name a likely rename.
-	added := map[string]string{}
-	for _, n := range new {
-		if _, existed := olds[n.Name]; !existed {
-			if data, err := json.Marshal(n.InputSchema); err == nil {
-				if _, dup := added[string(data)]; !dup {
-					added[string(data)] = n.Name
-				}
-			}
+	// The tools added, to name a likely rename: one whose input schema is
+	// the same document.
+	var added []*Tool
+	for i := range new {
+		if _, existed := olds[new[i].Name]; !existed {
+			added = append(added, &new[i])
 		}
 	}
+	tries := 0
 	var changes []Change
 	for _, o := range old {
 		n, ok := news[o.Name]
 		if !ok {
 			msg := "tool removed"
-			if data, err := json.Marshal(o.InputSchema); err == nil && added[string(data)] != "" {
-				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", added[string(data)])
+			if name := renamedTo(&o, added, &tries, opts); name != "" {
+				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", name)
 			}
 			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: Breaking, Message: msg})
 			continue
@@ -243,6 +241,24 @@ func Tools(old, new []Tool, opts *Options) []Change {
 		}
 	}
 	return sortChanges(changes)
+}
+
+// maxRenameTries bounds how many pairs of a removed and an added tool
+// Tools compares to name a likely rename.
+const maxRenameTries = 1024
+
+// renamedTo returns the name of the first of added whose input schema is
+// the same document as o's, or "".
+func renamedTo(o *Tool, added []*Tool, tries *int, opts *Options) string {
+	for _, n := range added {
+		if *tries++; *tries > maxRenameTries {
+			return ""
+		}
+		if newChecker(o.InputSchema, n.InputSchema, false, opts).identical(o.InputSchema, n.InputSchema) {
+			return n.Name
+		}
+	}
+	return ""
 }
 
 func compareTool(o, n *Tool, opts *Options) []Change {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +186,28 @@ func TestSnapshotVersions(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"com.github.hands-go/version": "2"`) || !strings.Contains(string(data), `"com.github.hands-go/migratesFrom": [`) {
 		t.Errorf("the snapshot does not record the version and the migration:\n%s", data)
+	}
+}
+
+type placeArgs struct { // fields out of alphabetical order
+	Zone string `json:"zone"`
+	Area int    `json:"area,omitempty"`
+}
+
+// TestSnapshotComparesCanonicalSpecs: the tools of the registry are
+// compared with the file in the form the file holds them, so that a
+// schema from Go types (its properties in field order) and the same
+// schema read back are the same: a renamed tool is named as such.
+func TestSnapshotComparesCanonicalSpecs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "testdata", "tools.json")
+	if r := snapshot(t, path, true, tool.New("place", "Find a place.", run[placeArgs])); len(r.errors) > 0 || len(r.fatals) > 0 {
+		t.Fatalf("-update: %v %v", r.errors, r.fatals)
+	}
+	if r := snapshot(t, path, false, tool.New("place", "Find a place.", run[placeArgs])); len(r.errors) > 0 || len(r.fatals) > 0 {
+		t.Fatalf("the same tools: %v %v", r.errors, r.fatals)
+	}
+	r := snapshot(t, path, false, tool.New("find_place", "Find a place.", run[placeArgs]))
+	if !slices.ContainsFunc(r.errors, func(e string) bool { return strings.Contains(e, `renamed to "find_place"`) }) {
+		t.Errorf("a rename is not named as one: %q", r.errors)
 	}
 }
