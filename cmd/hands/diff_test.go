@@ -60,9 +60,12 @@ func TestDiffRefuses(t *testing.T) {
 		msg  string
 	}{
 		{"one argument", []string{"diff", "testdata/diff/old.json"}, 2, "diff needs two tool lists"},
-		{"no such snapshot", []string{"diff", "testdata/diff/nope.json", "testdata/diff/old.json"}, 1, "no such snapshot file"},
-		{"not a snapshot", []string{"diff", "testdata/diff/diff.golden", "testdata/diff/old.json"}, 1, "read snapshot"},
-		{"no such command", []string{"diff", "testdata/diff/old.json", "hands-no-such-command --flag"}, 1, "hands-no-such-command"},
+		// Whatever stops the comparison exits 3, apart from a breaking change (1).
+		{"no such snapshot", []string{"diff", "testdata/diff/nope.json", "testdata/diff/old.json"}, 3, "no such snapshot file"},
+		{"not a snapshot", []string{"diff", "testdata/diff/diff.golden", "testdata/diff/old.json"}, 3, "neither a snapshot"},
+		{"invalid JSON", []string{"diff", "testdata/diff/invalid.json", "testdata/diff/old.json"}, 3, "read snapshot"},
+		{"no such command", []string{"diff", "testdata/diff/old.json", "hands-no-such-command --flag"}, 3, "hands-no-such-command"},
+		{"a command that serves nothing", []string{"diff", "testdata/diff/old.json", "true"}, 3, "true"},
 		{"bad header", []string{"diff", "--header", "nocolon", "a", "b"}, 2, "NAME: VALUE"},
 		{"snapshot needs a source", []string{"snapshot"}, 2, "snapshot needs one tool list"},
 	} {
@@ -118,6 +121,24 @@ func TestDiffLive(t *testing.T) {
 		}
 		if _, _, err := runCmd(t, "diff", snapshotFile, m[1]); err == nil || errors.Is(err, errBreaking) {
 			t.Errorf("hands diff without the token = %v, want an error connecting", err)
+		}
+	})
+
+	t.Run("executable", func(t *testing.T) {
+		// A file that is not JSON and is executable is a server to run,
+		// whatever its name, even without a directory in it.
+		t.Setenv("HANDS_TEST_UPSTREAM", "1")
+		t.Setenv("HANDS_UPSTREAM_ENV", "HANDS_TEST_UPSTREAM")
+		script := "#!/bin/sh\nexec '" + exe + "' -test.run='^TestUpstreamServer$'\n"
+		if err := os.WriteFile("server", []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"./server", "server"} {
+			stdout, _, err := runCmd(t, "diff", upstreamOld, path)
+			if !errors.Is(err, errBreaking) || exitCode(err) != 1 {
+				t.Errorf("hands diff SNAPSHOT %s = %v, want breaking changes", path, err)
+			}
+			golden.Check(t, filepath.Join(goldenDir, "upstream.golden"), []byte(stdout))
 		}
 	})
 
