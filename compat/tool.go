@@ -122,9 +122,9 @@ func (s *Snapshot) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Limits on what ParseSnapshot reads. Decoding a schema takes time that
-// grows with its size times its nesting, so both are bounded; real tool
-// lists are far below either.
+// Limits on what ParseSnapshot reads; real tool lists are far below
+// either. Reading costs in proportion to the size; the depth bounds the
+// recursion of reading and comparing.
 const (
 	MaxSnapshotBytes = 16 << 20
 	MaxSnapshotDepth = 200 // nested JSON objects and arrays
@@ -148,7 +148,12 @@ func canonical(s *jsonschema.Schema) *jsonschema.Schema {
 }
 
 // ParseSnapshot reads a snapshot: a tools/list result ({"tools": [...]}) or
-// a bare array of tools. Two tools of the same name are an error.
+// a bare array of tools. Two tools of the same name are an error, and so
+// is a name given twice in one object of a schema. It reads the schemas
+// as jsonschema-go's decoder does, but in one pass, so that its time and
+// memory grow with the size of data alone, and reads a keyword holding
+// subschemas written in another case ("Properties") as an unknown
+// keyword, as validators do.
 func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if len(data) > MaxSnapshotBytes {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSnapshotTooLarge, len(data), MaxSnapshotBytes)
@@ -156,16 +161,45 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if d := jsondepth.Deepest(data, MaxSnapshotDepth); d > MaxSnapshotDepth {
 		return nil, fmt.Errorf("%w: nested more than %d deep", ErrSnapshotTooLarge, MaxSnapshotDepth)
 	}
-	var s Snapshot
+	// The schemas are read apart, by decodeSchema, in time linear in their
+	// size; the rest of a tool as the Tool type reads it.
+	type rawTool struct {
+		Tool
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	}
+	var raw struct {
+		Tools []rawTool `json:"tools"`
+	}
 	trimmed := bytes.TrimSpace(data)
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		err = json.Unmarshal(trimmed, &s.Tools)
+		err = json.Unmarshal(trimmed, &raw.Tools)
 	} else {
-		err = json.Unmarshal(trimmed, &s)
+		err = json.Unmarshal(trimmed, &raw)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compat: read snapshot: %w", err)
+	}
+	s := Snapshot{Tools: make([]Tool, len(raw.Tools))}
+	if raw.Tools == nil {
+		s.Tools = nil
+	}
+	for i, rt := range raw.Tools {
+		t := rt.Tool
+		for _, f := range []struct {
+			dst  **jsonschema.Schema
+			data json.RawMessage
+			name string
+		}{{&t.InputSchema, rt.InputSchema, "inputSchema"}, {&t.OutputSchema, rt.OutputSchema, "outputSchema"}} {
+			if f.data == nil {
+				continue
+			}
+			if *f.dst, err = decodeSchema(f.data); err != nil {
+				return nil, fmt.Errorf("compat: read snapshot: tool %q: %s: %w", t.Name, f.name, err)
+			}
+		}
+		s.Tools[i] = t
 	}
 	seen := map[string]bool{}
 	for i := range s.Tools {
