@@ -235,9 +235,11 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 // breaks to the input: they are reported as Migrated, which does not
 // count as breaking, because a call made against the old version is
 // upgraded and runs. Nothing covers a break to the output or the
-// annotations, which a migration of calls does not change. A tool that
-// never declared a version is held to the schemas alone. Any other change
-// of version is a compatible change.
+// annotations, which a migration of calls does not change. A version the
+// old tool migrated from and the new one does not (nor is) is one more
+// breaking change: its callers' calls were migrated and now fail. A tool
+// that never declared a version is held to the schemas alone. Any other
+// change of version is a compatible change.
 func Tools(old, new []Tool, opts *Options) []Change {
 	byName := func(list []Tool) map[string]*Tool {
 		m := make(map[string]*Tool, len(list))
@@ -345,8 +347,12 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 	return versionChanges(o, n, changes)
 }
 
-// versionPointer is where a tool's version is, in its description.
-const versionPointer = "/_meta/com.github.hands-go~1version"
+// versionPointer and migratesFromPointer are where a tool's version and
+// the versions it migrates from are, in its description.
+const (
+	versionPointer      = "/_meta/com.github.hands-go~1version"
+	migratesFromPointer = "/_meta/com.github.hands-go~1migratesFrom"
+)
 
 // versionChanges applies the rule on versions to the changes of one tool
 // (see Tools): it marks the breaks to the input that a migration from the
@@ -360,6 +366,18 @@ func versionChanges(o, n *Tool, changes []Change) []Change {
 			if c.Breaks() && (c.Pointer == "/inputSchema" || strings.HasPrefix(c.Pointer, "/inputSchema/")) {
 				changes[i].Effect = Migrated
 				changes[i].Message += fmt.Sprintf(" (calls made against version %q are migrated)", ov)
+			}
+		}
+	}
+	// A migration the old tool declared is a promise to the callers of
+	// that version; dropping it breaks them, even when this step's own
+	// changes are covered, so that compatibility stays transitive across
+	// several deploys.
+	if o.Meta != nil {
+		for _, v := range o.Meta.MigratesFrom {
+			if !n.migratesFrom(v) && v != nv {
+				changes = append(changes, Change{Tool: n.Name, Pointer: migratesFromPointer, Kind: KindVersion, Effect: Breaking,
+					Message: fmt.Sprintf("the migration from version %q was removed: calls made against it, which were migrated, now fail", v)})
 			}
 		}
 	}
