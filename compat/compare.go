@@ -23,7 +23,9 @@ type Options struct {
 	// DeclaredOnly assumes callers send only the properties a schema
 	// declares, as models and typed clients do. Adding a property to an
 	// object that does not say additionalProperties is then compatible,
-	// and undeclared properties are not compared. By default the check is
+	// and properties the schema says nothing of are not compared; the
+	// values of a map (additionalProperties or patternProperties with a
+	// schema) are declared, and are compared. By default the check is
 	// exact, as schema registries are: an open object accepted the new
 	// property already, with any value.
 	DeclaredOnly bool

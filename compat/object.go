@@ -204,8 +204,10 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 // undeclared compares what the two schemas say of properties neither
 // declares.
 func (c *checker) undeclared(a alternative, b *jsonschema.Schema, pointer string, depth int) {
-	if c.declaredOnly {
-		return
+	if c.declaredOnly && !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
+		return len(n.PatternProperties) > 0 || n.AdditionalProperties != nil && !isTrue(n.AdditionalProperties)
+	}) {
+		return // nothing declared of other properties: callers send none
 	}
 	var adds []*jsonschema.Schema
 	aPatterns := map[string][]*jsonschema.Schema{}

@@ -56,6 +56,14 @@ var inputCases = []struct {
 	{name: "maxContains raised", old: `{"type":"array","contains":{"type":"string"},"maxContains":2}`, new: `{"type":"array","contains":{"type":"string"},"maxContains":3}`},
 	{name: "maxContains lowered", old: `{"type":"array","contains":{"type":"string"},"maxContains":2}`, new: `{"type":"array","contains":{"type":"string"},"maxContains":1}`, breaks: true},
 
+	// A map's values are declared: DeclaredOnly compares them.
+	{name: "map values narrowed, declared only", old: `{"type":"object","additionalProperties":{"type":"number"}}`, new: `{"type":"object","additionalProperties":{"type":"integer"}}`,
+		opts: &compat.Options{DeclaredOnly: true}, breaks: true, want: []want{{"/additionalProperties/type", compat.Breaking}}},
+	{name: "map values by pattern narrowed, declared only", old: `{"type":"object","patternProperties":{"^x":{"type":"number"}}}`, new: `{"type":"object","patternProperties":{"^x":{"type":"integer"}}}`,
+		opts: &compat.Options{DeclaredOnly: true}, breaks: true},
+	{name: "map values widened, declared only", old: `{"type":"object","additionalProperties":{"type":"integer"}}`, new: `{"type":"object","additionalProperties":{"type":"number"}}`,
+		opts: &compat.Options{DeclaredOnly: true}},
+
 	// Verdicts decided where no value of the old schema is refused.
 	{name: "integer range to its enum", old: `{"type":"integer","minimum":1,"maximum":3}`, new: `{"enum":[1,2,3]}`},
 	{name: "integer range to a shorter enum", old: `{"type":"integer","minimum":1,"maximum":3}`, new: `{"enum":[1,2]}`, breaks: true, want: []want{{"", compat.Breaking}}},
