@@ -27,6 +27,21 @@
 // or renamed, annotations made less safe (read-only to destructive), an
 // output schema removed or added.
 //
+// Those are the directions of Options.Mode Backward, the default: they keep
+// the callers of the old version working. During a rolling deploy a
+// client that listed the new version may reach a replica still running
+// the old one; Forward checks that case (new calls valid under the old
+// input, old results valid under the new output, a tool added or made
+// safer in its annotations breaking), and Full both, as schema registries'
+// FORWARD and FULL modes do. A forward break says so in its message.
+//
+// # Waivers
+//
+// A reviewer who accepts a break writes a Waiver (tool and JSON Pointer,
+// ParseWaivers reads a file of them), and Waive marks the changes it names
+// Accepted, which does not count as breaking, and returns the waivers that
+// named nothing, so that a stale one is noticed: hands diff --accept.
+//
 // # What is compared
 //
 // The check is an inclusion test between the sets of values two schemas

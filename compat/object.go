@@ -184,7 +184,11 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 			if c.forward {
 				c.report(at, "properties", Breaking, "property %q removed: the new schema accepts any value there (the object is open)", name)
 			} else {
-				c.report(at, "properties", Breaking, "property %q added to an open object: an old call may hold it with any value (close the object with additionalProperties: false)", name)
+				what := "call"
+				if c.output {
+					what = "result"
+				}
+				c.report(at, "properties", Breaking, "property %q added to an open object: an old %s may hold it with any value (close the object with additionalProperties: false)", name, what)
 			}
 		}
 		return

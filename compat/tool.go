@@ -266,14 +266,22 @@ func Tools(old, new []Tool, opts *Options) []Change {
 			if name := renamedTo(&o, added, &tries, opts); name != "" {
 				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", name)
 			}
-			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: Breaking, Message: msg})
+			effect := Breaking
+			if opts.mode() == Forward {
+				effect = Compatible // the callers of the new version do not know it
+			}
+			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: effect, Message: msg})
 			continue
 		}
 		changes = append(changes, compareTool(&o, n, opts)...)
 	}
 	for _, n := range new {
 		if _, ok := olds[n.Name]; !ok {
-			changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Compatible, Message: "tool added"})
+			if opts.mode() == Backward {
+				changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Compatible, Message: "tool added"})
+			} else {
+				changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Breaking, Message: "tool added" + forwardNote})
+			}
 		}
 	}
 	return sortChanges(changes)
@@ -298,6 +306,24 @@ func renamedTo(o *Tool, added []*Tool, tries *int, opts *Options) string {
 }
 
 func compareTool(o, n *Tool, opts *Options) []Change {
+	back, fwd := &Options{}, &Options{}
+	if opts != nil {
+		*back, *fwd = *opts, *opts
+	}
+	back.Mode, fwd.Mode = Backward, Forward
+	switch opts.mode() {
+	case Forward:
+		return toolChanges(o, n, fwd, true)
+	case Full:
+		return merge(versionChanges(o, n, toolChanges(o, n, back, false)), toolChanges(o, n, fwd, true))
+	}
+	return versionChanges(o, n, toolChanges(o, n, back, false))
+}
+
+// toolChanges compares one tool's two versions in one direction: for the
+// callers of the old version, or with forward for those of the new one
+// reaching the old (opts.Mode says the same to the schemas).
+func toolChanges(o, n *Tool, opts *Options, forward bool) []Change {
 	var changes []Change
 	add := func(list []Change, prefix string) {
 		for _, c := range list {
@@ -307,13 +333,16 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 	}
 	add(Input(o.InputSchema, n.InputSchema, opts), "/inputSchema")
 	switch {
-	case o.OutputSchema != nil && n.OutputSchema == nil:
+	case o.OutputSchema != nil && n.OutputSchema == nil && !forward:
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Breaking,
 			Message: "output schema removed: callers that read structured results get none"})
+	case o.OutputSchema == nil && n.OutputSchema != nil && forward:
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Breaking,
+			Message: "output schema added: the old version returns no structured result" + forwardNote})
 	case o.OutputSchema == nil && n.OutputSchema != nil:
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Compatible,
 			Message: "output schema added"})
-	case o.OutputSchema != nil:
+	case o.OutputSchema != nil && n.OutputSchema != nil:
 		add(Output(o.OutputSchema, n.OutputSchema, opts), "/outputSchema")
 	}
 	oh, nh := hintsOf(o.Annotations), hintsOf(n.Annotations)
@@ -330,12 +359,15 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 		if h.old == h.new {
 			continue
 		}
-		effect := Compatible
-		if h.new != h.safeWhenOn { // the hint moved away from its safe value
+		effect, note := Compatible, ""
+		switch {
+		case !forward && h.new != h.safeWhenOn: // the hint moved away from its safe value
 			effect = Breaking
+		case forward && h.new == h.safeWhenOn: // the old version is less safe than the new one says
+			effect, note = Breaking, forwardNote
 		}
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/annotations/" + h.name, Kind: KindAnnotations, Effect: effect,
-			Message: fmt.Sprintf("%s %t → %t", h.name, h.old, h.new)})
+			Message: fmt.Sprintf("%s %t → %t%s", h.name, h.old, h.new, note)})
 	}
 	if o.Description != n.Description {
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/description", Kind: KindDescription, Effect: Compatible, Message: "description changed"})
@@ -344,7 +376,7 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/title", Kind: KindDescription, Effect: Compatible,
 			Message: fmt.Sprintf("title %q → %q", o.Title, n.Title)})
 	}
-	return versionChanges(o, n, changes)
+	return changes
 }
 
 // versionPointer and migratesFromPointer are where a tool's version and

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,8 +95,24 @@ func diffTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	src := addSourceFlags(fs)
 	asJSON := fs.Bool("json", false, "print the changes as a JSON array")
 	declaredOnly := fs.Bool("declared-only", false, "assume callers send only declared properties: adding one to an open object is compatible")
+	modeName := fs.String("mode", "backward", "which callers must keep working: `backward` (of OLD), forward (of NEW reaching a replica of OLD, as in a rolling deploy) or full (both)")
+	acceptFile := fs.String("accept", "", "accept the breaking changes that the waivers in `FILE` name (lines of TOOL [POINTER] [# reason])")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
+	}
+	mode, err := compat.ParseMode(*modeName)
+	if err != nil {
+		return &usageError{msg: "--mode: want backward, forward or full, got " + strconv.Quote(*modeName)}
+	}
+	var waivers []compat.Waiver
+	if *acceptFile != "" {
+		data, err := os.ReadFile(*acceptFile)
+		if err != nil {
+			return &compareError{fmt.Errorf("--accept: %w", err)}
+		}
+		if waivers, err = compat.ParseWaivers(data); err != nil {
+			return &compareError{fmt.Errorf("--accept %s: %w", *acceptFile, err)}
+		}
 	}
 	if fs.NArg() != 2 {
 		fs.SetOutput(stderr)
@@ -109,7 +127,11 @@ func diffTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return couldNotCompare(err)
 	}
-	changes := compat.Tools(old, new, &compat.Options{DeclaredOnly: *declaredOnly})
+	changes := compat.Tools(old, new, &compat.Options{DeclaredOnly: *declaredOnly, Mode: mode})
+	changes, unused := compat.Waive(changes, waivers)
+	for _, w := range unused {
+		fmt.Fprintf(stderr, "hands diff: %s: the waiver of %s %s accepts no change; remove it\n", *acceptFile, w.Tool, cmp.Or(w.Pointer, "(all)"))
+	}
 	if err := printChanges(stdout, changes, *asJSON); err != nil {
 		return couldNotCompare(err)
 	}
@@ -141,7 +163,7 @@ func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
 		return err
 	}
 	var b bytes.Buffer
-	breaking, migrated := 0, 0
+	breaking, migrated, accepted := 0, 0, 0
 	for _, c := range changes {
 		fmt.Fprintln(&b, c)
 		switch {
@@ -149,15 +171,21 @@ func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
 			breaking++
 		case c.Effect == compat.Migrated:
 			migrated++
+		case c.Effect == compat.Accepted:
+			accepted++
 		}
 	}
-	switch {
-	case len(changes) == 0:
+	if len(changes) == 0 {
 		b.WriteString("no changes\n")
-	case migrated > 0:
-		fmt.Fprintf(&b, "%d changes, %d breaking, %d breaking old calls that a migration upgrades\n", len(changes), breaking, migrated)
-	default:
-		fmt.Fprintf(&b, "%d changes, %d breaking\n", len(changes), breaking)
+	} else {
+		fmt.Fprintf(&b, "%d changes, %d breaking", len(changes), breaking)
+		if migrated > 0 {
+			fmt.Fprintf(&b, ", %d breaking old calls that a migration upgrades", migrated)
+		}
+		if accepted > 0 {
+			fmt.Fprintf(&b, ", %d breaking accepted by a waiver", accepted)
+		}
+		b.WriteString("\n")
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -35,6 +35,8 @@ func TestDiff(t *testing.T) {
 		{name: "declared only", args: []string{"--declared-only", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-declared.golden", breaking: true},
 		{name: "backwards", args: []string{"testdata/diff/new.json", "testdata/diff/old.json"}, golden: "diff-backwards.golden", breaking: true},
 		{name: "same", args: []string{"testdata/diff/old.json", "testdata/diff/old.json"}, golden: "same.golden"},
+		{name: "forward", args: []string{"--mode", "forward", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-forward.golden", breaking: true},
+		{name: "full", args: []string{"--mode", "full", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-full.golden", breaking: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, err := runCmd(t, append([]string{"diff"}, tt.args...)...)
@@ -67,6 +69,8 @@ func TestDiffRefuses(t *testing.T) {
 		{"no such command", []string{"diff", "testdata/diff/old.json", "hands-no-such-command --flag"}, 3, "hands-no-such-command"},
 		{"a command that serves nothing", []string{"diff", "testdata/diff/old.json", "true"}, 3, "true"},
 		{"bad header", []string{"diff", "--header", "nocolon", "a", "b"}, 2, "NAME: VALUE"},
+		{"bad mode", []string{"diff", "--mode", "transitive", "a", "b"}, 2, "--mode"},
+		{"no such waivers", []string{"diff", "--accept", "testdata/diff/nope.txt", "testdata/diff/old.json", "testdata/diff/new.json"}, 3, "--accept"},
 		{"snapshot needs a source", []string{"snapshot"}, 2, "snapshot needs one tool list"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -82,6 +86,19 @@ func TestDiffRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffAccept: waivers accept the breaking changes they name, so that
+// hands diff exits 0, and one that names none is said on stderr.
+func TestDiffAccept(t *testing.T) {
+	stdout, stderr, err := runCmd(t, "diff", "--accept", "testdata/diff/waivers.txt", "testdata/diff/old.json", "testdata/diff/new.json")
+	if err != nil {
+		t.Errorf("hands diff --accept = %v, want success", err)
+	}
+	if !strings.Contains(stderr, "the waiver of weather (all) accepts no change") {
+		t.Errorf("stderr %q, want the stale waiver named", stderr)
+	}
+	golden.Check(t, filepath.Join("testdata", "diff", "diff-accept.golden"), []byte(stdout))
 }
 
 // TestDiffLive compares the snapshot of the bundled tools with what a

@@ -68,7 +68,12 @@
 // serves MCP on stdio: so it checks any MCP server, not only hands. A file
 // that exists is a snapshot when it starts with { or [ (after white
 // space), and otherwise a program to run if it is executable, whatever
-// its name. It exits 0 when no change breaks the callers of OLD, 1 when
+// its name. --mode forward checks the callers of NEW reaching a replica of
+// OLD (a rolling deploy), --mode full both ways (package compat's Mode);
+// --accept FILE accepts the breaking changes that its waivers name (lines
+// of TOOL [POINTER] [# reason]; compat.ParseWaivers), printed as
+// "accepted", and names on stderr each waiver that accepted nothing. It
+// exits 0 when no change breaks the callers of OLD, 1 when
 // one does, 2 for a mistake in the command line, and 3 when it could not
 // compare (a missing or invalid snapshot, a server that failed, did not
 // start or did not answer within --timeout). snapshot prints one
