@@ -169,3 +169,34 @@ func BenchmarkParseSnapshot(b *testing.B) {
 		})
 	}
 }
+
+// renameLists returns n tools removed and n added, each input schema of
+// width properties, every pair differing only in its last property, so
+// that no rename is found and each pair is compared to its end.
+func renameLists(n, width int) (old, new []compat.Tool) {
+	schemaOf := func(last string) *jsonschema.Schema {
+		s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
+		for i := range width {
+			s.Properties[fmt.Sprintf("p%d", i)] = &jsonschema.Schema{Type: "integer"}
+		}
+		s.Properties["last"] = &jsonschema.Schema{Type: last}
+		return s
+	}
+	for i := range n {
+		old = append(old, compat.Tool{Name: fmt.Sprintf("old%d", i), InputSchema: schemaOf("string")})
+		new = append(new, compat.Tool{Name: fmt.Sprintf("new%d", i), InputSchema: schemaOf("boolean")})
+	}
+	return old, new
+}
+
+// TestRenamesAreBounded: naming likely renames among n removed and n
+// added tools costs in proportion to n, not to n², as its steps are one
+// budget.
+func TestRenamesAreBounded(t *testing.T) {
+	lists := map[int][2][]compat.Tool{}
+	for _, n := range []int{50, 200} {
+		o, nw := renameLists(n, 300)
+		lists[n] = [2][]compat.Tool{o, nw}
+	}
+	cost.Linear(t, "renames", 50, 200, func(n int) { compat.Tools(lists[n][0], lists[n][1], nil) })
+}

@@ -60,8 +60,12 @@ func (c *checker) same(x, y *jsonschema.Schema) bool {
 // steps it did.
 func (c *checker) identical(from, to *jsonschema.Schema) bool {
 	steps := 0
-	e := newEquivalence(c, true, func(n int) bool { steps += n; return steps <= c.budget.max })
-	return e.schema(from, to, 0)
+	return c.identicalWithin(from, to, func(n int) bool { steps += n; return steps <= c.budget.max })
+}
+
+// identicalWithin is identical spending steps through spend.
+func (c *checker) identicalWithin(from, to *jsonschema.Schema, spend func(int) bool) bool {
+	return newEquivalence(c, true, spend).schema(from, to, 0)
 }
 
 func (e *equivalence) schema(x, y *jsonschema.Schema, depth int) bool {

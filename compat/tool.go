@@ -257,13 +257,13 @@ func Tools(old, new []Tool, opts *Options) []Change {
 			added = append(added, &new[i])
 		}
 	}
-	tries := 0
+	renameSteps := 0
 	var changes []Change
 	for _, o := range old {
 		n, ok := news[o.Name]
 		if !ok {
 			msg := "tool removed"
-			if name := renamedTo(&o, added, &tries, opts); name != "" {
+			if name := renamedTo(&o, added, &renameSteps, opts); name != "" {
 				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", name)
 			}
 			effect := Breaking
@@ -287,18 +287,22 @@ func Tools(old, new []Tool, opts *Options) []Change {
 	return sortChanges(changes)
 }
 
-// maxRenameTries bounds how many pairs of a removed and an added tool
-// Tools compares to name a likely rename.
-const maxRenameTries = 1024
-
 // renamedTo returns the name of the first of added whose input schema is
-// the same document as o's, or "".
-func renamedTo(o *Tool, added []*Tool, tries *int, opts *Options) string {
+// the same document as o's, or "". All the calls of one Tools share one
+// budget of steps, *spent, as large as one comparison's, so that naming
+// renames costs at most that much however many tools are removed and
+// added.
+func renamedTo(o *Tool, added []*Tool, spent *int, opts *Options) string {
+	limit := DefaultMaxSteps
+	if opts != nil && opts.MaxSteps > 0 {
+		limit = opts.MaxSteps
+	}
+	spend := func(n int) bool { *spent += n; return *spent <= limit }
 	for _, n := range added {
-		if *tries++; *tries > maxRenameTries {
+		if !spend(1) {
 			return ""
 		}
-		if newChecker(o.InputSchema, n.InputSchema, false, opts).identical(o.InputSchema, n.InputSchema) {
+		if newChecker(o.InputSchema, n.InputSchema, false, opts).identicalWithin(o.InputSchema, n.InputSchema, spend) {
 			return n.Name
 		}
 	}

@@ -52,7 +52,12 @@ func oldCalls(s *jsonschema.Schema) []json.RawMessage {
 type callMaker struct {
 	root    *jsonschema.Schema
 	variant int
+	values  int // values built so far, bounded by maxCallValues
 }
+
+// maxCallValues bounds the values one call holds, so that a wide or
+// recursive schema costs at most that much per call.
+const maxCallValues = 4096
 
 // pick returns the variant's choice among n.
 func (g *callMaker) pick(n int) int { return g.variant % n }
@@ -136,7 +141,7 @@ func (g *callMaker) merged(s *jsonschema.Schema) *jsonschema.Schema {
 }
 
 func (g *callMaker) value(s *jsonschema.Schema, depth int) any {
-	if s == nil || depth > 8 {
+	if g.values++; s == nil || depth > 8 || g.values > maxCallValues {
 		return "x"
 	}
 	s = g.merged(s)
