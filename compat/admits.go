@@ -75,7 +75,7 @@ func (c *checker) admitsAs(r *resolver, s *jsonschema.Schema, v any, depth int, 
 		return res
 	}
 	if s.Ref != "" {
-		t := r.resolve(s.Ref)
+		t := r.resolve(s)
 		if t == nil {
 			return maybe
 		}

@@ -1,6 +1,7 @@
 package compat
 
 import (
+	"math"
 	"slices"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -44,7 +45,7 @@ func (c *checker) flatten(raw []*jsonschema.Schema) (nodes []*jsonschema.Schema,
 		seen[s] = true
 		nodes = append(nodes, s)
 		if s.Ref != "" {
-			if t := c.from.resolve(s.Ref); t != nil {
+			if t := c.from.resolve(s); t != nil {
 				visit(t, depth+1)
 			} else {
 				exact = false
@@ -122,8 +123,9 @@ func (a alternative) with(s *jsonschema.Schema) alternative {
 }
 
 // finite returns the values of an alternative when they are a known list:
-// its enum or const, or the values of null and boolean.
-func (c *checker) finite(a alternative, depth int) ([]any, bool) {
+// its enum or const, or the values of null and boolean, and with few set
+// those of few.
+func (c *checker) finite(a alternative, depth int, few bool) ([]any, bool) {
 	var vals []any
 	listed := false
 	for _, n := range a.nodes {
@@ -148,10 +150,17 @@ func (c *checker) finite(a alternative, depth int) ([]any, bool) {
 	}
 	if !listed {
 		k := c.kindsOf(a)
-		if k&^(nullKind|boolKind) != 0 {
+		switch {
+		case k&^(nullKind|boolKind) == 0:
+			vals = []any{nil, false, true}
+		case !few:
 			return nil, false
+		default:
+			var ok bool
+			if vals, ok = c.few(a); !ok {
+				return nil, false
+			}
 		}
-		vals = []any{nil, false, true}
 	}
 	if !c.step(len(vals)) {
 		return nil, false
@@ -173,11 +182,67 @@ func (c *checker) finite(a alternative, depth int) ([]any, bool) {
 	return out, true
 }
 
+// maxFew is how many integers a range may hold for few to list them.
+const maxFew = 64
+
+// few returns a list that holds every value of a, when a's type and
+// bounds allow only a few: null, the booleans, the integers of a short
+// range, and the empty string, array or object where a length of 0 is
+// the most.
+func (c *checker) few(a alternative) ([]any, bool) {
+	k := c.kindsOf(a)
+	var vals []any
+	if k&nullKind != 0 {
+		vals = append(vals, nil)
+	}
+	if k&boolKind != 0 {
+		vals = append(vals, false, true)
+	}
+	if k&fracKind != 0 {
+		return nil, false
+	}
+	if k&intKind != 0 {
+		lo, hi := numberBounds(a.nodes, true)
+		if !lo.set || !hi.set || hi.v-lo.v >= maxFew {
+			return nil, false
+		}
+		for v := lo.v; v <= hi.v; v++ {
+			vals = append(vals, v)
+		}
+	}
+	zero := func(get func(*jsonschema.Schema) *int) bool {
+		return slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { p := get(n); return p != nil && *p == 0 })
+	}
+	for _, e := range []struct {
+		k     kinds
+		get   func(*jsonschema.Schema) *int
+		empty any
+	}{
+		{stringKind, func(n *jsonschema.Schema) *int { return n.MaxLength }, ""},
+		{arrayKind, func(n *jsonschema.Schema) *int { return n.MaxItems }, []any{}},
+		{objectKind, func(n *jsonschema.Schema) *int { return n.MaxProperties }, map[string]any{}},
+	} {
+		if k&e.k != 0 {
+			if !zero(e.get) {
+				return nil, false
+			}
+			vals = append(vals, e.empty)
+		}
+	}
+	return vals, true
+}
+
 // kindsOf returns the kinds of value an alternative accepts.
 func (c *checker) kindsOf(a alternative) kinds {
 	k := allKinds
 	for _, n := range a.nodes {
 		k &= declaredKinds(n)
+		if m := n.MultipleOf; m != nil && *m > 0 && *m == math.Trunc(*m) {
+			k &^= fracKind // a multiple of an integer is an integer
+		}
+		if n.Not != nil && onlyType(n.Not) {
+			k &^= declaredKinds(n.Not)
+		}
 		if n.Const != nil {
 			k &= valueKind(*n.Const)
 		}
@@ -228,6 +293,16 @@ func (c *checker) propSchemas(a alternative, name string) []*jsonschema.Schema {
 		}
 	}
 	return out
+}
+
+// onlyType reports whether s says nothing but its type.
+func onlyType(s *jsonschema.Schema) bool {
+	if s.Type == "" && s.Types == nil {
+		return false
+	}
+	t := *s
+	t.Type, t.Types = "", nil
+	return isTrue(&t)
 }
 
 func declares(a alternative, name string) bool {

@@ -58,15 +58,20 @@ func (c *checker) arrays(a alternative, b *jsonschema.Schema, pointer string, de
 		c.inside(items(-1), bTail, pointer+"/"+tailKw, depth+1)
 	}
 	if b.Contains != nil && !isTrue(b.Contains) {
-		ok := false
+		ok := derefOr(b.MinContains, 1) == 0 && b.MaxContains == nil // holds of every array
 		for _, node := range a.nodes {
-			if node.Contains == nil || derefOr(node.MinContains, 1) < derefOr(b.MinContains, 1) || b.MaxContains != nil {
-				continue
-			}
-			if c.trial(func() { c.inside([]*jsonschema.Schema{node.Contains}, b.Contains, pointer+"/contains", depth+1) }) {
-				ok = true
+			if ok {
 				break
 			}
+			if node.Contains == nil || derefOr(node.MinContains, 1) < derefOr(b.MinContains, 1) {
+				continue
+			}
+			if b.MaxContains != nil {
+				// At most so many items match: the same items, no more of them.
+				ok = node.MaxContains != nil && *node.MaxContains <= *b.MaxContains && c.same(node.Contains, b.Contains)
+				continue
+			}
+			ok = c.trial(func() { c.inside([]*jsonschema.Schema{node.Contains}, b.Contains, pointer+"/contains", depth+1) })
 		}
 		if !ok {
 			c.report(pointer+"/contains", "contains", Unknown, "contains differs; cannot tell which arrays it still accepts")

@@ -25,9 +25,13 @@ const (
 	// (Meta.MigratesFrom), so that those calls are upgraded and still run.
 	// It does not count as breaking. See Tools for the rule.
 	Migrated
+	// Accepted: a change that breaks (Breaking or Unknown), which a
+	// reviewer has accepted with a Waiver. It does not count as breaking.
+	Accepted
 )
 
-// String returns "compatible", "breaking", "unknown" or "migrated".
+// String returns "compatible", "breaking", "unknown", "migrated" or
+// "accepted".
 func (e Effect) String() string {
 	switch e {
 	case Compatible:
@@ -38,6 +42,8 @@ func (e Effect) String() string {
 		return "unknown"
 	case Migrated:
 		return "migrated"
+	case Accepted:
+		return "accepted"
 	}
 	return fmt.Sprintf("Effect(%d)", int(e))
 }

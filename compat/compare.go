@@ -3,7 +3,6 @@ package compat
 import (
 	"encoding/binary"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -24,11 +23,70 @@ type Options struct {
 	// DeclaredOnly assumes callers send only the properties a schema
 	// declares, as models and typed clients do. Adding a property to an
 	// object that does not say additionalProperties is then compatible,
-	// and undeclared properties are not compared. By default the check is
+	// and properties the schema says nothing of are not compared; the
+	// values of a map (additionalProperties or patternProperties with a
+	// schema) are declared, and are compared. By default the check is
 	// exact, as schema registries are: an open object accepted the new
 	// property already, with any value.
 	DeclaredOnly bool
+	// Mode says which callers a change must keep working: Backward (the
+	// zero value), Forward or Full.
+	Mode Mode
 }
+
+// A Mode says which callers of a tool a change must keep working, after
+// the compatibility modes of schema registries.
+type Mode int
+
+const (
+	// Backward keeps the callers of the old version working: every call
+	// valid under the old input is valid under the new one, and every
+	// result of the new output was valid under the old one. It is the
+	// default.
+	Backward Mode = iota
+	// Forward keeps the callers of the new version working against the
+	// old one, as during a rolling deploy, when a client that listed the
+	// new version reaches a replica still running the old: every call
+	// valid under the new input is valid under the old one, every result
+	// of the old output is valid under the new one, and a tool added or
+	// made safer in its annotations breaks.
+	Forward
+	// Full is Backward and Forward together.
+	Full
+)
+
+// String returns "backward", "forward" or "full".
+func (m Mode) String() string {
+	switch m {
+	case Backward:
+		return "backward"
+	case Forward:
+		return "forward"
+	case Full:
+		return "full"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode returns the Mode named s: "backward", "forward" or "full".
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{Backward, Forward, Full} {
+		if s == m.String() {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("compat: unknown mode %q: want backward, forward or full", s)
+}
+
+func (o *Options) mode() Mode {
+	if o == nil {
+		return Backward
+	}
+	return o.Mode
+}
+
+// forwardNote ends the message of a change that breaks only forward.
+const forwardNote = " (forward: a caller of the new version reaching the old one)"
 
 // Defaults for Options.
 const (
@@ -46,25 +104,76 @@ const maxAlternatives = 64
 // argument object valid under old must be valid under new. It returns
 // every change found, sorted by pointer; Breaks says whether any breaks.
 // A nil schema accepts everything.
+//
+// With Options.Mode Forward it compares forward instead (every value valid
+// under new must be valid under old), and with Full both ways.
 func Input(old, new *jsonschema.Schema, opts *Options) []Change {
-	return compare(old, new, false, opts)
+	return both(opts.mode(), func() []Change { return compare(old, new, false, false, opts) },
+		func() []Change { return compare(new, old, true, false, opts) })
+}
+
+// both runs the backward and the forward comparison as mode asks, and
+// merges their changes: a compatible change that the other direction
+// finds breaking at the same place is left out.
+func both(mode Mode, backward, forward func() []Change) []Change {
+	switch mode {
+	case Forward:
+		return markForward(forward())
+	case Full:
+		return merge(backward(), markForward(forward()))
+	}
+	return backward()
+}
+
+// markForward notes on each change that breaks that it breaks forward.
+func markForward(changes []Change) []Change {
+	for i, c := range changes {
+		if c.Breaks() {
+			changes[i].Message += forwardNote
+		}
+	}
+	return changes
+}
+
+// merge joins the changes of two directions.
+func merge(a, b []Change) []Change {
+	all := append(slices.Clip(a), b...)
+	type place struct{ tool, pointer, kind string }
+	breaks := map[place]bool{}
+	for _, c := range all {
+		if c.Breaks() {
+			breaks[place{c.Tool, c.Pointer, c.Kind}] = true
+		}
+	}
+	all = slices.DeleteFunc(all, func(c Change) bool { return c.Effect == Compatible && breaks[place{c.Tool, c.Pointer, c.Kind}] })
+	return sortChanges(all)
 }
 
 // Output compares two versions of a tool's output schema, forward: every
 // result valid under new must be valid under old, so that a caller written
 // against old reads it. A nil schema accepts everything.
+//
+// With Options.Mode Forward it compares backward instead (every result
+// valid under old must be valid under new), and with Full both ways.
 func Output(old, new *jsonschema.Schema, opts *Options) []Change {
-	return compare(new, old, true, opts)
+	return both(opts.mode(), func() []Change { return compare(new, old, true, true, opts) },
+		func() []Change { return compare(old, new, false, true, opts) })
 }
 
-func compare(from, to *jsonschema.Schema, forward bool, opts *Options) []Change {
-	changes, _ := compareCounting(from, to, forward, opts)
+// compare checks that the values of from are values of to; forward says
+// from is the new schema, output that the schemas are outputs.
+func compare(from, to *jsonschema.Schema, forward, output bool, opts *Options) []Change {
+	changes, _ := compareCounting(from, to, forward, output, opts)
 	return changes
 }
 
 // compareCounting is compare that also returns the steps spent.
-func compareCounting(from, to *jsonschema.Schema, forward bool, opts *Options) ([]Change, int) {
+func compareCounting(from, to *jsonschema.Schema, forward, output bool, opts *Options) ([]Change, int) {
 	c := newChecker(from, to, forward, opts)
+	c.output = output
+	if !c.noIdentical && c.identical(from, to) {
+		return nil, c.budget.steps // the same document, whatever it says
+	}
 	for _, s := range []*jsonschema.Schema{from, to} {
 		if kw, found := caseVariant(s); found != "" {
 			which, other := c.oldNew("old", "new")
@@ -96,6 +205,7 @@ type budget struct {
 type checker struct {
 	from, to     *resolver
 	forward      bool // from is the new schema
+	output       bool // the schemas are outputs
 	declaredOnly bool
 	maxDepth     int
 	budget       *budget
@@ -108,6 +218,8 @@ type checker struct {
 	active       map[string]int     // pairs being compared, with the level each started at
 	level        int                // how many properties and items deep the comparison is
 	changes      []Change
+	equiv        *equivalence // schemas found the same, or not
+	noIdentical  bool         // tests: skip the check for identical documents
 }
 
 func newChecker(from, to *jsonschema.Schema, forward bool, opts *Options) *checker {
@@ -132,7 +244,7 @@ func cmpOr(v, def int) int {
 // reversed returns a checker of the opposite inclusion (to within from),
 // sharing the budget.
 func (c *checker) reversed() *checker {
-	return &checker{from: c.to, to: c.from, forward: !c.forward, declaredOnly: c.declaredOnly, maxDepth: c.maxDepth,
+	return &checker{from: c.to, to: c.from, forward: !c.forward, output: c.output, declaredOnly: c.declaredOnly, maxDepth: c.maxDepth,
 		budget: c.budget, patterns: c.patterns, enums: map[*jsonschema.Schema]map[string]bool{}, ids: c.ids, memo: map[string]*Change{}, active: map[string]int{}}
 }
 
@@ -268,6 +380,11 @@ func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth
 		}
 		return
 	}
+	if slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return c.same(n, b) }) {
+		c.memo[k] = nil // the values of a are valid under one of its schemas, which is b
+		c.journal = append(c.journal, k)
+		return
+	}
 	c.active[k] = c.level
 	start := len(c.changes)
 	c.pair(a, b, pointer, depth)
@@ -283,7 +400,7 @@ func (c *checker) sub(a alternative, b *jsonschema.Schema, pointer string, depth
 }
 
 func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, depth int) {
-	if vals, ok := c.finite(a, depth); ok {
+	if vals, ok := c.finite(a, depth, b.Enum != nil || b.Const != nil); ok {
 		c.values(vals, b, pointer, depth)
 		c.valuesAdded(vals, b, pointer)
 		return
@@ -293,9 +410,11 @@ func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, dept
 		return
 	}
 	if b.Ref != "" {
-		if t := c.to.resolve(b.Ref); t != nil {
+		if t := c.to.resolve(b); t != nil {
 			c.sub(a, t, pointer, depth+1)
-		} else {
+		} else if !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
+			return n.Ref != "" && c.from.resolve(n) == nil && c.from.target(n, n.Ref) == c.to.target(b, b.Ref)
+		}) { // the same reference out of both documents holds as it did
 			c.report(pointer+"/$ref", "$ref", Unknown, "cannot follow $ref %q", b.Ref)
 		}
 	}
@@ -311,12 +430,13 @@ func (c *checker) pair(a alternative, b *jsonschema.Schema, pointer string, dept
 	if b.OneOf != nil {
 		c.union(a, b.OneOf, true, pointer+"/oneOf", depth)
 	}
-	if b.Not != nil && !c.disjoint(a, b.Not, depth) {
+	if b.Not != nil && !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool { return n.Not != nil && c.same(n.Not, b.Not) }) &&
+		!c.disjoint(a, b.Not, depth) {
 		c.report(pointer+"/not", "not", Unknown, "cannot tell whether every value still avoids what not excludes")
 	}
 	if b.If != nil || b.Then != nil || b.Else != nil {
 		if !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
-			return reflect.DeepEqual(n.If, b.If) && reflect.DeepEqual(n.Then, b.Then) && reflect.DeepEqual(n.Else, b.Else) && b.If.Ref == ""
+			return (n.If != nil || n.Then != nil || n.Else != nil) && c.same(n.If, b.If) && c.same(n.Then, b.Then) && c.same(n.Else, b.Else)
 		}) {
 			c.report(pointer+"/if", "if", Unknown, "if/then/else differs; cannot tell which values it still accepts")
 		}

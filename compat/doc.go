@@ -27,6 +27,21 @@
 // or renamed, annotations made less safe (read-only to destructive), an
 // output schema removed or added.
 //
+// Those are the directions of Options.Mode Backward, the default: they keep
+// the callers of the old version working. During a rolling deploy a
+// client that listed the new version may reach a replica still running
+// the old one; Forward checks that case (new calls valid under the old
+// input, old results valid under the new output, a tool added or made
+// safer in its annotations breaking), and Full both, as schema registries'
+// FORWARD and FULL modes do. A forward break says so in its message.
+//
+// # Waivers
+//
+// A reviewer who accepts a break writes a Waiver (tool and JSON Pointer,
+// ParseWaivers reads a file of them), and Waive marks the changes it names
+// Accepted, which does not count as breaking, and returns the waivers that
+// named nothing, so that a stale one is noticed: hands diff --accept.
+//
 // # What is compared
 //
 // The check is an inclusion test between the sets of values two schemas
@@ -38,11 +53,22 @@
 // and closed objects), patternProperties, propertyNames, min/maxProperties,
 // dependentRequired, dependentSchemas, items and prefixItems (and draft 7's
 // array form), min/maxItems, uniqueItems, contains, allOf, anyOf, oneOf,
-// not, and $ref into $defs, definitions or any JSON Pointer of the same
-// document, recursion included. A default that changes on an input breaks:
-// an old call that left the property out now means something else.
-// if/then/else, unevaluated*, $dynamicRef and references to other
-// documents are reported as Unknown unless they are unchanged.
+// not, and $ref into $defs, definitions, any JSON Pointer or anchor of the
+// same document, and any resource embedded in it by $id, recursion
+// included. A default that changes on an input breaks: an old call that
+// left the property out now means something else. if/then/else,
+// unevaluated*, $dynamicRef and references to other documents are
+// reported as Unknown unless they are unchanged.
+//
+// Every schema is compatible with itself. Two documents that are the same
+// (keyword for keyword, in any order, annotations aside) have no change
+// at all, whatever they hold; within two different documents, a part
+// that is the same as its counterpart holds (a $ref compared by the schema
+// it leads to, a reference to another document by its URI), except one
+// that holds a $dynamicRef, whose target depends on the path that
+// reached it. Against an enum or a const, values that are few by their
+// type and bounds (the integers of a range shorter than 64; the empty
+// string, array or object) are compared one by one, as an enum's are.
 //
 // "Compatible" is a guarantee: the property tests sample values of random
 // old schemas and check that the new one accepts each of them whenever the

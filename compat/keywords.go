@@ -68,9 +68,12 @@ func (c *checker) valuesAdded(vals []any, b *jsonschema.Schema, pointer string) 
 	if len(added) > maxValueChanges {
 		added = append(added[:maxValueChanges], fmt.Sprintf("and %d more", len(added)-maxValueChanges))
 	}
-	if c.forward {
+	switch {
+	case c.forward && c.output:
 		c.report(pointer+"/enum", "enum", Compatible, "enum: values no longer produced: %s", strings.Join(added, ", "))
-	} else {
+	case c.forward:
+		c.report(pointer+"/enum", "enum", Compatible, "enum: values removed: %s", strings.Join(added, ", "))
+	default:
 		c.report(pointer+"/enum", "enum", Compatible, "enum: values added: %s", strings.Join(added, ", "))
 	}
 }
@@ -338,7 +341,7 @@ func (c *checker) annotations(a alternative, b *jsonschema.Schema, pointer strin
 	}
 	if !sameJSON(from, b.Default) {
 		effect := Breaking
-		if c.forward {
+		if c.output {
 			effect = Compatible
 		}
 		c.changed(pointer+"/default", "default", effect, rawText(from), rawText(b.Default))

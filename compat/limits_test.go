@@ -117,7 +117,7 @@ func TestWorkIsBounded(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			old, new := build(t, tt.old), build(t, tt.new)
 			n := size(old) + size(new)
-			changes, steps := compareCounting(old, new, false, tt.opts)
+			changes, steps := compareCounting(old, new, false, false, tt.opts)
 			if got := Breaks(changes); got != tt.breaks {
 				t.Errorf("Breaks = %v, want %v", got, tt.breaks)
 			}

@@ -36,6 +36,12 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 			c.report(pointer+"/required", "required", Compatible, "property %q: %s → %s", name, old, new)
 		}
 	}
+	lo, hi := count(a, func(n *jsonschema.Schema) (*int, *int) { return n.MinProperties, n.MaxProperties })
+	if hi == 0 {
+		// The values have no property: what applies to properties holds.
+		c.bounds(pointer, "minProperties", "maxProperties", lo, hi, b.MinProperties, b.MaxProperties)
+		return
+	}
 	names := map[string]bool{}
 	for _, n := range a.nodes {
 		for name := range n.Properties {
@@ -53,7 +59,6 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 	}
 	c.undeclared(a, b, pointer, depth)
 
-	lo, hi := count(a, func(n *jsonschema.Schema) (*int, *int) { return n.MinProperties, n.MaxProperties })
 	bLo := b.MinProperties
 	if bLo != nil && *bLo <= max(lo, len(required)) && lo < *bLo {
 		bLo = nil // the required properties already make that many
@@ -73,8 +78,6 @@ func (c *checker) objects(a alternative, b *jsonschema.Schema, pointer string, d
 					c.report(pointer+"/propertyNames", "propertyNames", Breaking, "propertyNames: property name %q is not accepted", name)
 				}
 			}
-		} else if from == nil {
-			c.changed(pointer+"/propertyNames", "propertyNames", Breaking, "none", "set")
 		} else {
 			c.inside(append(from, typeNodes["string"]), b.PropertyNames, pointer+"/propertyNames", depth+1)
 		}
@@ -181,7 +184,11 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 			if c.forward {
 				c.report(at, "properties", Breaking, "property %q removed: the new schema accepts any value there (the object is open)", name)
 			} else {
-				c.report(at, "properties", Breaking, "property %q added to an open object: an old call may hold it with any value (close the object with additionalProperties: false)", name)
+				what := "call"
+				if c.output {
+					what = "result"
+				}
+				c.report(at, "properties", Breaking, "property %q added to an open object: an old %s may hold it with any value (close the object with additionalProperties: false)", name, what)
 			}
 		}
 		return
@@ -201,8 +208,10 @@ func (c *checker) property(a alternative, b *jsonschema.Schema, name, pointer st
 // undeclared compares what the two schemas say of properties neither
 // declares.
 func (c *checker) undeclared(a alternative, b *jsonschema.Schema, pointer string, depth int) {
-	if c.declaredOnly {
-		return
+	if c.declaredOnly && !slices.ContainsFunc(a.nodes, func(n *jsonschema.Schema) bool {
+		return len(n.PatternProperties) > 0 || n.AdditionalProperties != nil && !isTrue(n.AdditionalProperties)
+	}) {
+		return // nothing declared of other properties: callers send none
 	}
 	var adds []*jsonschema.Schema
 	aPatterns := map[string][]*jsonschema.Schema{}

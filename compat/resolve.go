@@ -2,6 +2,7 @@ package compat
 
 import (
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -28,45 +29,158 @@ func isFalse(s *jsonschema.Schema) bool {
 	return s != nil && s.Not != nil && isTrue(s.Not)
 }
 
-// A resolver finds the targets of a schema's local $refs.
+// A resolver finds the targets of a schema's references within its
+// document: JSON Pointers and anchors, resolved against the base URI that
+// the $id of the schema or of those around it sets, so that a reference to
+// an embedded resource ("int.json", "urn:…#/$defs/bar") is followed too.
 type resolver struct {
-	root    *jsonschema.Schema
-	cache   map[string]*jsonschema.Schema
-	anchors map[string]*jsonschema.Schema
+	root  *jsonschema.Schema
+	cache map[*jsonschema.Schema]*jsonschema.Schema
+	index *docIndex
+}
+
+// A docIndex is what a resolver knows of its document, found by one walk
+// the first time a reference is resolved.
+type docIndex struct {
+	bases     map[*jsonschema.Schema]string // the base URI of each schema holding a $ref or $dynamicRef
+	rootBase  string
+	resources map[string]*jsonschema.Schema // each resource by its absolute URI, fragment removed
+	anchors   map[string]*jsonschema.Schema // each $anchor and $dynamicAnchor, as resource URI + "#" + name
 }
 
 func newResolver(root *jsonschema.Schema) *resolver {
-	return &resolver{root: root, cache: map[string]*jsonschema.Schema{}}
+	return &resolver{root: root, cache: map[*jsonschema.Schema]*jsonschema.Schema{}}
 }
 
-// resolve returns the schema a $ref names within the root document, or nil
-// for a reference it cannot follow (another document, a dynamic anchor).
-func (r *resolver) resolve(ref string) *jsonschema.Schema {
-	if s, ok := r.cache[ref]; ok {
-		return s
+// resolve returns the schema that the $ref of s names within the root
+// document, or nil for a reference it cannot follow (another document, a
+// pointer to nothing).
+func (r *resolver) resolve(s *jsonschema.Schema) *jsonschema.Schema {
+	if t, ok := r.cache[s]; ok {
+		return t
 	}
-	s := r.lookup(ref)
-	r.cache[ref] = s
-	return s
+	t := r.lookup(r.base(s), s.Ref)
+	r.cache[s] = t
+	return t
 }
 
-func (r *resolver) lookup(ref string) *jsonschema.Schema {
-	if r.root == nil || !strings.HasPrefix(ref, "#") {
+// base returns the base URI that applies to the references of s.
+func (r *resolver) base(s *jsonschema.Schema) string {
+	idx := r.indexed()
+	if b, ok := idx.bases[s]; ok {
+		return b
+	}
+	return idx.rootBase
+}
+
+// target returns the absolute URI, fragment included, that the reference
+// ref of s names; for a reference that cannot be parsed, ref itself.
+func (r *resolver) target(s *jsonschema.Schema, ref string) string {
+	uri, frag, ok := splitRef(r.base(s), ref)
+	if !ok {
+		return ref
+	}
+	return uri + "#" + frag
+}
+
+// splitRef resolves ref against base and returns the resource's URI and
+// the fragment, percent-decoded.
+func splitRef(base, ref string) (uri, frag string, ok bool) {
+	if strings.HasPrefix(ref, "#") {
+		frag = ref[1:]
+		if strings.Contains(frag, "%") {
+			f, err := url.PathUnescape(frag)
+			if err != nil {
+				return "", "", false
+			}
+			frag = f
+		}
+		return base, frag, true
+	}
+	b, err := url.Parse(base)
+	if err != nil {
+		return "", "", false
+	}
+	u, err := url.Parse(ref)
+	if err != nil {
+		return "", "", false
+	}
+	abs := b.ResolveReference(u)
+	frag, abs.Fragment, abs.RawFragment = abs.Fragment, "", ""
+	return abs.String(), frag, true
+}
+
+// indexed returns the document's index, walking it the first time.
+func (r *resolver) indexed() *docIndex {
+	if r.index != nil {
+		return r.index
+	}
+	idx := &docIndex{bases: map[*jsonschema.Schema]string{}, resources: map[string]*jsonschema.Schema{}, anchors: map[string]*jsonschema.Schema{}}
+	r.index = idx
+	if r.root == nil {
+		return idx
+	}
+	var visit func(s *jsonschema.Schema, base string, depth int)
+	visit = func(s *jsonschema.Schema, base string, depth int) {
+		if s == nil || depth > maxWalkDepth {
+			return
+		}
+		if s.ID != "" {
+			if uri, frag, ok := splitRef(base, s.ID); ok {
+				if uri != base || depth == 0 {
+					base = uri
+					if _, dup := idx.resources[base]; !dup {
+						idx.resources[base] = s
+					}
+				}
+				if frag != "" && !strings.HasPrefix(frag, "/") { // draft 7's {"$id": "#name"}
+					idx.anchors[base+"#"+frag] = s
+				}
+			}
+		}
+		if depth == 0 {
+			idx.rootBase = base
+			idx.resources[base] = s
+		}
+		for _, a := range []string{s.Anchor, s.DynamicAnchor} {
+			if a != "" {
+				if _, dup := idx.anchors[base+"#"+a]; !dup {
+					idx.anchors[base+"#"+a] = s
+				}
+			}
+		}
+		if s.Ref != "" || s.DynamicRef != "" {
+			idx.bases[s] = base
+		}
+		for _, sub := range children(s) {
+			visit(sub, base, depth+1)
+		}
+	}
+	visit(r.root, "", 0)
+	return idx
+}
+
+func (r *resolver) lookup(base, ref string) *jsonschema.Schema {
+	if r.root == nil {
 		return nil
 	}
-	frag := ref[1:]
-	if frag != "" && !strings.HasPrefix(frag, "/") {
-		if r.anchors == nil {
-			r.anchors = map[string]*jsonschema.Schema{}
-			walk(r.root, 0, func(s *jsonschema.Schema) {
-				if s.Anchor != "" {
-					r.anchors[s.Anchor] = s
-				}
-			})
-		}
-		return r.anchors[frag]
+	uri, frag, ok := splitRef(base, ref)
+	if !ok {
+		return nil
 	}
-	s := r.root
+	idx := r.indexed()
+	res := idx.resources[uri]
+	if res == nil {
+		return nil
+	}
+	if frag != "" && !strings.HasPrefix(frag, "/") {
+		return idx.anchors[uri+"#"+frag]
+	}
+	return pointer(res, frag)
+}
+
+// pointer returns the schema that the JSON Pointer frag names in s, or nil.
+func pointer(s *jsonschema.Schema, frag string) *jsonschema.Schema {
 	tokens := strings.Split(frag, "/")[1:]
 	for i := 0; i < len(tokens); i++ {
 		tok := strings.ReplaceAll(strings.ReplaceAll(tokens[i], "~1", "/"), "~0", "~")

@@ -122,9 +122,9 @@ func (s *Snapshot) Marshal() ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// Limits on what ParseSnapshot reads. Decoding a schema takes time that
-// grows with its size times its nesting, so both are bounded; real tool
-// lists are far below either.
+// Limits on what ParseSnapshot reads; real tool lists are far below
+// either. Reading costs in proportion to the size; the depth bounds the
+// recursion of reading and comparing.
 const (
 	MaxSnapshotBytes = 16 << 20
 	MaxSnapshotDepth = 200 // nested JSON objects and arrays
@@ -148,7 +148,12 @@ func canonical(s *jsonschema.Schema) *jsonschema.Schema {
 }
 
 // ParseSnapshot reads a snapshot: a tools/list result ({"tools": [...]}) or
-// a bare array of tools. Two tools of the same name are an error.
+// a bare array of tools. Two tools of the same name are an error, and so
+// is a name given twice in one object of a schema. It reads the schemas
+// as jsonschema-go's decoder does, but in one pass, so that its time and
+// memory grow with the size of data alone, and reads a keyword holding
+// subschemas written in another case ("Properties") as an unknown
+// keyword, as validators do.
 func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if len(data) > MaxSnapshotBytes {
 		return nil, fmt.Errorf("%w: %d bytes, more than %d", ErrSnapshotTooLarge, len(data), MaxSnapshotBytes)
@@ -156,16 +161,45 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 	if d := jsondepth.Deepest(data, MaxSnapshotDepth); d > MaxSnapshotDepth {
 		return nil, fmt.Errorf("%w: nested more than %d deep", ErrSnapshotTooLarge, MaxSnapshotDepth)
 	}
-	var s Snapshot
+	// The schemas are read apart, by decodeSchema, in time linear in their
+	// size; the rest of a tool as the Tool type reads it.
+	type rawTool struct {
+		Tool
+		InputSchema  json.RawMessage `json:"inputSchema"`
+		OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	}
+	var raw struct {
+		Tools []rawTool `json:"tools"`
+	}
 	trimmed := bytes.TrimSpace(data)
 	var err error
 	if len(trimmed) > 0 && trimmed[0] == '[' {
-		err = json.Unmarshal(trimmed, &s.Tools)
+		err = json.Unmarshal(trimmed, &raw.Tools)
 	} else {
-		err = json.Unmarshal(trimmed, &s)
+		err = json.Unmarshal(trimmed, &raw)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("compat: read snapshot: %w", err)
+	}
+	s := Snapshot{Tools: make([]Tool, len(raw.Tools))}
+	if raw.Tools == nil {
+		s.Tools = nil
+	}
+	for i, rt := range raw.Tools {
+		t := rt.Tool
+		for _, f := range []struct {
+			dst  **jsonschema.Schema
+			data json.RawMessage
+			name string
+		}{{&t.InputSchema, rt.InputSchema, "inputSchema"}, {&t.OutputSchema, rt.OutputSchema, "outputSchema"}} {
+			if f.data == nil {
+				continue
+			}
+			if *f.dst, err = decodeSchema(f.data); err != nil {
+				return nil, fmt.Errorf("compat: read snapshot: tool %q: %s: %w", t.Name, f.name, err)
+			}
+		}
+		s.Tools[i] = t
 	}
 	seen := map[string]bool{}
 	for i := range s.Tools {
@@ -201,9 +235,11 @@ func ParseSnapshot(data []byte) (*Snapshot, error) {
 // breaks to the input: they are reported as Migrated, which does not
 // count as breaking, because a call made against the old version is
 // upgraded and runs. Nothing covers a break to the output or the
-// annotations, which a migration of calls does not change. A tool that
-// never declared a version is held to the schemas alone. Any other change
-// of version is a compatible change.
+// annotations, which a migration of calls does not change. A version the
+// old tool migrated from and the new one does not (nor is) is one more
+// breaking change: its callers' calls were migrated and now fail. A tool
+// that never declared a version is held to the schemas alone. Any other
+// change of version is a compatible change.
 func Tools(old, new []Tool, opts *Options) []Change {
 	byName := func(list []Tool) map[string]*Tool {
 		m := make(map[string]*Tool, len(list))
@@ -213,39 +249,85 @@ func Tools(old, new []Tool, opts *Options) []Change {
 		return m
 	}
 	olds, news := byName(old), byName(new)
-	// The tools added, by their input schema, to name a likely rename.
-	added := map[string]string{}
-	for _, n := range new {
-		if _, existed := olds[n.Name]; !existed {
-			if data, err := json.Marshal(n.InputSchema); err == nil {
-				if _, dup := added[string(data)]; !dup {
-					added[string(data)] = n.Name
-				}
-			}
+	// The tools added, to name a likely rename: one whose input schema is
+	// the same document.
+	var added []*Tool
+	for i := range new {
+		if _, existed := olds[new[i].Name]; !existed {
+			added = append(added, &new[i])
 		}
 	}
+	renameSteps := 0
 	var changes []Change
 	for _, o := range old {
 		n, ok := news[o.Name]
 		if !ok {
 			msg := "tool removed"
-			if data, err := json.Marshal(o.InputSchema); err == nil && added[string(data)] != "" {
-				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", added[string(data)])
+			if name := renamedTo(&o, added, &renameSteps, opts); name != "" {
+				msg = fmt.Sprintf("tool removed (renamed to %q? callers still use the old name)", name)
 			}
-			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: Breaking, Message: msg})
+			effect := Breaking
+			if opts.mode() == Forward {
+				effect = Compatible // the callers of the new version do not know it
+			}
+			changes = append(changes, Change{Tool: o.Name, Kind: KindTool, Effect: effect, Message: msg})
 			continue
 		}
 		changes = append(changes, compareTool(&o, n, opts)...)
 	}
 	for _, n := range new {
 		if _, ok := olds[n.Name]; !ok {
-			changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Compatible, Message: "tool added"})
+			if opts.mode() == Backward {
+				changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Compatible, Message: "tool added"})
+			} else {
+				changes = append(changes, Change{Tool: n.Name, Kind: KindTool, Effect: Breaking, Message: "tool added" + forwardNote})
+			}
 		}
 	}
 	return sortChanges(changes)
 }
 
+// renamedTo returns the name of the first of added whose input schema is
+// the same document as o's, or "". All the calls of one Tools share one
+// budget of steps, *spent, as large as one comparison's, so that naming
+// renames costs at most that much however many tools are removed and
+// added.
+func renamedTo(o *Tool, added []*Tool, spent *int, opts *Options) string {
+	limit := DefaultMaxSteps
+	if opts != nil && opts.MaxSteps > 0 {
+		limit = opts.MaxSteps
+	}
+	spend := func(n int) bool { *spent += n; return *spent <= limit }
+	for _, n := range added {
+		if !spend(1) {
+			return ""
+		}
+		if newChecker(o.InputSchema, n.InputSchema, false, opts).identicalWithin(o.InputSchema, n.InputSchema, spend) {
+			return n.Name
+		}
+	}
+	return ""
+}
+
 func compareTool(o, n *Tool, opts *Options) []Change {
+	back, fwd := &Options{}, &Options{}
+	if opts != nil {
+		*back, *fwd = *opts, *opts
+	}
+	back.Mode, fwd.Mode = Backward, Forward
+	switch opts.mode() {
+	case Forward:
+		return toolChanges(o, n, fwd, true)
+	case Full:
+		return merge(versionChanges(o, n, toolChanges(o, n, back, false)), toolChanges(o, n, fwd, true))
+	}
+	return versionChanges(o, n, toolChanges(o, n, back, false))
+}
+
+// toolChanges compares one tool's two versions in one direction: for the
+// callers of the old version, or with forward for those of the new one
+// reaching the old (opts.Mode says the same to the schemas).
+func toolChanges(o, n *Tool, opts *Options, forward bool) []Change {
 	var changes []Change
 	add := func(list []Change, prefix string) {
 		for _, c := range list {
@@ -255,13 +337,16 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 	}
 	add(Input(o.InputSchema, n.InputSchema, opts), "/inputSchema")
 	switch {
-	case o.OutputSchema != nil && n.OutputSchema == nil:
+	case o.OutputSchema != nil && n.OutputSchema == nil && !forward:
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Breaking,
 			Message: "output schema removed: callers that read structured results get none"})
+	case o.OutputSchema == nil && n.OutputSchema != nil && forward:
+		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Breaking,
+			Message: "output schema added: the old version returns no structured result" + forwardNote})
 	case o.OutputSchema == nil && n.OutputSchema != nil:
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/outputSchema", Kind: KindOutputSchema, Effect: Compatible,
 			Message: "output schema added"})
-	case o.OutputSchema != nil:
+	case o.OutputSchema != nil && n.OutputSchema != nil:
 		add(Output(o.OutputSchema, n.OutputSchema, opts), "/outputSchema")
 	}
 	oh, nh := hintsOf(o.Annotations), hintsOf(n.Annotations)
@@ -278,12 +363,15 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 		if h.old == h.new {
 			continue
 		}
-		effect := Compatible
-		if h.new != h.safeWhenOn { // the hint moved away from its safe value
+		effect, note := Compatible, ""
+		switch {
+		case !forward && h.new != h.safeWhenOn: // the hint moved away from its safe value
 			effect = Breaking
+		case forward && h.new == h.safeWhenOn: // the old version is less safe than the new one says
+			effect, note = Breaking, forwardNote
 		}
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/annotations/" + h.name, Kind: KindAnnotations, Effect: effect,
-			Message: fmt.Sprintf("%s %t → %t", h.name, h.old, h.new)})
+			Message: fmt.Sprintf("%s %t → %t%s", h.name, h.old, h.new, note)})
 	}
 	if o.Description != n.Description {
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/description", Kind: KindDescription, Effect: Compatible, Message: "description changed"})
@@ -292,11 +380,15 @@ func compareTool(o, n *Tool, opts *Options) []Change {
 		changes = append(changes, Change{Tool: n.Name, Pointer: "/title", Kind: KindDescription, Effect: Compatible,
 			Message: fmt.Sprintf("title %q → %q", o.Title, n.Title)})
 	}
-	return versionChanges(o, n, changes)
+	return changes
 }
 
-// versionPointer is where a tool's version is, in its description.
-const versionPointer = "/_meta/com.github.hands-go~1version"
+// versionPointer and migratesFromPointer are where a tool's version and
+// the versions it migrates from are, in its description.
+const (
+	versionPointer      = "/_meta/com.github.hands-go~1version"
+	migratesFromPointer = "/_meta/com.github.hands-go~1migratesFrom"
+)
 
 // versionChanges applies the rule on versions to the changes of one tool
 // (see Tools): it marks the breaks to the input that a migration from the
@@ -310,6 +402,18 @@ func versionChanges(o, n *Tool, changes []Change) []Change {
 			if c.Breaks() && (c.Pointer == "/inputSchema" || strings.HasPrefix(c.Pointer, "/inputSchema/")) {
 				changes[i].Effect = Migrated
 				changes[i].Message += fmt.Sprintf(" (calls made against version %q are migrated)", ov)
+			}
+		}
+	}
+	// A migration the old tool declared is a promise to the callers of
+	// that version; dropping it breaks them, even when this step's own
+	// changes are covered, so that compatibility stays transitive across
+	// several deploys.
+	if o.Meta != nil {
+		for _, v := range o.Meta.MigratesFrom {
+			if !n.migratesFrom(v) && v != nv {
+				changes = append(changes, Change{Tool: n.Name, Pointer: migratesFromPointer, Kind: KindVersion, Effect: Breaking,
+					Message: fmt.Sprintf("the migration from version %q was removed: calls made against it, which were migrated, now fail", v)})
 			}
 		}
 	}

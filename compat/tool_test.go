@@ -141,11 +141,13 @@ func meta(v string, from ...string) string {
 
 func TestToolVersions(t *testing.T) {
 	const (
-		obj     = `"inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":false}`
-		narrow  = `"inputSchema":{"type":"object","properties":{"city":{"type":"string","maxLength":3}},"additionalProperties":false}`
-		out     = `,"outputSchema":{"type":"object"}`
-		input   = "/inputSchema/properties/city/maxLength"
-		version = "/_meta/com.github.hands-go~1version"
+		obj          = `"inputSchema":{"type":"object","properties":{"city":{"type":"string"}},"additionalProperties":false}`
+		narrow       = `"inputSchema":{"type":"object","properties":{"city":{"type":"string","maxLength":3}},"additionalProperties":false}`
+		out          = `,"outputSchema":{"type":"object"}`
+		narrower     = `"inputSchema":{"type":"object","properties":{"city":{"type":"string","maxLength":2}},"additionalProperties":false}`
+		input        = "/inputSchema/properties/city/maxLength"
+		migratesFrom = "/_meta/com.github.hands-go~1migratesFrom"
+		version      = "/_meta/com.github.hands-go~1version"
 	)
 	tool := func(parts ...string) string { return `[{"name":"t",` + strings.Join(parts, "") + `}]` }
 	for _, tt := range []struct {
@@ -178,6 +180,12 @@ func TestToolVersions(t *testing.T) {
 		{name: "no break, the version kept", old: tool(obj, meta("1")), new: tool(obj, meta("1"))},
 		{name: "no break, the version raised", old: tool(obj, meta("1")), new: tool(obj, meta("2")),
 			want: []want{{version, compat.Compatible}}, versions: 1},
+		// v1 → v2 migrates from 1, v2 → v3 from 2 only: each step is
+		// covered, but the calls made against 1 now fail.
+		{name: "a migration dropped", old: tool(narrow, meta("2", "1")), new: tool(narrower, meta("3", "2")), breaks: true,
+			want: []want{{input, compat.Migrated}, {migratesFrom, compat.Breaking}}, versions: 2},
+		{name: "a migration kept through a chain", old: tool(narrow, meta("2", "1")), new: tool(narrower, meta("3", "2", "1")),
+			want: []want{{input, compat.Migrated}}, versions: 1},
 		{name: "not versions", old: tool(obj, `,"_meta":{"com.github.hands-go/version":1,"other":"x"}`), new: tool(narrow, `,"_meta":{"com.github.hands-go/version":" 1"}`), breaks: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

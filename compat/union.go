@@ -21,7 +21,7 @@ func (c *checker) toKinds(s *jsonschema.Schema, depth int) kinds {
 	}
 	k := declaredKinds(s)
 	if s.Ref != "" {
-		if t := c.to.resolve(s.Ref); t != nil {
+		if t := c.to.resolve(s); t != nil {
 			k &= c.toKinds(t, depth+1)
 		}
 	}
@@ -183,7 +183,7 @@ func (c *checker) disjoint(a alternative, s *jsonschema.Schema, depth int) bool 
 	if c.kindsOf(a)&c.toKinds(s, 0) == 0 {
 		return true
 	}
-	if vals, ok := c.finite(a, depth); ok {
+	if vals, ok := c.finite(a, depth, true); ok {
 		for _, v := range vals {
 			if c.admits(c.to, s, v, depth) != no {
 				return false
@@ -194,7 +194,7 @@ func (c *checker) disjoint(a alternative, s *jsonschema.Schema, depth int) bool 
 	// A discriminating property: one a requires, with values s refuses.
 	t := s
 	if t.Ref != "" {
-		if t = c.to.resolve(t.Ref); t == nil {
+		if t = c.to.resolve(t); t == nil {
 			return false
 		}
 	}
@@ -209,7 +209,7 @@ func (c *checker) disjoint(a alternative, s *jsonschema.Schema, depth int) bool 
 		}
 		all := true
 		for _, pa := range alts {
-			vals, ok := c.finite(pa, depth)
+			vals, ok := c.finite(pa, depth, true)
 			if !ok || slices.ContainsFunc(vals, func(v any) bool { return c.admits(c.to, sp, v, depth) != no }) {
 				all = false
 				break

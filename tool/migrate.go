@@ -278,3 +278,31 @@ func (c *core) step(m *migration, args json.RawMessage) (json.RawMessage, error)
 	}
 	return up, nil
 }
+
+// Check holds args to the tool's input as a call would be held, migrations
+// included, without calling the tool: it returns nil when a call with args
+// would reach the handler, and the earlier version whose migration
+// upgraded args ("" when they fit the current input as they are).
+// tooltest.Snapshot runs calls written for an earlier version through it,
+// to show that a migration the tool declares does accept them.
+func (t *Tool[In, Out]) Check(args json.RawMessage) (from string, err error) {
+	_, repairs, err := t.decode(args, "")
+	return migratedFrom(repairs), err
+}
+
+// Check is Tool.Check for a raw tool.
+func (t *RawTool) Check(args json.RawMessage) (from string, err error) {
+	args, repairs := t.repairWhole(args)
+	_, repairs, err = t.checkOrMigrate(args, repairs, "")
+	return migratedFrom(repairs), err
+}
+
+// migratedFrom returns the version of a RepairMigrated among repairs, or "".
+func migratedFrom(repairs []Repair) string {
+	for _, r := range repairs {
+		if r.Kind == RepairMigrated {
+			return r.Version
+		}
+	}
+	return ""
+}

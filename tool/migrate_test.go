@@ -166,6 +166,58 @@ func TestMigrateJSON(t *testing.T) {
 	}
 }
 
+// TestCheck holds arguments to a tool as a call would be held, migrations
+// included, without running the handler.
+func TestCheck(t *testing.T) {
+	ran := false
+	typed := tool.New("weather_checked", "Report the weather.", func(ctx context.Context, a weatherV2) (string, error) {
+		ran = true
+		return "", nil
+	}, tool.WithVersion("2"), tool.Migrate("1", func(old weatherV1) (weatherV2, error) {
+		if old.Town == "Atlantis" {
+			return weatherV2{}, errors.New("no such town any more")
+		}
+		return weatherV2{City: old.Town, Units: "metric"}, nil
+	}))
+	raw := tool.NewRaw(tool.Spec{Name: "echo_checked", Description: "Echo.", InputSchema: typed.Spec().InputSchema},
+		func(args json.RawMessage) error {
+			var v weatherV2
+			if json.Unmarshal(args, &v) != nil || v.City == "" {
+				return errors.New("city is required")
+			}
+			return nil
+		}, func(ctx context.Context, args json.RawMessage) (any, error) { ran = true; return "", nil },
+		tool.WithVersion("2"), tool.MigrateJSON("1", "2", func(args json.RawMessage) (json.RawMessage, error) {
+			var old weatherV1
+			if json.Unmarshal(args, &old) != nil || old.Town == "" || old.Town == "Atlantis" {
+				return nil, errors.New("not a call of version 1")
+			}
+			return json.Marshal(weatherV2{City: old.Town, Units: "metric"})
+		}))
+	for _, c := range []interface {
+		Name() string
+		Check(json.RawMessage) (string, error)
+	}{typed, raw} {
+		for _, tt := range []struct {
+			args, from string
+			ok         bool
+		}{
+			{`{"city":"Paris","units":"metric"}`, "", true},
+			{`{"town":"Paris"}`, "1", true},
+			{`{"town":"Atlantis"}`, "", false},
+			{`{"other":1}`, "", false},
+		} {
+			from, err := c.Check(json.RawMessage(tt.args))
+			if (err == nil) != tt.ok || from != tt.from {
+				t.Errorf("%s: Check(%s) = %q, %v; want %q, ok %v", c.Name(), tt.args, from, err, tt.from, tt.ok)
+			}
+		}
+	}
+	if ran {
+		t.Error("Check ran a handler")
+	}
+}
+
 // Three versions of the forecast tool's input: town became city (2), then
 // days became required (3).
 type forecastV1 struct {

@@ -2,10 +2,12 @@ package tooltest_test
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -185,5 +187,59 @@ func TestSnapshotVersions(t *testing.T) {
 	}
 	if !strings.Contains(string(data), `"com.github.hands-go/version": "2"`) || !strings.Contains(string(data), `"com.github.hands-go/migratesFrom": [`) {
 		t.Errorf("the snapshot does not record the version and the migration:\n%s", data)
+	}
+}
+
+type placeArgs struct { // fields out of alphabetical order
+	Zone string `json:"zone"`
+	Area int    `json:"area,omitempty"`
+}
+
+// TestSnapshotComparesCanonicalSpecs: the tools of the registry are
+// compared with the file in the form the file holds them, so that a
+// schema from Go types (its properties in field order) and the same
+// schema read back are the same: a renamed tool is named as such.
+func TestSnapshotComparesCanonicalSpecs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "testdata", "tools.json")
+	if r := snapshot(t, path, true, tool.New("place", "Find a place.", run[placeArgs])); len(r.errors) > 0 || len(r.fatals) > 0 {
+		t.Fatalf("-update: %v %v", r.errors, r.fatals)
+	}
+	if r := snapshot(t, path, false, tool.New("place", "Find a place.", run[placeArgs])); len(r.errors) > 0 || len(r.fatals) > 0 {
+		t.Fatalf("the same tools: %v %v", r.errors, r.fatals)
+	}
+	r := snapshot(t, path, false, tool.New("find_place", "Find a place.", run[placeArgs]))
+	if !slices.ContainsFunc(r.errors, func(e string) bool { return strings.Contains(e, `renamed to "find_place"`) }) {
+		t.Errorf("a rename is not named as one: %q", r.errors)
+	}
+}
+
+// TestSnapshotTriesMigrations: a migration is not taken on the word of the
+// tool's metadata: calls made against the old version, built from the
+// snapshot's input schema, are run through it, and each one it refuses,
+// or upgrades to arguments the new input refuses, breaks.
+func TestSnapshotTriesMigrations(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tools.json")
+	v1 := tool.New("forecast", "Forecast the weather.", run[forecastV1], tool.WithVersion("1"))
+	if r := snapshot(t, path, true, v1); len(r.errors)+len(r.fatals) != 0 {
+		t.Fatalf("Snapshot -update: errors %q %q", r.errors, r.fatals)
+	}
+	for _, tt := range []struct {
+		name string
+		up   func(forecastV1) (forecastV2, error)
+	}{
+		{"refuses every call", func(forecastV1) (forecastV2, error) { return forecastV2{}, errors.New("not yet") }},
+		{"produces what the new input refuses", func(old forecastV1) (forecastV2, error) { return forecastV2{City: old.City, Days: old.Days}, nil }},
+	} {
+		r := snapshot(t, path, false, tool.New("forecast", "Forecast the weather.", run[forecastV2], tool.WithVersion("2"), tool.Migrate("1", tt.up)))
+		refused := 0
+		for _, e := range r.errors {
+			if strings.Contains(e, `a call made against version "1"`) && strings.Contains(e, "is refused after its migration") {
+				refused++
+			}
+		}
+		t.Logf("%s: %q", tt.name, r.errors)
+		if refused == 0 || !slices.ContainsFunc(r.errors, func(e string) bool { return strings.Contains(e, "break the tools' callers") }) {
+			t.Errorf("%s: errors %q, want refused calls reported as breaking", tt.name, r.errors)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,8 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,8 +24,30 @@ import (
 )
 
 // errBreaking ends hands diff when a change breaks callers; the changes
-// have been printed.
+// have been printed. It exits with 1.
 var errBreaking = fmt.Errorf("%w: breaking changes", errReported)
+
+// A compareError is why hands diff could not compare the two tool lists:
+// a list it could not read (a missing or invalid file, a server that
+// failed or did not answer), or output it could not write. It exits with
+// 3, so that a script tells it from a breaking change (1) and from a
+// mistake in the command line (2).
+type compareError struct{ err error }
+
+func (e *compareError) Error() string { return e.err.Error() }
+
+func (e *compareError) Unwrap() error { return e.err }
+
+// couldNotCompare wraps err as a compareError, unless it is a usage error.
+func couldNotCompare(err error) error {
+	if err == nil {
+		return nil
+	}
+	if _, ok := errors.AsType[*usageError](err); ok {
+		return err
+	}
+	return &compareError{err}
+}
 
 // maxListedTools is how many tools hands diff and hands snapshot take from
 // a server.
@@ -70,8 +95,24 @@ func diffTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	src := addSourceFlags(fs)
 	asJSON := fs.Bool("json", false, "print the changes as a JSON array")
 	declaredOnly := fs.Bool("declared-only", false, "assume callers send only declared properties: adding one to an open object is compatible")
+	modeName := fs.String("mode", "backward", "which callers must keep working: `backward` (of OLD), forward (of NEW reaching a replica of OLD, as in a rolling deploy) or full (both)")
+	acceptFile := fs.String("accept", "", "accept the breaking changes that the waivers in `FILE` name (lines of TOOL [POINTER] [# reason])")
 	if done, err := parse(fs, args, stdout, stderr); done {
 		return err
+	}
+	mode, err := compat.ParseMode(*modeName)
+	if err != nil {
+		return &usageError{msg: "--mode: want backward, forward or full, got " + strconv.Quote(*modeName)}
+	}
+	var waivers []compat.Waiver
+	if *acceptFile != "" {
+		data, err := os.ReadFile(*acceptFile)
+		if err != nil {
+			return &compareError{fmt.Errorf("--accept: %w", err)}
+		}
+		if waivers, err = compat.ParseWaivers(data); err != nil {
+			return &compareError{fmt.Errorf("--accept %s: %w", *acceptFile, err)}
+		}
 	}
 	if fs.NArg() != 2 {
 		fs.SetOutput(stderr)
@@ -80,15 +121,19 @@ func diffTools(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	old, err := loadTools(ctx, fs.Arg(0), src, stderr)
 	if err != nil {
-		return err
+		return couldNotCompare(err)
 	}
 	new, err := loadTools(ctx, fs.Arg(1), src, stderr)
 	if err != nil {
-		return err
+		return couldNotCompare(err)
 	}
-	changes := compat.Tools(old, new, &compat.Options{DeclaredOnly: *declaredOnly})
+	changes := compat.Tools(old, new, &compat.Options{DeclaredOnly: *declaredOnly, Mode: mode})
+	changes, unused := compat.Waive(changes, waivers)
+	for _, w := range unused {
+		fmt.Fprintf(stderr, "hands diff: %s: the waiver of %s %s accepts no change; remove it\n", *acceptFile, w.Tool, cmp.Or(w.Pointer, "(all)"))
+	}
 	if err := printChanges(stdout, changes, *asJSON); err != nil {
-		return err
+		return couldNotCompare(err)
 	}
 	if compat.Breaks(changes) {
 		return errBreaking
@@ -118,7 +163,7 @@ func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
 		return err
 	}
 	var b bytes.Buffer
-	breaking, migrated := 0, 0
+	breaking, migrated, accepted := 0, 0, 0
 	for _, c := range changes {
 		fmt.Fprintln(&b, c)
 		switch {
@@ -126,15 +171,21 @@ func printChanges(w io.Writer, changes []compat.Change, asJSON bool) error {
 			breaking++
 		case c.Effect == compat.Migrated:
 			migrated++
+		case c.Effect == compat.Accepted:
+			accepted++
 		}
 	}
-	switch {
-	case len(changes) == 0:
+	if len(changes) == 0 {
 		b.WriteString("no changes\n")
-	case migrated > 0:
-		fmt.Fprintf(&b, "%d changes, %d breaking, %d breaking old calls that a migration upgrades\n", len(changes), breaking, migrated)
-	default:
-		fmt.Fprintf(&b, "%d changes, %d breaking\n", len(changes), breaking)
+	} else {
+		fmt.Fprintf(&b, "%d changes, %d breaking", len(changes), breaking)
+		if migrated > 0 {
+			fmt.Fprintf(&b, ", %d breaking old calls that a migration upgrades", migrated)
+		}
+		if accepted > 0 {
+			fmt.Fprintf(&b, ", %d breaking accepted by a waiver", accepted)
+		}
+		b.WriteString("\n")
 	}
 	_, err := w.Write(b.Bytes())
 	return err
@@ -166,8 +217,11 @@ func snapshotTools(ctx context.Context, args []string, stdout, stderr io.Writer)
 }
 
 // loadTools reads a tool list from source: an http(s) URL is a streamable
-// HTTP MCP server, a file that exists is a snapshot, and anything else is
-// a command, split at spaces, that serves MCP on stdio.
+// HTTP MCP server; a file that exists is a snapshot when its first byte
+// other than white space is { or [, and otherwise, if it is executable, a
+// program run without arguments that serves MCP on stdio; anything else
+// is a command, split at spaces, that serves MCP on stdio. The content
+// decides, not the name: ./server is run, tools.txt holding JSON is read.
 func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.Writer) ([]compat.Tool, error) {
 	if strings.HasPrefix(source, "http://") || strings.HasPrefix(source, "https://") {
 		return listTools(ctx, source, mcpclient.HTTP(source, src.headers.header()), *src.timeout)
@@ -182,11 +236,21 @@ func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.W
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", source, err)
 		}
-		s, err := compat.ParseSnapshot(data)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", source, err)
+		if trimmed := bytes.TrimLeft(data, " \t\r\n"); len(trimmed) > 0 && (trimmed[0] == '{' || trimmed[0] == '[') {
+			s, err := compat.ParseSnapshot(data)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", source, err)
+			}
+			return s.Tools, nil
 		}
-		return s.Tools, nil
+		if info.Mode()&0o111 == 0 {
+			return nil, fmt.Errorf("%s: neither a snapshot (a JSON tool list) nor an executable file that serves MCP on stdio", source)
+		}
+		path := source
+		if !strings.ContainsRune(path, filepath.Separator) && !strings.ContainsRune(path, '/') {
+			path = "." + string(filepath.Separator) + path // this file, not one found on PATH
+		}
+		return listCommand(ctx, source, []string{path}, src, stderr)
 	}
 	args, err := splitWords(source)
 	if err != nil {
@@ -198,6 +262,12 @@ func loadTools(ctx context.Context, source string, src *sourceFlags, stderr io.W
 	if strings.HasSuffix(args[0], ".json") && len(args) == 1 {
 		return nil, fmt.Errorf("%s: no such snapshot file", source)
 	}
+	return listCommand(ctx, source, args, src, stderr)
+}
+
+// listCommand runs args as a command that serves MCP on stdio and lists
+// its tools.
+func listCommand(ctx context.Context, source string, args []string, src *sourceFlags, stderr io.Writer) ([]compat.Tool, error) {
 	cmd := exec.Command(args[0], args[1:]...)
 	// The command gets what an upstream of serve gets: the allow-list, and
 	// the names in HANDS_UPSTREAM_ENV.

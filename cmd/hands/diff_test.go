@@ -35,6 +35,8 @@ func TestDiff(t *testing.T) {
 		{name: "declared only", args: []string{"--declared-only", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-declared.golden", breaking: true},
 		{name: "backwards", args: []string{"testdata/diff/new.json", "testdata/diff/old.json"}, golden: "diff-backwards.golden", breaking: true},
 		{name: "same", args: []string{"testdata/diff/old.json", "testdata/diff/old.json"}, golden: "same.golden"},
+		{name: "forward", args: []string{"--mode", "forward", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-forward.golden", breaking: true},
+		{name: "full", args: []string{"--mode", "full", "testdata/diff/old.json", "testdata/diff/new.json"}, golden: "diff-full.golden", breaking: true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			stdout, stderr, err := runCmd(t, append([]string{"diff"}, tt.args...)...)
@@ -60,10 +62,15 @@ func TestDiffRefuses(t *testing.T) {
 		msg  string
 	}{
 		{"one argument", []string{"diff", "testdata/diff/old.json"}, 2, "diff needs two tool lists"},
-		{"no such snapshot", []string{"diff", "testdata/diff/nope.json", "testdata/diff/old.json"}, 1, "no such snapshot file"},
-		{"not a snapshot", []string{"diff", "testdata/diff/diff.golden", "testdata/diff/old.json"}, 1, "read snapshot"},
-		{"no such command", []string{"diff", "testdata/diff/old.json", "hands-no-such-command --flag"}, 1, "hands-no-such-command"},
+		// Whatever stops the comparison exits 3, apart from a breaking change (1).
+		{"no such snapshot", []string{"diff", "testdata/diff/nope.json", "testdata/diff/old.json"}, 3, "no such snapshot file"},
+		{"not a snapshot", []string{"diff", "testdata/diff/diff.golden", "testdata/diff/old.json"}, 3, "neither a snapshot"},
+		{"invalid JSON", []string{"diff", "testdata/diff/invalid.json", "testdata/diff/old.json"}, 3, "read snapshot"},
+		{"no such command", []string{"diff", "testdata/diff/old.json", "hands-no-such-command --flag"}, 3, "hands-no-such-command"},
+		{"a command that serves nothing", []string{"diff", "testdata/diff/old.json", "true"}, 3, "true"},
 		{"bad header", []string{"diff", "--header", "nocolon", "a", "b"}, 2, "NAME: VALUE"},
+		{"bad mode", []string{"diff", "--mode", "transitive", "a", "b"}, 2, "--mode"},
+		{"no such waivers", []string{"diff", "--accept", "testdata/diff/nope.txt", "testdata/diff/old.json", "testdata/diff/new.json"}, 3, "--accept"},
 		{"snapshot needs a source", []string{"snapshot"}, 2, "snapshot needs one tool list"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -79,6 +86,19 @@ func TestDiffRefuses(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestDiffAccept: waivers accept the breaking changes they name, so that
+// hands diff exits 0, and one that names none is said on stderr.
+func TestDiffAccept(t *testing.T) {
+	stdout, stderr, err := runCmd(t, "diff", "--accept", "testdata/diff/waivers.txt", "testdata/diff/old.json", "testdata/diff/new.json")
+	if err != nil {
+		t.Errorf("hands diff --accept = %v, want success", err)
+	}
+	if !strings.Contains(stderr, "the waiver of weather (all) accepts no change") {
+		t.Errorf("stderr %q, want the stale waiver named", stderr)
+	}
+	golden.Check(t, filepath.Join("testdata", "diff", "diff-accept.golden"), []byte(stdout))
 }
 
 // TestDiffLive compares the snapshot of the bundled tools with what a
@@ -118,6 +138,24 @@ func TestDiffLive(t *testing.T) {
 		}
 		if _, _, err := runCmd(t, "diff", snapshotFile, m[1]); err == nil || errors.Is(err, errBreaking) {
 			t.Errorf("hands diff without the token = %v, want an error connecting", err)
+		}
+	})
+
+	t.Run("executable", func(t *testing.T) {
+		// A file that is not JSON and is executable is a server to run,
+		// whatever its name, even without a directory in it.
+		t.Setenv("HANDS_TEST_UPSTREAM", "1")
+		t.Setenv("HANDS_UPSTREAM_ENV", "HANDS_TEST_UPSTREAM")
+		script := "#!/bin/sh\nexec '" + exe + "' -test.run='^TestUpstreamServer$'\n"
+		if err := os.WriteFile("server", []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for _, path := range []string{"./server", "server"} {
+			stdout, _, err := runCmd(t, "diff", upstreamOld, path)
+			if !errors.Is(err, errBreaking) || exitCode(err) != 1 {
+				t.Errorf("hands diff SNAPSHOT %s = %v, want breaking changes", path, err)
+			}
+			golden.Check(t, filepath.Join(goldenDir, "upstream.golden"), []byte(stdout))
 		}
 	})
 

@@ -65,9 +65,19 @@
 // list is a snapshot file (the JSON of an MCP tools/list result, as
 // tooltest.Snapshot and snapshot write it), an http(s) URL of an MCP
 // server's streamable HTTP endpoint (--header adds a header, such as
-// Authorization), or a command, split at spaces, that serves MCP on
-// stdio: so it checks any MCP server, not only hands. It exits 1 when a
-// change breaks the callers of OLD, and 0 otherwise. snapshot prints one
+// Authorization), an executable file, or a command, split at spaces, that
+// serves MCP on stdio: so it checks any MCP server, not only hands. A file
+// that exists is a snapshot when it starts with { or [ (after white
+// space), and otherwise a program to run if it is executable, whatever
+// its name. --mode forward checks the callers of NEW reaching a replica of
+// OLD (a rolling deploy), --mode full both ways (package compat's Mode);
+// --accept FILE accepts the breaking changes that its waivers name (lines
+// of TOOL [POINTER] [# reason]; compat.ParseWaivers), printed as
+// "accepted", and names on stderr each waiver that accepted nothing. It
+// exits 0 when no change breaks the callers of OLD, 1 when
+// one does, 2 for a mistake in the command line, and 3 when it could not
+// compare (a missing or invalid snapshot, a server that failed, did not
+// start or did not answer within --timeout). snapshot prints one
 // tool list as a snapshot file. version
 // prints the module version and, for a build from a checkout, the revision
 // it was built from, as in "hands v1.2.3" or "hands devel (rev 1a6bc8d,

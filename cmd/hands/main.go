@@ -54,10 +54,16 @@ func (e *usageError) Error() string { return e.msg }
 // Unwrap returns errReported when the error has been printed.
 func (e *usageError) Unwrap() error { return e.err }
 
+// exitCode is the status hands exits with after err: 2 for a usage
+// error, 3 when hands diff could not compare (a compareError), 1 for
+// anything else, a breaking change found by hands diff included.
 func exitCode(err error) int {
 	var uerr *usageError
 	if errors.As(err, &uerr) {
 		return 2
+	}
+	if _, ok := errors.AsType[*compareError](err); ok {
+		return 3
 	}
 	return 1
 }
@@ -68,7 +74,7 @@ Usage:
   hands serve [--http ADDR] [flags]                         serve the bundled tools over MCP
   hands schema [--dialect D] [TOOL…]                        print the tools as a provider's request takes them
   hands call TOOL 'JSON'                                    run a tool and print its result
-  hands diff OLD NEW                                        compare two tool lists; exit 1 if a change breaks callers
+  hands diff OLD NEW                                        compare two tool lists; exit 1 if a change breaks callers, 3 if they cannot be compared
   hands snapshot SOURCE                                     print a tool list as a snapshot file
   hands version                                             print the version
 
