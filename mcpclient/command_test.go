@@ -104,12 +104,16 @@ func TestCommandTransport(t *testing.T) {
 // that ignores the end of its input and SIGTERM kills it, after twice the
 // TerminateDuration.
 func TestCommandTransportClose(t *testing.T) {
-	tr := linesServer(t, "", true)
+	// The server writes its line once it ignores SIGTERM: reading it is
+	// knowing it does, however long a busy machine takes to start it.
+	tr := linesServer(t, `{"jsonrpc":"2.0","method":"notifications/ready"}`+"\n", true)
 	conn, err := tr.Connect(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(100 * time.Millisecond) // for the server to ignore SIGTERM
+	if _, err := conn.Read(t.Context()); err != nil {
+		t.Fatalf("the server's line: %v", err)
+	}
 	start := time.Now()
 	err = conn.Close()
 	took := time.Since(start)

@@ -226,7 +226,7 @@ func TestServeUpstream(t *testing.T) {
 	// The upstream's host_file, added with whisper, is named on stderr and
 	// not served: host_file is still the bundled tool.
 	for i := 0; !strings.Contains(stderr.String(), `"host_file" is used twice`); i++ {
-		if i == 100 {
+		if i == 1200 { // a minute
 			t.Fatalf("stderr does not say the upstream's host_file is not served:\n%s", stderr.String())
 		}
 		time.Sleep(50 * time.Millisecond)
