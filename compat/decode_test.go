@@ -194,9 +194,9 @@ func renameLists(n, width int) (old, new []compat.Tool) {
 // budget.
 func TestRenamesAreBounded(t *testing.T) {
 	lists := map[int][2][]compat.Tool{}
-	for _, n := range []int{50, 200} {
-		o, nw := renameLists(n, 300)
+	for _, n := range []int{25, 100} {
+		o, nw := renameLists(n, 60)
 		lists[n] = [2][]compat.Tool{o, nw}
 	}
-	cost.Linear(t, "renames", 50, 200, func(n int) { compat.Tools(lists[n][0], lists[n][1], nil) })
+	cost.Linear(t, "renames", 25, 100, func(n int) { compat.Tools(lists[n][0], lists[n][1], nil) })
 }
