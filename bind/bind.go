@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/msgtext"
+	"github.com/hands-go/hands/internal/redact"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/sqldb"
 	"gocloud.dev/blob"
@@ -357,17 +358,25 @@ func (b *binding) missing(prefix, path string) Problem {
 	return Problem{Name: b.name, Field: b.field, Err: fmt.Errorf("%w: %s", ErrMissing, hint)}
 }
 
+// shown returns a value as a message may show it: a URL's credentials
+// redacted, whether or not it parses.
+func (b *binding) shown(value string) string {
+	if b.kind == kindURL || b.kind.opened() {
+		return redact.URL(value)
+	}
+	return value
+}
+
 // invalid returns the problem of a value that could not fill the field.
-// The value is quoted, except a Secret's.
+// The value is quoted, except a Secret's, and a URL's credentials are
+// redacted from it and from err, which may quote the URL too.
 func (b *binding) invalid(value, source string, err error) Problem {
 	shown := " "
 	if b.kind != kindSecret {
-		if b.kind == kindURL || b.kind.opened() {
-			if u, perr := url.Parse(value); perr == nil {
-				value = u.Redacted()
-			}
-		}
-		shown = " " + msgtext.Quote(value, maxShown) + " "
+		shown = " " + msgtext.Quote(b.shown(value), maxShown) + " "
+	}
+	if b.kind == kindURL || b.kind.opened() {
+		err = redact.Error(err, value)
 	}
 	return Problem{Name: b.name, Field: b.field, Source: source,
 		Err: fmt.Errorf("%w%sfrom %s: %w", ErrInvalid, shown, source, err)}
