@@ -463,6 +463,10 @@ func bucketURL(s string) (*url.URL, error) {
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
 		return nil, errors.New("want a bucket URL, such as file://./data, mem:// or s3://bucket?region=auto")
 	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		// A '#' in a password or a value, which no driver reads past.
+		return nil, errors.New("the URL has a fragment; write # as %23 in a password or a value")
+	}
 	if u.Scheme == "file" {
 		switch u.Host {
 		case "", ".", "localhost":
@@ -493,6 +497,8 @@ func (b *binding) open(ctx context.Context, s string) (io.Closer, error) {
 }
 
 // openBucket opens the bucket at URL s through blob's default URL mux.
+// gocloud's drivers quote the URL they were given, which bucketURL may
+// have changed: its credentials are redacted there.
 func openBucket(ctx context.Context, s string) (*blob.Bucket, error) {
 	u, err := bucketURL(s)
 	if err != nil {
@@ -501,7 +507,11 @@ func openBucket(ctx context.Context, s string) (*blob.Bucket, error) {
 	if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
 		return nil, fmt.Errorf("no bucket driver for the scheme %q; the schemes are %v", u.Scheme, blob.DefaultURLMux().BucketSchemes())
 	}
-	return blob.DefaultURLMux().OpenBucketURL(ctx, u)
+	b, err := blob.DefaultURLMux().OpenBucketURL(ctx, u)
+	if err != nil {
+		return nil, redact.Error(err, u.String())
+	}
+	return b, nil
 }
 
 // A config is what a config file holds: the values, the problem of each

@@ -82,7 +82,9 @@
 // information and the value of every query parameter that bears one
 // (password, sslpassword, token, secret, api_key and the like) are
 // redacted, from the value and from the driver's error, even when the URL
-// does not parse (a bad %-escape in the password, say).
+// does not parse (a bad %-escape in the password, say). A resource's URL
+// with a fragment is refused: it is a '#' written unescaped (write %23) in
+// a password or a value, which no driver reads past.
 //
 // A file:// directory is created if it does not exist (the URL gets
 // create_dir=true unless it names create_dir itself), so a default such as

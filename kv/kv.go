@@ -291,8 +291,10 @@ func Open(ctx context.Context, s string) (*Store, error) { return defaultMux.Ope
 
 // CheckParams returns an error naming the first query parameter of u that
 // is not among known, or saying that the query does not parse (a bad
-// %-escape), since u.Query would drop the parameter. The error names the
-// URL with its credentials redacted. A driver's opener calls it first.
+// %-escape), since u.Query would drop the parameter, or that the URL has a
+// fragment (a '#' written unescaped in a password or a value, which ends
+// it there). The error names the URL with its credentials redacted. A
+// driver's opener calls it first.
 func CheckParams(u *url.URL, known ...string) error {
 	return urlmux.CheckParams("kv", u, known...)
 }

@@ -69,8 +69,10 @@ func Open(ctx context.Context, s string) (*sql.DB, error) {
 // CheckParams returns an error naming the first query parameter of u that
 // is not among known, so that a misspelt option is not silently ignored,
 // or saying that the query does not parse (a bad %-escape), since
-// u.Query would drop the parameter. The error names the URL with its
-// credentials redacted. A driver's opener calls it first.
+// u.Query would drop the parameter, or that the URL has a fragment (a '#'
+// written unescaped in a password or a value, which ends it there). The
+// error names the URL with its credentials redacted. A driver's opener
+// calls it first.
 func CheckParams(u *url.URL, known ...string) error {
 	return urlmux.CheckParams("sqldb", u, known...)
 }

@@ -41,9 +41,14 @@ func URL(s string) string {
 }
 
 // Error returns err with every spelling of every credential of the URL s
-// replaced by Mask in its text: as written, decoded, and escaped again for
-// a user's password, a path or a query, since drivers quote a URL in any
-// of them. An error whose text holds none is returned as it is. Another is
+// replaced by Mask in its text: as written, decoded, and escaped again as
+// each part of a URL escapes it, since drivers quote a URL that
+// url.URL.String wrote again; and the same for each piece of a credential
+// between the characters that end a part of a URL ('#', '?', '/', '@',
+// ':', '&', '=', ';'), since a credential that holds one unescaped is read
+// as several parts, each escaped its own way. A spelling shorter than 4
+// bytes is left, or the words of the message would go with it. An error
+// whose text holds none is returned as it is. Another is
 // replaced by one with the clean text, whose Unwrap returns what err's
 // returns, redacted the same way: errors.Is and errors.As reach every
 // error of the chain whose text holds no credential, and none that does.
@@ -52,7 +57,12 @@ func Error(err error, s string) error {
 		return nil
 	}
 	msg := err.Error()
-	clean := msg
+	// The URL itself, as written and as url.URL.String writes it again,
+	// first: its redaction keeps what is not a credential.
+	clean := strings.ReplaceAll(msg, s, URL(s))
+	if u, perr := url.Parse(s); perr == nil && u.String() != s {
+		clean = strings.ReplaceAll(clean, u.String(), URL(u.String()))
+	}
 	for _, f := range forms(s) {
 		clean = strings.ReplaceAll(clean, f, Mask)
 	}
@@ -88,6 +98,9 @@ func (e *redacted) Unwrap() []error {
 	return out
 }
 
+// ends are the characters that end a part of a URL.
+const ends = "#?/@:&=;"
+
 // minForm is the shortest spelling of a credential that Error replaces:
 // a shorter one would also hide the words of the message it occurs in.
 const minForm = 4
@@ -101,18 +114,38 @@ func forms(s string) []string {
 			out = append(out, f)
 		}
 	}
-	for _, r := range spans(s) {
-		raw := s[r.start:r.end]
+	spell := func(raw string) {
 		add(raw)
 		for _, unescape := range []func(string) (string, error){url.PathUnescape, url.QueryUnescape} {
 			d, err := unescape(raw)
 			if err != nil {
-				continue
+				d = raw // as a URL's parser keeps a part it need not decode
 			}
 			add(d)
 			add(url.QueryEscape(d))
 			add(url.PathEscape(d))
+			add((&url.URL{Path: d}).EscapedPath())
+			add((&url.URL{Fragment: d}).EscapedFragment())
+			add(strings.TrimPrefix((&url.URL{Host: d}).String(), "//"))
 			add(strings.TrimPrefix(url.UserPassword("", d).String(), ":"))
+			add(url.User(d).String())
+		}
+	}
+	for _, r := range spans(s) {
+		raw := s[r.start:r.end]
+		spell(raw)
+		// Each piece between two of the characters that end a part, and
+		// what comes before and after each: the parts a parser reads.
+		for piece := range strings.FieldsFuncSeq(raw, func(c rune) bool { return strings.ContainsRune(ends, c) }) {
+			if piece != raw {
+				spell(piece)
+			}
+		}
+		for i := range len(raw) {
+			if strings.IndexByte(ends, raw[i]) >= 0 {
+				spell(raw[:i])
+				spell(raw[i+1:])
+			}
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int { return cmp.Compare(len(b), len(a)) })

@@ -53,9 +53,17 @@ func (m *Mux[O]) Lookup(scheme string) (O, bool) {
 
 // CheckParams returns an error naming the first query parameter of u, in
 // sorted order, that is not among known, or saying that the query does not
-// parse, since url.URL.Query drops what it cannot read; pkg prefixes the
+// parse, since url.URL.Query drops what it cannot read, or that u has a
+// fragment, which no opener reads: it is a '#' written unescaped in a
+// password or a value, which would end it there. pkg prefixes the
 // message, which names the URL with its credentials redacted.
 func CheckParams(pkg string, u *url.URL, known ...string) error {
+	if u.Fragment != "" || u.RawFragment != "" {
+		// Without the fragment, which may be the rest of a password.
+		c := *u
+		c.Fragment, c.RawFragment = "", ""
+		return fmt.Errorf("%s: %s#…: the URL has a fragment; write # as %%23 in a password or a value", pkg, redact.URL(c.String()))
+	}
 	q, err := url.ParseQuery(u.RawQuery)
 	if err != nil {
 		// err quotes the bad escape, which may be part of a password.

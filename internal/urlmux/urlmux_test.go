@@ -15,6 +15,10 @@ func TestCheckParams(t *testing.T) {
 		{"postgres://h/db?sslpassword=Sekr1t-b&nonsense=1", `unknown query parameter "nonsense"`},
 		{"redis://h/0?prefix=a&password=Sekr1t%zz", "the query does not parse"},
 		{"redis://h/0?prefix=a;password=Sekr1t-b", "the query does not parse"},
+		// A '#' in a value: the rest is a fragment, which url.URL.String
+		// writes again with a '&' of its own unescaped.
+		{"postgres://h/db?sslpassword=Sek#r1t%26Sekr1t&x=1", "the URL has a fragment"},
+		{"redis://:12#Sekr1t@h/0", "the URL has a fragment"},
 	} {
 		u, err := url.Parse(c.url)
 		if err != nil {

@@ -46,17 +46,29 @@ const MinPiece = 4
 // Leaked returns a piece of secret, as written or escaped for a query, a
 // path or a user's password, of MinPiece bytes or more, that shown holds
 // and other, the same text made with Rot(secret), does not; "" if there is
-// none.
+// none. A piece whose only letters are x is not one: it may be the mask
+// ("xxxxx") next to the text around it, and Rot(secret) may change what
+// is masked, when the secret holds a parameter's name such as token=.
 func Leaked(secret, shown, other string) string {
 	forms := []string{secret, url.QueryEscape(secret), url.PathEscape(secret), strings.TrimPrefix(url.UserPassword("", secret).String(), ":")}
 	for _, form := range forms {
 		for i := range form {
 			for j := len(form); j >= i+MinPiece; j-- {
-				if w := form[i:j]; strings.Contains(shown, w) && !strings.Contains(other, w) {
+				if w := form[i:j]; strings.Contains(shown, w) && !strings.Contains(other, w) && telling(w) {
 					return w
 				}
 			}
 		}
 	}
 	return ""
+}
+
+// telling reports whether w has a byte that Rot changes other than x.
+func telling(w string) bool {
+	for i := range len(w) {
+		if c := w[i]; c >= utf8.RuneSelf || c != 'x' && rotByte(c) != c {
+			return true
+		}
+	}
+	return false
 }
