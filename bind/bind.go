@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hands-go/hands/internal/msgtext"
+	"github.com/hands-go/hands/internal/redact"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/sqldb"
 	"gocloud.dev/blob"
@@ -357,17 +358,25 @@ func (b *binding) missing(prefix, path string) Problem {
 	return Problem{Name: b.name, Field: b.field, Err: fmt.Errorf("%w: %s", ErrMissing, hint)}
 }
 
+// shown returns a value as a message may show it: a URL's credentials
+// redacted, whether or not it parses.
+func (b *binding) shown(value string) string {
+	if b.kind == kindURL || b.kind.opened() {
+		return redact.URL(value)
+	}
+	return value
+}
+
 // invalid returns the problem of a value that could not fill the field.
-// The value is quoted, except a Secret's.
+// The value is quoted, except a Secret's, and a URL's credentials are
+// redacted from it and from err, which may quote the URL too.
 func (b *binding) invalid(value, source string, err error) Problem {
 	shown := " "
 	if b.kind != kindSecret {
-		if b.kind == kindURL || b.kind.opened() {
-			if u, perr := url.Parse(value); perr == nil {
-				value = u.Redacted()
-			}
-		}
-		shown = " " + msgtext.Quote(value, maxShown) + " "
+		shown = " " + msgtext.Quote(b.shown(value), maxShown) + " "
+	}
+	if b.kind == kindURL || b.kind.opened() {
+		err = redact.Error(err, value)
 	}
 	return Problem{Name: b.name, Field: b.field, Source: source,
 		Err: fmt.Errorf("%w%sfrom %s: %w", ErrInvalid, shown, source, err)}
@@ -454,6 +463,10 @@ func bucketURL(s string) (*url.URL, error) {
 	if err != nil || u.Scheme == "" || u.Opaque != "" {
 		return nil, errors.New("want a bucket URL, such as file://./data, mem:// or s3://bucket?region=auto")
 	}
+	if u.Fragment != "" || u.RawFragment != "" {
+		// A '#' in a password or a value, which no driver reads past.
+		return nil, errors.New("the URL has a fragment; write # as %23 in a password or a value")
+	}
 	if u.Scheme == "file" {
 		switch u.Host {
 		case "", ".", "localhost":
@@ -484,6 +497,8 @@ func (b *binding) open(ctx context.Context, s string) (io.Closer, error) {
 }
 
 // openBucket opens the bucket at URL s through blob's default URL mux.
+// gocloud's drivers quote the URL they were given, which bucketURL may
+// have changed: its credentials are redacted there.
 func openBucket(ctx context.Context, s string) (*blob.Bucket, error) {
 	u, err := bucketURL(s)
 	if err != nil {
@@ -492,7 +507,11 @@ func openBucket(ctx context.Context, s string) (*blob.Bucket, error) {
 	if !blob.DefaultURLMux().ValidBucketScheme(u.Scheme) {
 		return nil, fmt.Errorf("no bucket driver for the scheme %q; the schemes are %v", u.Scheme, blob.DefaultURLMux().BucketSchemes())
 	}
-	return blob.DefaultURLMux().OpenBucketURL(ctx, u)
+	b, err := blob.DefaultURLMux().OpenBucketURL(ctx, u)
+	if err != nil {
+		return nil, redact.Error(err, u.String())
+	}
+	return b, nil
 }
 
 // A config is what a config file holds: the values, the problem of each

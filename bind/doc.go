@@ -77,7 +77,14 @@
 //	import _ "github.com/hands-go/hands/kv/rediskv"     // redis://:pw@host:6379/0
 //
 // Both are opened, and a server pinged, by Load, so that a wrong address or
-// password is a Problem at once; a Problem never shows a URL's password.
+// password is a Problem at once. A Problem never shows a credential of a
+// URL, of a resource or of a *url.URL field: the password of its user
+// information and the value of every query parameter that bears one
+// (password, sslpassword, token, secret, api_key and the like) are
+// redacted, from the value and from the driver's error, even when the URL
+// does not parse (a bad %-escape in the password, say). A resource's URL
+// with a fragment is refused: it is a '#' written unescaped (write %23) in
+// a password or a value, which no driver reads past.
 //
 // A file:// directory is created if it does not exist (the URL gets
 // create_dir=true unless it names create_dir itself), so a default such as

@@ -4,6 +4,7 @@ package bind_test
 // drivers of the schemes it uses, as gocloud.dev intends.
 import (
 	_ "github.com/hands-go/hands/kv/memkv"
+	_ "github.com/hands-go/hands/kv/rediskv"
 	_ "github.com/hands-go/hands/sqldb/pgdb"
 	_ "github.com/hands-go/hands/sqldb/sqlitedb"
 	_ "gocloud.dev/blob/fileblob"

@@ -11,6 +11,7 @@ import (
 	"github.com/hands-go/hands/internal/pgtest"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/sqldb"
+	"github.com/hands-go/hands/sqldb/pgdb"
 )
 
 // TestLoadDatabaseAndStore fills a *sql.DB and a *kv.Store from their
@@ -78,7 +79,12 @@ func TestLoadPostgresMessages(t *testing.T) {
 	if strings.Contains(err.Error(), "Sekr1t-wrong") || strings.Contains(err.Error(), srv.Password) {
 		t.Errorf("the problem shows a password: %v", err)
 	}
-	if err := bind.Load(t.Context(), &env, &bind.Options{LookupEnv: vars(map[string]string{"DB": srv.URL})}); err != nil {
+	// The server's role is a superuser, which pgdb refuses unless told.
+	err = bind.Load(t.Context(), &env, &bind.Options{LookupEnv: vars(map[string]string{"DB": srv.URL})})
+	if !errors.Is(err, pgdb.ErrPrivilegedRole) || strings.Contains(err.Error(), srv.Password) {
+		t.Errorf("Load of a superuser's URL = %v, want a problem that wraps pgdb.ErrPrivilegedRole without the password", err)
+	}
+	if err := bind.Load(t.Context(), &env, &bind.Options{LookupEnv: vars(map[string]string{"DB": srv.URL + "&allow_superuser=true"})}); err != nil {
 		t.Fatal(err)
 	}
 	defer bind.Close(&env)

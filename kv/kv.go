@@ -244,7 +244,10 @@ func (s *Store) As(target any) bool {
 // and registers it on DefaultURLMux in its init function.
 type Opener interface {
 	// OpenStore opens the store at u. It rejects query parameters it does
-	// not know, and its errors never hold a password.
+	// not know, and its errors never hold a credential: where they name the
+	// URL, the password of its user information and the value of every
+	// parameter that bears a credential (password, token, …) are redacted,
+	// as CheckParams does. u.Redacted is not enough: it keeps the query.
 	OpenStore(ctx context.Context, u *url.URL) (driver.Store, error)
 }
 
@@ -287,7 +290,11 @@ func DefaultURLMux() *URLMux { return &defaultMux }
 func Open(ctx context.Context, s string) (*Store, error) { return defaultMux.OpenStore(ctx, s) }
 
 // CheckParams returns an error naming the first query parameter of u that
-// is not among known. A driver's opener calls it first.
+// is not among known, or saying that the query does not parse (a bad
+// %-escape), since u.Query would drop the parameter, or that the URL has a
+// fragment (a '#' written unescaped in a password or a value, which ends
+// it there). The error names the URL with its credentials redacted. A
+// driver's opener calls it first.
 func CheckParams(u *url.URL, known ...string) error {
 	return urlmux.CheckParams("kv", u, known...)
 }

@@ -15,7 +15,10 @@
 // The result is an ordinary *sql.DB with the pool limits the driver set,
 // usable for anything database/sql does; close it on shutdown. Openers
 // reject query parameters they do not know, ping the database so that a
-// wrong address is found at once, and never put a password in an error.
+// wrong address is found at once, and never put a credential in an error:
+// neither the password of the URL's user information nor the value of a
+// parameter such as password or sslpassword, even in a URL that does not
+// parse.
 // Package bind opens a *sql.DB field from its URL the same way.
 //
 // # Running a model's statement

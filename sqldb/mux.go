@@ -15,7 +15,10 @@ import (
 type Opener interface {
 	// OpenDB opens the database at u, whose scheme is the opener's. It
 	// rejects query parameters it does not know, and its errors never hold
-	// a password (use u.Redacted to name the URL).
+	// a credential: where they name the URL, the password of its user
+	// information and the value of every parameter that bears a credential
+	// (password, sslpassword, token, …) are redacted, as CheckParams does.
+	// u.Redacted is not enough: it keeps the query.
 	OpenDB(ctx context.Context, u *url.URL) (*sql.DB, error)
 }
 
@@ -37,7 +40,8 @@ func (m *URLMux) ValidScheme(scheme string) bool {
 }
 
 // OpenDB opens the database at the URL s through the opener of its scheme.
-// Its errors name the URL with its password redacted.
+// A URL that does not parse is an error that does not quote it; the
+// openers' errors hold no credential (see Opener).
 func (m *URLMux) OpenDB(ctx context.Context, s string) (*sql.DB, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme == "" {
@@ -63,8 +67,12 @@ func Open(ctx context.Context, s string) (*sql.DB, error) {
 }
 
 // CheckParams returns an error naming the first query parameter of u that
-// is not among known, so that a misspelt option is not silently ignored. A
-// driver's opener calls it first.
+// is not among known, so that a misspelt option is not silently ignored,
+// or saying that the query does not parse (a bad %-escape), since
+// u.Query would drop the parameter, or that the URL has a fragment (a '#'
+// written unescaped in a password or a value, which ends it there). The
+// error names the URL with its credentials redacted. A driver's opener
+// calls it first.
 func CheckParams(u *url.URL, known ...string) error {
 	return urlmux.CheckParams("sqldb", u, known...)
 }

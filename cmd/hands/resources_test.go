@@ -53,3 +53,35 @@ func TestSQLSetting(t *testing.T) {
 		t.Errorf("the read-only description does not name HANDS_SQL_WRITE=true: %q", d)
 	}
 }
+
+// TestResourcePasswordsStayHidden sets HANDS_SQL, HANDS_KV and
+// HANDS_BUCKET to URLs that carry a password where url.URL.Redacted does
+// not hide it (the query, or a user's password with a bad escape) and
+// checks that neither --help nor the error of a command that opens them
+// shows it.
+func TestResourcePasswordsStayHidden(t *testing.T) {
+	const secret = "Sekr1t-4242"
+	for _, c := range []struct{ env, url string }{
+		{"HANDS_SQL", "postgres://app@127.0.0.1:1/db?sslmode=disable&password=" + secret},
+		{"HANDS_SQL", "postgres://app@127.0.0.1:1/db?sslmode=disable&sslpassword=" + secret},
+		{"HANDS_SQL", "postgres://app:" + secret + "%zz@127.0.0.1:1/db?sslmode=disable"},
+		{"HANDS_SQL", "postgres://app@127.0.0.1:1/db?sslmode=disable&password=" + secret + "%zz"},
+		{"HANDS_KV", "redis://127.0.0.1:1/0?password=" + secret},
+		{"HANDS_KV", "redis://:" + secret + "%zz@127.0.0.1:1/0"},
+		{"HANDS_BUCKET", "mem://app:" + secret + "@/?region=x"},
+		{"HANDS_BUCKET", "mem://?token=" + secret},
+	} {
+		inTempDir(t)
+		t.Setenv(c.env, c.url)
+		for _, args := range [][]string{{"serve", "--help"}, {"call", "--help"}, {"call", "sql_query", `{"sql":"SELECT 1"}`}, {"call", "kv_get", `{"key":"k"}`}} {
+			stdout, stderr, err := runCmd(t, args...)
+			shown := stdout + stderr
+			if err != nil {
+				shown += err.Error()
+			}
+			if strings.Contains(shown, "Sekr1t") {
+				t.Errorf("%s=%s hands %s shows the password:\n%s", c.env, c.url, strings.Join(args, " "), shown)
+			}
+		}
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"slices"
 	"sync"
+
+	"github.com/hands-go/hands/internal/redact"
 )
 
 // A Mux holds the opener of each scheme. The zero value is ready to use.
@@ -50,9 +52,23 @@ func (m *Mux[O]) Lookup(scheme string) (O, bool) {
 }
 
 // CheckParams returns an error naming the first query parameter of u, in
-// sorted order, that is not among known; pkg prefixes the message.
+// sorted order, that is not among known, or saying that the query does not
+// parse, since url.URL.Query drops what it cannot read, or that u has a
+// fragment, which no opener reads: it is a '#' written unescaped in a
+// password or a value, which would end it there. pkg prefixes the
+// message, which names the URL with its credentials redacted.
 func CheckParams(pkg string, u *url.URL, known ...string) error {
-	q := u.Query()
+	if u.Fragment != "" || u.RawFragment != "" {
+		// Without the fragment, which may be the rest of a password.
+		c := *u
+		c.Fragment, c.RawFragment = "", ""
+		return fmt.Errorf("%s: %s#…: the URL has a fragment; write # as %%23 in a password or a value", pkg, redact.URL(c.String()))
+	}
+	q, err := url.ParseQuery(u.RawQuery)
+	if err != nil {
+		// err quotes the bad escape, which may be part of a password.
+		return fmt.Errorf("%s: %s: the query does not parse: write %% as %%25 and ; as %%3B in a value", pkg, redact.URL(u.String()))
+	}
 	keys := make([]string, 0, len(q))
 	for k := range q {
 		keys = append(keys, k)
@@ -60,7 +76,7 @@ func CheckParams(pkg string, u *url.URL, known ...string) error {
 	slices.Sort(keys)
 	for _, k := range keys {
 		if !slices.Contains(known, k) {
-			return fmt.Errorf("%s: %s: unknown query parameter %q; the parameters are %v", pkg, u.Redacted(), k, known)
+			return fmt.Errorf("%s: %s: unknown query parameter %q; the parameters are %v", pkg, redact.URL(u.String()), k, known)
 		}
 	}
 	return nil

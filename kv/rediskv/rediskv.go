@@ -8,8 +8,10 @@
 // The query parameters are go-redis's dial_timeout, read_timeout,
 // write_timeout, pool_size, protocol and client_name, and prefix, put before
 // every Redis key the store uses (default "hands:kv:"); any other is an
-// error. The opener pings the server, so a wrong address or password is
-// found at once; no error names the password.
+// error, password among them: go-redis reads the password only from the
+// user information. The opener pings the server, so a wrong address or
+// password is found at once; no error names a password, the URL's being
+// shown with its credentials redacted even when it does not parse.
 //
 // An entry is a hash at PREFIX+"k:"+key, expired by Redis with PEXPIREAT,
 // and a member of the sorted set PREFIX+"index", which List reads in byte
@@ -24,6 +26,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/hands-go/hands/internal/redact"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/driver"
 	"github.com/redis/go-redis/v9"
@@ -56,12 +59,12 @@ func (opener) OpenStore(ctx context.Context, u *url.URL) (driver.Store, error) {
 	c.RawQuery = q.Encode()
 	opts, err := redis.ParseURL(c.String())
 	if err != nil {
-		return nil, fmt.Errorf("rediskv: %s: the URL does not parse", u.Redacted())
+		return nil, fmt.Errorf("rediskv: %s: the URL does not parse", redact.URL(u.String()))
 	}
 	client := redis.NewClient(opts)
 	if err := client.Ping(ctx).Err(); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("rediskv: connect to %s: %w", u.Redacted(), err)
+		return nil, fmt.Errorf("rediskv: connect to %s: %w", redact.URL(u.String()), redact.Error(err, u.String()))
 	}
 	return New(client, prefix), nil
 }

@@ -57,7 +57,11 @@ func TestRedis(t *testing.T) {
 		wrong.User = url.UserPassword("", "Sekr1t-wrong-pw")
 		closed := *u
 		closed.Host = "127.0.0.1:1"
-		for _, s := range []string{wrong.String(), closed.String(), srv.URL + "?db=3", srv.URL + "?dial_timeout=x"} {
+		// A password in the query is not one go-redis reads: an unknown
+		// parameter, named without its value, whether or not it parses.
+		query := "redis://" + srv.Addr + "/0?password=Sekr1t-wrong-pw"
+		for _, s := range []string{wrong.String(), closed.String(), srv.URL + "?db=3", srv.URL + "?dial_timeout=x",
+			query, query + "&prefix=%zz", strings.Replace(query, "Sekr1t", "Sekr1t%zz", 1)} {
 			st, err := kv.Open(t.Context(), s)
 			if err == nil {
 				st.Close()

@@ -2,22 +2,51 @@ package pgdb_test
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"errors"
 	"net/url"
+	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hands-go/hands/internal/pgtest"
 	"github.com/hands-go/hands/sqldb"
-	_ "github.com/hands-go/hands/sqldb/pgdb"
+	"github.com/hands-go/hands/sqldb/pgdb"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
+
+// documentedRole returns the statements that create the least-privilege
+// role in the package documentation, the indented block of pgdb.go that
+// starts with CREATE ROLE hands_sql.
+func documentedRole(t *testing.T) string {
+	t.Helper()
+	src, err := os.ReadFile("pgdb.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var block []string
+	for line := range strings.SplitSeq(string(src), "\n") {
+		if strings.HasPrefix(line, "//\tCREATE ROLE hands_sql ") || len(block) > 0 && strings.HasPrefix(line, "//\t") {
+			block = append(block, strings.TrimPrefix(line, "//\t"))
+		} else if len(block) > 0 {
+			break
+		}
+	}
+	if len(block) == 0 {
+		t.Fatal("pgdb.go's documentation has no block that starts with CREATE ROLE hands_sql")
+	}
+	return strings.Join(block, "\n")
+}
 
 // TestPostgres runs every test of a real server, started once.
 func TestPostgres(t *testing.T) {
 	srv := pgtest.Start(t)
-	db, err := sqldb.Open(t.Context(), srv.URL)
+	// The server's role is a superuser: the tests set up as one.
+	admin := srv.URL + "&allow_superuser=true"
+	db, err := sqldb.Open(t.Context(), admin)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,6 +202,197 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	// As whom a URL connects: the server's, another role with its password.
+	as := func(role, password string) string {
+		u, _ := url.Parse(srv.URL)
+		u.User = url.UserPassword(role, password)
+		return u.String()
+	}
+
+	// A role that could reach the database host is refused, unless the URL
+	// or the options allow it; so is a connection made after the role
+	// became one.
+	t.Run("privileged roles", func(t *testing.T) {
+		if _, err := db.Exec(`
+			CREATE ROLE priv_super LOGIN SUPERUSER PASSWORD 'pw-priv';
+			CREATE ROLE priv_read LOGIN PASSWORD 'pw-priv' IN ROLE pg_read_server_files;
+			CREATE ROLE priv_write LOGIN PASSWORD 'pw-priv' IN ROLE pg_write_server_files;
+			CREATE ROLE priv_mid NOLOGIN IN ROLE pg_execute_server_program;
+			CREATE ROLE priv_inherited LOGIN PASSWORD 'pw-priv' IN ROLE priv_mid;
+			CREATE ROLE priv_noinherit LOGIN NOINHERIT PASSWORD 'pw-priv' IN ROLE hands;
+			CREATE ROLE priv_createrole LOGIN CREATEROLE PASSWORD 'pw-priv';
+			CREATE ROLE priv_plain LOGIN PASSWORD 'pw-priv'`); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range []struct{ url, why string }{
+			{srv.URL, `the role "hands" is a superuser`},
+			{as("priv_super", "pw-priv"), `the role "priv_super" is a superuser`},
+			{as("priv_read", "pw-priv"), `the role "priv_read" is a member of pg_read_server_files`},
+			{as("priv_write", "pw-priv"), `the role "priv_write" is a member of pg_write_server_files`},
+			{as("priv_inherited", "pw-priv"), `the role "priv_inherited" is a member of pg_execute_server_program`},
+			{as("priv_noinherit", "pw-priv"), `the role "priv_noinherit" is a member of the superuser "hands"`},
+			{as("priv_createrole", "pw-priv"), `the role "priv_createrole" has CREATEROLE`},
+			{as("priv_plain", "pw-priv") + "&allow_superuser=false", `the role`},
+		} {
+			if c.url == as("priv_plain", "pw-priv")+"&allow_superuser=false" {
+				if _, err := db.Exec(`ALTER ROLE priv_plain SUPERUSER`); err != nil {
+					t.Fatal(err)
+				}
+			}
+			pdb, err := sqldb.Open(t.Context(), c.url)
+			if err == nil {
+				pdb.Close()
+				t.Errorf("Open(%s) = nil error, want a privileged role refused", c.url)
+				continue
+			}
+			if !errors.Is(err, pgdb.ErrPrivilegedRole) || !strings.Contains(err.Error(), c.why) || !strings.Contains(err.Error(), "allow_superuser=true") ||
+				strings.Contains(err.Error(), "pw-priv") || strings.Contains(err.Error(), srv.Password) {
+				t.Errorf("Open(%s) = %v\nwant an error that wraps ErrPrivilegedRole, says %s and allow_superuser=true, and holds no password", c.url, err, c.why)
+			}
+			pdb, err = sqldb.Open(t.Context(), strings.Replace(c.url, "&allow_superuser=false", "", 1)+"&allow_superuser=true")
+			if err != nil {
+				t.Errorf("Open(%s) with allow_superuser=true = %v", c.url, err)
+				continue
+			}
+			pdb.Close()
+		}
+		if _, err := db.Exec(`ALTER ROLE priv_plain NOSUPERUSER`); err != nil {
+			t.Fatal(err)
+		}
+
+		// Every new connection checks: one made after the role became a
+		// superuser is refused.
+		plain, err := sqldb.Open(t.Context(), as("priv_plain", "pw-priv")+"&max_open_conns=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer plain.Close()
+		if _, err := sqldb.Query(t.Context(), plain, `SELECT 1`, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`ALTER ROLE priv_plain SUPERUSER`); err != nil {
+			t.Fatal(err)
+		}
+		plain.SetMaxIdleConns(0) // closes the idle connection
+		if _, err := sqldb.Query(t.Context(), plain, `SELECT 1`, nil, nil); !errors.Is(err, pgdb.ErrPrivilegedRole) {
+			t.Errorf("a query on a new connection of a role become superuser = %v, want ErrPrivilegedRole", err)
+		}
+
+		if pdb, err := sqldb.Open(t.Context(), srv.URL+"&allow_superuser=yes-please"); err == nil || !strings.Contains(err.Error(), "allow_superuser=yes-please: want true or false") {
+			if pdb != nil {
+				pdb.Close()
+			}
+			t.Errorf("Open with allow_superuser=yes-please = %v", err)
+		}
+	})
+
+	t.Run("OpenConfig", func(t *testing.T) {
+		cfg, err := pgx.ParseConfig(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = pgdb.OpenConfig(t.Context(), cfg, nil)
+		if !errors.Is(err, pgdb.ErrPrivilegedRole) || !strings.Contains(err.Error(), "Options.AllowSuperuser") || strings.Contains(err.Error(), srv.Password) {
+			t.Errorf("OpenConfig of a superuser = %v, want ErrPrivilegedRole naming Options.AllowSuperuser, without the password", err)
+		}
+		cdb, err := pgdb.OpenConfig(t.Context(), cfg, &pgdb.Options{AllowSuperuser: true, MaxOpenConns: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cdb.Close()
+		if n := cdb.Stats().MaxOpenConnections; n != 2 {
+			t.Errorf("MaxOpenConnections = %d, want 2", n)
+		}
+		if _, err := sqldb.Query(t.Context(), cdb, `SELECT 1`, nil, nil); err != nil {
+			t.Error(err)
+		}
+	})
+
+	// The role the package documentation sets up, by its very statements:
+	// it reads what it was granted, and the server refuses the rest, in a
+	// writable session too, so that no refusal is the read-only
+	// transaction's.
+	t.Run("least-privilege role", func(t *testing.T) {
+		pw := rand.Text()
+		stmts := documentedRole(t)
+		readme, err := os.ReadFile("../../README.md")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(readme), "```sql\n"+stmts+"\n```") {
+			t.Errorf("README.md does not give the statements of the package documentation:\n%s", stmts)
+		}
+		for _, s := range []string{"'CHANGE-ME'", "DATABASE app "} {
+			if !strings.Contains(stmts, s) {
+				t.Fatalf("the documented statements have no %s to replace:\n%s", s, stmts)
+			}
+		}
+		stmts = strings.ReplaceAll(stmts, "'CHANGE-ME'", "'"+pw+"'")
+		stmts = strings.ReplaceAll(stmts, "DATABASE app ", "DATABASE postgres ")
+		if _, err := db.Exec(`CREATE TABLE secrets(v text); INSERT INTO secrets VALUES ('s')`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(stmts); err != nil {
+			t.Fatalf("the documented statements: %v\n%s", err, stmts)
+		}
+		ro, err := sqldb.Open(t.Context(), as("hands_sql", pw))
+		if err != nil {
+			t.Fatalf("Open as the documented role = %v", err)
+		}
+		defer ro.Close()
+		res, err := sqldb.Query(t.Context(), ro, `SELECT n.body, count(t.tag) FROM notes n LEFT JOIN tags t ON t.note = n.id GROUP BY n.id ORDER BY n.id`, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Rows) != 3 || res.Rows[0][0] != "one" {
+			t.Errorf("the role's query = %v", res.Rows)
+		}
+		// Another session of the role, which the model must not end.
+		other, err := ro.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		var pid int
+		if err := other.QueryRowContext(t.Context(), `SELECT pg_backend_pid()`).Scan(&pid); err != nil {
+			t.Fatal(err)
+		}
+		var hands int
+		if err := db.QueryRow(`SELECT pg_backend_pid()`).Scan(&hands); err != nil {
+			t.Fatal(err)
+		}
+		w := &sqldb.QueryOptions{Write: true}
+		for _, c := range []struct {
+			stmt string
+			args []any
+		}{
+			{`COPY (SELECT 1) TO PROGRAM 'true'`, nil},
+			{`SELECT pg_read_file('PG_VERSION')`, nil},
+			{`SELECT lo_import('/etc/hostname')`, nil},
+			{`SELECT rolpassword FROM pg_authid`, nil},
+			{`SET ROLE hands`, nil},
+			{`SELECT pg_terminate_backend($1)`, []any{pid}},
+			{`SELECT pg_cancel_backend($1)`, []any{pid}},
+			{`SELECT pg_terminate_backend($1)`, []any{hands}},
+			{`SELECT v FROM secrets`, nil},
+			{`INSERT INTO notes(body) VALUES ('x')`, nil},
+			{`CREATE TABLE planted(x int)`, nil},
+			{`CREATE FUNCTION public.lower(text) RETURNS text LANGUAGE sql AS 'SELECT $1'`, nil},
+		} {
+			_, err := sqldb.Query(t.Context(), ro, c.stmt, c.args, w)
+			pe, ok := errors.AsType[*pgconn.PgError](err)
+			if !ok || pe.Code != "42501" {
+				t.Errorf("%s as the documented role = %v, want a refusal for want of privilege (42501)", c.stmt, err)
+			}
+		}
+		if err := other.PingContext(t.Context()); err != nil {
+			t.Errorf("the role's other session ended: %v", err)
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3", n)
+		}
+	})
+
 	// No message names the password: a wrong password, a wrong port, a bad
 	// parameter, a refused statement.
 	t.Run("messages", func(t *testing.T) {
@@ -183,7 +403,16 @@ func TestPostgres(t *testing.T) {
 		closed.Host = "127.0.0.1:1"
 		bad := *u
 		bad.RawQuery = "sslmode=disable&pool=9"
-		for _, s := range []string{wrong.String(), closed.String(), bad.String(), strings.Replace(srv.URL, "sslmode=disable", "sslmode=nonsense", 1)} {
+		// The password in the query, where libpq and pgx read it too, and
+		// sslpassword, the key's.
+		query := *u
+		query.User = url.User("hands")
+		query.RawQuery = "sslmode=disable&password=Sekr1t-wrong-pw"
+		sslpw := query
+		sslpw.RawQuery = "sslmode=disable&sslpassword=Sekr1t-wrong-pw"
+		for _, s := range []string{wrong.String(), closed.String(), bad.String(), strings.Replace(srv.URL, "sslmode=disable", "sslmode=nonsense", 1),
+			query.String(), query.String() + "&pool=9", query.String() + "&options=%zz", sslpw.String(), sslpw.String() + "&pool=9",
+			strings.Replace(query.String(), "Sekr1t", "Sekr1t%zz", 1), strings.Replace(srv.URL, "@", "%zzSekr1t-wrong-pw@", 1)} {
 			db, err := sqldb.Open(t.Context(), s)
 			if err == nil {
 				db.Close()
