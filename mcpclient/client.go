@@ -520,7 +520,7 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			continue
 		}
 		if max := cmp.Or(c.opts.MaxToolBytes, DefaultMaxToolBytes); max > 0 && len(def) > max {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}})
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}, Err: ErrToolRefused})
 			continue
 		}
 		schemas, err := c.schemasOf(mt)
