@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
@@ -145,7 +146,16 @@ type Options struct {
 	// carrying the call's progress token in its _meta (progressToken), or
 	// the ID of a task the client created for the call and still awaits
 	// (_meta io.modelcontextprotocol/related-task). Nothing else on the
-	// wire ties a request to a call.
+	// wire ties a request to a call. But on any other transport (stdio
+	// above all), the server's requests all come on the one connection,
+	// whose calls under way the client knows; servers there seldom name
+	// the call (the TypeScript SDK's sendRequest names none). So a request
+	// that names nothing (no progress token, no task) is put down to the
+	// one call under way, when there is one, and ctx is that call's; when
+	// there are several, ctx is the request's own and holds theirs
+	// (CallsUnderWay), for a relay that can tell whether they are all one
+	// caller's; when there are none, a relay refuses. A request that names
+	// a token or a task of no call under way belongs to none.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
@@ -191,6 +201,11 @@ type Client struct {
 	created    chan struct{}         // closed, and replaced, when one is answered
 	tokens     atomic.Uint64
 	secret     string // seals the call a server's request is marked with (callMetaKey)
+	// oneStream is set when the server's requests all come on one stream,
+	// outside every call's (any transport but streamable HTTP): a request
+	// that names no call is then put down to the calls under way
+	// (callOf).
+	oneStream bool
 
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
@@ -237,6 +252,8 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	c.client = client
+	_, streamable := transport.(*mcp.StreamableClientTransport)
+	c.oneStream = !streamable
 	c.addTaskMethods()
 	session, err := c.handshake(ctx, transport)
 	if err != nil {
@@ -317,6 +334,22 @@ func (c *Client) keep(ctx context.Context) {
 // know whose the request is, and must not guess.
 var ErrUnattributed = errors.New("mcpclient: the server's request names no call under way")
 
+// callsKey is the context key of the calls under way that a server's
+// request may belong to (CallsUnderWay).
+type callsKey struct{}
+
+// CallsUnderWay returns, from the ctx that Options.Elicit or Options.Sample
+// is given for a request that names no call, the contexts of the calls
+// of the client's tools under way when it came, in the order they began:
+// those it may belong to, which a relay may tell apart by what it knows of
+// their callers. It returns nil when the request names its call (ctx is
+// then the call's), and over streamable HTTP, where a request that names
+// no call came outside every call's stream.
+func CallsUnderWay(ctx context.Context) []context.Context {
+	calls, _ := ctx.Value(callsKey{}).([]context.Context)
+	return calls
+}
+
 // callOf returns the context of the call a server's request belongs to
 // (see Options.Elicit), ended when either it or the request is; or, when
 // the request names no call under way, the request's own ctx. A request
@@ -324,10 +357,20 @@ var ErrUnattributed = errors.New("mcpclient: the server's request names no call 
 // session marks the requests on a call's stream with it (callMetaKey,
 // which is removed here), and a server may send it itself as the
 // request's progressToken. Failing that, it names the call by the task
-// the call created (related-task; see taskCall).
+// the call created (related-task; see taskCall). A request that names
+// nothing, on a transport whose server's requests all come on one stream
+// (stdio, and any but streamable HTTP), where the calls under way are all
+// the connection's, belongs to the one call under way, when there is one;
+// when there are several, the request's ctx holds them (CallsUnderWay).
+// A request that names something else — a token or a task of no call
+// under way, a forged mark — belongs to none.
 func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context, context.CancelFunc) {
 	meta := params.GetMeta()
+	_, named := meta["progressToken"]
 	token, _ := meta["progressToken"].(string)
+	if _, ok := meta[callMetaKey]; ok {
+		named = true
+	}
 	if mark, ok := meta[callMetaKey].(string); ok {
 		delete(meta, callMetaKey)
 		if secret, marked, ok := strings.Cut(mark, " "); ok && secret == c.secret {
@@ -339,7 +382,21 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	c.progressMu.Unlock()
 	if f == nil {
 		if id := relatedTask(meta); id != "" {
+			named = true
 			f = c.taskCall(ctx, id)
+		}
+	}
+	if f == nil && !named && c.oneStream {
+		under := c.underWay()
+		switch {
+		case len(under) == 1:
+			f = under[0]
+		case len(under) > 1:
+			calls := make([]context.Context, len(under))
+			for i, u := range under {
+				calls[i] = u.ctx
+			}
+			return context.WithValue(ctx, callsKey{}, calls), func() {}
 		}
 	}
 	if f == nil {
@@ -348,6 +405,15 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	call, cancel := context.WithCancel(f.ctx)
 	stop := context.AfterFunc(ctx, cancel)
 	return call, func() { stop(); cancel() }
+}
+
+// underWay returns the calls under way, in the order they began.
+func (c *Client) underWay() []*forwarder {
+	c.progressMu.Lock()
+	under := slices.Collect(maps.Values(c.progress))
+	c.progressMu.Unlock()
+	slices.SortFunc(under, func(a, b *forwarder) int { return cmp.Compare(a.began, b.began) })
+	return under
 }
 
 func nameOr(name, fallback string) string {

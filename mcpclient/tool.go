@@ -284,11 +284,12 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
-		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
+		n := c.tokens.Add(1)
+		token := "hands-" + strconv.FormatUint(n, 10)
 		// The token names the call in the server's requests (callOf) too, so
 		// it is sent whether or not anyone reads the call's progress.
 		params.SetProgressToken(token)
-		stop := c.forward(ctx, token, tool.ReportsProgress(ctx))
+		stop := c.forward(ctx, token, n, tool.ReportsProgress(ctx))
 		res, err := c.callTool(ctx, params, asTask)
 		stop()
 		if err != nil {
@@ -440,6 +441,7 @@ func text(res *mcp.CallToolResult) string {
 // goroutine of the call passes it on.
 type forwarder struct {
 	ctx    context.Context // the call's
+	began  uint64          // the number of the call's progress token: calls begin in its order
 	mu     sync.Mutex
 	latest *mcp.ProgressNotificationParams
 	wake   chan struct{} // capacity 1
@@ -467,8 +469,8 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 // (causedBy finds it there) and, when report is set, passes the progress
 // reported for token to tool.Progress(ctx) on a goroutine of its own; stop
 // returns once the last report is passed on.
-func (c *Client) forward(ctx context.Context, token string, report bool) (stop func()) {
-	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
+func (c *Client) forward(ctx context.Context, token string, began uint64, report bool) (stop func()) {
+	f := &forwarder{ctx: ctx, began: began, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()

@@ -109,15 +109,16 @@ func TestServeRelaysElicitationAndSampling(t *testing.T) {
 }
 
 // serveInFront runs hands serve over HTTP in front of the upstream at
-// upstream until the test ends, and returns its endpoint.
-func serveInFront(t *testing.T, upstream string) string {
+// upstream, with args besides, until the test ends, and returns its
+// endpoint.
+func serveInFront(t *testing.T, upstream string, args ...string) string {
 	t.Helper()
 	inTempDir(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	stderrR, stderrW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream}, strings.NewReader(""), io.Discard, stderrW)
+		done <- run(ctx, append([]string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), io.Discard, stderrW)
 		stderrW.Close()
 	}()
 	t.Cleanup(func() { cancel(); <-done })
