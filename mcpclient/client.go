@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -201,11 +202,12 @@ type Client struct {
 	created    chan struct{}         // closed, and replaced, when one is answered
 	tokens     atomic.Uint64
 	secret     string // seals the call a server's request is marked with (callMetaKey)
-	// oneStream is set when the server's requests all come on one stream,
-	// outside every call's (any transport but streamable HTTP): a request
-	// that names no call is then put down to the calls under way
-	// (callOf).
-	oneStream bool
+	// arrivals are the calls under way when each of the server's requests
+	// to relay arrived on a transport other than streamable HTTP, by the
+	// number its arrivalMetaKey mark carries, until callOf takes them.
+	arrivals    map[uint64][]*forwarder
+	arrivalSeq  uint64
+	arrivalLost uint64 // arrivals below this number were dropped
 
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
@@ -252,8 +254,6 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "hands", Version: buildinfo.Read().Version}, copts)
 	c.client = client
-	_, streamable := transport.(*mcp.StreamableClientTransport)
-	c.oneStream = !streamable
 	c.addTaskMethods()
 	session, err := c.handshake(ctx, transport)
 	if err != nil {
@@ -340,11 +340,12 @@ type callsKey struct{}
 
 // CallsUnderWay returns, from the ctx that Options.Elicit or Options.Sample
 // is given for a request that names no call, the contexts of the calls
-// of the client's tools under way when it came, in the order they began:
-// those it may belong to, which a relay may tell apart by what it knows of
-// their callers. It returns nil when the request names its call (ctx is
-// then the call's), and over streamable HTTP, where a request that names
-// no call came outside every call's stream.
+// of the client's tools under way when it arrived, in the order they
+// began: those it may belong to, which a relay may tell apart by what it
+// knows of their callers. The context of a call that has returned since
+// is ended (its values stay). It returns nil when the request names its
+// call (ctx is then the call's), and over streamable HTTP, where a
+// request that names no call came outside every call's stream.
 func CallsUnderWay(ctx context.Context) []context.Context {
 	calls, _ := ctx.Value(callsKey{}).([]context.Context)
 	return calls
@@ -360,12 +361,21 @@ func CallsUnderWay(ctx context.Context) []context.Context {
 // the call created (related-task; see taskCall). A request that names
 // nothing, on a transport whose server's requests all come on one stream
 // (stdio, and any but streamable HTTP), where the calls under way are all
-// the connection's, belongs to the one call under way, when there is one;
-// when there are several, the request's ctx holds them (CallsUnderWay).
-// A request that names something else — a token or a task of no call
-// under way, a forged mark — belongs to none.
+// the connection's, belongs to the one call under way when it arrived
+// (markArrival), if there was one and it still is; when there were
+// several, the request's ctx holds them (CallsUnderWay). The calls are
+// those of its arrival, not of now: the SDK runs the handler later, by
+// when a call the request belongs to may have returned and left another
+// alone. A request that names something else — a token or a task of no
+// call under way, a forged mark — belongs to none.
 func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context, context.CancelFunc) {
 	meta := params.GetMeta()
+	var arrival []*forwarder
+	arrived := false
+	if mark, ok := meta[arrivalMetaKey]; ok {
+		delete(meta, arrivalMetaKey)
+		arrival, arrived = c.takeArrival(mark)
+	}
 	_, named := meta["progressToken"]
 	token, _ := meta["progressToken"].(string)
 	if _, ok := meta[callMetaKey]; ok {
@@ -386,15 +396,21 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 			f = c.taskCall(ctx, id)
 		}
 	}
-	if f == nil && !named && c.oneStream {
-		under := c.underWay()
+	if f == nil && !named && arrived {
+		c.progressMu.Lock()
+		defer c.progressMu.Unlock()
 		switch {
-		case len(under) == 1:
-			f = under[0]
-		case len(under) > 1:
-			calls := make([]context.Context, len(under))
-			for i, u := range under {
-				calls[i] = u.ctx
+		case len(arrival) == 1 && !arrival[0].ended:
+			f = arrival[0]
+		case len(arrival) > 1:
+			calls := make([]context.Context, len(arrival))
+			for i, a := range arrival {
+				calls[i] = a.ctx
+				if a.ended {
+					ended, cancel := context.WithCancelCause(a.ctx)
+					cancel(errCallEnded)
+					calls[i] = ended
+				}
 			}
 			return context.WithValue(ctx, callsKey{}, calls), func() {}
 		}
@@ -407,13 +423,76 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	return call, func() { stop(); cancel() }
 }
 
-// underWay returns the calls under way, in the order they began.
-func (c *Client) underWay() []*forwarder {
+// errCallEnded ends the context CallsUnderWay gives of a call that was
+// under way when the server's request arrived and has returned since.
+var errCallEnded = errors.New("mcpclient: the call has returned")
+
+// arrivalMetaKey is the _meta key with which a server's request to relay,
+// on a transport other than streamable HTTP, is marked when it arrives:
+// the client's secret and the number of the calls then under way in
+// Client.arrivals.
+const arrivalMetaKey = "hands/arrival"
+
+// maxArrivals bounds Client.arrivals: the marks of requests the SDK
+// refused before their handler ran are never taken.
+const maxArrivals = 256
+
+// markArrival returns params, those of a request to relay that has just
+// arrived, marked (arrivalMetaKey) with the calls under way now, which
+// the request may belong to; or params as they are when they cannot be
+// read, for the SDK to refuse.
+func (c *Client) markArrival(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params
+	}
+	var meta map[string]any
+	if len(p["_meta"]) > 0 && json.Unmarshal(p["_meta"], &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = map[string]any{}
+	}
 	c.progressMu.Lock()
 	under := slices.Collect(maps.Values(c.progress))
-	c.progressMu.Unlock()
 	slices.SortFunc(under, func(a, b *forwarder) int { return cmp.Compare(a.began, b.began) })
-	return under
+	if c.arrivals == nil {
+		c.arrivals = map[uint64][]*forwarder{}
+	}
+	c.arrivalSeq++
+	n := c.arrivalSeq
+	c.arrivals[n] = under
+	for ; len(c.arrivals) > maxArrivals; c.arrivalLost++ {
+		delete(c.arrivals, c.arrivalLost)
+	}
+	c.progressMu.Unlock()
+	meta[arrivalMetaKey] = c.secret + " " + strconv.FormatUint(n, 10)
+	var err error
+	if p["_meta"], err = json.Marshal(meta); err != nil {
+		return params
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// takeArrival returns, and forgets, the calls under way when the request
+// that mark (arrivalMetaKey) marks arrived; false for a mark the client
+// did not make.
+func (c *Client) takeArrival(mark any) ([]*forwarder, bool) {
+	s, _ := mark.(string)
+	secret, id, ok := strings.Cut(s, " ")
+	n, err := strconv.ParseUint(id, 10, 64)
+	if !ok || err != nil || secret != c.secret {
+		return nil, false
+	}
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	under, ok := c.arrivals[n]
+	delete(c.arrivals, n)
+	return under, ok
 }
 
 func nameOr(name, fallback string) string {

@@ -442,6 +442,7 @@ func text(res *mcp.CallToolResult) string {
 type forwarder struct {
 	ctx    context.Context // the call's
 	began  uint64          // the number of the call's progress token: calls begin in its order
+	ended  bool            // the call has returned; guarded by Client.progressMu
 	mu     sync.Mutex
 	latest *mcp.ProgressNotificationParams
 	wake   chan struct{} // capacity 1
@@ -478,6 +479,7 @@ func (c *Client) forward(ctx context.Context, token string, began uint64, report
 		return func() {
 			c.progressMu.Lock()
 			delete(c.progress, token)
+			f.ended = true
 			c.progressMu.Unlock()
 		}
 	}
@@ -502,6 +504,7 @@ func (c *Client) forward(ctx context.Context, token string, began uint64, report
 	return func() {
 		c.progressMu.Lock()
 		delete(c.progress, token)
+		f.ended = true
 		c.progressMu.Unlock()
 		close(done)
 		wg.Wait()

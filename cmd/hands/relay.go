@@ -40,10 +40,11 @@ func relaySample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.Creat
 //
 //   - the call the request names, or, on a stdio upstream, the one call
 //     under way on it (mcpclient.Options.Elicit);
-//   - on a stdio upstream with several calls under way, the first of them
-//     when they are all one caller's (one session, or one user of a
-//     verified token): the question goes to that caller whichever of its
-//     calls caused it, and the answer to the upstream's request;
+//   - on a stdio upstream with several calls under way when the request
+//     arrived, the first of them still under way, when they are all one
+//     caller's (one session, or one user of a verified token): the
+//     question goes to that caller whichever of its calls caused it, and
+//     the answer to the upstream's request;
 //   - otherwise none: mcpclient.ErrUnattributed.
 //
 // done releases the context.
@@ -59,12 +60,19 @@ func callerOf(ctx context.Context) (_ context.Context, done func(), err error) {
 	if !ok {
 		return nil, nil, mcpclient.ErrUnattributed
 	}
-	for _, c := range calls[1:] {
+	var open context.Context // the first call still under way
+	for _, c := range calls {
 		if req, ok := mcpserver.RequestFrom(c); !ok || !sameCaller(first, req) {
 			return nil, nil, mcpclient.ErrUnattributed
 		}
+		if open == nil && c.Err() == nil {
+			open = c
+		}
 	}
-	call, cancel := context.WithCancel(calls[0])
+	if open == nil {
+		return nil, nil, mcpclient.ErrUnattributed
+	}
+	call, cancel := context.WithCancel(open)
 	stop := context.AfterFunc(ctx, cancel)
 	return call, func() { stop(); cancel() }, nil
 }

@@ -146,7 +146,9 @@ func TestUpstreamSignInWait(t *testing.T) {
 		if !errors.Is(err, errUpstreamTimeout) {
 			t.Errorf("connectUpstream to an upstream that does not answer: %v, want errUpstreamTimeout", err)
 		}
-		if took := time.Since(start); took != mcpclient.DefaultListTimeout {
+		// The SDK may take a few seconds more to close the session; the
+		// bound of the listings, with the sign-in's wait, is minutes away.
+		if took := time.Since(start); took < mcpclient.DefaultListTimeout || took > mcpclient.DefaultListTimeout+10*time.Second {
 			t.Errorf("the connection ended after %v, want %v", took, mcpclient.DefaultListTimeout)
 		}
 	})
