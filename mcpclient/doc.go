@@ -62,6 +62,12 @@
 // are none, or over streamable HTTP, where such a request came outside
 // every call, it is refused.
 //
+// A gateway whose own client takes requests in the call's result (MCP
+// from 2026-07-28) ends the call with the error that asks for the answer
+// (Interrupt): the tool's handler returns it, the call to the server is
+// cancelled, and the call made again with the answer asks the server
+// again, whose request then gets the answer.
+//
 // # Tasks
 //
 // A remote tool whose execution.taskSupport is "required" is called as an

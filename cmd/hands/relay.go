@@ -2,9 +2,11 @@ package main
 
 import (
 	"context"
+	"errors"
 
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -14,14 +16,17 @@ import (
 // mcpclient.ErrUnattributed when no single client's call can have caused
 // it: with several clients calling, any guess could show one user's
 // question to another. It refuses with mcpserver.ErrUnsupported when that
-// client did not declare the capability.
+// client did not declare the capability. A client that takes the request
+// in the call's result gets it there (interruptOn).
 func relayElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, done, err := callerOf(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
-	return mcpserver.ElicitRequest(ctx, req.Params)
+	res, err := mcpserver.ElicitRequest(ctx, req.Params)
+	interruptOn(ctx, err)
+	return res, err
 }
 
 // relaySample passes an upstream's sampling request on as relayElicit
@@ -32,7 +37,20 @@ func relaySample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.Creat
 		return nil, err
 	}
 	defer done()
-	return mcpserver.Sample(ctx, req.Params)
+	res, err := mcpserver.Sample(ctx, req.Params)
+	interruptOn(ctx, err)
+	return res, err
+}
+
+// interruptOn ends the call of ctx with err when err says the client takes
+// the request in the call's result (protocol versions from 2026-07-28,
+// stateless HTTP among them): the call's result asks the client, which
+// calls again with the answer; the upstream call is cancelled, and the
+// new one's request gets the answer (mcpclient.Interrupt).
+func interruptOn(ctx context.Context, err error) {
+	if errors.Is(err, tool.ErrInterrupted) {
+		mcpclient.Interrupt(ctx, err)
+	}
 }
 
 // callerOf returns the context of the call of a client of serve that an
