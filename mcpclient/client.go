@@ -152,11 +152,11 @@ type Options struct {
 	// whose calls under way the client knows; servers there seldom name
 	// the call (the TypeScript SDK's sendRequest names none). So a request
 	// that names nothing (no progress token, no task) is put down to the
-	// one call under way, when there is one, and ctx is that call's; when
-	// there are several, ctx is the request's own and holds theirs
-	// (CallsUnderWay), for a relay that can tell whether they are all one
-	// caller's; when there are none, a relay refuses. A request that names
-	// a token or a task of no call under way belongs to none.
+	// one call under way when it arrived, if it still is, and ctx is that
+	// call's; when there were several, ctx is the request's own and holds
+	// theirs (CallsUnderWay), for a relay that can tell whether they are
+	// all one caller's; when there were none, a relay refuses. A request
+	// that names a token or a task of no call under way belongs to none.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
