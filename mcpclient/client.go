@@ -9,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -145,7 +147,16 @@ type Options struct {
 	// carrying the call's progress token in its _meta (progressToken), or
 	// the ID of a task the client created for the call and still awaits
 	// (_meta io.modelcontextprotocol/related-task). Nothing else on the
-	// wire ties a request to a call.
+	// wire ties a request to a call. But on any other transport (stdio
+	// above all), the server's requests all come on the one connection,
+	// whose calls under way the client knows; servers there seldom name
+	// the call (the TypeScript SDK's sendRequest names none). So a request
+	// that names nothing (no progress token, no task) is put down to the
+	// one call under way when it arrived, if it still is, and ctx is that
+	// call's; when there were several, ctx is the request's own and holds
+	// theirs (CallsUnderWay), for a relay that can tell whether they are
+	// all one caller's; when there were none, a relay refuses. A request
+	// that names a token or a task of no call under way belongs to none.
 	Elicit func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error)
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
@@ -191,6 +202,12 @@ type Client struct {
 	created    chan struct{}         // closed, and replaced, when one is answered
 	tokens     atomic.Uint64
 	secret     string // seals the call a server's request is marked with (callMetaKey)
+	// arrivals are the calls under way when each of the server's requests
+	// to relay arrived on a transport other than streamable HTTP, by the
+	// number its arrivalMetaKey mark carries, until callOf takes them.
+	arrivals    map[uint64][]*forwarder
+	arrivalSeq  uint64
+	arrivalLost uint64 // arrivals below this number were dropped
 
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
@@ -317,6 +334,23 @@ func (c *Client) keep(ctx context.Context) {
 // know whose the request is, and must not guess.
 var ErrUnattributed = errors.New("mcpclient: the server's request names no call under way")
 
+// callsKey is the context key of the calls under way that a server's
+// request may belong to (CallsUnderWay).
+type callsKey struct{}
+
+// CallsUnderWay returns, from the ctx that Options.Elicit or Options.Sample
+// is given for a request that names no call, the contexts of the calls
+// of the client's tools under way when it arrived, in the order they
+// began: those it may belong to, which a relay may tell apart by what it
+// knows of their callers. The context of a call that has returned since
+// is ended (its values stay). It returns nil when the request names its
+// call (ctx is then the call's), and over streamable HTTP, where a
+// request that names no call came outside every call's stream.
+func CallsUnderWay(ctx context.Context) []context.Context {
+	calls, _ := ctx.Value(callsKey{}).([]context.Context)
+	return calls
+}
+
 // callOf returns the context of the call a server's request belongs to
 // (see Options.Elicit), ended when either it or the request is; or, when
 // the request names no call under way, the request's own ctx. A request
@@ -324,10 +358,29 @@ var ErrUnattributed = errors.New("mcpclient: the server's request names no call 
 // session marks the requests on a call's stream with it (callMetaKey,
 // which is removed here), and a server may send it itself as the
 // request's progressToken. Failing that, it names the call by the task
-// the call created (related-task; see taskCall).
+// the call created (related-task; see taskCall). A request that names
+// nothing, on a transport whose server's requests all come on one stream
+// (stdio, and any but streamable HTTP), where the calls under way are all
+// the connection's, belongs to the one call under way when it arrived
+// (markArrival), if there was one and it still is; when there were
+// several, the request's ctx holds them (CallsUnderWay). The calls are
+// those of its arrival, not of now: the SDK runs the handler later, by
+// when a call the request belongs to may have returned and left another
+// alone. A request that names something else — a token or a task of no
+// call under way, a forged mark — belongs to none.
 func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context, context.CancelFunc) {
 	meta := params.GetMeta()
+	var arrival []*forwarder
+	arrived := false
+	if mark, ok := meta[arrivalMetaKey]; ok {
+		delete(meta, arrivalMetaKey)
+		arrival, arrived = c.takeArrival(mark)
+	}
+	_, named := meta["progressToken"]
 	token, _ := meta["progressToken"].(string)
+	if _, ok := meta[callMetaKey]; ok {
+		named = true
+	}
 	if mark, ok := meta[callMetaKey].(string); ok {
 		delete(meta, callMetaKey)
 		if secret, marked, ok := strings.Cut(mark, " "); ok && secret == c.secret {
@@ -339,7 +392,27 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	c.progressMu.Unlock()
 	if f == nil {
 		if id := relatedTask(meta); id != "" {
+			named = true
 			f = c.taskCall(ctx, id)
+		}
+	}
+	if f == nil && !named && arrived {
+		c.progressMu.Lock()
+		defer c.progressMu.Unlock()
+		switch {
+		case len(arrival) == 1 && !arrival[0].ended:
+			f = arrival[0]
+		case len(arrival) > 1:
+			calls := make([]context.Context, len(arrival))
+			for i, a := range arrival {
+				calls[i] = a.ctx
+				if a.ended {
+					ended, cancel := context.WithCancelCause(a.ctx)
+					cancel(errCallEnded)
+					calls[i] = ended
+				}
+			}
+			return context.WithValue(ctx, callsKey{}, calls), func() {}
 		}
 	}
 	if f == nil {
@@ -348,6 +421,78 @@ func (c *Client) callOf(ctx context.Context, params mcp.Params) (context.Context
 	call, cancel := context.WithCancel(f.ctx)
 	stop := context.AfterFunc(ctx, cancel)
 	return call, func() { stop(); cancel() }
+}
+
+// errCallEnded ends the context CallsUnderWay gives of a call that was
+// under way when the server's request arrived and has returned since.
+var errCallEnded = errors.New("mcpclient: the call has returned")
+
+// arrivalMetaKey is the _meta key with which a server's request to relay,
+// on a transport other than streamable HTTP, is marked when it arrives:
+// the client's secret and the number of the calls then under way in
+// Client.arrivals.
+const arrivalMetaKey = "hands/arrival"
+
+// maxArrivals bounds Client.arrivals: the marks of requests the SDK
+// refused before their handler ran are never taken.
+const maxArrivals = 256
+
+// markArrival returns params, those of a request to relay that has just
+// arrived, marked (arrivalMetaKey) with the calls under way now, which
+// the request may belong to; or params as they are when they cannot be
+// read, for the SDK to refuse.
+func (c *Client) markArrival(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil || p == nil {
+		return params
+	}
+	var meta map[string]any
+	if len(p["_meta"]) > 0 && json.Unmarshal(p["_meta"], &meta) != nil {
+		return params
+	}
+	if meta == nil {
+		meta = map[string]any{}
+	}
+	c.progressMu.Lock()
+	under := slices.Collect(maps.Values(c.progress))
+	slices.SortFunc(under, func(a, b *forwarder) int { return cmp.Compare(a.began, b.began) })
+	if c.arrivals == nil {
+		c.arrivals = map[uint64][]*forwarder{}
+	}
+	c.arrivalSeq++
+	n := c.arrivalSeq
+	c.arrivals[n] = under
+	for ; len(c.arrivals) > maxArrivals; c.arrivalLost++ {
+		delete(c.arrivals, c.arrivalLost)
+	}
+	c.progressMu.Unlock()
+	meta[arrivalMetaKey] = c.secret + " " + strconv.FormatUint(n, 10)
+	var err error
+	if p["_meta"], err = json.Marshal(meta); err != nil {
+		return params
+	}
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}
+
+// takeArrival returns, and forgets, the calls under way when the request
+// that mark (arrivalMetaKey) marks arrived; false for a mark the client
+// did not make.
+func (c *Client) takeArrival(mark any) ([]*forwarder, bool) {
+	s, _ := mark.(string)
+	secret, id, ok := strings.Cut(s, " ")
+	n, err := strconv.ParseUint(id, 10, 64)
+	if !ok || err != nil || secret != c.secret {
+		return nil, false
+	}
+	c.progressMu.Lock()
+	defer c.progressMu.Unlock()
+	under, ok := c.arrivals[n]
+	delete(c.arrivals, n)
+	return under, ok
 }
 
 func nameOr(name, fallback string) string {
@@ -520,7 +665,7 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			continue
 		}
 		if max := cmp.Or(c.opts.MaxToolBytes, DefaultMaxToolBytes); max > 0 && len(def) > max {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Err: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}})
+			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}, Err: ErrToolRefused})
 			continue
 		}
 		schemas, err := c.schemasOf(mt)

@@ -52,6 +52,22 @@
 // the call is under way (_meta io.modelcontextprotocol/related-task). An
 // ID the client did not create for a call under way names none.
 //
+// On every transport but streamable HTTP (stdio above all), the server's
+// requests come on the one connection whose calls under way the client
+// knows, and servers there seldom name the call. A request that names
+// nothing (no progress token, no task) is then put down to the call under
+// way when there is only one;
+// when there are several, its context holds them all (CallsUnderWay), and
+// a gateway may pass it on when they are all one caller's; when there
+// are none, or over streamable HTTP, where such a request came outside
+// every call, it is refused.
+//
+// A gateway whose own client takes requests in the call's result (MCP
+// from 2026-07-28) ends the call with the error that asks for the answer
+// (Interrupt): the tool's handler returns it, the call to the server is
+// cancelled, and the call made again with the answer asks the server
+// again, whose request then gets the answer.
+//
 // # Tasks
 //
 // A remote tool whose execution.taskSupport is "required" is called as an

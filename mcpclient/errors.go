@@ -52,8 +52,10 @@ func (e *SizeError) Unwrap() error { return e.Err }
 
 // A RefusedError says why a remote tool is not offered: a name hands
 // cannot take, a schema that does not compile or refers to other
-// documents, two tools of one name, or a dialect's rejection (Reason then
-// matches dialect.ErrRejected). It matches its Reason too.
+// documents, two tools of one name, a definition over
+// Options.MaxToolBytes (Reason is then a *SizeError matching
+// ErrToolTooLarge), or a dialect's rejection (Reason then matches
+// dialect.ErrRejected). It matches its Reason too.
 type RefusedError struct {
 	Server string // the server's name
 	Tool   string // the tool's name on the server

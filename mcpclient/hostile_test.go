@@ -108,9 +108,19 @@ func TestLargeToolRefused(t *testing.T) {
 	if got := names(c.Tools()); len(got) != 1 || got[0] != "fine" {
 		t.Errorf("Tools() = %v, want [fine]", got)
 	}
-	for _, err := range c.Refused() {
-		if !errors.Is(err, mcpclient.ErrToolTooLarge) {
-			t.Errorf("Refused() has %v, want ErrTooLarge", err)
+	refused := c.Refused()
+	if len(refused) != 2 {
+		t.Fatalf("Refused() = %v, want two", refused)
+	}
+	for _, err := range refused {
+		if !errors.Is(err, mcpclient.ErrToolTooLarge) || !errors.Is(err, mcpclient.ErrToolRefused) {
+			t.Errorf("Refused() has %v, want it to match ErrToolTooLarge and ErrToolRefused", err)
+		}
+		if size, ok := errors.AsType[*mcpclient.SizeError](err); !ok || size.Limit != mcpclient.DefaultMaxToolBytes || size.Bytes <= size.Limit {
+			t.Errorf("Refused() has %v, want a *SizeError over the default bound", err)
+		}
+		if strings.Contains(err.Error(), "<nil>") || !strings.Contains(err.Error(), "over the bound") {
+			t.Errorf("Refused() has %q, want the size as its reason", err)
 		}
 	}
 }

@@ -48,7 +48,8 @@ func (t listingTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 }
 
 // listingConn notes the IDs of the tools/list requests written, and reads
-// the results answering them.
+// the results answering them. It also marks the server's requests to
+// relay with the calls under way when they arrive (markArrival).
 type listingConn struct {
 	mcp.Connection
 	c       *Client
@@ -67,6 +68,12 @@ func (l *listingConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (l *listingConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := l.Connection.Read(ctx)
+	if req, ok := msg.(*jsonrpc.Request); ok && err == nil && req.ID.IsValid() &&
+		((req.Method == "elicitation/create" && l.c.opts.Elicit != nil) || (req.Method == "sampling/createMessage" && l.c.opts.Sample != nil)) {
+		// A request to relay: the calls under way now are those it may
+		// belong to (callOf).
+		req.Params = l.c.markArrival(req.Params)
+	}
 	if resp, ok := msg.(*jsonrpc.Response); ok && err == nil {
 		l.mu.Lock()
 		listing := l.pending[resp.ID]

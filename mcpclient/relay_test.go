@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -18,7 +20,8 @@ import (
 type whoKey struct{}
 
 // TestRequestsNameTheirCall has an upstream's tool ask its client for a
-// name while two calls, made for different people, are under way: the
+// name while two calls, made for different people, are under way (until
+// both have their answers): the
 // client's Elicit sees the context of the call the request belongs to
 // when the request names it — by coming on the call's HTTP stream, or by
 // carrying the call's progress token — and the request's own context
@@ -35,8 +38,8 @@ func TestRequestsNameTheirCall(t *testing.T) {
 		{"in memory", "a forged mark", false},
 	} {
 		t.Run(tt.transport+", "+tt.naming, func(t *testing.T) {
-			var arrivals atomic.Int32
-			both := make(chan struct{})
+			var arrivals, answers atomic.Int32
+			both, answered := make(chan struct{}), make(chan struct{})
 			// A version on which a server may ask while it serves a call.
 			up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
 			up.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
@@ -59,6 +62,14 @@ func TestRequestsNameTheirCall(t *testing.T) {
 					res, err := req.Session.Elicit(ctx, params)
 					if err != nil {
 						return nil, err
+					}
+					if answers.Add(1) == 2 {
+						close(answered)
+					}
+					select { // both calls are under way until both have their answers
+					case <-answered:
+					case <-ctx.Done():
+						return nil, ctx.Err()
 					}
 					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
 				})
@@ -116,6 +127,81 @@ func TestRequestsNameTheirCall(t *testing.T) {
 				}
 				return true
 			})
+		})
+	}
+}
+
+// TestRequestsPutDownToCallsUnderWay has an upstream on a transport other
+// than streamable HTTP ask its client, naming no call: with one call under
+// way, Elicit sees that call's context; with two, the request's own, which
+// holds both calls' contexts, in the order the calls began
+// (CallsUnderWay); over streamable HTTP, where the stream names the call,
+// CallsUnderWay holds none.
+func TestRequestsPutDownToCallsUnderWay(t *testing.T) {
+	for _, n := range []int{1, 2} {
+		t.Run(fmt.Sprint(n, " calls"), func(t *testing.T) {
+			var arrivals, answers atomic.Int32
+			all, answered := make(chan struct{}), make(chan struct{})
+			up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+			up.AddTool(&mcp.Tool{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)},
+				func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					if arrivals.Add(1) == int32(n) {
+						close(all)
+					}
+					select { // every call is under way before any asks
+					case <-all:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Your name?", RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+					if err != nil {
+						return nil, err
+					}
+					if answers.Add(1) == int32(n) {
+						close(answered)
+					}
+					select { // every call is under way until all have their answers
+					case <-answered:
+					case <-ctx.Done():
+						return nil, ctx.Err()
+					}
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
+				})
+			c, err := connectTo(t, up, &mcpclient.Options{
+				Elicit: func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					if who, ok := ctx.Value(whoKey{}).(string); ok {
+						return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": who}}, nil
+					}
+					var under []string
+					for _, call := range mcpclient.CallsUnderWay(ctx) {
+						under = append(under, call.Value(whoKey{}).(string))
+					}
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": fmt.Sprint(under)}}, nil
+				},
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ask := find(t, c, "ask")
+			got := make([]string, n)
+			var wg sync.WaitGroup
+			for i := range n {
+				ctx := context.WithValue(t.Context(), whoKey{}, fmt.Sprint("caller ", i))
+				wg.Go(func() { got[i] = call(ctx, ask, "ask", `{}`).Content })
+				if n > 1 {
+					for arrivals.Load() < int32(i+1) { // the calls begin in turn
+						runtime.Gosched()
+					}
+				}
+			}
+			wg.Wait()
+			want := []string{"caller 0"}
+			if n == 2 {
+				want = []string{"[caller 0 caller 1]", "[caller 0 caller 1]"}
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("the calls were answered %q, want %q", got, want)
+			}
 		})
 	}
 }

@@ -272,6 +272,31 @@ func annotations(a *mcp.ToolAnnotations) tool.Annotations {
 	}
 }
 
+// interruptKey is the context key of the function that interrupts a call
+// of the client's tools (Interrupt).
+type interruptKey struct{}
+
+// Interrupt ends the call of the client's tools that ctx belongs to (the
+// ctx Options.Elicit or Options.Sample is given, one of CallsUnderWay, or
+// one derived from them) with err, which must match tool.ErrInterrupted:
+// the call to the server is cancelled, and the tool's handler returns err
+// in place of the server's answer. A relay whose client takes its requests
+// in the call's result rather than while the call waits (mcpserver's
+// ElicitRequest and Sample, on protocol versions from 2026-07-28, return
+// such an error) interrupts the call with it; the client calls again
+// with the answer, the handler runs again from the start, and the
+// server's request of the new call gets the answer. It reports false
+// when ctx belongs to no call under way, or err does not match
+// tool.ErrInterrupted.
+func Interrupt(ctx context.Context, err error) bool {
+	interrupt, ok := ctx.Value(interruptKey{}).(context.CancelCauseFunc)
+	if !ok || !errors.Is(err, tool.ErrInterrupted) {
+		return false
+	}
+	interrupt(err)
+	return true
+}
+
 // ReadOnly reports whether a tool says it does not change its environment:
 // an Options.Include that offers only such tools.
 func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Annotations.ReadOnly }
@@ -284,16 +309,23 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
-		token := "hands-" + strconv.FormatUint(c.tokens.Add(1), 10)
+		n := c.tokens.Add(1)
+		token := "hands-" + strconv.FormatUint(n, 10)
 		// The token names the call in the server's requests (callOf) too, so
 		// it is sent whether or not anyone reads the call's progress.
 		params.SetProgressToken(token)
-		stop := c.forward(ctx, token, tool.ReportsProgress(ctx))
-		res, err := c.callTool(ctx, params, asTask)
+		call, interrupt := context.WithCancelCause(ctx)
+		defer interrupt(nil)
+		call = context.WithValue(call, interruptKey{}, interrupt)
+		stop := c.forward(call, token, n, tool.ReportsProgress(ctx))
+		res, err := c.callTool(call, params, asTask)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err() // the call's end: cancelled, or past its timeout
+			}
+			if cause := context.Cause(call); errors.Is(cause, tool.ErrInterrupted) {
+				return nil, cause // Interrupt: the handler waits for an answer
 			}
 			return nil, callError(c.name, remoteName, err)
 		}
@@ -440,6 +472,8 @@ func text(res *mcp.CallToolResult) string {
 // goroutine of the call passes it on.
 type forwarder struct {
 	ctx    context.Context // the call's
+	began  uint64          // the number of the call's progress token: calls begin in its order
+	ended  bool            // the call has returned; guarded by Client.progressMu
 	mu     sync.Mutex
 	latest *mcp.ProgressNotificationParams
 	wake   chan struct{} // capacity 1
@@ -467,8 +501,8 @@ func (f *forwarder) take() *mcp.ProgressNotificationParams {
 // (causedBy finds it there) and, when report is set, passes the progress
 // reported for token to tool.Progress(ctx) on a goroutine of its own; stop
 // returns once the last report is passed on.
-func (c *Client) forward(ctx context.Context, token string, report bool) (stop func()) {
-	f := &forwarder{ctx: ctx, wake: make(chan struct{}, 1)}
+func (c *Client) forward(ctx context.Context, token string, began uint64, report bool) (stop func()) {
+	f := &forwarder{ctx: ctx, began: began, wake: make(chan struct{}, 1)}
 	c.progressMu.Lock()
 	c.progress[token] = f
 	c.progressMu.Unlock()
@@ -476,6 +510,7 @@ func (c *Client) forward(ctx context.Context, token string, report bool) (stop f
 		return func() {
 			c.progressMu.Lock()
 			delete(c.progress, token)
+			f.ended = true
 			c.progressMu.Unlock()
 		}
 	}
@@ -500,6 +535,7 @@ func (c *Client) forward(ctx context.Context, token string, report bool) (stop f
 	return func() {
 		c.progressMu.Lock()
 		delete(c.progress, token)
+		f.ended = true
 		c.progressMu.Unlock()
 		close(done)
 		wg.Wait()

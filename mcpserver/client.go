@@ -103,7 +103,8 @@ func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inpu
 		}
 		return a, nil // the first round
 	}
-	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind(), time.Now())
+	caller, ss := stateCaller(ctx, req)
+	got, err := s.states.open(ctx, p.Name, p.RequestState, a.bind(), caller, ss, time.Now())
 	if err != nil {
 		return nil, err
 	}

@@ -56,7 +56,13 @@
 // Options.StateKey) and binds it to the call's tool, arguments and caller;
 // it is good for one retry within Options.StateTTL. A forged, altered,
 // rebound, expired or replayed state is a *RequestStateError, answered with
-// a JSON-RPC invalid-params error, and the tool does not run.
+// a JSON-RPC invalid-params error, and the tool does not run. Without
+// Options.StateClaims, the states used are remembered in this process by
+// caller: a user (of HTTPOptions.Verify) or a session holds at most 1,024
+// until they expire, and past that its next state is refused
+// (ErrStateLimit) while other callers' calls go on; the callers the server
+// cannot tell apart, anonymous clients of stateless HTTP among them, share
+// one share of 65,536.
 //
 // # Progress, cancellation and changes
 //

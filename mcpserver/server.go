@@ -45,8 +45,9 @@ type Options struct {
 	StateTTL time.Duration
 	// StateClaims records the request states used, each good for one
 	// retry. Nil selects this process's memory, which keeps them until
-	// they expire; replicas share a store so that a state used at one is
-	// refused at the others.
+	// they expire, a bounded share for each caller (ErrStateLimit);
+	// replicas share a store so that a state used at one is refused at
+	// the others.
 	StateClaims StateClaims
 	// Tasks bound the tasks the server runs for tools that may run as
 	// tasks (tool.WithTaskSupport); the zero value selects every default.

@@ -30,6 +30,11 @@ var (
 	// ErrStateReplayed reports a request state that was used before: each
 	// is good for one retry of the call.
 	ErrStateReplayed = errors.New("mcpserver: the request state was used before")
+	// ErrStateLimit reports a request state refused because its caller
+	// has used, within the states' TTL, as many as the server remembers
+	// for one caller (without Options.StateClaims, which has no such
+	// bound). Other callers are not affected.
+	ErrStateLimit = errors.New("mcpserver: the caller has used its share of request states; they are remembered until they expire, and the call can start over then")
 )
 
 // A RequestStateError reports the request state of a tools/call that the
@@ -37,7 +42,7 @@ var (
 // the tool does not run.
 type RequestStateError struct {
 	Tool string // the tool called
-	Err  error  // ErrStateAltered, ErrStateExpired or ErrStateReplayed
+	Err  error  // ErrStateAltered, ErrStateExpired, ErrStateReplayed or ErrStateLimit
 }
 
 // Error says what is wrong, and names the tool.
@@ -75,38 +80,107 @@ var processStateKey = sync.OnceValue(func() []byte {
 
 // usedStates holds, in this process's memory, the IDs of the request
 // states used and not yet expired, for the servers without StateClaims.
-var usedStates = &stateMemory{ids: map[string]time.Time{}}
+var usedStates = &stateMemory{callers: map[string]*callerStates{}}
 
-// maxUsedStates bounds usedStates: past it, once the expired are dropped,
-// a state is refused as if replayed rather than remembered, so memory
-// stays bounded whatever clients send.
-const maxUsedStates = 1 << 16
+// The shares of usedStates. A state opens only for the caller it was
+// sealed for (binding), so each caller's states are checked for replay
+// among its own, and a caller that has used its share is refused, as
+// ErrStateLimit, until some expire, whoever else calls. The callers the
+// server cannot tell apart (stateCaller's "") share one, larger share.
+const (
+	maxCallerStates    = 1 << 10 // a user's, or a session's
+	maxAnonymousStates = 1 << 16 // the callers without a name, together
+)
 
-// A stateMemory remembers the request states used until they expire.
+// minSweep is how many callers usedStates holds before it first drops
+// those whose states have all expired.
+const minSweep = 1 << 10
+
+// A stateMemory remembers the request states used until they expire, by
+// caller.
 type stateMemory struct {
-	mu  sync.Mutex
-	ids map[string]time.Time // expiry by ID
+	mu      sync.Mutex
+	callers map[string]*callerStates
+	swept   int // how many callers were left at the last sweep
 }
 
-// claim records id until exp, and reports whether it was new.
-func (m *stateMemory) claim(id string, exp, now time.Time) bool {
+// A callerStates is the share of one caller.
+type callerStates struct {
+	ids         map[string]time.Time // expiry by ID
+	first, last time.Time            // the earliest and the latest expiry in ids
+	session     bool                 // dropped when the session ends, not swept
+}
+
+// claim records id, used by caller, until exp, and returns nil if it was
+// new, ErrStateReplayed if it was used before, and ErrStateLimit if the
+// caller's share is full. ss is the session when the caller is one: its
+// share is dropped when the session ends, since its states open in no
+// other. What a claim costs does not grow with the number of callers.
+func (m *stateMemory) claim(caller string, ss *mcp.ServerSession, id string, exp, now time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if _, ok := m.ids[id]; ok {
-		return false
+	c := m.callers[caller]
+	if c == nil {
+		m.sweep(now)
+		c = &callerStates{ids: map[string]time.Time{}, session: ss != nil}
+		m.callers[caller] = c
+		if ss != nil {
+			go func() {
+				ss.Wait()
+				m.forget(caller)
+			}()
+		}
 	}
-	if len(m.ids) >= maxUsedStates {
-		for k, e := range m.ids {
+	if _, ok := c.ids[id]; ok {
+		return ErrStateReplayed
+	}
+	limit := maxCallerStates
+	if caller == "" {
+		limit = maxAnonymousStates
+	}
+	if len(c.ids) >= limit && !now.Before(c.first) {
+		c.first = time.Time{}
+		for k, e := range c.ids {
 			if !now.Before(e) {
-				delete(m.ids, k)
+				delete(c.ids, k)
+			} else if c.first.IsZero() || e.Before(c.first) {
+				c.first = e
 			}
 		}
-		if len(m.ids) >= maxUsedStates {
-			return false
+	}
+	if len(c.ids) >= limit {
+		return ErrStateLimit
+	}
+	c.ids[id] = exp
+	if c.first.IsZero() || exp.Before(c.first) {
+		c.first = exp
+	}
+	if exp.After(c.last) {
+		c.last = exp
+	}
+	return nil
+}
+
+// sweep drops the callers, other than sessions, whose states have all
+// expired, once the callers have doubled since the last sweep: a cost in
+// the number of callers paid once for as many new ones.
+func (m *stateMemory) sweep(now time.Time) {
+	if len(m.callers) < max(2*m.swept, minSweep) {
+		return
+	}
+	for caller, c := range m.callers {
+		if !c.session && !now.Before(c.last) {
+			delete(m.callers, caller)
 		}
 	}
-	m.ids[id] = exp
-	return true
+	m.swept = len(m.callers)
+}
+
+// forget drops the share of caller.
+func (m *stateMemory) forget(caller string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.callers, caller)
 }
 
 // A stateSealer seals and opens the request states of one server.
@@ -159,20 +233,21 @@ func binding(ctx context.Context, req *mcp.CallToolRequest) []byte {
 		args = jsontext.Value(req.Params.Arguments) // not JSON: bound byte for byte
 	}
 	sum := sha256.Sum256(args)
-	return fmt.Appendf(nil, "hands mcpserver request state v1\x00%s\x00%s\x00%x", req.Params.Name, stateCaller(ctx, req), sum)
+	caller, _ := stateCaller(ctx, req)
+	return fmt.Appendf(nil, "hands mcpserver request state v1\x00%s\x00%s\x00%x", req.Params.Name, caller, sum)
 }
 
 // stateCaller names who makes a call, as far as a request state is bound
 // to it: the user of a verified token, else the session of a stateful
-// connection, else nobody in particular.
-func stateCaller(ctx context.Context, req *mcp.CallToolRequest) string {
+// connection (returned too), else nobody in particular ("").
+func stateCaller(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.ServerSession) {
 	if req.Extra != nil && req.Extra.TokenInfo != nil && req.Extra.TokenInfo.UserID != "" {
-		return "user " + req.Extra.TokenInfo.UserID
+		return "user " + req.Extra.TokenInfo.UserID, nil
 	}
 	if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); !stateless && req.Session != nil && req.Session.ID() != "" {
-		return "session " + req.Session.ID()
+		return "session " + req.Session.ID(), req.Session
 	}
-	return ""
+	return "", nil
 }
 
 // seal returns the request state that carries a's answers for the call
@@ -193,8 +268,9 @@ func (s *stateSealer) seal(a *inputAnswers, asked string, ad []byte, now time.Ti
 // open returns the answers a request state carries, and the key of the
 // input request made with it (in asked), once it has checked
 // that this server sealed it for the call bound by ad, that it has not
-// expired, and that it was not used before.
-func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, now time.Time) (*inputAnswers, error) {
+// expired, and that it was not used before. caller and ss are the call's
+// stateCaller, which ad binds.
+func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, caller string, ss *mcp.ServerSession, now time.Time) (*inputAnswers, error) {
 	refuse := func(err error) (*inputAnswers, error) { return nil, &RequestStateError{Tool: tool, Err: err} }
 	data, ok := strings.CutPrefix(state, stateVersion)
 	if !ok {
@@ -222,12 +298,11 @@ func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, n
 		if err != nil {
 			return nil, fmt.Errorf("mcpserver: tools/call %s: claim the request state: %w", tool, err)
 		}
-		ok = fresh
-	} else {
-		ok = usedStates.claim(st.ID, exp, now)
-	}
-	if !ok {
-		return refuse(ErrStateReplayed)
+		if !fresh {
+			return refuse(ErrStateReplayed)
+		}
+	} else if err := usedStates.claim(caller, ss, st.ID, exp, now); err != nil {
+		return refuse(err)
 	}
 	return &inputAnswers{List: st.Answers, Asks: st.Asks, asked: st.Asked}, nil
 }

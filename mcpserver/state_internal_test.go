@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -27,7 +28,7 @@ func TestStateExpires(t *testing.T) {
 		{time.Hour, ErrStateExpired},
 	} {
 		state := s.seal(&inputAnswers{Asks: []string{"yes"}}, "hands-ask-1", ad, t0)
-		a, err := s.open(context.Background(), "t", state, ad, t0.Add(tt.after))
+		a, err := s.open(context.Background(), "t", state, ad, "", nil, t0.Add(tt.after))
 		if !errors.Is(err, tt.want) {
 			t.Errorf("open after %v = %v, want %v", tt.after, err, tt.want)
 		}
@@ -46,7 +47,7 @@ func TestStateKey(t *testing.T) {
 	b, _ := newStateSealer(&Options{StateKey: other})
 	now := time.Now()
 	state := a.seal(&inputAnswers{}, "hands-0", nil, now)
-	if _, err := b.open(context.Background(), "t", state, nil, now); !errors.Is(err, ErrStateAltered) {
+	if _, err := b.open(context.Background(), "t", state, nil, "", nil, now); !errors.Is(err, ErrStateAltered) {
 		t.Errorf("open under another key = %v, want ErrStateAltered", err)
 	}
 	if _, err := newStateSealer(&Options{StateKey: make([]byte, 16)}); err == nil {
@@ -54,25 +55,89 @@ func TestStateKey(t *testing.T) {
 	}
 }
 
-// TestUsedStatesBounded: the memory of used states holds at most
-// maxUsedStates; when full, a new state is refused until old ones expire.
+// TestUsedStatesBounded: the memory of used states holds at most a share
+// for each caller; when a caller's is full, its new states are refused
+// until old ones expire, and other callers' are not.
 func TestUsedStatesBounded(t *testing.T) {
-	m := &stateMemory{ids: map[string]time.Time{}}
+	m := &stateMemory{callers: map[string]*callerStates{}}
 	now := time.Unix(1_800_000_000, 0)
 	exp := now.Add(time.Minute)
-	for i := range maxUsedStates {
-		if !m.claim(string(rune(i))+"/"+time.Duration(i).String(), exp, now) {
-			t.Fatalf("claim %d refused before the memory was full", i)
+	for _, caller := range []string{"user mallory", ""} {
+		limit := maxCallerStates
+		if caller == "" {
+			limit = maxAnonymousStates
+		}
+		for i := range limit {
+			if err := m.claim(caller, nil, strconv.Itoa(i), exp, now); err != nil {
+				t.Fatalf("claim %d of %q: %v, before its share was full", i, caller, err)
+			}
+		}
+		if err := m.claim(caller, nil, "one more", exp, now); !errors.Is(err, ErrStateLimit) {
+			t.Errorf("a claim of %q past its share while none had expired: %v, want ErrStateLimit", caller, err)
+		}
+		if err := m.claim(caller, nil, "0", exp, now); !errors.Is(err, ErrStateReplayed) {
+			t.Errorf("a claim of %q of a state it used: %v, want ErrStateReplayed", caller, err)
 		}
 	}
-	if m.claim("one more", exp, now) {
-		t.Error("a claim past maxUsedStates was accepted while none had expired")
+	if err := m.claim("user ada", nil, "0", exp, now); err != nil {
+		t.Errorf("ada's claim, with the other shares full: %v", err)
 	}
-	if !m.claim("one more", exp.Add(time.Minute), exp) {
-		t.Error("a claim once the others expired was refused")
+	if err := m.claim("user mallory", nil, "one more", exp.Add(time.Minute), exp); err != nil {
+		t.Errorf("a claim once the others expired: %v", err)
 	}
-	if n := len(m.ids); n != 1 {
+	if n := len(m.callers["user mallory"].ids); n != 1 {
 		t.Errorf("%d states remembered after the expired were dropped, want 1", n)
+	}
+}
+
+// TestUsedStatesSweep: the callers whose states have all expired are
+// dropped, once enough callers have come.
+func TestUsedStatesSweep(t *testing.T) {
+	m := &stateMemory{callers: map[string]*callerStates{}}
+	now := time.Unix(1_800_000_000, 0)
+	for i := range minSweep {
+		m.claim("user "+strconv.Itoa(i), nil, "s", now.Add(time.Minute), now)
+	}
+	later := now.Add(time.Hour)
+	if err := m.claim("user late", nil, "s", later.Add(time.Minute), later); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(m.callers); n != 1 {
+		t.Errorf("%d callers remembered after a sweep, want only the one whose state has not expired", n)
+	}
+}
+
+// BenchmarkUsedStates measures a claim among the shares of many callers,
+// each claim by the next caller in turn: its cost does not grow with how
+// many there are.
+func BenchmarkUsedStates(b *testing.B) {
+	for _, n := range []int{1, 1000, 100_000} {
+		b.Run("callers="+strconv.Itoa(n), func(b *testing.B) {
+			m := &stateMemory{callers: map[string]*callerStates{}}
+			now := time.Unix(1_800_000_000, 0)
+			callers := make([]string, n)
+			for i := range callers {
+				callers[i] = "user " + strconv.Itoa(i)
+				m.claim(callers[i], nil, "first", now.Add(time.Hour), now)
+			}
+			ids := make([]string, 2*maxCallerStates)
+			for i := range ids {
+				ids[i] = strconv.Itoa(i)
+			}
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				// A caller's claims expire by its next round, and are
+				// dropped once its share is full, so none is refused and
+				// an ID comes back only once it has been dropped.
+				round := i / n
+				t := now.Add(time.Duration(round) * time.Second)
+				if err := m.claim(callers[i%n], nil, ids[round%len(ids)], t.Add(time.Second), t); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+		})
 	}
 }
 
@@ -95,7 +160,7 @@ func FuzzOpenState(f *testing.F) {
 	f.Add(stateVersion + "AAAA")
 	f.Add(sealed[:len(sealed)-1])
 	f.Fuzz(func(t *testing.T, state string) {
-		a, err := s.open(context.Background(), "t", state, ad, now)
+		a, err := s.open(context.Background(), "t", state, ad, "", nil, now)
 		if err == nil && (len(a.Asks) != 1 || a.Asks[0] != "yes" || a.asked != "hands-ask-1" || len(a.List) != 0) {
 			t.Fatalf("open(%q) = %+v, accepted a state the server did not seal", state, a)
 		}
@@ -116,7 +181,7 @@ func BenchmarkRequestState(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		state := s.seal(a, "hands-ask-1", ad, now)
-		if _, err := s.open(context.Background(), "transfer", state, ad, now); err != nil {
+		if _, err := s.open(context.Background(), "transfer", state, ad, "", nil, now); err != nil {
 			b.Fatal(err)
 		}
 	}

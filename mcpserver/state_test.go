@@ -175,3 +175,40 @@ func TestRequestStateExpires(t *testing.T) {
 		}
 	})
 }
+
+// TestStateShareIsPerCaller: a caller that has used as many request states
+// as it may hold is refused its next multi round-trip call, and another
+// caller's goes on.
+func TestStateShareIsPerCaller(t *testing.T) {
+	tb := newTalkback(t)
+	users := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	ts := httptest.NewServer(tb.srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+	defer ts.Close()
+	rt := roundTripper{t: t, url: ts.URL}
+	mcpserver.FillStateShare(t, "mallory")
+
+	main := map[string]string{"hands-ask-0": "main"}
+	first := rt.call("mallory", "transfer", `{}`, "", nil)
+	if first.Result == nil || first.Result.RequestState == "" {
+		t.Fatalf("mallory's first round = %+v, want a request state", first)
+	}
+	r := rt.call("mallory", "transfer", `{}`, first.Result.RequestState, main)
+	if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "share") {
+		t.Errorf("mallory's second round, past her share = %+v, want a JSON-RPC invalid-params error about her share", r)
+	}
+
+	first = rt.call("ada", "transfer", `{}`, "", nil)
+	if first.Result == nil || first.Result.RequestState == "" {
+		t.Fatalf("ada's first round = %+v, want a request state", first)
+	}
+	second := rt.call("ada", "transfer", `{}`, first.Result.RequestState, main)
+	if second.Result == nil || second.Result.ResultType != "input_required" || second.Result.RequestState == "" {
+		t.Fatalf("ada's second round, with mallory's share used = %+v, want the next question", second)
+	}
+	last := rt.call("ada", "transfer", `{}`, second.Result.RequestState, map[string]string{"hands-ask-1": "10"})
+	if last.Result == nil || len(last.Result.Content) != 1 || last.Result.Content[0].Text != "moved 10 from main" {
+		t.Fatalf("ada's last round = %+v, want the transfer done", last)
+	}
+}

@@ -27,6 +27,14 @@ const DefaultMaxLineLength = 16 << 20
 // a JSON-RPC message, a batch, or a line over the limit), and reading goes
 // on. At the end of the input, the requests already read are answered
 // before the session ends.
+//
+// The answer to a line that holds no message bears the ID found in the
+// line's first 4 KiB, so that the client fails that call alone (the SDK's
+// client ends its session on a response without a valid ID). The ID of a
+// request gets the error; the ID of a response, the client's answer to a
+// request of the server's, makes the error that request's answer, and
+// the client gets nothing back. A line whose start shows no ID, or not
+// whether it is a request or a response, is answered with "id": null.
 type StdioTransport struct {
 	// Reader is where requests come from; nil means os.Stdin.
 	Reader io.Reader
@@ -88,14 +96,20 @@ func (c *stdioConn) readLines(r *bufio.Reader, limit int) {
 }
 
 // readLine reads one line, without its newline. A line over limit is read
-// to its end and dropped, and reported as too long.
+// to its end and dropped but for its first jsonrpcwire.HeadBytes, which
+// are returned, and reported as too long.
 func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
-		if !tooLong && len(line)+len(chunk) > limit+1 { // +1: the newline
-			tooLong, line = true, nil
-		}
-		if !tooLong {
+		switch {
+		case tooLong:
+		case len(line)+len(chunk) > limit+1: // +1: the newline
+			tooLong = true
+			if len(line) > jsonrpcwire.HeadBytes {
+				line = line[:jsonrpcwire.HeadBytes]
+			}
+			line = append(line, chunk[:min(len(chunk), jsonrpcwire.HeadBytes-len(line))]...)
+		default:
 			line = append(line, chunk...)
 		}
 		if err == bufio.ErrBufferFull {
@@ -106,13 +120,10 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 }
 
 // decodeLine decodes one line into a message, or returns the error
-// response that answers it.
+// response that answers it. Of a line too long, line is the start.
 func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc.Response) {
-	fail := func(id jsonrpc.ID, code int64, format string, args ...any) (jsonrpc.Message, *jsonrpc.Response) {
-		return nil, &jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
-	}
 	if tooLong {
-		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
+		return refuse(line, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
 	}
 	// Decode refuses whatever is not one message, so the line is checked
 	// for JSON, and for a batch, only when it fails: a message is read in
@@ -122,17 +133,37 @@ func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc
 	case err == nil:
 		return msg, nil
 	case !json.Valid(line):
-		return fail(jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
+		return refuse(line, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
 	case line[0] == '[':
-		return fail(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
+		return refuse(line, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
 	default:
-		var head struct {
-			ID any `json:"id"`
-		}
-		json.Unmarshal(line, &head)
-		id, _ := jsonrpc.MakeID(head.ID)
-		return fail(id, jsonrpc.CodeInvalidRequest, "invalid request: %v", err)
+		return refuse(line, jsonrpc.CodeInvalidRequest, "invalid message: %v", err)
 	}
+}
+
+// refuse returns what answers a line that holds no message, given the
+// line's start, head: the ID and kind jsonrpcwire.Head finds there decide.
+//
+//   - A request with an ID is answered with an error response of that ID,
+//     so that the client fails that call and its session goes on.
+//   - A response with an ID (the client's answer to a request of the
+//     server's, such as an elicitation) is not answered: the error takes
+//     its place, handed to the server as the client's answer, so that the
+//     request fails now rather than waits for its context to end.
+//     Answering it would give the client a response to a request of its
+//     own that bears the ID.
+//   - Anything else is answered with "id": null, as JSON-RPC requires.
+func refuse(head []byte, code int64, format string, args ...any) (jsonrpc.Message, *jsonrpc.Response) {
+	id, kind := jsonrpcwire.Head(head)
+	resp := &jsonrpc.Response{Error: &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}}
+	switch {
+	case id.IsValid() && kind == jsonrpcwire.Request:
+		resp.ID = id
+	case id.IsValid() && kind == jsonrpcwire.Response:
+		resp.ID = id
+		return resp, nil
+	}
+	return nil, resp
 }
 
 // Read implements mcp.Connection.

@@ -109,15 +109,16 @@ func TestServeRelaysElicitationAndSampling(t *testing.T) {
 }
 
 // serveInFront runs hands serve over HTTP in front of the upstream at
-// upstream until the test ends, and returns its endpoint.
-func serveInFront(t *testing.T, upstream string) string {
+// upstream, with args besides, until the test ends, and returns its
+// endpoint.
+func serveInFront(t *testing.T, upstream string, args ...string) string {
 	t.Helper()
 	inTempDir(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	stderrR, stderrW := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream}, strings.NewReader(""), io.Discard, stderrW)
+		done <- run(ctx, append([]string{"serve", "--http", "127.0.0.1:0", "--upstream", upstream}, args...), strings.NewReader(""), io.Discard, stderrW)
 		stderrW.Close()
 	}()
 	t.Cleanup(func() { cancel(); <-done })
@@ -249,5 +250,58 @@ func callEachAsked(t *testing.T, endpoint, toolName string) {
 		if n == nil || n.(*atomic.Int32).Load() != 1 {
 			t.Errorf("%s was asked %v times, want once", name, n)
 		}
+	}
+}
+
+// TestServeRelaysToRoundTripClient runs hands serve statelessly in front of
+// an upstream whose tool asks its client for a name, for a client of
+// protocol version 2026-07-28, which takes a server's requests in the
+// call's result: the question reaches it, the client calls again with the
+// answer, and the upstream's new call gets it.
+func TestServeRelaysToRoundTripClient(t *testing.T) {
+	up := mcp.NewServer(&mcp.Implementation{Name: "asker", Version: "1"}, &mcp.ServerOptions{SupportedProtocolVersions: []string{"2025-11-25"}})
+	var calls atomic.Int32
+	up.AddTool(&mcp.Tool{Name: "ask_name", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			calls.Add(1)
+			res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: "Your name?",
+				RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`)})
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "refused: " + err.Error()}}}, nil
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
+		})
+	upstream := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return up }, nil))
+	t.Cleanup(upstream.Close)
+	endpoint := serveInFront(t, upstream.URL, "--stateless")
+
+	var asked atomic.Int32
+	client := mcp.NewClient(&mcp.Implementation{Name: "round-trips", Version: "1"}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}}},
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked.Add(1)
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
+		},
+	})
+	session, err := client.Connect(t.Context(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	if v := session.InitializeResult().ProtocolVersion; v < "2026-07-28" {
+		t.Fatalf("the session speaks %s; the test needs 2026-07-28, where requests go back in the result", v)
+	}
+	res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "ask_name", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; res.IsError || text != "Ada" {
+		t.Errorf("ask_name through the stateless gateway = %q (error %v), want the client's answer", text, res.IsError)
+	}
+	if n := asked.Load(); n != 1 {
+		t.Errorf("the client was asked %d times, want once", n)
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("the upstream tool ran %d times, want twice: once to ask, once with the answer", n)
 	}
 }

@@ -8,15 +8,18 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net/http"
 	"os"
 	"os/exec"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -74,7 +77,7 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 				return &mcpclient.CommandTransport{Command: cmd}
 			}
 		}
-		c, err := mcpclient.Connect(ctx, transport(), &mcpclient.Options{
+		c, err := connectUpstream(ctx, transport(), mcpclient.Options{
 			OnChange:  u.changed,
 			Elicit:    relayElicit,
 			Sample:    relaySample,
@@ -94,6 +97,88 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 		u.mu.Unlock()
 	}
 	return u, nil
+}
+
+// connectUpstream connects to one upstream over transport with opts.
+//
+// An upstream at an http(s) URL may have a person sign in first, which
+// the OAuth flow waits for up to mcpclient.DefaultAuthorizationWait, but
+// the handshake is held to the listing's bound, which would end the
+// sign-in after 30 s. So for such an upstream the listings and
+// handshakes get the sign-in's wait on top of mcpclient.DefaultListTimeout,
+// since any of them may have the person sign in again; and this first
+// connection, at serve's start, is held to DefaultListTimeout by a clock
+// of its own that stops while a sign-in is under way and starts again,
+// from zero, once it is done. A server that does not answer still holds
+// serve up for 30 s; a person signing in has the 5 minutes.
+func connectUpstream(ctx context.Context, transport mcp.Transport, opts mcpclient.Options) (*mcpclient.Client, error) {
+	t, ok := transport.(*mcp.StreamableClientTransport)
+	if !ok || t.OAuthHandler == nil {
+		return mcpclient.Connect(ctx, transport, &opts)
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	clock := &signInClock{timer: time.AfterFunc(mcpclient.DefaultListTimeout, func() { cancel(errUpstreamTimeout) })}
+	defer clock.stop()
+	t.OAuthHandler = &signingIn{OAuthHandler: t.OAuthHandler, clock: clock}
+	opts.ListTimeout = mcpclient.DefaultListTimeout + mcpclient.DefaultAuthorizationWait
+	c, err := mcpclient.Connect(ctx, t, &opts)
+	if err != nil && context.Cause(ctx) == errUpstreamTimeout {
+		return nil, fmt.Errorf("%w: %w", errUpstreamTimeout, err)
+	}
+	return c, err
+}
+
+// errUpstreamTimeout ends a first connection to an upstream at an http(s)
+// URL that took longer than the listing's bound, sign-in aside.
+var errUpstreamTimeout = fmt.Errorf("the upstream did not answer within %v", mcpclient.DefaultListTimeout)
+
+// A signInClock bounds a first connection to an upstream, without the
+// time a sign-in takes.
+type signInClock struct {
+	mu        sync.Mutex
+	timer     *time.Timer // ends the connection
+	signingIn int         // the sign-ins under way
+	stopped   bool        // the connection is made, or failed
+}
+
+// begin stops the clock for a sign-in.
+func (c *signInClock) begin() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.signingIn++; c.signingIn == 1 && !c.stopped {
+		c.timer.Stop()
+	}
+}
+
+// end starts the clock again, from zero, when no sign-in is under way.
+func (c *signInClock) end() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.signingIn--; c.signingIn == 0 && !c.stopped {
+		c.timer.Reset(mcpclient.DefaultListTimeout)
+	}
+}
+
+// stop stops the clock for good.
+func (c *signInClock) stop() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stopped = true
+	c.timer.Stop()
+}
+
+// signingIn is an OAuth handler whose sign-ins stop a signInClock.
+type signingIn struct {
+	auth.OAuthHandler
+	clock *signInClock
+}
+
+// Authorize runs the sign-in with the clock stopped.
+func (s *signingIn) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
+	s.clock.begin()
+	defer s.clock.end()
+	return s.OAuthHandler.Authorize(ctx, req, resp)
 }
 
 // scopes returns one scope per upstream, named after its server.

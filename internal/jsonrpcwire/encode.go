@@ -22,7 +22,18 @@ import (
 // the SDK's own encoding of them has already done. A value that holds a
 // line break (so is not compact), an error response, and a method or ID
 // with characters that need escaping go through jsonrpc.EncodeMessage.
+//
+// A response without a valid ID (the answer to a line whose ID could not
+// be read) is written with "id": null, as JSON-RPC requires, where
+// EncodeMessage leaves the member out.
 func EncodeLine(msg jsonrpc.Message) ([]byte, error) {
+	if r, ok := msg.(*jsonrpc.Response); ok && !r.ID.IsValid() {
+		data, err := jsonrpc.EncodeMessage(msg)
+		if err != nil {
+			return nil, err
+		}
+		return append(withNullID(data), '\n'), nil
+	}
 	if data, ok := appendMessage(nil, msg); ok {
 		return append(data, '\n'), nil
 	}
@@ -31,6 +42,21 @@ func EncodeLine(msg jsonrpc.Message) ([]byte, error) {
 		return nil, err
 	}
 	return append(data, '\n'), nil
+}
+
+// versionMember is how jsonrpc.EncodeMessage begins every message.
+const versionMember = `{"jsonrpc":"2.0"`
+
+// withNullID returns data, a message without an ID as
+// jsonrpc.EncodeMessage writes it, with "id": null after its version.
+func withNullID(data []byte) []byte {
+	if !bytes.HasPrefix(data, []byte(versionMember)) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+len(`,"id":null`))
+	out = append(out, versionMember...)
+	out = append(out, `,"id":null`...)
+	return append(out, data[len(versionMember):]...)
 }
 
 // appendMessage appends msg to dst as EncodeMessage encodes it, and

@@ -11,7 +11,7 @@ import (
 // FuzzEncodeLine checks that EncodeLine writes every request and response
 // as jsonrpc.EncodeMessage does: the same bytes when the value is compact,
 // the same bytes once compacted otherwise, and an error for both or
-// neither.
+// neither; but a response without an ID with "id": null.
 func FuzzEncodeLine(f *testing.F) {
 	f.Add(int64(7), "", "tools/call", []byte(`{"name":"echo","arguments":{"text":"hi"}}`), false, false)
 	f.Add(int64(0), "abc", "", []byte(`{"content":[{"type":"text","text":"a \"b\" <c>\u2028"}]}`), true, false)
@@ -40,6 +40,10 @@ func FuzzEncodeLine(f *testing.F) {
 		}
 		got, err := EncodeLine(msg)
 		want, wantErr := jsonrpc.EncodeMessage(msg)
+		if response && noID && wantErr == nil {
+			// The SDK leaves the member out; JSON-RPC asks for null.
+			want = append([]byte(`{"jsonrpc":"2.0","id":null`), bytes.TrimPrefix(want, []byte(`{"jsonrpc":"2.0"`))...)
+		}
 		if (err != nil) != (wantErr != nil) {
 			t.Fatalf("EncodeLine(%#v) error = %v, the SDK's = %v", msg, err, wantErr)
 		}
@@ -89,5 +93,19 @@ func BenchmarkEncodeLine(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestEncodeLineNullID checks that an error response without an ID is
+// written with "id": null, which JSON-RPC requires of an answer to a
+// request whose ID could not be read.
+func TestEncodeLineNullID(t *testing.T) {
+	got, err := EncodeLine(&jsonrpc.Response{Error: &jsonrpc.Error{Code: jsonrpc.CodeParseError, Message: "parse error"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}` + "\n"
+	if string(got) != want {
+		t.Errorf("EncodeLine = %s, want %s", got, want)
 	}
 }
