@@ -14,6 +14,7 @@
 // An entry is a hash at PREFIX+"k:"+key, expired by Redis with PEXPIREAT,
 // and a member of the sorted set PREFIX+"index", which List reads in byte
 // order with ZRANGE BYLEX and from which it removes the keys Redis expired.
+// A listing reads each key's metadata and expiry, never its value.
 package rediskv
 
 import (
@@ -165,7 +166,7 @@ func (s *Store) List(ctx context.Context, prefix, after string, limit int, now t
 		}
 		cmds, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, n := range names {
-				p.HMGet(ctx, s.entry(n), "v", "m", "e")
+				p.HMGet(ctx, s.entry(n), "m", "e") // never the value
 			}
 			return nil
 		})
@@ -178,16 +179,18 @@ func (s *Store) List(ctx context.Context, prefix, after string, limit int, now t
 				return keys, true, nil
 			}
 			vals := cmds[i].(*redis.SliceCmd).Val()
-			exp := expiry(vals[2])
-			if _, ok := vals[0].(string); !ok {
-				gone = append(gone, n) // expired by Redis, or deleted halfway through a Put
+			if _, ok := vals[1].(string); !ok {
+				// Every Put sets "e": without it, the hash is gone,
+				// expired by Redis or deleted since the ZRANGE.
+				gone = append(gone, n)
 				continue
 			}
+			exp := expiry(vals[1])
 			if !exp.IsZero() && !now.Before(exp) {
 				continue
 			}
 			k := driver.Key{Name: n, Expires: exp}
-			if m, ok := vals[1].(string); ok && m != "" {
+			if m, ok := vals[0].(string); ok && m != "" {
 				k.Metadata = []byte(m)
 			}
 			keys = append(keys, k)
