@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -207,9 +208,12 @@ func portable(v any) (any, int) {
 
 // Text renders a result as a table a model reads well: a header of names
 // and types, one line per row with values separated by " | ", NULL for a
-// null, and the reason rows were left out.
+// null, a newline in a value written \n and a bar \|, and the reason rows
+// were left out.
 func (r *Result) Text() string {
 	var b strings.Builder
+	b.Grow(r.textSize())
+	var num [64]byte
 	for i, c := range r.Columns {
 		if i > 0 {
 			b.WriteString(" | ")
@@ -228,10 +232,16 @@ func (r *Result) Text() string {
 			switch x := v.(type) {
 			case nil:
 				b.WriteString("NULL")
-			case time.Time:
-				b.WriteString(x.Format(time.RFC3339Nano))
 			case string:
-				b.WriteString(strings.NewReplacer("\n", `\n`, "|", `\|`).Replace(x))
+				writeCell(&b, x)
+			case int64:
+				b.Write(strconv.AppendInt(num[:0], x, 10))
+			case float64:
+				b.Write(strconv.AppendFloat(num[:0], x, 'g', -1, 64))
+			case bool:
+				b.Write(strconv.AppendBool(num[:0], x))
+			case time.Time:
+				b.Write(x.AppendFormat(num[:0], time.RFC3339Nano))
 			default:
 				fmt.Fprint(&b, x)
 			}
@@ -241,13 +251,53 @@ func (r *Result) Text() string {
 	if len(r.Rows) == 1 {
 		b.WriteString("(1 row")
 	} else {
-		fmt.Fprintf(&b, "(%d rows", len(r.Rows))
+		b.WriteByte('(')
+		b.Write(strconv.AppendInt(num[:0], int64(len(r.Rows)), 10))
+		b.WriteString(" rows")
 	}
 	if r.Truncated != "" {
 		b.WriteString("; more not shown: " + r.Truncated)
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// textSize estimates the length of Text, so that its builder grows once.
+func (r *Result) textSize() int {
+	n := 64 + len(r.Truncated)
+	for _, c := range r.Columns {
+		n += len(c.Name) + len(c.Type) + 6
+	}
+	for _, row := range r.Rows {
+		for _, v := range row {
+			n += 3
+			if s, ok := v.(string); ok {
+				n += len(s)
+			} else {
+				n += 8
+			}
+		}
+	}
+	return n
+}
+
+// writeCell writes s with its newlines as \n and its bars as \|, so that a
+// row stays one line and its cells stay apart.
+func writeCell(b *strings.Builder, s string) {
+	for {
+		i := strings.IndexAny(s, "\n|")
+		if i < 0 {
+			b.WriteString(s)
+			return
+		}
+		b.WriteString(s[:i])
+		if s[i] == '\n' {
+			b.WriteString(`\n`)
+		} else {
+			b.WriteString(`\|`)
+		}
+		s = s[i+1:]
+	}
 }
 
 // Schema lists the tables and views of db through the Engine of its driver.
