@@ -26,7 +26,8 @@
 // time. The limits are the database's, not a parse of the SQL:
 //
 //   - Read-only unless QueryOptions.Write: a read-only transaction
-//     (PostgreSQL) or query_only and an authorizer (SQLite).
+//     (PostgreSQL) or query_only and an authorizer (SQLite). A change the
+//     database refuses for it matches ErrReadOnly, whatever the engine.
 //   - One statement per call: PostgreSQL's extended protocol and SQLite's
 //     driver refuse a second, so "COMMIT; DELETE …" is an error.
 //   - Time: statement_timeout on the server, an interrupt for SQLite, and

@@ -26,6 +26,15 @@ type Engine interface {
 	Schema(ctx context.Context, db *sql.DB) ([]Table, error)
 }
 
+// A TypeNamer is an Engine whose driver names some column types by a
+// number rather than a name: pgx, for a type outside its own map (void, an
+// enum), gives its OID. After the statement, Query passes it the result's
+// columns, whose Types it rewrites in place where it knows better; an error
+// leaves them as they were.
+type TypeNamer interface {
+	NameTypes(ctx context.Context, db *sql.DB, cols []Column) error
+}
+
 // A Session is what an Engine allows one statement.
 type Session struct {
 	// Write allows the statement to change data and the schema.

@@ -28,6 +28,11 @@ var ErrNoEngine = errors.New("sqldb: no engine for this database driver")
 // deadline, and Query wraps it in the error of one ended by that deadline.
 var ErrStatementTimeout = errors.New("sqldb: statement timeout")
 
+// ErrReadOnly is matched by the *QueryError of a statement that would have
+// changed the database in a read-only session, whatever the engine: the
+// engine wraps it in the database's refusal.
+var ErrReadOnly = errors.New("sqldb: the session is read-only")
+
 // QueryOptions bound one Query. The zero value selects every default.
 type QueryOptions struct {
 	// Write lets the statement change data. If false, the database refuses
@@ -60,7 +65,8 @@ type Result struct {
 type Column struct {
 	Name string `json:"name"`
 	// Type is the database's name for the column's type, such as "INTEGER"
-	// or "TEXT"; empty when the database does not know (an expression in
+	// or "TEXT", looked up by a TypeNamer engine where the driver gives a
+	// number; empty when the database does not know (an expression in
 	// SQLite).
 	Type string `json:"type"`
 }
@@ -142,6 +148,9 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 			timedOut, err = true, fmt.Errorf("%w: %w", ErrStatementTimeout, err)
 		}
 		return nil, &QueryError{TimedOut: timedOut, Err: err}
+	}
+	if n, ok := e.(TypeNamer); ok {
+		n.NameTypes(ctx, db, res.Columns) // on failure, the driver's names stay
 	}
 	return res, nil
 }

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -52,7 +53,9 @@ type SQLQueryArgs struct {
 // read-only unless opts.Write, which the database enforces (see package
 // sqldb), and bounded in rows, bytes and time; the rows past a limit are
 // not read, and the text says so. A statement the database refuses comes
-// back to the model with the database's message. opts may be nil.
+// back to the model with the database's message; a change refused because
+// the tool is read-only matches sqldb.ErrReadOnly and names
+// opts.WriteSetting. opts may be nil.
 //
 // SQLQuery panics if db is nil.
 func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Result] {
@@ -87,7 +90,11 @@ func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Resu
 			for i, p := range a.Params {
 				args[i] = p
 			}
-			return sqldb.Query(ctx, db, a.SQL, args, q)
+			res, err := sqldb.Query(ctx, db, a.SQL, args, q)
+			if errors.Is(err, sqldb.ErrReadOnly) && opts.WriteSetting != "" {
+				return nil, fmt.Errorf("%w (the operator allows writes with %s)", err, opts.WriteSetting)
+			}
+			return res, err
 		},
 		tool.WithTitle("Run an SQL statement"),
 		tool.WithAnnotations(ann),

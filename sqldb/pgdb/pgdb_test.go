@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -84,6 +85,40 @@ func TestPostgres(t *testing.T) {
 		}
 		if n := count(t); n != 3 {
 			t.Errorf("after the escapes, notes has %d rows, want 3", n)
+		}
+	})
+
+	// A change refused in a read-only session says so, and matches
+	// sqldb.ErrReadOnly as SQLite's refusal does.
+	t.Run("read-only message", func(t *testing.T) {
+		_, err := sqldb.Query(t.Context(), db, `DELETE FROM notes`, nil, nil)
+		if !errors.Is(err, sqldb.ErrReadOnly) || !strings.Contains(err.Error(), "read-only") {
+			t.Errorf("a read-only DELETE = %v, want an error that matches sqldb.ErrReadOnly", err)
+		}
+		if _, err := sqldb.Query(t.Context(), db, `SELECT nonsense FROM nowhere`, nil, nil); errors.Is(err, sqldb.ErrReadOnly) {
+			t.Errorf("an unknown table = %v, matches sqldb.ErrReadOnly", err)
+		}
+	})
+
+	// A column of a type outside pgx's map (void, an enum, a domain) is
+	// named by the type's name, not its number.
+	t.Run("type names", func(t *testing.T) {
+		if _, err := db.Exec(`CREATE TYPE mood AS ENUM ('happy', 'sad'); CREATE DOMAIN posint AS int CHECK (VALUE > 0)`); err != nil {
+			t.Fatal(err)
+		}
+		res, err := sqldb.Query(t.Context(), db, `SELECT pg_sleep(0) AS nothing, 'happy'::mood AS m, 3::posint AS p, 'x'::text AS t`, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range res.Columns {
+			got = append(got, c.Type)
+		}
+		if want := []string{"VOID", "MOOD", "INT4", "TEXT"}; !slices.Equal(got, want) {
+			t.Errorf("column types = %q, want %q", got, want)
+		}
+		if res.Rows[0][1] != "happy" {
+			t.Errorf("the enum's value = %#v", res.Rows[0][1])
 		}
 	})
 

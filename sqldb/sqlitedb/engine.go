@@ -28,31 +28,115 @@ var schemaPragmas = map[string]bool{
 // deniedFunctions load code or reach outside the database.
 var deniedFunctions = map[string]bool{"load_extension": true, "readfile": true, "writefile": true, "edit": true, "fts3_tokenizer": true}
 
-// authorizer returns the policy of a session: see the package
-// documentation.
-func authorizer(write bool) func(sqlite3.AuthorizerActionCode, string, string, string, string) sqlite3.AuthorizerReturnCode {
-	return func(action sqlite3.AuthorizerActionCode, arg3, arg4, _, _ string) sqlite3.AuthorizerReturnCode {
-		switch action {
-		case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_RECURSIVE:
-			return sqlite3.AUTH_OK
-		case sqlite3.AUTH_FUNCTION:
-			if deniedFunctions[strings.ToLower(arg4)] {
-				return sqlite3.AUTH_DENY
-			}
-			return sqlite3.AUTH_OK
-		case sqlite3.AUTH_PRAGMA:
-			if schemaPragmas[strings.ToLower(arg3)] {
-				return sqlite3.AUTH_OK
-			}
-			return sqlite3.AUTH_DENY
-		case sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH, sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT:
-			return sqlite3.AUTH_DENY
+// A policy is the authorizer of one session: see the package
+// documentation. It keeps the reason of its first refusal, so that the
+// error says it in the session's terms rather than SQLite's "not
+// authorized".
+type policy struct {
+	write  bool
+	reason string
+	// readOnly reports that the refusal was of a change in a read-only
+	// session.
+	readOnly bool
+}
+
+func (p *policy) authorize(action sqlite3.AuthorizerActionCode, arg3, arg4, _, _ string) sqlite3.AuthorizerReturnCode {
+	switch action {
+	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_RECURSIVE:
+		return sqlite3.AUTH_OK
+	case sqlite3.AUTH_FUNCTION:
+		if deniedFunctions[strings.ToLower(arg4)] {
+			return p.deny(false, "the function "+arg4+" is not allowed: it loads code or reaches outside the database")
 		}
-		if write {
+		return sqlite3.AUTH_OK
+	case sqlite3.AUTH_PRAGMA:
+		if schemaPragmas[strings.ToLower(arg3)] {
 			return sqlite3.AUTH_OK
 		}
-		return sqlite3.AUTH_DENY
+		return p.deny(false, "PRAGMA "+arg3+" is not allowed: a statement may use only the pragmas that read the schema (table_info, table_xinfo, table_list, index_list, index_info, index_xinfo, foreign_key_list)")
+	case sqlite3.AUTH_ATTACH, sqlite3.AUTH_DETACH:
+		return p.deny(false, "ATTACH and DETACH are not allowed: a statement uses only the bound database")
+	case sqlite3.AUTH_TRANSACTION, sqlite3.AUTH_SAVEPOINT:
+		return p.deny(false, "BEGIN, COMMIT, ROLLBACK and SAVEPOINT are not allowed: each call is a transaction of its own")
 	}
+	if p.write {
+		return sqlite3.AUTH_OK
+	}
+	return p.deny(true, fmt.Sprintf("%s, and it would %s", sqldb.ErrReadOnly.Error(), change(action, arg3, arg4)))
+}
+
+func (p *policy) deny(readOnly bool, reason string) sqlite3.AuthorizerReturnCode {
+	if p.reason == "" {
+		p.reason, p.readOnly = reason, readOnly
+	}
+	return sqlite3.AUTH_DENY
+}
+
+// change says what an action the authorizer refused would have done.
+func change(action sqlite3.AuthorizerActionCode, arg3, arg4 string) string {
+	if strings.HasPrefix(arg3, "sqlite_") && (strings.HasSuffix(arg3, "_master") || strings.HasSuffix(arg3, "_schema")) {
+		// SQLite asks for its schema table before the CREATE or DROP.
+		switch action {
+		case sqlite3.AUTH_INSERT:
+			return "add to the schema (CREATE)"
+		case sqlite3.AUTH_DELETE:
+			return "remove from the schema (DROP)"
+		}
+		return "change the schema"
+	}
+	switch action {
+	case sqlite3.AUTH_INSERT:
+		return "insert into " + arg3
+	case sqlite3.AUTH_UPDATE:
+		return "update " + arg3
+	case sqlite3.AUTH_DELETE:
+		return "delete from " + arg3
+	case sqlite3.AUTH_CREATE_TABLE, sqlite3.AUTH_CREATE_TEMP_TABLE:
+		return "create the table " + arg3
+	case sqlite3.AUTH_CREATE_INDEX, sqlite3.AUTH_CREATE_TEMP_INDEX:
+		return "create the index " + arg3
+	case sqlite3.AUTH_CREATE_VIEW, sqlite3.AUTH_CREATE_TEMP_VIEW:
+		return "create the view " + arg3
+	case sqlite3.AUTH_CREATE_TRIGGER, sqlite3.AUTH_CREATE_TEMP_TRIGGER:
+		return "create the trigger " + arg3
+	case sqlite3.AUTH_CREATE_VTABLE:
+		return "create the virtual table " + arg3
+	case sqlite3.AUTH_DROP_TABLE, sqlite3.AUTH_DROP_TEMP_TABLE:
+		return "drop the table " + arg3
+	case sqlite3.AUTH_DROP_INDEX, sqlite3.AUTH_DROP_TEMP_INDEX:
+		return "drop the index " + arg3
+	case sqlite3.AUTH_DROP_VIEW, sqlite3.AUTH_DROP_TEMP_VIEW:
+		return "drop the view " + arg3
+	case sqlite3.AUTH_DROP_TRIGGER, sqlite3.AUTH_DROP_TEMP_TRIGGER:
+		return "drop the trigger " + arg3
+	case sqlite3.AUTH_DROP_VTABLE:
+		return "drop the virtual table " + arg3
+	case sqlite3.AUTH_ALTER_TABLE:
+		return "alter the table " + arg4
+	case sqlite3.AUTH_REINDEX:
+		return "rebuild an index"
+	case sqlite3.AUTH_ANALYZE:
+		return "analyze the tables"
+	}
+	return "change the database"
+}
+
+// A refusal is a statement the authorizer refused: its reason, holding
+// SQLite's error, and sqldb.ErrReadOnly for a change in a read-only
+// session.
+type refusal struct {
+	reason   string
+	readOnly bool
+	err      error
+}
+
+func (r *refusal) Error() string { return r.reason }
+
+func (r *refusal) Unwrap() []error {
+	if r.readOnly {
+		return []error{sqldb.ErrReadOnly, r.err}
+	}
+	return []error{r.err}
 }
 
 // Run implements sqldb.Engine.
@@ -63,6 +147,7 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 	}
 	defer conn.Close()
 	var restore []int
+	p := &policy{write: s.Write}
 	err = conn.Raw(func(dc any) error {
 		rc, ok := dc.(rawConn)
 		if !ok {
@@ -78,7 +163,7 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		if s.MaxValueBytes > 0 {
 			restore = append(restore, c.Limit(sqlite3.LIMIT_LENGTH, s.MaxValueBytes))
 		}
-		return c.SetAuthorizer(authorizer(s.Write))
+		return c.SetAuthorizer(p.authorize)
 	})
 	// Whatever happened, the connection goes back to the pool as it was, or
 	// not at all.
@@ -105,6 +190,9 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 	}
 	rows, err := conn.QueryContext(ctx, stmt, args...)
 	if err != nil {
+		if p.reason != "" && errors.Is(err, sqlite3.AUTH) {
+			return &refusal{reason: p.reason, readOnly: p.readOnly, err: err}
+		}
 		return err
 	}
 	if err := read(rows); err != nil {

@@ -29,7 +29,10 @@
 // table_xinfo, table_list, index_list, index_info, index_xinfo,
 // foreign_key_list), BEGIN, COMMIT, ROLLBACK and SAVEPOINT, the functions
 // load_extension and the like, and, unless the session writes, anything but
-// reading. A read-only session also sets PRAGMA query_only. The driver
+// reading. A read-only session also sets PRAGMA query_only. A refused
+// statement's error gives the reason in these terms, not SQLite's "not
+// authorized": a change in a read-only session matches sqldb.ErrReadOnly
+// and says what the statement would have changed. The driver
 // refuses a second statement after the first, ATTACH is limited to zero
 // databases, and the longest value the statement may build is limited
 // (SQLITE_LIMIT_LENGTH). The statement is interrupted at its timeout.

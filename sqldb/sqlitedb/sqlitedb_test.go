@@ -288,3 +288,44 @@ func TestRelativePath(t *testing.T) {
 		t.Errorf("the database is not at ./sub dir/x.db: %v", err)
 	}
 }
+
+// TestRefusalMessages checks that a refused statement says why, in the
+// session's terms rather than SQLite's "not authorized": a change in a
+// read-only session matches sqldb.ErrReadOnly, as PostgreSQL's does.
+func TestRefusalMessages(t *testing.T) {
+	db, _ := open(t)
+	w := &sqldb.QueryOptions{Write: true}
+	for _, c := range []struct {
+		stmt     string
+		opts     *sqldb.QueryOptions
+		readOnly bool
+		says     []string
+	}{
+		{`DELETE FROM notes`, nil, true, []string{"read-only", "delete from notes"}},
+		{`INSERT INTO notes(body) VALUES ('x')`, nil, true, []string{"read-only", "insert into notes"}},
+		{`UPDATE notes SET body = 'x'`, nil, true, []string{"read-only", "update notes"}},
+		{`CREATE TABLE t(x)`, nil, true, []string{"read-only", "add to the schema"}},
+		{`PRAGMA journal_mode = DELETE`, w, false, []string{"PRAGMA journal_mode", "table_info"}},
+		{`ATTACH DATABASE 'x.db' AS o`, w, false, []string{"ATTACH", "only the bound database"}},
+		{`DROP TABLE notes`, nil, true, []string{"read-only", "remove from the schema"}},
+		{`BEGIN`, w, false, []string{"transaction", "each call"}},
+		{`SELECT load_extension('x')`, w, false, []string{"load_extension"}},
+	} {
+		_, err := sqldb.Query(t.Context(), db, c.stmt, nil, c.opts)
+		if err == nil {
+			t.Errorf("Query(%q) = nil error", c.stmt)
+			continue
+		}
+		if got := errors.Is(err, sqldb.ErrReadOnly); got != c.readOnly {
+			t.Errorf("Query(%q) = %v; matches ErrReadOnly: %v, want %v", c.stmt, err, got, c.readOnly)
+		}
+		for _, s := range c.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("Query(%q) = %v; want it to say %q", c.stmt, err, s)
+			}
+		}
+		if strings.Contains(err.Error(), "not authorized") {
+			t.Errorf("Query(%q) = %v; want the reason, not SQLite's words", c.stmt, err)
+		}
+	}
+}
