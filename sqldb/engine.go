@@ -19,7 +19,11 @@ type Engine interface {
 	// more than one statement, leaving the bound database (ATTACH), loading
 	// code, and changing the session's rules. It ends the statement at
 	// s.Timeout on the database's side as well as through ctx. A write is
-	// committed when the statement completes and read returns nil.
+	// committed when the statement completes and read returns nil. The
+	// connection it used goes back to db's pool as it found it, or is
+	// closed: nothing the statement did to the session (a lock, a prepared
+	// statement, a setting, a temporary object) reaches the program's own
+	// queries.
 	Run(ctx context.Context, db *sql.DB, s Session, stmt string, args []any, read func(*sql.Rows) error) error
 	// Schema lists the tables and views that a query may read, with their
 	// columns and keys.

@@ -3,12 +3,15 @@ package pgdb
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/hands-go/hands/sqldb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
 )
 
 // SQLSTATEs: a statement the server canceled, and a change in a read-only
@@ -25,7 +28,10 @@ type Engine struct{}
 // Run implements sqldb.Engine. A statement the server ended at
 // statement_timeout is an error that wraps sqldb.ErrStatementTimeout, and
 // one it refused as a change in a read-only transaction wraps
-// sqldb.ErrReadOnly.
+// sqldb.ErrReadOnly. The call has a connection of its own, which it resets
+// with DISCARD ALL once the transaction has ended, so that no lock,
+// prepared statement, setting, temporary table or LISTEN outlives it; a
+// connection that cannot be reset is closed.
 func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) error {
 	err := e.run(ctx, db, s, stmt, args, read)
 	var pe *pgconn.PgError
@@ -39,8 +45,42 @@ func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt strin
 	return err
 }
 
+// resetTimeout bounds the reset of a connection after a call; past it, the
+// connection is closed instead.
+const resetTimeout = 5 * time.Second
+
 func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) error {
-	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: !s.Write})
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// Once the transaction has ended, the connection goes back to the pool
+	// as a new one is, or not at all: DISCARD ALL releases the session's
+	// advisory locks, prepared statements, settings, temporary tables and
+	// LISTENs, which outlive a transaction (DISCARD ALL itself cannot run
+	// inside one), and pgx forgets its own prepared statements, which the
+	// server has just dropped.
+	defer conn.Raw(func(dc any) error {
+		c, ok := dc.(*stdlib.Conn)
+		if !ok {
+			return driver.ErrBadConn
+		}
+		pc := c.Conn()
+		if pc.IsClosed() || pc.PgConn().TxStatus() != 'I' {
+			return driver.ErrBadConn
+		}
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resetTimeout)
+		defer cancel()
+		if _, err := pc.PgConn().Exec(rctx, "DISCARD ALL").ReadAll(); err != nil {
+			return driver.ErrBadConn
+		}
+		if err := pc.DeallocateAll(rctx); err != nil {
+			return driver.ErrBadConn
+		}
+		return nil
+	})
+	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: !s.Write})
 	if err != nil {
 		return err
 	}

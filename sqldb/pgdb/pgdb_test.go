@@ -122,6 +122,58 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	// Each call leaves its connection as it found it: on a pool of one
+	// connection, which every query shares, the program sees nothing of a
+	// lock, a prepared statement, a setting or a temporary table that a
+	// statement left, and its own prepared statement still runs.
+	t.Run("session state", func(t *testing.T) {
+		one, err := sqldb.Open(t.Context(), srv.URL+"&max_open_conns=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer one.Close()
+		own, err := one.Prepare(`SELECT count(*) FROM notes WHERE id > $1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		var searchPath string
+		if err := one.QueryRow(`SHOW search_path`).Scan(&searchPath); err != nil {
+			t.Fatal(err)
+		}
+		w := &sqldb.QueryOptions{Write: true}
+		for _, c := range []struct {
+			stmt  string
+			opts  *sqldb.QueryOptions
+			check string // a query of the program that must return 0
+		}{
+			{`SELECT pg_advisory_lock(42)`, nil, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'`},
+			{`PREPARE leftover AS SELECT 1`, nil, `SELECT count(*) FROM pg_prepared_statements WHERE from_sql`},
+			{`PREPARE leftover AS SELECT 1`, w, `SELECT count(*) FROM pg_prepared_statements WHERE from_sql`},
+			{`SET search_path = nowhere`, w, `SELECT count(*) WHERE current_setting('search_path') <> '` + searchPath + `'`},
+			{`SELECT set_config('app.leftover', 'x', false)`, w, `SELECT count(*) WHERE coalesce(current_setting('app.leftover', true), '') <> ''`},
+			{`CREATE TEMP TABLE leftover(x int)`, w, `SELECT count(*) FROM pg_class WHERE relname = 'leftover'`},
+			{`LISTEN leftover`, nil, `SELECT count(*) FROM pg_listening_channels()`},
+		} {
+			if _, err := sqldb.Query(t.Context(), one, c.stmt, nil, c.opts); err != nil {
+				t.Fatalf("Query(%q): %v", c.stmt, err)
+			}
+			var n int
+			if err := one.QueryRow(c.check).Scan(&n); err != nil {
+				t.Fatalf("after %q, %s: %v", c.stmt, c.check, err)
+			}
+			if n != 0 {
+				t.Errorf("after %q, the program's %s = %d, want 0", c.stmt, c.check, n)
+			}
+			if err := own.QueryRow(0).Scan(&n); err != nil || n != 3 {
+				t.Errorf("after %q, the program's prepared statement = %d, %v; want 3", c.stmt, n, err)
+			}
+			if err := one.QueryRow(`SELECT count(*) FROM notes WHERE body <> $1`, "x").Scan(&n); err != nil {
+				t.Errorf("after %q, the program's query with an argument: %v", c.stmt, err)
+			}
+		}
+	})
+
 	t.Run("write", func(t *testing.T) {
 		w := &sqldb.QueryOptions{Write: true}
 		res, err := sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES ($1) RETURNING id`, []any{"four"}, w)

@@ -1,6 +1,7 @@
 package sqlitedb
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -147,6 +148,7 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 	}
 	defer conn.Close()
 	var restore []int
+	tempVersion := int64(-1)
 	p := &policy{write: s.Write}
 	err = conn.Raw(func(dc any) error {
 		rc, ok := dc.(rawConn)
@@ -158,6 +160,12 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 			if err := c.Exec(`PRAGMA query_only=on`); err != nil {
 				return err
 			}
+		} else {
+			v, err := tempSchemaVersion(c)
+			if err != nil {
+				return err
+			}
+			tempVersion = v
 		}
 		restore = []int{c.Limit(sqlite3.LIMIT_ATTACHED, 0)}
 		if s.MaxValueBytes > 0 {
@@ -166,7 +174,9 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		return c.SetAuthorizer(p.authorize)
 	})
 	// Whatever happened, the connection goes back to the pool as it was, or
-	// not at all.
+	// not at all: a write session that created or dropped a temporary
+	// table, view, index or trigger (a temporary trigger fires on the
+	// program's own writes) changed the connection, which is discarded.
 	defer conn.Raw(func(dc any) error {
 		rc, ok := dc.(rawConn)
 		if !ok {
@@ -179,6 +189,12 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		}
 		if len(restore) > 1 {
 			c.Limit(sqlite3.LIMIT_LENGTH, restore[1])
+		}
+		if s.Write {
+			v, err := tempSchemaVersion(c)
+			if err != nil || v != tempVersion {
+				return driver.ErrBadConn
+			}
 		}
 		if errors.Join(errs...) != nil || !c.GetAutocommit() {
 			return driver.ErrBadConn // discarded, not reused
@@ -200,4 +216,18 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		return err
 	}
 	return rows.Close()
+}
+
+// tempSchemaVersion returns the version of c's temporary schema, which
+// every change to a temporary table, view, index or trigger moves.
+func tempSchemaVersion(c *sqlite3.Conn) (int64, error) {
+	st, _, err := c.Prepare(`PRAGMA temp.schema_version`)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	if !st.Step() {
+		return 0, cmp.Or(st.Err(), errors.New("sqlitedb: PRAGMA temp.schema_version returned no row"))
+	}
+	return st.ColumnInt64(0), nil
 }

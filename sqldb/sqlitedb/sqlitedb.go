@@ -36,4 +36,9 @@
 // refuses a second statement after the first, ATTACH is limited to zero
 // databases, and the longest value the statement may build is limited
 // (SQLITE_LIMIT_LENGTH). The statement is interrupted at its timeout.
+//
+// The connection then goes back to the pool as it was: the authorizer,
+// query_only and the limits are undone, and a connection whose write
+// session made or dropped a temporary table, view, index or trigger is
+// closed rather than pooled.
 package sqlitedb

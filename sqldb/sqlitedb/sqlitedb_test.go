@@ -329,3 +329,36 @@ func TestRefusalMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestSessionState runs, on a pool of one connection that every query
+// shares, write sessions that leave temporary objects; the program's own
+// queries see none of them.
+func TestSessionState(t *testing.T) {
+	_, dir := open(t)
+	db, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(filepath.Join(dir, "app.db"))+"?max_open_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w := &sqldb.QueryOptions{Write: true}
+	for _, stmt := range []string{
+		`CREATE TEMP TABLE leftover(x)`,
+		`CREATE TEMP VIEW leftover_view AS SELECT 1`,
+		`CREATE TEMP TRIGGER leftover_trigger AFTER INSERT ON notes BEGIN DELETE FROM notes; END`,
+	} {
+		if _, err := sqldb.Query(t.Context(), db, stmt, nil, w); err != nil {
+			t.Fatalf("Query(%q): %v", stmt, err)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM temp.sqlite_schema`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("after %q, the program sees %d temporary objects (%v), want 0", stmt, n, err)
+		}
+	}
+	before := count(t, db)
+	if _, err := db.Exec(`INSERT INTO notes(body) VALUES ('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db); n != before+1 {
+		t.Errorf("after the program's insert, notes has %d rows, want %d", n, before+1)
+	}
+}
