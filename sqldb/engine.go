@@ -45,6 +45,11 @@ type Session struct {
 	Write bool
 	// Timeout ends the statement on the database's side; it is positive.
 	Timeout int64 // milliseconds
+	// MaxBytes is the result's byte limit (QueryOptions.MaxBytes). An engine
+	// may stop reading a row that cannot fit before the row is in memory,
+	// with an error that wraps ErrRowTooLarge (pgdb bounds the size of a
+	// message from the server by it).
+	MaxBytes int
 	// MaxValueBytes bounds one value the database builds, where the engine
 	// can say so (SQLite's length limit); zero leaves the engine's limit.
 	MaxValueBytes int

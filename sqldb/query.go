@@ -28,6 +28,12 @@ var ErrNoEngine = errors.New("sqldb: no engine for this database driver")
 // deadline, and Query wraps it in the error of one ended by that deadline.
 var ErrStatementTimeout = errors.New("sqldb: statement timeout")
 
+// ErrRowTooLarge is matched by the error of a write whose result held a row
+// too large for QueryOptions.MaxBytes: an engine that stops reading such a
+// row before it is in memory (pgdb) wraps it. A read's result is then
+// truncated at the byte limit instead; a write is not committed.
+var ErrRowTooLarge = errors.New("sqldb: a row of the result is larger than the byte limit")
+
 // ErrReadOnly is matched by the *QueryError of a statement that would have
 // changed the database in a read-only session, whatever the engine: the
 // engine wraps it in the database's refusal.
@@ -42,7 +48,10 @@ type QueryOptions struct {
 	// less, DefaultMaxRows.
 	MaxRows int
 	// MaxBytes bounds the values returned, counted as the length of their
-	// text; the rest are not read. If zero or less, DefaultMaxBytes.
+	// text; the rest are not read. It bounds the memory of a call too:
+	// pgdb does not read a row whose message from the server is over
+	// 8×MaxBytes + 64 KiB, and sqlitedb's length limit is at least
+	// MaxBytes. If zero or less, DefaultMaxBytes.
 	MaxBytes int
 	// Timeout ends the statement. If zero or less, DefaultTimeout.
 	Timeout time.Duration
@@ -130,7 +139,7 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 	run, stop := context.WithCancel(ctx)
 	defer stop()
 	res := &Result{Columns: []Column{}, Rows: [][]any{}}
-	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxValueBytes: maxBytes + 1}
+	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxBytes: maxBytes, MaxValueBytes: maxBytes + 1}
 	err := e.Run(run, db, s, stmt, args, func(rows *sql.Rows) error {
 		err := collect(rows, res, maxRows, maxBytes)
 		if err == nil && res.Truncated != "" && !opts.Write {
@@ -138,6 +147,10 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 		}
 		return err
 	})
+	if errors.Is(err, ErrRowTooLarge) && !opts.Write {
+		// The engine stopped before the row was in memory.
+		res.Truncated, err = fmt.Sprintf("byte limit %d reached; select fewer or shorter columns", maxBytes), nil
+	}
 	if err != nil && !(res.Truncated != "" && !opts.Write && ctx.Err() == nil) {
 		// The database's own timeout wraps ErrStatementTimeout already
 		// (pgdb's statement_timeout); the deadline of ctx, which every

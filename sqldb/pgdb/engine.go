@@ -11,6 +11,7 @@ import (
 	"github.com/hands-go/hands/sqldb"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgproto3"
 	"github.com/jackc/pgx/v5/stdlib"
 )
 
@@ -42,7 +43,28 @@ func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt strin
 	if errors.As(err, &pe) && pe.Code == readOnlyRefused {
 		return fmt.Errorf("%w: %w", sqldb.ErrReadOnly, err)
 	}
+	if tooLarge, ok := errors.AsType[*pgproto3.ExceededMaxBodyLenErr](err); ok {
+		msg := fmt.Sprintf("the server sent a row of %d bytes, over the %d that a byte limit of %d allows; it was not read", tooLarge.ActualBodyLen, tooLarge.MaxExpectedBodyLen, s.MaxBytes)
+		if s.Write {
+			msg += ", and the statement was not committed"
+		}
+		return fmt.Errorf("%w: %s", sqldb.ErrRowTooLarge, msg)
+	}
 	return err
+}
+
+// maxMessage is PostgreSQL's own limit on a message
+// (PQ_LARGE_MESSAGE_LIMIT), which pgproto3 takes by default; a call lowers
+// it on its connection and puts it back.
+const maxMessage = 0x3fffffff - 1
+
+// messageLimit returns the largest message from the server that a call
+// with the byte limit maxBytes reads: a row larger than this cannot fit the
+// limit, which counts a value as the length of its text, since no value
+// takes more than 8 times its text's length on the wire (a bigint of one
+// digit, in binary), plus room for a row of many columns.
+func messageLimit(maxBytes int) int {
+	return min(8*maxBytes+64<<10, maxMessage)
 }
 
 // resetTimeout bounds the reset of a connection after a call; past it, the
@@ -67,9 +89,18 @@ func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 			return driver.ErrBadConn
 		}
 		pc := c.Conn()
-		if pc.IsClosed() || pc.PgConn().TxStatus() != 'I' {
+		if pc.IsClosed() {
+			// pgx closes a connection it cannot use, such as one whose
+			// row it refused, politely: it reads what the server still
+			// sends. Close the socket now, so that neither side sends
+			// the rest of a row no one reads.
+			pc.PgConn().Conn().Close()
 			return driver.ErrBadConn
 		}
+		if pc.PgConn().TxStatus() != 'I' {
+			return driver.ErrBadConn
+		}
+		pc.PgConn().Frontend().SetMaxBodyLen(maxMessage)
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), resetTimeout)
 		defer cancel()
 		if _, err := pc.PgConn().Exec(rctx, "DISCARD ALL").ReadAll(); err != nil {
@@ -80,6 +111,22 @@ func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		}
 		return nil
 	})
+	// A row is not read into memory when it could not fit the byte limit:
+	// pgproto3 refuses a message over its limit from its header, and the
+	// connection, then out of step, is closed.
+	if s.MaxBytes > 0 {
+		err := conn.Raw(func(dc any) error {
+			c, ok := dc.(*stdlib.Conn)
+			if !ok {
+				return fmt.Errorf("pgdb: the database's driver is %T, not pgx's", dc)
+			}
+			c.Conn().PgConn().Frontend().SetMaxBodyLen(messageLimit(s.MaxBytes))
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
 	tx, err := conn.BeginTx(ctx, &sql.TxOptions{ReadOnly: !s.Write})
 	if err != nil {
 		return err

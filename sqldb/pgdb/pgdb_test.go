@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -235,6 +236,61 @@ func TestPostgres(t *testing.T) {
 		}
 		if len(res.Rows) != 10 || res.Truncated == "" {
 			t.Errorf("1000-byte rows under a 10000-byte limit: %d rows, truncated %q", len(res.Rows), res.Truncated)
+		}
+	})
+
+	// A value far past the byte limit is not read: the memory the call
+	// allocates is bounded by the limit, not by the value, and the result
+	// says the limit stopped it. The pool still serves the program.
+	t.Run("huge value", func(t *testing.T) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := sqldb.Query(t.Context(), db, `SELECT 'a' UNION ALL SELECT repeat('x', 10000000)`, nil, &sqldb.QueryOptions{Timeout: time.Minute})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew := after.TotalAlloc - before.TotalAlloc
+		t.Logf("a row of 10 MB after a short one, under a %d-byte limit: %d bytes allocated", sqldb.DefaultMaxBytes, grew)
+		if grew > 16<<20 {
+			t.Errorf("a row of 10 MB under a %d-byte limit allocated %d bytes", sqldb.DefaultMaxBytes, grew)
+		}
+		if len(res.Rows) != 1 || !strings.Contains(res.Truncated, "byte limit") {
+			t.Errorf("rows %v, truncated %q; want the first row and the byte limit", res.Rows, res.Truncated)
+		}
+		before = after
+		res, err = sqldb.Query(t.Context(), db, `SELECT repeat('x', 30000000)`, nil, &sqldb.QueryOptions{Timeout: time.Minute})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew = after.TotalAlloc - before.TotalAlloc
+		t.Logf("a value of 30 MB under a %d-byte limit: %d bytes allocated", sqldb.DefaultMaxBytes, grew)
+		if grew > 16<<20 {
+			t.Errorf("a value of 30 MB under a %d-byte limit allocated %d bytes", sqldb.DefaultMaxBytes, grew)
+		}
+		if len(res.Rows) != 0 || !strings.Contains(res.Truncated, "byte limit") {
+			t.Errorf("rows %d, truncated %q; want none and the byte limit", len(res.Rows), res.Truncated)
+		}
+		// Rows within the limit are read whole, even those whose binary
+		// form is several times their text's length.
+		res, err = sqldb.Query(t.Context(), db, `SELECT repeat('x', 250000) AS s UNION ALL SELECT array_agg(1::int8)::text FROM generate_series(1, 1) UNION ALL SELECT NULL`, nil, nil)
+		if err != nil || len(res.Rows) != 3 || res.Truncated != "" {
+			t.Errorf("rows within the limit: %d rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+		}
+		res, err = sqldb.Query(t.Context(), db, `SELECT array_agg(1::int8) FROM generate_series(1, 100000)`, nil, nil)
+		if err != nil || len(res.Rows) != 1 || res.Truncated != "" {
+			t.Errorf("an array of 100000 bigints: %d rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+		}
+		// Under a write, the row is not read either, and the statement is
+		// not committed: an error says so.
+		_, err = sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES (repeat('x', 10000000)) RETURNING body`, nil, &sqldb.QueryOptions{Write: true, Timeout: time.Minute})
+		if !errors.Is(err, sqldb.ErrRowTooLarge) {
+			t.Errorf("a write returning 10 MB = %v, want sqldb.ErrRowTooLarge", err)
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3: the write was committed", n)
 		}
 	})
 
