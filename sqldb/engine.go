@@ -50,8 +50,9 @@ type Session struct {
 	// with an error that wraps ErrRowTooLarge (pgdb bounds the size of a
 	// message from the server by it).
 	MaxBytes int
-	// MaxValueBytes bounds one value the database builds, where the engine
-	// can say so (SQLite's length limit); zero leaves the engine's limit.
+	// MaxValueBytes bounds one value the database builds or reads, where
+	// the engine can say so (SQLite's length limit); zero leaves the
+	// engine's limit.
 	MaxValueBytes int
 }
 

@@ -16,6 +16,8 @@ const (
 	DefaultMaxRows  = 1000
 	DefaultMaxBytes = 256 << 10
 	DefaultTimeout  = 10 * time.Second
+	// DefaultMaxValueBytes is the default of QueryOptions.MaxValueBytes.
+	DefaultMaxValueBytes = 16 << 20
 )
 
 // ErrNoEngine reports a *sql.DB whose driver registered no Engine.
@@ -55,6 +57,13 @@ type QueryOptions struct {
 	MaxBytes int
 	// Timeout ends the statement. If zero or less, DefaultTimeout.
 	Timeout time.Duration
+	// MaxValueBytes bounds one value that the statement builds or reads,
+	// where the engine can (SQLite's SQLITE_LIMIT_LENGTH, which applies to
+	// a stored value as soon as it is read, even by substr()): a statement
+	// that needs a longer one fails with an error that names the limit. It
+	// bounds the memory of a call on SQLite. If zero or less,
+	// DefaultMaxValueBytes, or MaxBytes if that is larger.
+	MaxValueBytes int
 }
 
 // A Result is a statement's columns, then its rows.
@@ -131,6 +140,10 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 	if timeout <= 0 {
 		timeout = DefaultTimeout
 	}
+	maxValue := opts.MaxValueBytes
+	if maxValue <= 0 {
+		maxValue = max(DefaultMaxValueBytes, maxBytes)
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// A read stops the statement once a limit is reached, rather than let
@@ -139,7 +152,7 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 	run, stop := context.WithCancel(ctx)
 	defer stop()
 	res := &Result{Columns: []Column{}, Rows: [][]any{}}
-	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxBytes: maxBytes, MaxValueBytes: maxBytes + 1}
+	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxBytes: maxBytes, MaxValueBytes: maxValue}
 	err := e.Run(run, db, s, stmt, args, func(rows *sql.Rows) error {
 		err := collect(rows, res, maxRows, maxBytes)
 		if err == nil && res.Truncated != "" && !opts.Write {
@@ -193,17 +206,32 @@ func collect(rows *sql.Rows, res *Result, maxRows, maxBytes int) error {
 		}
 		row := make([]any, len(vals))
 		for i, v := range vals {
-			v, n := portable(v)
-			if used+n > maxBytes {
+			if used+textLen(v) > maxBytes {
 				res.Truncated = fmt.Sprintf("byte limit %d reached; select fewer or shorter columns", maxBytes)
 				return nil
 			}
+			v, n := portable(v)
 			used += n
 			row[i] = v
 		}
 		res.Rows = append(res.Rows, row)
 	}
 	return rows.Err()
+}
+
+// textLen returns the length that portable gives v, without copying it.
+func textLen(v any) int {
+	switch x := v.(type) {
+	case []byte:
+		if utf8.Valid(x) {
+			return len(x)
+		}
+		return 2 + 2*len(x)
+	case string:
+		return len(x)
+	}
+	_, n := portable(v)
+	return n
 }
 
 // portable returns a scanned value as one that JSON writes plainly, and the

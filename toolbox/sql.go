@@ -28,11 +28,12 @@ type SQLOptions struct {
 	// operator sets to allow writes, such as an environment variable. If
 	// empty, none is named.
 	WriteSetting string
-	// MaxRows, MaxBytes and Timeout bound each statement (see
-	// sqldb.QueryOptions); zero selects sqldb's defaults.
-	MaxRows  int
-	MaxBytes int
-	Timeout  time.Duration
+	// MaxRows, MaxBytes, MaxValueBytes and Timeout bound each statement
+	// (see sqldb.QueryOptions); zero selects sqldb's defaults.
+	MaxRows       int
+	MaxBytes      int
+	MaxValueBytes int
+	Timeout       time.Duration
 }
 
 // maxSQLBytes bounds a statement's text.
@@ -83,7 +84,7 @@ func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Resu
 	if opts.Write {
 		ann = tool.Annotations{Destructive: true}
 	}
-	q := &sqldb.QueryOptions{Write: opts.Write, MaxRows: opts.MaxRows, MaxBytes: opts.MaxBytes, Timeout: opts.Timeout}
+	q := &sqldb.QueryOptions{Write: opts.Write, MaxRows: opts.MaxRows, MaxBytes: opts.MaxBytes, MaxValueBytes: opts.MaxValueBytes, Timeout: opts.Timeout}
 	return tool.New(cmp.Or(opts.Name, "sql_query"), desc,
 		func(ctx context.Context, a SQLQueryArgs) (*sqldb.Result, error) {
 			args := make([]any, len(a.Params))

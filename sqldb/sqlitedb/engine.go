@@ -209,13 +209,22 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		if p.reason != "" && errors.Is(err, sqlite3.AUTH) {
 			return &refusal{reason: p.reason, readOnly: p.readOnly, err: err}
 		}
-		return err
+		return tooBig(err, s)
 	}
 	if err := read(rows); err != nil {
 		rows.Close()
-		return err
+		return tooBig(err, s)
 	}
-	return rows.Close()
+	return tooBig(rows.Close(), s)
+}
+
+// tooBig names the session's length limit in SQLite's error for a value
+// over it, which says only "string or blob too big".
+func tooBig(err error, s sqldb.Session) error {
+	if s.MaxValueBytes > 0 && errors.Is(err, sqlite3.TOOBIG) {
+		return fmt.Errorf("a value is over the length limit of %d bytes, which bounds every value the statement builds or reads, even one it only passes to length() or substr(); the program sets it (sqldb.QueryOptions.MaxValueBytes): %w", s.MaxValueBytes, err)
+	}
+	return err
 }
 
 // tempSchemaVersion returns the version of c's temporary schema, which

@@ -34,8 +34,12 @@
 // authorized": a change in a read-only session matches sqldb.ErrReadOnly
 // and says what the statement would have changed. The driver
 // refuses a second statement after the first, ATTACH is limited to zero
-// databases, and the longest value the statement may build is limited
-// (SQLITE_LIMIT_LENGTH). The statement is interrupted at its timeout.
+// databases, and the longest value the statement may build or read is
+// limited (SQLITE_LIMIT_LENGTH, at sqldb.QueryOptions.MaxValueBytes, 16 MiB
+// by default): SQLite applies it to a stored value as soon as it is read,
+// so it is kept well above the result's byte limit, which cuts long values
+// instead, and its error names it. The statement is interrupted at its
+// timeout.
 //
 // The connection then goes back to the pool as it was: the authorizer,
 // query_only and the limits are undone, and a connection whose write

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -360,5 +361,35 @@ func TestSessionState(t *testing.T) {
 	}
 	if n := count(t, db); n != before+1 {
 		t.Errorf("after the program's insert, notes has %d rows, want %d", n, before+1)
+	}
+}
+
+// TestStoredValuesPastTheByteLimit reads a stored value longer than the
+// result's byte limit: its length and a part of it are read, and the value
+// itself is cut by the byte limit rather than refused. A value past the
+// length limit is refused with an error that names the limit.
+func TestStoredValuesPastTheByteLimit(t *testing.T) {
+	db, _ := open(t)
+	if _, err := db.Exec(`CREATE TABLE files(data TEXT); INSERT INTO files VALUES (printf('%.*c', 1048576, 'x'))`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sqldb.Query(t.Context(), db, `SELECT length(data), substr(data, 1, 2) FROM files`, nil, nil)
+	if err != nil {
+		t.Fatalf("length of a stored 1 MiB value: %v", err)
+	}
+	if res.Rows[0][0] != int64(1048576) || res.Rows[0][1] != "xx" {
+		t.Errorf("length and first bytes = %v", res.Rows[0])
+	}
+	res, err = sqldb.Query(t.Context(), db, `SELECT data FROM files`, nil, nil)
+	if err != nil || len(res.Rows) != 0 || !strings.Contains(res.Truncated, "byte limit") {
+		t.Errorf("a stored 1 MiB value under the byte limit: %v rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+	}
+	_, err = sqldb.Query(t.Context(), db, `SELECT length(randomblob(?))`, []any{sqldb.DefaultMaxValueBytes + 1}, nil)
+	if !errors.Is(err, sqlite3.TOOBIG) || !strings.Contains(err.Error(), fmt.Sprint(sqldb.DefaultMaxValueBytes)) {
+		t.Errorf("a value past the length limit = %v, want an error naming the limit %d", err, sqldb.DefaultMaxValueBytes)
+	}
+	_, err = sqldb.Query(t.Context(), db, `SELECT length(data) FROM files`, nil, &sqldb.QueryOptions{MaxValueBytes: 1000})
+	if !errors.Is(err, sqlite3.TOOBIG) || !strings.Contains(err.Error(), "1000") {
+		t.Errorf("a stored value past a length limit of 1000 = %v, want an error naming the limit", err)
 	}
 }
