@@ -149,15 +149,18 @@ func (s *Store) Put(ctx context.Context, key string, value []byte, opts *PutOpti
 	return nil
 }
 
-// Delete removes key. A key with no entry is not an error.
-func (s *Store) Delete(ctx context.Context, key string) error {
+// Delete removes key and reports whether it held an entry, leaving out an
+// expired one. A key with no entry is not an error: what Delete is for, no
+// entry under the key, holds either way.
+func (s *Store) Delete(ctx context.Context, key string) (deleted bool, err error) {
 	if err := s.checkKey("delete", key); err != nil {
-		return err
+		return false, err
 	}
-	if err := s.d.Delete(ctx, key); err != nil {
-		return &Error{Op: "delete", Key: key, Err: err}
+	deleted, err = s.d.Delete(ctx, key, s.now())
+	if err != nil {
+		return false, &Error{Op: "delete", Key: key, Err: err}
 	}
-	return nil
+	return deleted, nil
 }
 
 // ListOptions select the keys of a List. The zero value lists the first

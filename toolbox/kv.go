@@ -91,8 +91,11 @@ func metadataMap(raw json.RawMessage) map[string]any {
 // kv.DefaultMaxValueBytes unless the store says otherwise); a key with no
 // entry is an error that wraps kv.ErrKeyNotFound, and one over a limit an
 // error that wraps kv.ErrOversize, whose text tells the model what to
-// change. kv_put and kv_delete are annotated as destructive: they replace
-// and remove what was stored.
+// change. kv_delete of a key that holds nothing is not an error but a
+// result that says so: what the model asked for, no entry under the key,
+// holds, and an error would invite a retry; the model still learns that its
+// key was wrong. kv_put and kv_delete are annotated as destructive: they
+// replace and remove what was stored.
 //
 // KVTools panics if store is nil.
 func KVTools(store *kv.Store) []tool.Interface {
@@ -140,8 +143,12 @@ func KVTools(store *kv.Store) []tool.Interface {
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxVal + 64<<10}))
 	del := tool.New("kv_delete", "Forget the value stored under a key. Deleting a key that holds nothing is not an error.",
 		func(ctx context.Context, a KVDeleteArgs) (string, error) {
-			if err := store.Delete(ctx, a.Key); err != nil {
+			deleted, err := store.Delete(ctx, a.Key)
+			if err != nil {
 				return "", err
+			}
+			if !deleted {
+				return fmt.Sprintf("nothing was stored under %q (or it had expired), so nothing was deleted", a.Key), nil
 			}
 			return fmt.Sprintf("deleted %q", a.Key), nil
 		},

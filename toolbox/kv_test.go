@@ -42,8 +42,13 @@ func TestKVTools(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Content), &p); err != nil || len(p.Keys) != 1 || p.Keys[0].Name != "trip/date" || p.Cursor != "" {
 		t.Errorf("kv_list page 2 = %s, %v", res.Content, err)
 	}
-	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError {
-		t.Fatal(res.Err)
+	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError || res.Content != `deleted "trip/city"` {
+		t.Fatalf("kv_delete = %q, %v", res.Content, res.Err)
+	}
+	// A key that holds nothing is not an error: nothing is under it, as
+	// asked. The result says that nothing was there.
+	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError || !strings.Contains(res.Content, "nothing was stored") {
+		t.Errorf("kv_delete of a missing key = %q, %v; want a result that says nothing was there", res.Content, res.Err)
 	}
 	if res := call("kv_get", `{"key":"trip/city"}`); !errors.Is(res.Err, kv.ErrKeyNotFound) {
 		t.Errorf("kv_get after kv_delete = %v, want ErrKeyNotFound", res.Err)

@@ -139,13 +139,20 @@ func (s *Store) Put(ctx context.Context, key string, e driver.Entry) error {
 }
 
 // Delete implements driver.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
+func (s *Store) Delete(ctx context.Context, key string, now time.Time) (bool, error) {
+	var exp *redis.StringCmd
+	var del *redis.IntCmd
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, s.entry(key))
+		exp = p.HGet(ctx, s.entry(key), "e")
+		del = p.Del(ctx, s.entry(key))
 		p.ZRem(ctx, s.index(), key)
 		return nil
 	})
-	return err
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, err
+	}
+	e := expiry(exp.Val())
+	return del.Val() > 0 && (e.IsZero() || now.Before(e)), nil
 }
 
 // List implements driver.Store.

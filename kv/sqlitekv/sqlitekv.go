@@ -133,9 +133,13 @@ func (s *Store) Put(ctx context.Context, key string, e driver.Entry) error {
 }
 
 // Delete implements driver.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM kv WHERE key = ?`, key)
-	return err
+func (s *Store) Delete(ctx context.Context, key string, now time.Time) (bool, error) {
+	var live bool
+	err := s.db.QueryRowContext(ctx, `DELETE FROM kv WHERE key = ? RETURNING expires IS NULL OR expires > ?`, key, now.UnixMilli()).Scan(&live)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return live, err
 }
 
 // List implements driver.Store: a range of the primary key.
