@@ -13,8 +13,10 @@
 //
 // Keys are stored as data in one table, never as file names, so no key
 // reaches outside the file, whatever it holds ("../", "/", NUL). Several
-// processes may share the file: SQLite locks it, in WAL mode. Expired
-// entries are never returned, and are deleted by a sweep every 256th Put.
+// processes may share the file: SQLite locks it, in WAL mode. Every commit
+// is synced to the disk (synchronous=FULL), so a Put that returned survives
+// a power loss. Expired entries are never returned, and are deleted by a
+// sweep every 256th Put.
 package sqlitekv
 
 import (
@@ -56,7 +58,7 @@ type Store struct {
 
 // Open opens, or creates, the store in the file at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sqlitedb.OpenFile(ctx, path, nil)
+	db, err := sqlitedb.OpenFile(ctx, path, &sqlitedb.Options{Durable: true})
 	if err != nil {
 		return nil, err
 	}

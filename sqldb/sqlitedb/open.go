@@ -40,6 +40,13 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for another connection's
 	// lock. If zero or less, 5s.
 	BusyTimeout time.Duration
+	// Durable syncs the log to the disk at every commit (PRAGMA
+	// synchronous=FULL), so that a commit that returned survives a power
+	// loss or a crash of the operating system. Otherwise synchronous is
+	// NORMAL, which in WAL mode syncs only at checkpoints: a commit
+	// survives a crash of the process, but the last ones before a power
+	// loss may be rolled back (the database stays consistent).
+	Durable bool
 }
 
 func (opener) OpenDB(ctx context.Context, u *url.URL) (*sql.DB, error) {
@@ -114,6 +121,9 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) 
 	db, err := sqlitedriver.Open(dsn, func(c *sqlite3.Conn) error {
 		c.BusyTimeout(busy)
 		if !opts.ReadOnly {
+			if opts.Durable {
+				return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL`)
+			}
 			return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL`)
 		}
 		return nil

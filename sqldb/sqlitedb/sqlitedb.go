@@ -19,7 +19,11 @@
 //	busy_timeout=DUR     how long a writer waits for a lock (default 5s)
 //
 // Any other parameter is an error. The database is opened in WAL mode, so
-// readers do not wait for a writer.
+// readers do not wait for a writer, with synchronous=NORMAL: a commit
+// survives a crash of the process, but the last commits before a power
+// loss or a crash of the operating system may be rolled back, the database
+// staying consistent. OpenFile's Options.Durable syncs every commit
+// instead (FULL), as package kv/sqlitekv does.
 //
 // # What a model's statement may do
 //
