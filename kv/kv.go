@@ -71,6 +71,10 @@ func New(d driver.Store, opts *Options) *Store {
 // MaxValueBytes returns the store's limit on a value.
 func (s *Store) MaxValueBytes() int { return s.maxVal }
 
+// MaxMetadataBytes returns the store's limit on the JSON of an entry's
+// metadata.
+func (s *Store) MaxMetadataBytes() int { return s.maxMet }
+
 // MaxKeyBytes returns the store's limit on a key.
 func (s *Store) MaxKeyBytes() int { return s.maxKey }
 

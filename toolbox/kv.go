@@ -36,8 +36,11 @@ type KVPutArgs struct {
 	// TTLSeconds makes the entry expire; 0 keeps it.
 	TTLSeconds int64 `json:"ttlSeconds,omitempty" jsonschema:"forget the entry after this many seconds; omit to keep it" tool:"minimum=1,maximum=315360000"`
 	// Note is stored with the value as its metadata {"note": Note} and
-	// shown by kv_list.
-	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=200"`
+	// shown by kv_list. It is at most 160 characters: the longest whose
+	// JSON, {"note":"…"} with every character escaped in 6 bytes
+	// (\u0001), fits kv.DefaultMaxMetadataBytes, so that any note the
+	// schema accepts is stored.
+	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=160"`
 }
 
 // KVDeleteArgs is the input of kv_delete.
@@ -97,6 +100,11 @@ func metadataMap(raw json.RawMessage) map[string]any {
 // key was wrong. kv_put and kv_delete are annotated as destructive: they
 // replace and remove what was stored.
 //
+// A note of kv_put is at most 160 characters, which any store of the
+// default limits (kv.DefaultMaxMetadataBytes) holds whatever they are; a
+// store with a smaller metadata limit refuses some notes, with an error
+// about the note.
+//
 // KVTools panics if store is nil.
 func KVTools(store *kv.Store) []tool.Interface {
 	if store == nil {
@@ -130,6 +138,10 @@ func KVTools(store *kv.Store) []tool.Interface {
 				m, err := json.Marshal(map[string]string{"note": a.Note})
 				if err != nil {
 					return "", err
+				}
+				if max := store.MaxMetadataBytes(); len(m) > max {
+					// Only for a store whose limit is under the default.
+					return "", fmt.Errorf("%w: the note takes %d bytes once stored, and this store keeps at most %d with a value; shorten the note", kv.ErrOversize, len(m), max)
 				}
 				opts.Metadata = m
 			}

@@ -74,3 +74,29 @@ func TestKVTools(t *testing.T) {
 		}
 	}
 }
+
+// TestKVNoteWithinSchema stores every note that kv_put's schema accepts,
+// at the schema's longest, of the characters that take the most bytes as
+// JSON, in a store of the default limits; the error for a store with a
+// smaller metadata limit speaks of the note.
+func TestKVNoteWithinSchema(t *testing.T) {
+	tools := toolbox.KVTools(kv.New(memkv.New(), nil))
+	put := tools[1]
+	note := put.Spec().InputSchema.Properties["note"]
+	if note == nil || note.MaxLength == nil {
+		t.Fatal("kv_put's note has no maxLength")
+	}
+	n := *note.MaxLength
+	for _, r := range []string{"\x01", "<", `"`, "\u2028", "😀", "é"} {
+		args, _ := json.Marshal(map[string]string{"key": "k", "value": "v", "note": strings.Repeat(r, n)})
+		if res := tool.Run(t.Context(), put, tool.Call{Name: "kv_put", Args: args}); res.IsError {
+			t.Errorf("a note of %d × %q, within the schema, was refused: %v", n, r, res.Err)
+		}
+	}
+	small := toolbox.KVTools(kv.New(memkv.New(), &kv.Options{MaxMetadataBytes: 64}))[1]
+	args, _ := json.Marshal(map[string]string{"key": "k", "value": "v", "note": strings.Repeat("x", 100)})
+	res := tool.Run(t.Context(), small, tool.Call{Name: "kv_put", Args: args})
+	if !errors.Is(res.Err, kv.ErrOversize) || !strings.Contains(res.Err.Error(), "note") || strings.Contains(res.Err.Error(), "metadata") {
+		t.Errorf("a note over a small store's limit = %v, want ErrOversize about the note", res.Err)
+	}
+}
