@@ -95,7 +95,8 @@ func Path(u *url.URL) (string, error) {
 
 // OpenFile opens the SQLite database in the file at path, creating it and
 // its directory unless opts.ReadOnly, in WAL mode, and checks that it is a
-// database. opts may be nil.
+// database. Read-only, a missing file is an error that names the path and
+// matches fs.ErrNotExist. opts may be nil.
 func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -111,6 +112,11 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) 
 	mode := "rwc"
 	if opts.ReadOnly {
 		mode = "ro"
+		// SQLite's own error would say only "unable to open database
+		// file", of the file's name.
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("sqlitedb: %s: no database there, and a read-only open creates none; check the path (%w)", path, err)
+		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlitedb: create the database's directory: %w", err)
 	}

@@ -14,7 +14,8 @@
 // The file and its directory are created when missing, unless mode=ro. The
 // query parameters are:
 //
-//	mode=ro              open the file read-only (it must exist)
+//	mode=ro              open the file read-only; it must exist, and a
+//	                     missing one is an error that names its path
 //	max_open_conns=N     the pool's size (default 4)
 //	busy_timeout=DUR     how long a writer waits for a lock (default 5s)
 //

@@ -393,3 +393,31 @@ func TestStoredValuesPastTheByteLimit(t *testing.T) {
 		t.Errorf("a stored value past a length limit of 1000 = %v, want an error naming the limit", err)
 	}
 }
+
+// TestReadOnlyOpen opens a database read-only: an existing one, in WAL
+// mode, is read; a missing one is an error that names the path, and
+// neither the file nor its directory is created.
+func TestReadOnlyOpen(t *testing.T) {
+	_, dir := open(t)
+	path := filepath.Join(dir, "app.db")
+	db, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(path)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := count(t, db); n != 3 {
+		t.Errorf("read-only, notes has %d rows, want 3", n)
+	}
+	missing := filepath.Join(dir, "typo", "ap.db")
+	db2, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(missing)+"?mode=ro")
+	if err == nil {
+		db2.Close()
+		t.Fatal("a read-only open of a missing file = nil error")
+	}
+	if !strings.Contains(err.Error(), missing) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a read-only open of a missing file = %v, want an error naming %s that matches os.ErrNotExist", err, missing)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the missing file's directory: %v, want it not created", err)
+	}
+}
