@@ -22,7 +22,7 @@
 //
 // Query runs one statement with its parameters through the Engine that the
 // driver package registered for its driver, and returns the columns with
-// their types, then the rows, within QueryOptions' limits: rows, bytes and
+// their types, then the rows (and, for a write, how many rows it changed), within QueryOptions' limits: rows, bytes and
 // time. The limits are the database's, not a parse of the SQL:
 //
 //   - Read-only unless QueryOptions.Write: a read-only transaction

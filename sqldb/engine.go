@@ -19,12 +19,14 @@ type Engine interface {
 	// more than one statement, leaving the bound database (ATTACH), loading
 	// code, and changing the session's rules. It ends the statement at
 	// s.Timeout on the database's side as well as through ctx. A write is
-	// committed when the statement completes and read returns nil. The
+	// committed when the statement completes and read returns nil. It
+	// returns how many rows the statement inserted, updated or deleted, or
+	// -1 when it changed none by its kind or the engine cannot tell. The
 	// connection it used goes back to db's pool as it found it, or is
 	// closed: nothing the statement did to the session (a lock, a prepared
 	// statement, a setting, a temporary object) reaches the program's own
 	// queries.
-	Run(ctx context.Context, db *sql.DB, s Session, stmt string, args []any, read func(*sql.Rows) error) error
+	Run(ctx context.Context, db *sql.DB, s Session, stmt string, args []any, read func(*sql.Rows) error) (rowsAffected int64, err error)
 	// Schema lists the tables and views that a query may read, with their
 	// columns and keys.
 	Schema(ctx context.Context, db *sql.DB) ([]Table, error)

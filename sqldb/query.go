@@ -77,6 +77,12 @@ type Result struct {
 	// Truncated says why rows were left out, such as "row limit 1000";
 	// empty when every row is here.
 	Truncated string `json:"truncated,omitempty"`
+	// RowsAffected is how many rows the statement inserted, updated or
+	// deleted, where the engine can tell: SQLite for every INSERT, UPDATE
+	// or DELETE, PostgreSQL for one that returns no rows. It is nil for a
+	// statement that changes no rows by its kind (a SELECT, a CREATE TABLE)
+	// and for a read.
+	RowsAffected *int64 `json:"rowsAffected,omitempty"`
 }
 
 // A Column is one column of a result.
@@ -153,7 +159,7 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 	defer stop()
 	res := &Result{Columns: []Column{}, Rows: [][]any{}}
 	s := Session{Write: opts.Write, Timeout: max(timeout.Milliseconds(), 1), MaxBytes: maxBytes, MaxValueBytes: maxValue}
-	err := e.Run(run, db, s, stmt, args, func(rows *sql.Rows) error {
+	affected, err := e.Run(run, db, s, stmt, args, func(rows *sql.Rows) error {
 		err := collect(rows, res, maxRows, maxBytes)
 		if err == nil && res.Truncated != "" && !opts.Write {
 			stop()
@@ -174,6 +180,9 @@ func query(ctx context.Context, e Engine, db *sql.DB, stmt string, args []any, o
 			timedOut, err = true, fmt.Errorf("%w: %w", ErrStatementTimeout, err)
 		}
 		return nil, &QueryError{TimedOut: timedOut, Err: err}
+	}
+	if affected >= 0 && opts.Write {
+		res.RowsAffected = &affected
 	}
 	if n, ok := e.(TypeNamer); ok {
 		n.NameTypes(ctx, db, res.Columns) // on failure, the driver's names stay
@@ -258,8 +267,8 @@ func portable(v any) (any, int) {
 
 // Text renders a result as a table a model reads well: a header of names
 // and types, one line per row with values separated by " | ", NULL for a
-// null, a newline in a value written \n and a bar \|, and the reason rows
-// were left out.
+// null, a newline in a value written \n and a bar \|, the rows a write
+// changed, and the reason rows were left out.
 func (r *Result) Text() string {
 	var b strings.Builder
 	b.Grow(r.textSize())
@@ -273,7 +282,9 @@ func (r *Result) Text() string {
 			b.WriteString(" (" + c.Type + ")")
 		}
 	}
-	b.WriteByte('\n')
+	if len(r.Columns) > 0 {
+		b.WriteByte('\n')
+	}
 	for _, row := range r.Rows {
 		for i, v := range row {
 			if i > 0 {
@@ -298,12 +309,26 @@ func (r *Result) Text() string {
 		}
 		b.WriteByte('\n')
 	}
-	if len(r.Rows) == 1 {
+	switch {
+	case r.RowsAffected != nil && len(r.Columns) == 0:
+		b.WriteByte('(')
+		b.Write(strconv.AppendInt(num[:0], *r.RowsAffected, 10))
+		if *r.RowsAffected == 1 {
+			b.WriteString(" row changed")
+		} else {
+			b.WriteString(" rows changed")
+		}
+	case len(r.Rows) == 1:
 		b.WriteString("(1 row")
-	} else {
+	default:
 		b.WriteByte('(')
 		b.Write(strconv.AppendInt(num[:0], int64(len(r.Rows)), 10))
 		b.WriteString(" rows")
+	}
+	if r.RowsAffected != nil && len(r.Columns) > 0 {
+		b.WriteString("; ")
+		b.Write(strconv.AppendInt(num[:0], *r.RowsAffected, 10))
+		b.WriteString(" changed")
 	}
 	if r.Truncated != "" {
 		b.WriteString("; more not shown: " + r.Truncated)

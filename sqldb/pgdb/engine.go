@@ -6,6 +6,7 @@ import (
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hands-go/hands/sqldb"
@@ -32,9 +33,19 @@ type Engine struct{}
 // sqldb.ErrReadOnly. The call has a connection of its own, which it resets
 // with DISCARD ALL once the transaction has ended, so that no lock,
 // prepared statement, setting, temporary table or LISTEN outlives it; a
-// connection that cannot be reset is closed.
-func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) error {
-	err := e.run(ctx, db, s, stmt, args, read)
+// connection that cannot be reset is closed. The rows affected are those
+// of the command tag of an INSERT, UPDATE, DELETE or MERGE that returns no
+// rows; a write's statement is described first, and one without result
+// columns runs through pgx, whose command tag database/sql does not pass
+// on.
+func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) (int64, error) {
+	affected := int64(-1)
+	err := e.run(ctx, db, s, stmt, args, read, &affected)
+	return affected, wrap(ctx, s, err)
+}
+
+// wrap gives err the sentinels of package sqldb that it matches.
+func wrap(ctx context.Context, s sqldb.Session, err error) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) && pe.Code == queryCanceled && ctx.Err() == nil {
 		// Not the context: the server's statement_timeout.
@@ -71,7 +82,7 @@ func messageLimit(maxBytes int) int {
 // connection is closed instead.
 const resetTimeout = 5 * time.Second
 
-func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) error {
+func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error, affected *int64) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -136,7 +147,31 @@ func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		return err
 	}
 	// The extended protocol: one statement, whatever the URL's default mode.
-	rows, err := tx.QueryContext(ctx, stmt, append([]any{pgx.QueryExecModeDescribeExec}, args...)...)
+	args = append([]any{pgx.QueryExecModeDescribeExec}, args...)
+	if s.Write {
+		var tag pgconn.CommandTag
+		noRows := false
+		err := conn.Raw(func(dc any) error {
+			pc := dc.(*stdlib.Conn).Conn()
+			sd, err := pc.PgConn().Prepare(ctx, "", stmt, nil)
+			if err != nil || len(sd.Fields) > 0 {
+				return err
+			}
+			noRows = true
+			tag, err = pc.Exec(ctx, stmt, args...)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if noRows {
+			if tag.Insert() || tag.Update() || tag.Delete() || strings.HasPrefix(tag.String(), "MERGE") {
+				*affected = tag.RowsAffected()
+			}
+			return tx.Commit()
+		}
+	}
+	rows, err := tx.QueryContext(ctx, stmt, args...)
 	if err != nil {
 		return err
 	}

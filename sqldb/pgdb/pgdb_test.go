@@ -195,6 +195,37 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	t.Run("rows affected", func(t *testing.T) {
+		w := &sqldb.QueryOptions{Write: true}
+		for _, c := range []struct {
+			stmt string
+			args []any
+			want int64 // -1 for none
+			text string
+		}{
+			{`INSERT INTO notes(body) SELECT 'n' || g FROM generate_series(1, $1::int) g`, []any{"2"}, 2, "(2 rows changed)"},
+			{`DELETE FROM notes WHERE body LIKE 'n%'`, nil, 2, "(2 rows changed)"},
+			{`DELETE FROM notes WHERE false`, nil, 0, "(0 rows changed)"},
+			{`COMMENT ON TABLE notes IS 'notes'`, nil, -1, "(0 rows)"},
+			{`SELECT count(*) FROM notes`, nil, -1, "(1 row)"},
+		} {
+			res, err := sqldb.Query(t.Context(), db, c.stmt, c.args, w)
+			if err != nil {
+				t.Fatalf("Query(%q): %v", c.stmt, err)
+			}
+			got := int64(-1)
+			if res.RowsAffected != nil {
+				got = *res.RowsAffected
+			}
+			if got != c.want || !strings.HasSuffix(res.Text(), c.text) {
+				t.Errorf("Query(%q): rows affected %d, text %q; want %d and %q", c.stmt, got, res.Text(), c.want, c.text)
+			}
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3", n)
+		}
+	})
+
 	t.Run("pg_sleep", func(t *testing.T) {
 		for _, stmt := range []string{`SELECT pg_sleep(60)`, `WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c`} {
 			start := time.Now()

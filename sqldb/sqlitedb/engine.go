@@ -39,9 +39,12 @@ type policy struct {
 	// readOnly reports that the refusal was of a change in a read-only
 	// session.
 	readOnly bool
+	// dml reports that the statement itself, not a trigger, inserts,
+	// updates or deletes rows, whose count sqlite3_changes then gives.
+	dml bool
 }
 
-func (p *policy) authorize(action sqlite3.AuthorizerActionCode, arg3, arg4, _, _ string) sqlite3.AuthorizerReturnCode {
+func (p *policy) authorize(action sqlite3.AuthorizerActionCode, arg3, arg4, _, trigger string) sqlite3.AuthorizerReturnCode {
 	switch action {
 	case sqlite3.AUTH_SELECT, sqlite3.AUTH_READ, sqlite3.AUTH_RECURSIVE:
 		return sqlite3.AUTH_OK
@@ -61,6 +64,10 @@ func (p *policy) authorize(action sqlite3.AuthorizerActionCode, arg3, arg4, _, _
 		return p.deny(false, "BEGIN, COMMIT, ROLLBACK and SAVEPOINT are not allowed: each call is a transaction of its own")
 	}
 	if p.write {
+		switch action {
+		case sqlite3.AUTH_INSERT, sqlite3.AUTH_UPDATE, sqlite3.AUTH_DELETE:
+			p.dml = p.dml || (trigger == "" && !schemaTable(arg3))
+		}
 		return sqlite3.AUTH_OK
 	}
 	return p.deny(true, fmt.Sprintf("%s, and it would %s", sqldb.ErrReadOnly.Error(), change(action, arg3, arg4)))
@@ -75,7 +82,7 @@ func (p *policy) deny(readOnly bool, reason string) sqlite3.AuthorizerReturnCode
 
 // change says what an action the authorizer refused would have done.
 func change(action sqlite3.AuthorizerActionCode, arg3, arg4 string) string {
-	if strings.HasPrefix(arg3, "sqlite_") && (strings.HasSuffix(arg3, "_master") || strings.HasSuffix(arg3, "_schema")) {
+	if schemaTable(arg3) {
 		// SQLite asks for its schema table before the CREATE or DROP.
 		switch action {
 		case sqlite3.AUTH_INSERT:
@@ -122,6 +129,12 @@ func change(action sqlite3.AuthorizerActionCode, arg3, arg4 string) string {
 	return "change the database"
 }
 
+// schemaTable reports whether table is SQLite's own table of the schema,
+// which a CREATE or a DROP writes.
+func schemaTable(table string) bool {
+	return strings.HasPrefix(table, "sqlite_") && (strings.HasSuffix(table, "_master") || strings.HasSuffix(table, "_schema"))
+}
+
 // A refusal is a statement the authorizer refused: its reason, holding
 // SQLite's error, and sqldb.ErrReadOnly for a change in a read-only
 // session.
@@ -140,8 +153,15 @@ func (r *refusal) Unwrap() []error {
 	return []error{r.err}
 }
 
-// Run implements sqldb.Engine.
-func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) error {
+// Run implements sqldb.Engine. The rows affected are sqlite3_changes after
+// an INSERT, UPDATE or DELETE (not counting what triggers change).
+func (e Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error) (int64, error) {
+	affected := int64(-1)
+	err := e.run(ctx, db, s, stmt, args, read, &affected)
+	return affected, err
+}
+
+func (Engine) run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string, args []any, read func(*sql.Rows) error, affected *int64) error {
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return err
@@ -215,7 +235,16 @@ func (Engine) Run(ctx context.Context, db *sql.DB, s sqldb.Session, stmt string,
 		rows.Close()
 		return tooBig(err, s)
 	}
-	return tooBig(rows.Close(), s)
+	if err := rows.Close(); err != nil {
+		return tooBig(err, s)
+	}
+	if p.dml {
+		conn.Raw(func(dc any) error {
+			*affected = dc.(rawConn).Raw().Changes()
+			return nil
+		})
+	}
+	return nil
 }
 
 // tooBig names the session's length limit in SQLite's error for a value

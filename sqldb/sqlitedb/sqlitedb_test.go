@@ -421,3 +421,33 @@ func TestReadOnlyOpen(t *testing.T) {
 		t.Errorf("the missing file's directory: %v, want it not created", err)
 	}
 }
+
+// TestRowsAffected reports the rows a write changed, in the result and its
+// text, and none for a statement that changes no rows by its kind.
+func TestRowsAffected(t *testing.T) {
+	db, _ := open(t)
+	w := &sqldb.QueryOptions{Write: true}
+	for _, c := range []struct {
+		stmt string
+		want int64 // -1 for none
+		text string
+	}{
+		{`UPDATE notes SET body = body || '!'`, 3, "(3 rows changed)"},
+		{`DELETE FROM notes WHERE id = 1`, 1, "(1 row changed)"},
+		{`DELETE FROM notes WHERE 0`, 0, "(0 rows changed)"},
+		{`CREATE TRIGGER t AFTER INSERT ON notes BEGIN DELETE FROM notes WHERE 0; END`, -1, "(0 rows)"},
+		{`SELECT count(*) FROM notes`, -1, "(1 row)"},
+	} {
+		res, err := sqldb.Query(t.Context(), db, c.stmt, nil, w)
+		if err != nil {
+			t.Fatalf("Query(%q): %v", c.stmt, err)
+		}
+		got := int64(-1)
+		if res.RowsAffected != nil {
+			got = *res.RowsAffected
+		}
+		if got != c.want || !strings.HasSuffix(res.Text(), c.text) {
+			t.Errorf("Query(%q): rows affected %d, text %q; want %d and %q", c.stmt, got, res.Text(), c.want, c.text)
+		}
+	}
+}
