@@ -71,6 +71,10 @@ func New(d driver.Store, opts *Options) *Store {
 // MaxValueBytes returns the store's limit on a value.
 func (s *Store) MaxValueBytes() int { return s.maxVal }
 
+// MaxMetadataBytes returns the store's limit on the JSON of an entry's
+// metadata.
+func (s *Store) MaxMetadataBytes() int { return s.maxMet }
+
 // MaxKeyBytes returns the store's limit on a key.
 func (s *Store) MaxKeyBytes() int { return s.maxKey }
 
@@ -149,15 +153,18 @@ func (s *Store) Put(ctx context.Context, key string, value []byte, opts *PutOpti
 	return nil
 }
 
-// Delete removes key. A key with no entry is not an error.
-func (s *Store) Delete(ctx context.Context, key string) error {
+// Delete removes key and reports whether it held an entry, leaving out an
+// expired one. A key with no entry is not an error: what Delete is for, no
+// entry under the key, holds either way.
+func (s *Store) Delete(ctx context.Context, key string) (deleted bool, err error) {
 	if err := s.checkKey("delete", key); err != nil {
-		return err
+		return false, err
 	}
-	if err := s.d.Delete(ctx, key); err != nil {
-		return &Error{Op: "delete", Key: key, Err: err}
+	deleted, err = s.d.Delete(ctx, key, s.now())
+	if err != nil {
+		return false, &Error{Op: "delete", Key: key, Err: err}
 	}
-	return nil
+	return deleted, nil
 }
 
 // ListOptions select the keys of a List. The zero value lists the first

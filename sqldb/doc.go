@@ -25,11 +25,12 @@
 //
 // Query runs one statement with its parameters through the Engine that the
 // driver package registered for its driver, and returns the columns with
-// their types, then the rows, within QueryOptions' limits: rows, bytes and
+// their types, then the rows (and, for a write, how many rows it changed), within QueryOptions' limits: rows, bytes and
 // time. The limits are the database's, not a parse of the SQL:
 //
 //   - Read-only unless QueryOptions.Write: a read-only transaction
-//     (PostgreSQL) or query_only and an authorizer (SQLite).
+//     (PostgreSQL) or query_only and an authorizer (SQLite). A change the
+//     database refuses for it matches ErrReadOnly, whatever the engine.
 //   - One statement per call: PostgreSQL's extended protocol and SQLite's
 //     driver refuse a second, so "COMMIT; DELETE …" is an error.
 //   - Time: statement_timeout on the server, an interrupt for SQLite, and

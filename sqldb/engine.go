@@ -19,11 +19,26 @@ type Engine interface {
 	// more than one statement, leaving the bound database (ATTACH), loading
 	// code, and changing the session's rules. It ends the statement at
 	// s.Timeout on the database's side as well as through ctx. A write is
-	// committed when the statement completes and read returns nil.
-	Run(ctx context.Context, db *sql.DB, s Session, stmt string, args []any, read func(*sql.Rows) error) error
+	// committed when the statement completes and read returns nil. It
+	// returns how many rows the statement inserted, updated or deleted, or
+	// -1 when it changed none by its kind or the engine cannot tell. The
+	// connection it used goes back to db's pool as it found it, or is
+	// closed: nothing the statement did to the session (a lock, a prepared
+	// statement, a setting, a temporary object) reaches the program's own
+	// queries.
+	Run(ctx context.Context, db *sql.DB, s Session, stmt string, args []any, read func(*sql.Rows) error) (rowsAffected int64, err error)
 	// Schema lists the tables and views that a query may read, with their
 	// columns and keys.
 	Schema(ctx context.Context, db *sql.DB) ([]Table, error)
+}
+
+// A TypeNamer is an Engine whose driver names some column types by a
+// number rather than a name: pgx, for a type outside its own map (void, an
+// enum), gives its OID. After the statement, Query passes it the result's
+// columns, whose Types it rewrites in place where it knows better; an error
+// leaves them as they were.
+type TypeNamer interface {
+	NameTypes(ctx context.Context, db *sql.DB, cols []Column) error
 }
 
 // A Session is what an Engine allows one statement.
@@ -32,8 +47,14 @@ type Session struct {
 	Write bool
 	// Timeout ends the statement on the database's side; it is positive.
 	Timeout int64 // milliseconds
-	// MaxValueBytes bounds one value the database builds, where the engine
-	// can say so (SQLite's length limit); zero leaves the engine's limit.
+	// MaxBytes is the result's byte limit (QueryOptions.MaxBytes). An engine
+	// may stop reading a row that cannot fit before the row is in memory,
+	// with an error that wraps ErrRowTooLarge (pgdb bounds the size of a
+	// message from the server by it).
+	MaxBytes int
+	// MaxValueBytes bounds one value the database builds or reads, where
+	// the engine can say so (SQLite's length limit); zero leaves the
+	// engine's limit.
 	MaxValueBytes int
 }
 

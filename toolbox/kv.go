@@ -36,8 +36,11 @@ type KVPutArgs struct {
 	// TTLSeconds makes the entry expire; 0 keeps it.
 	TTLSeconds int64 `json:"ttlSeconds,omitempty" jsonschema:"forget the entry after this many seconds; omit to keep it" tool:"minimum=1,maximum=315360000"`
 	// Note is stored with the value as its metadata {"note": Note} and
-	// shown by kv_list.
-	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=200"`
+	// shown by kv_list. It is at most 160 characters: the longest whose
+	// JSON, {"note":"…"} with every character escaped in 6 bytes
+	// (\u0001), fits kv.DefaultMaxMetadataBytes, so that any note the
+	// schema accepts is stored.
+	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=160"`
 }
 
 // KVDeleteArgs is the input of kv_delete.
@@ -91,8 +94,16 @@ func metadataMap(raw json.RawMessage) map[string]any {
 // kv.DefaultMaxValueBytes unless the store says otherwise); a key with no
 // entry is an error that wraps kv.ErrKeyNotFound, and one over a limit an
 // error that wraps kv.ErrOversize, whose text tells the model what to
-// change. kv_put and kv_delete are annotated as destructive: they replace
-// and remove what was stored.
+// change. kv_delete of a key that holds nothing is not an error but a
+// result that says so: what the model asked for, no entry under the key,
+// holds, and an error would invite a retry; the model still learns that its
+// key was wrong. kv_put and kv_delete are annotated as destructive: they
+// replace and remove what was stored.
+//
+// A note of kv_put is at most 160 characters, which any store of the
+// default limits (kv.DefaultMaxMetadataBytes) holds whatever they are; a
+// store with a smaller metadata limit refuses some notes, with an error
+// about the note.
 //
 // KVTools panics if store is nil.
 func KVTools(store *kv.Store) []tool.Interface {
@@ -128,6 +139,10 @@ func KVTools(store *kv.Store) []tool.Interface {
 				if err != nil {
 					return "", err
 				}
+				if max := store.MaxMetadataBytes(); len(m) > max {
+					// Only for a store whose limit is under the default.
+					return "", fmt.Errorf("%w: the note takes %d bytes once stored, and this store keeps at most %d with a value; shorten the note", kv.ErrOversize, len(m), max)
+				}
 				opts.Metadata = m
 			}
 			if err := store.Put(ctx, a.Key, []byte(a.Value), opts); err != nil {
@@ -140,8 +155,12 @@ func KVTools(store *kv.Store) []tool.Interface {
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxVal + 64<<10}))
 	del := tool.New("kv_delete", "Forget the value stored under a key. Deleting a key that holds nothing is not an error.",
 		func(ctx context.Context, a KVDeleteArgs) (string, error) {
-			if err := store.Delete(ctx, a.Key); err != nil {
+			deleted, err := store.Delete(ctx, a.Key)
+			if err != nil {
 				return "", err
+			}
+			if !deleted {
+				return fmt.Sprintf("nothing was stored under %q (or it had expired), so nothing was deleted", a.Key), nil
 			}
 			return fmt.Sprintf("deleted %q", a.Key), nil
 		},

@@ -42,8 +42,13 @@ func TestKVTools(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Content), &p); err != nil || len(p.Keys) != 1 || p.Keys[0].Name != "trip/date" || p.Cursor != "" {
 		t.Errorf("kv_list page 2 = %s, %v", res.Content, err)
 	}
-	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError {
-		t.Fatal(res.Err)
+	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError || res.Content != `deleted "trip/city"` {
+		t.Fatalf("kv_delete = %q, %v", res.Content, res.Err)
+	}
+	// A key that holds nothing is not an error: nothing is under it, as
+	// asked. The result says that nothing was there.
+	if res := call("kv_delete", `{"key":"trip/city"}`); res.IsError || !strings.Contains(res.Content, "nothing was stored") {
+		t.Errorf("kv_delete of a missing key = %q, %v; want a result that says nothing was there", res.Content, res.Err)
 	}
 	if res := call("kv_get", `{"key":"trip/city"}`); !errors.Is(res.Err, kv.ErrKeyNotFound) {
 		t.Errorf("kv_get after kv_delete = %v, want ErrKeyNotFound", res.Err)
@@ -67,5 +72,31 @@ func TestKVTools(t *testing.T) {
 		if _, err := store.Get(t.Context(), k); !errors.Is(err, kv.ErrKeyNotFound) {
 			t.Errorf("after a refused put, %s holds something: %v", k, err)
 		}
+	}
+}
+
+// TestKVNoteWithinSchema stores every note that kv_put's schema accepts,
+// at the schema's longest, of the characters that take the most bytes as
+// JSON, in a store of the default limits; the error for a store with a
+// smaller metadata limit speaks of the note.
+func TestKVNoteWithinSchema(t *testing.T) {
+	tools := toolbox.KVTools(kv.New(memkv.New(), nil))
+	put := tools[1]
+	note := put.Spec().InputSchema.Properties["note"]
+	if note == nil || note.MaxLength == nil {
+		t.Fatal("kv_put's note has no maxLength")
+	}
+	n := *note.MaxLength
+	for _, r := range []string{"\x01", "<", `"`, "\u2028", "😀", "é"} {
+		args, _ := json.Marshal(map[string]string{"key": "k", "value": "v", "note": strings.Repeat(r, n)})
+		if res := tool.Run(t.Context(), put, tool.Call{Name: "kv_put", Args: args}); res.IsError {
+			t.Errorf("a note of %d × %q, within the schema, was refused: %v", n, r, res.Err)
+		}
+	}
+	small := toolbox.KVTools(kv.New(memkv.New(), &kv.Options{MaxMetadataBytes: 64}))[1]
+	args, _ := json.Marshal(map[string]string{"key": "k", "value": "v", "note": strings.Repeat("x", 100)})
+	res := tool.Run(t.Context(), small, tool.Call{Name: "kv_put", Args: args})
+	if !errors.Is(res.Err, kv.ErrOversize) || !strings.Contains(res.Err.Error(), "note") || strings.Contains(res.Err.Error(), "metadata") {
+		t.Errorf("a note over a small store's limit = %v, want ErrOversize about the note", res.Err)
 	}
 }

@@ -2,12 +2,15 @@ package toolbox_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/hands-go/hands/internal/pgtest"
 	"github.com/hands-go/hands/internal/redistest"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/driver"
@@ -274,4 +277,90 @@ func BenchmarkKVStoreRatio(b *testing.B) {
 			b.ReportMetric(float64(b.N)/took[1].Seconds(), "redis-ops/s")
 		})
 	}
+}
+
+// BenchmarkSQLRows reads 100 rows of two columns, a number and a short
+// text, on SQLite and on PostgreSQL (a server on 127.0.0.1, started by the
+// benchmark; skipped without one), three ways interleaved in each
+// iteration: database/sql directly, sqldb.Query, and the sql_query tool
+// (arguments validated, the result encoded and its table rendered). It
+// reports each one's time and the ratios tool/sqldb and sqldb/driver.
+func BenchmarkSQLRows(b *testing.B) {
+	ctx := context.Background()
+	const stmt = `SELECT id, body FROM notes ORDER BY id LIMIT 100`
+	run := func(b *testing.B, db *sql.DB) {
+		for i := range 1000 {
+			if _, err := db.Exec(`INSERT INTO notes(body) VALUES ('note number ' || `+map[bool]string{true: "?", false: "$1::text"}[dialectIsSQLite(db)]+`)`, fmt.Sprint(i)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		t := toolbox.SQLQuery(db, nil)
+		call := tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"` + stmt + `"}`)}
+		var took [3]time.Duration
+		b.ReportAllocs()
+		for b.Loop() {
+			t0 := time.Now()
+			rows, err := db.QueryContext(ctx, stmt)
+			if err != nil {
+				b.Fatal(err)
+			}
+			n := 0
+			for rows.Next() {
+				var id int64
+				var body string
+				if err := rows.Scan(&id, &body); err != nil {
+					b.Fatal(err)
+				}
+				n++
+			}
+			if err := rows.Close(); err != nil || n != 100 {
+				b.Fatal(n, err)
+			}
+			t1 := time.Now()
+			res, err := sqldb.Query(ctx, db, stmt, nil, nil)
+			if err != nil || len(res.Rows) != 100 {
+				b.Fatal(err)
+			}
+			t2 := time.Now()
+			if r := tool.Run(ctx, t, call); r.IsError {
+				b.Fatal(r.Err)
+			}
+			took[0] += t1.Sub(t0)
+			took[1] += t2.Sub(t1)
+			took[2] += time.Since(t2)
+		}
+		n := float64(b.N)
+		b.ReportMetric(float64(took[0].Nanoseconds())/n, "driver-ns/op")
+		b.ReportMetric(float64(took[1].Nanoseconds())/n, "sqldb-ns/op")
+		b.ReportMetric(float64(took[2].Nanoseconds())/n, "tool-ns/op")
+		b.ReportMetric(float64(took[2])/float64(took[1]), "tool/sqldb")
+		b.ReportMetric(float64(took[1])/float64(took[0]), "sqldb/driver")
+	}
+	b.Run("sqlite", func(b *testing.B) {
+		db, err := sqldb.Open(ctx, "sqlite://"+filepath.ToSlash(b.TempDir())+"/bench.db")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+			b.Fatal(err)
+		}
+		run(b, db)
+	})
+	b.Run("postgres", func(b *testing.B) {
+		srv := pgtest.Start(b)
+		db, err := sqldb.Open(ctx, srv.URL)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+		if _, err := db.Exec(`CREATE TABLE notes(id serial PRIMARY KEY, body text NOT NULL)`); err != nil {
+			b.Fatal(err)
+		}
+		run(b, db)
+	})
+}
+
+func dialectIsSQLite(db *sql.DB) bool {
+	return strings.Contains(strings.ToLower(fmt.Sprintf("%T", db.Driver())), "sqlite")
 }

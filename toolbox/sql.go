@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -27,11 +28,12 @@ type SQLOptions struct {
 	// operator sets to allow writes, such as an environment variable. If
 	// empty, none is named.
 	WriteSetting string
-	// MaxRows, MaxBytes and Timeout bound each statement (see
-	// sqldb.QueryOptions); zero selects sqldb's defaults.
-	MaxRows  int
-	MaxBytes int
-	Timeout  time.Duration
+	// MaxRows, MaxBytes, MaxValueBytes and Timeout bound each statement
+	// (see sqldb.QueryOptions); zero selects sqldb's defaults.
+	MaxRows       int
+	MaxBytes      int
+	MaxValueBytes int
+	Timeout       time.Duration
 }
 
 // maxSQLBytes bounds a statement's text.
@@ -52,7 +54,9 @@ type SQLQueryArgs struct {
 // read-only unless opts.Write, which the database enforces (see package
 // sqldb), and bounded in rows, bytes and time; the rows past a limit are
 // not read, and the text says so. A statement the database refuses comes
-// back to the model with the database's message. opts may be nil.
+// back to the model with the database's message; a change refused because
+// the tool is read-only matches sqldb.ErrReadOnly and names
+// opts.WriteSetting. opts may be nil.
 //
 // SQLQuery panics if db is nil.
 func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Result] {
@@ -80,14 +84,18 @@ func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Resu
 	if opts.Write {
 		ann = tool.Annotations{Destructive: true}
 	}
-	q := &sqldb.QueryOptions{Write: opts.Write, MaxRows: opts.MaxRows, MaxBytes: opts.MaxBytes, Timeout: opts.Timeout}
+	q := &sqldb.QueryOptions{Write: opts.Write, MaxRows: opts.MaxRows, MaxBytes: opts.MaxBytes, MaxValueBytes: opts.MaxValueBytes, Timeout: opts.Timeout}
 	return tool.New(cmp.Or(opts.Name, "sql_query"), desc,
 		func(ctx context.Context, a SQLQueryArgs) (*sqldb.Result, error) {
 			args := make([]any, len(a.Params))
 			for i, p := range a.Params {
 				args[i] = p
 			}
-			return sqldb.Query(ctx, db, a.SQL, args, q)
+			res, err := sqldb.Query(ctx, db, a.SQL, args, q)
+			if errors.Is(err, sqldb.ErrReadOnly) && opts.WriteSetting != "" {
+				return nil, fmt.Errorf("%w (the operator allows writes with %s)", err, opts.WriteSetting)
+			}
+			return res, err
 		},
 		tool.WithTitle("Run an SQL statement"),
 		tool.WithAnnotations(ann),

@@ -62,6 +62,13 @@ func TestSQLTools(t *testing.T) {
 		t.Errorf("the error is %T, want a *sqldb.QueryError", res.Err)
 	}
 
+	// A refused change says the tool is read-only and what allows writes.
+	named := toolbox.SQLQuery(db, &toolbox.SQLOptions{WriteSetting: "HANDS_SQL_WRITE=true"})
+	res = tool.Run(t.Context(), named, tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"DELETE FROM notes"}`)})
+	if !res.IsError || !errors.Is(res.Err, sqldb.ErrReadOnly) || !strings.Contains(res.Err.Error(), "read-only") || !strings.Contains(res.Err.Error(), "HANDS_SQL_WRITE=true") {
+		t.Errorf("a read-only DELETE = %v, want a read-only error that names HANDS_SQL_WRITE=true", res.Err)
+	}
+
 	res = tool.Run(t.Context(), schemaTool, tool.Call{Name: "sql_schema", Args: json.RawMessage(`{}`)})
 	if want := "notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL)\n"; res.IsError || res.Content != want {
 		t.Errorf("sql_schema = %q (%v), want %q", res.Content, res.Err, want)

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,6 +18,8 @@ import (
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/memkv"
 	"github.com/hands-go/hands/provider"
+	"github.com/hands-go/hands/sqldb"
+	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
@@ -30,7 +33,7 @@ type env struct {
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
 	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
-	SQL          *sql.DB      `bind:"HANDS_SQL,optional"`   // nil: no SQL tools
+	SQL          *url.URL     `bind:"HANDS_SQL,optional"`   // nil: no SQL tools; opened by openSQL
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
 	KV           *kv.Store    `bind:"HANDS_KV,optional"`           // nil: the default store
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
@@ -99,7 +102,20 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
-	closeEnv := func() { bind.Close(&e) }
+	var db *sql.DB // HANDS_SQL's
+	closeEnv := func() {
+		bind.Close(&e)
+		if db != nil {
+			db.Close()
+		}
+	}
+	if e.SQL != nil {
+		var err error
+		if db, err = openSQL(ctx, e.SQL, e.SQLWrite); err != nil {
+			closeEnv()
+			return nil, nil, fmt.Errorf("HANDS_SQL: %w", err)
+		}
+	}
 	writes := uses == usesAll || uses == usesBucket
 	var kvErr, bucketErr error
 	if e.KV == nil && (uses == usesAll || strings.HasPrefix(uses, "kv_")) {
@@ -138,7 +154,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	if writes && bucketErr == nil {
 		// The bucket's files are public and host_file writes them: none of
 		// hands' own files may be among them.
-		if err := checkApart(ctx, e.Bucket, privateFiles(ctx, configFile, e.KV, e.SQL)); err != nil {
+		if err := checkApart(ctx, e.Bucket, privateFiles(ctx, configFile, e.KV, db)); err != nil {
 			closeEnv()
 			return nil, nil, err
 		}
@@ -175,13 +191,27 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", t.Name(), kvErr))
 		}
 	}
-	if e.SQL != nil {
+	if db != nil {
 		b.sql = []tool.Interface{
-			toolbox.SQLQuery(e.SQL, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
-			toolbox.SQLSchema(e.SQL, ""),
+			toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+			toolbox.SQLSchema(db, ""),
 		}
 	}
 	return b, closeEnv, nil
+}
+
+// openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
+// file is opened read-only (mode=ro), so that a mistyped path is an error
+// naming it rather than a new, empty database.
+func openSQL(ctx context.Context, u *url.URL, write bool) (*sql.DB, error) {
+	if u.Scheme == sqlitedb.Scheme && !write && !u.Query().Has("mode") {
+		ro := *u
+		q := ro.Query()
+		q.Set("mode", "ro")
+		ro.RawQuery = q.Encode()
+		u = &ro
+	}
+	return sqldb.Open(ctx, u.String())
 }
 
 // An unavailable tool is listed as the tool it wraps, and answers every

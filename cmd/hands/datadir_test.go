@@ -299,10 +299,10 @@ func TestBucketApart(t *testing.T) {
 		{"store in the bucket", "", map[string]string{"HANDS_BUCKET": "file://" + shared, "HANDS_KV": "sqlite://" + shared + "/kv.db"}, "HANDS_KV"},
 		{"store in a folder of the bucket", "", map[string]string{"HANDS_BUCKET": "file://" + shared, "HANDS_KV": "sqlite://" + shared + "/state/kv.db"}, "HANDS_KV"},
 		{"bucket through a link", "", map[string]string{"HANDS_BUCKET": "file://" + link, "HANDS_KV": "sqlite://" + shared + "/kv.db"}, "HANDS_KV"},
-		{"database in the bucket", "", map[string]string{"HANDS_BUCKET": "file://" + shared, "HANDS_KV": "mem://", "HANDS_SQL": "sqlite://" + shared + "/app.db"}, "HANDS_SQL"},
+		{"database in the bucket", "", map[string]string{"HANDS_BUCKET": "file://" + shared, "HANDS_KV": "mem://", "HANDS_SQL": "sqlite://" + shared + "/app.db", "HANDS_SQL_WRITE": "true"}, "HANDS_SQL"},
 		{"config in the bucket", config, map[string]string{"HANDS_BUCKET": "file://" + shared, "HANDS_KV": "mem://"}, "config file"},
 		{"token store in the bucket", "", map[string]string{"HANDS_BUCKET": "file://" + configHome, "HANDS_KV": "mem://", "XDG_CONFIG_HOME": configHome}, "OAuth token store"}, // hands/oauth in it
-		{"apart", "", map[string]string{"HANDS_BUCKET": "file://" + t.TempDir(), "HANDS_KV": "sqlite://" + t.TempDir() + "/kv.db", "HANDS_SQL": "sqlite://" + t.TempDir() + "/app.db"}, ""},
+		{"apart", "", map[string]string{"HANDS_BUCKET": "file://" + t.TempDir(), "HANDS_KV": "sqlite://" + t.TempDir() + "/kv.db", "HANDS_SQL": "sqlite://" + t.TempDir() + "/app.db", "HANDS_SQL_WRITE": "true"}, ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			for k, v := range tt.env {

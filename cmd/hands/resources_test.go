@@ -85,3 +85,20 @@ func TestResourcePasswordsStayHidden(t *testing.T) {
 		}
 	}
 }
+
+// TestSQLReadOnlyDoesNotCreate names, read-only (HANDS_SQL_WRITE unset), a
+// SQLite file that does not exist: the command fails with an error naming
+// the path, and creates neither the file nor its directory.
+func TestSQLReadOnlyDoesNotCreate(t *testing.T) {
+	inTempDir(t)
+	missing := filepath.Join(t.TempDir(), "typo", "app.db")
+	t.Setenv("HANDS_SQL", "sqlite://"+filepath.ToSlash(missing))
+	t.Setenv("HANDS_SQL_WRITE", "false")
+	_, stderr, err := runCmd(t, "call", "sql_query", `{"sql":"SELECT 1"}`)
+	if err == nil || !strings.Contains(err.Error()+stderr, missing) {
+		t.Errorf("sql_query on a missing file, read-only = %v %s; want an error naming %s", err, stderr, missing)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !os.IsNotExist(err) {
+		t.Errorf("the missing file's directory: %v, want it not created", err)
+	}
+}

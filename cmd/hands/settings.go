@@ -43,7 +43,7 @@ var settings = []setting{
 	{env: "HANDS_KV", def: "hands/kv.db in the user's data directory, beside the bucket's folder", commands: "serve, call",
 		what: "the key-value store of kv_get, kv_put, kv_delete and kv_list: sqlite:///FILE, mem:// or redis://:PASSWORD@HOST:PORT/DB"},
 	{env: "HANDS_SQL", def: "none: no SQL tools", commands: "serve, call",
-		what: "the database of sql_query and sql_schema: sqlite:///FILE or postgres://USER:PASSWORD@HOST/DB; a PostgreSQL role that may run programs or read the server's files (a superuser, say) is refused unless the URL adds allow_superuser=true: bind one that may read only what the model may"},
+		what: "the database of sql_query and sql_schema: sqlite:///FILE, which must exist unless HANDS_SQL_WRITE=true (it is opened read-only), or postgres://USER:PASSWORD@HOST/DB; a PostgreSQL role that may run programs or read the server's files (a superuser, say) is refused unless the URL adds allow_superuser=true: bind one that may read only what the model may"},
 	{env: "HANDS_SQL_WRITE", def: "false", commands: "serve, call",
 		what: "let sql_query change data and the schema; it is then annotated as destructive"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",

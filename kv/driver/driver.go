@@ -40,8 +40,9 @@ type Store interface {
 	Get(ctx context.Context, key string, now time.Time) (Entry, error)
 	// Put stores e under key, replacing any entry.
 	Put(ctx context.Context, key string, e Entry) error
-	// Delete removes key; a missing key is not an error.
-	Delete(ctx context.Context, key string) error
+	// Delete removes key and reports whether it held an entry that had
+	// not expired at or before now; a missing key is not an error.
+	Delete(ctx context.Context, key string, now time.Time) (deleted bool, err error)
 	// List returns at most limit keys that start with prefix and sort after
 	// after (byte order), in byte order, leaving out those expired at or
 	// before now, and reports whether more may follow.

@@ -94,17 +94,24 @@ func RunConformance(t *testing.T, newStore func(t *testing.T) driver.Store) {
 		}
 	})
 	t.Run("Delete", func(t *testing.T) {
-		s, _ := open(t)
+		s, clock := open(t)
 		ctx := t.Context()
 		s.Put(ctx, "kvtest/d", []byte("x"), nil)
-		if err := s.Delete(ctx, "kvtest/d"); err != nil {
-			t.Fatal(err)
+		if deleted, err := s.Delete(ctx, "kvtest/d"); err != nil || !deleted {
+			t.Fatalf("Delete = %v, %v; want true", deleted, err)
 		}
 		if _, err := s.Get(ctx, "kvtest/d"); !errors.Is(err, kv.ErrKeyNotFound) {
 			t.Errorf("Get after Delete = %v, want ErrKeyNotFound", err)
 		}
-		if err := s.Delete(ctx, "kvtest/d"); err != nil {
-			t.Errorf("Delete of a missing key = %v", err)
+		if deleted, err := s.Delete(ctx, "kvtest/d"); err != nil || deleted {
+			t.Errorf("Delete of a missing key = %v, %v; want false and no error", deleted, err)
+		}
+		// An expired entry is not there, whether or not the backend has
+		// removed it yet.
+		s.Put(ctx, "kvtest/ttl", []byte("x"), &kv.PutOptions{TTL: time.Minute})
+		clock.Advance(time.Minute)
+		if deleted, err := s.Delete(ctx, "kvtest/ttl"); err != nil || deleted {
+			t.Errorf("Delete of an expired key = %v, %v; want false and no error", deleted, err)
 		}
 	})
 	t.Run("Keys", func(t *testing.T) {

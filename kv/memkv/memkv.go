@@ -64,11 +64,12 @@ func (s *Store) Put(_ context.Context, key string, e driver.Entry) error {
 }
 
 // Delete implements driver.Store.
-func (s *Store) Delete(_ context.Context, key string) error {
+func (s *Store) Delete(_ context.Context, key string, now time.Time) (bool, error) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
+	e, ok := s.m[key]
 	delete(s.m, key)
-	s.mu.Unlock()
-	return nil
+	return ok && (e.Expires.IsZero() || now.Before(e.Expires)), nil
 }
 
 // List implements driver.Store. It sorts the matching keys on each call,

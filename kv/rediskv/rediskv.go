@@ -16,6 +16,7 @@
 // An entry is a hash at PREFIX+"k:"+key, expired by Redis with PEXPIREAT,
 // and a member of the sorted set PREFIX+"index", which List reads in byte
 // order with ZRANGE BYLEX and from which it removes the keys Redis expired.
+// A listing reads each key's metadata and expiry, never its value.
 package rediskv
 
 import (
@@ -141,13 +142,20 @@ func (s *Store) Put(ctx context.Context, key string, e driver.Entry) error {
 }
 
 // Delete implements driver.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
+func (s *Store) Delete(ctx context.Context, key string, now time.Time) (bool, error) {
+	var exp *redis.StringCmd
+	var del *redis.IntCmd
 	_, err := s.c.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.Del(ctx, s.entry(key))
+		exp = p.HGet(ctx, s.entry(key), "e")
+		del = p.Del(ctx, s.entry(key))
 		p.ZRem(ctx, s.index(), key)
 		return nil
 	})
-	return err
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return false, err
+	}
+	e := expiry(exp.Val())
+	return del.Val() > 0 && (e.IsZero() || now.Before(e)), nil
 }
 
 // List implements driver.Store.
@@ -168,7 +176,7 @@ func (s *Store) List(ctx context.Context, prefix, after string, limit int, now t
 		}
 		cmds, err := s.c.Pipelined(ctx, func(p redis.Pipeliner) error {
 			for _, n := range names {
-				p.HMGet(ctx, s.entry(n), "v", "m", "e")
+				p.HMGet(ctx, s.entry(n), "m", "e") // never the value
 			}
 			return nil
 		})
@@ -181,16 +189,18 @@ func (s *Store) List(ctx context.Context, prefix, after string, limit int, now t
 				return keys, true, nil
 			}
 			vals := cmds[i].(*redis.SliceCmd).Val()
-			exp := expiry(vals[2])
-			if _, ok := vals[0].(string); !ok {
-				gone = append(gone, n) // expired by Redis, or deleted halfway through a Put
+			if _, ok := vals[1].(string); !ok {
+				// Every Put sets "e": without it, the hash is gone,
+				// expired by Redis or deleted since the ZRANGE.
+				gone = append(gone, n)
 				continue
 			}
+			exp := expiry(vals[1])
 			if !exp.IsZero() && !now.Before(exp) {
 				continue
 			}
 			k := driver.Key{Name: n, Expires: exp}
-			if m, ok := vals[1].(string); ok && m != "" {
+			if m, ok := vals[0].(string); ok && m != "" {
 				k.Metadata = []byte(m)
 			}
 			keys = append(keys, k)

@@ -1,7 +1,9 @@
 package rediskv_test
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/url"
 	"strings"
 	"sync/atomic"
@@ -51,6 +53,45 @@ func TestRedis(t *testing.T) {
 		}
 	})
 
+	// A listing reads the keys' names, expiry and metadata, never their
+	// values: the bytes that come from the server for a page of 64 keys of
+	// 256 KiB are counted on the client's connection.
+	t.Run("listing reads no values", func(t *testing.T) {
+		opts, err := redis.ParseURL(srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var read atomic.Int64
+		opts.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err != nil {
+				return nil, err
+			}
+			return &countingConn{Conn: c, read: &read}, nil
+		}
+		s := kv.New(rediskv.New(redis.NewClient(opts), "values:"), nil)
+		defer s.Close()
+		value := []byte(strings.Repeat("v", 256<<10))
+		for i := range 64 {
+			if err := s.Put(t.Context(), fmt.Sprintf("big/%02d", i), value, &kv.PutOptions{Metadata: []byte(`{"n":1}`)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		before := read.Load()
+		p, err := s.List(t.Context(), &kv.ListOptions{Prefix: "big/"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Keys) != 64 || string(p.Keys[0].Metadata) != `{"n":1}` {
+			t.Fatalf("List = %d keys, the first with metadata %s", len(p.Keys), p.Keys[0].Metadata)
+		}
+		n := read.Load() - before
+		t.Logf("listing 64 keys of %d bytes read %d bytes from Redis", len(value), n)
+		if n > 16<<10 {
+			t.Errorf("listing 64 keys read %d bytes from Redis; their values are %d bytes, and a listing reads none", n, 64*len(value))
+		}
+	})
+
 	t.Run("messages", func(t *testing.T) {
 		u, _ := url.Parse(srv.URL)
 		wrong := *u
@@ -73,4 +114,16 @@ func TestRedis(t *testing.T) {
 			}
 		}
 	})
+}
+
+// A countingConn counts the bytes read from its connection.
+type countingConn struct {
+	net.Conn
+	read *atomic.Int64
+}
+
+func (c *countingConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	c.read.Add(int64(n))
+	return n, err
 }

@@ -13,8 +13,10 @@
 //
 // Keys are stored as data in one table, never as file names, so no key
 // reaches outside the file, whatever it holds ("../", "/", NUL). Several
-// processes may share the file: SQLite locks it, in WAL mode. Expired
-// entries are never returned, and are deleted by a sweep every 256th Put.
+// processes may share the file: SQLite locks it, in WAL mode. Every commit
+// is synced to the disk (synchronous=FULL), so a Put that returned survives
+// a power loss. Expired entries are never returned, and are deleted by a
+// sweep every 256th Put.
 package sqlitekv
 
 import (
@@ -56,7 +58,7 @@ type Store struct {
 
 // Open opens, or creates, the store in the file at path.
 func Open(ctx context.Context, path string) (*Store, error) {
-	db, err := sqlitedb.OpenFile(ctx, path, nil)
+	db, err := sqlitedb.OpenFile(ctx, path, &sqlitedb.Options{Durable: true})
 	if err != nil {
 		return nil, err
 	}
@@ -133,18 +135,19 @@ func (s *Store) Put(ctx context.Context, key string, e driver.Entry) error {
 }
 
 // Delete implements driver.Store.
-func (s *Store) Delete(ctx context.Context, key string) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM kv WHERE key = ?`, key)
-	return err
+func (s *Store) Delete(ctx context.Context, key string, now time.Time) (bool, error) {
+	var live bool
+	err := s.db.QueryRowContext(ctx, `DELETE FROM kv WHERE key = ? RETURNING expires IS NULL OR expires > ?`, key, now.UnixMilli()).Scan(&live)
+	if errors.Is(err, sql.ErrNoRows) {
+		return false, nil
+	}
+	return live, err
 }
 
 // List implements driver.Store: a range of the primary key.
 func (s *Store) List(ctx context.Context, prefix, after string, limit int, now time.Time) ([]driver.Key, bool, error) {
-	// Keys are UTF-8, in which the byte 0xff never occurs: every key with
-	// the prefix sorts before prefix+"\xff".
-	rows, err := s.db.QueryContext(ctx, `SELECT key, metadata, expires FROM kv
-		WHERE key >= ? AND key > ? AND (? = '' OR key < ?) AND (expires IS NULL OR expires > ?)
-		ORDER BY key LIMIT ?`, prefix, after, prefix, prefix+"\xff", now.UnixMilli(), limit+1)
+	q, args := listQuery(prefix, after, now, limit)
+	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, false, err
 	}
@@ -168,3 +171,24 @@ func (s *Store) List(ctx context.Context, prefix, after string, limit int, now t
 
 // Close implements driver.Store.
 func (s *Store) Close() error { return s.db.Close() }
+
+// listQuery returns the statement of a List and its arguments: one range of
+// the primary key, whose bounds are given apart so that SQLite searches the
+// index from the first key of the page rather than from the first key with
+// the prefix.
+// A page then costs the same wherever it is: the keys it reads, and the
+// expired ones it skips.
+func listQuery(prefix, after string, now time.Time, limit int) (string, []any) {
+	q := `SELECT key, metadata, expires FROM kv WHERE key >= ?`
+	args := []any{prefix}
+	if after >= prefix && after != "" {
+		q, args[0] = `SELECT key, metadata, expires FROM kv WHERE key > ?`, after
+	}
+	if prefix != "" {
+		// Keys are UTF-8, in which the byte 0xff never occurs: every key
+		// with the prefix sorts before prefix+"\xff".
+		q += ` AND key < ?`
+		args = append(args, prefix+"\xff")
+	}
+	return q + ` AND (expires IS NULL OR expires > ?) ORDER BY key LIMIT ?`, append(args, now.UnixMilli(), limit+1)
+}

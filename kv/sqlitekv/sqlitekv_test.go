@@ -1,6 +1,7 @@
 package sqlitekv_test
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"slices"
@@ -73,5 +74,26 @@ func TestOpenURLs(t *testing.T) {
 			s.Close()
 			t.Errorf("Open(%q) = nil error", bad)
 		}
+	}
+}
+
+// TestDurable checks that a Put that returned survives a power loss: the
+// store's connections sync every commit (PRAGMA synchronous=FULL).
+func TestDurable(t *testing.T) {
+	s, err := sqlitekv.Open(t.Context(), filepath.Join(t.TempDir(), "kv.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var db *sql.DB
+	if !s.As(&db) {
+		t.Fatal("As(*sql.DB) = false")
+	}
+	var sync int
+	if err := db.QueryRow(`PRAGMA synchronous`).Scan(&sync); err != nil {
+		t.Fatal(err)
+	}
+	if sync != 2 {
+		t.Errorf("PRAGMA synchronous = %d, want 2 (FULL)", sync)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -116,6 +118,92 @@ func TestPostgres(t *testing.T) {
 		}
 	})
 
+	// A change refused in a read-only session says so, and matches
+	// sqldb.ErrReadOnly as SQLite's refusal does.
+	t.Run("read-only message", func(t *testing.T) {
+		_, err := sqldb.Query(t.Context(), db, `DELETE FROM notes`, nil, nil)
+		if !errors.Is(err, sqldb.ErrReadOnly) || !strings.Contains(err.Error(), "read-only") {
+			t.Errorf("a read-only DELETE = %v, want an error that matches sqldb.ErrReadOnly", err)
+		}
+		if _, err := sqldb.Query(t.Context(), db, `SELECT nonsense FROM nowhere`, nil, nil); errors.Is(err, sqldb.ErrReadOnly) {
+			t.Errorf("an unknown table = %v, matches sqldb.ErrReadOnly", err)
+		}
+	})
+
+	// A column of a type outside pgx's map (void, an enum, a domain) is
+	// named by the type's name, not its number.
+	t.Run("type names", func(t *testing.T) {
+		if _, err := db.Exec(`CREATE TYPE mood AS ENUM ('happy', 'sad'); CREATE DOMAIN posint AS int CHECK (VALUE > 0)`); err != nil {
+			t.Fatal(err)
+		}
+		res, err := sqldb.Query(t.Context(), db, `SELECT pg_sleep(0) AS nothing, 'happy'::mood AS m, 3::posint AS p, 'x'::text AS t`, nil, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, c := range res.Columns {
+			got = append(got, c.Type)
+		}
+		if want := []string{"VOID", "MOOD", "INT4", "TEXT"}; !slices.Equal(got, want) {
+			t.Errorf("column types = %q, want %q", got, want)
+		}
+		if res.Rows[0][1] != "happy" {
+			t.Errorf("the enum's value = %#v", res.Rows[0][1])
+		}
+	})
+
+	// Each call leaves its connection as it found it: on a pool of one
+	// connection, which every query shares, the program sees nothing of a
+	// lock, a prepared statement, a setting or a temporary table that a
+	// statement left, and its own prepared statement still runs.
+	t.Run("session state", func(t *testing.T) {
+		one, err := sqldb.Open(t.Context(), srv.URL+"&max_open_conns=1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer one.Close()
+		own, err := one.Prepare(`SELECT count(*) FROM notes WHERE id > $1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer own.Close()
+		var searchPath string
+		if err := one.QueryRow(`SHOW search_path`).Scan(&searchPath); err != nil {
+			t.Fatal(err)
+		}
+		w := &sqldb.QueryOptions{Write: true}
+		for _, c := range []struct {
+			stmt  string
+			opts  *sqldb.QueryOptions
+			check string // a query of the program that must return 0
+		}{
+			{`SELECT pg_advisory_lock(42)`, nil, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'`},
+			{`PREPARE leftover AS SELECT 1`, nil, `SELECT count(*) FROM pg_prepared_statements WHERE from_sql`},
+			{`PREPARE leftover AS SELECT 1`, w, `SELECT count(*) FROM pg_prepared_statements WHERE from_sql`},
+			{`SET search_path = nowhere`, w, `SELECT count(*) WHERE current_setting('search_path') <> '` + searchPath + `'`},
+			{`SELECT set_config('app.leftover', 'x', false)`, w, `SELECT count(*) WHERE coalesce(current_setting('app.leftover', true), '') <> ''`},
+			{`CREATE TEMP TABLE leftover(x int)`, w, `SELECT count(*) FROM pg_class WHERE relname = 'leftover'`},
+			{`LISTEN leftover`, nil, `SELECT count(*) FROM pg_listening_channels()`},
+		} {
+			if _, err := sqldb.Query(t.Context(), one, c.stmt, nil, c.opts); err != nil {
+				t.Fatalf("Query(%q): %v", c.stmt, err)
+			}
+			var n int
+			if err := one.QueryRow(c.check).Scan(&n); err != nil {
+				t.Fatalf("after %q, %s: %v", c.stmt, c.check, err)
+			}
+			if n != 0 {
+				t.Errorf("after %q, the program's %s = %d, want 0", c.stmt, c.check, n)
+			}
+			if err := own.QueryRow(0).Scan(&n); err != nil || n != 3 {
+				t.Errorf("after %q, the program's prepared statement = %d, %v; want 3", c.stmt, n, err)
+			}
+			if err := one.QueryRow(`SELECT count(*) FROM notes WHERE body <> $1`, "x").Scan(&n); err != nil {
+				t.Errorf("after %q, the program's query with an argument: %v", c.stmt, err)
+			}
+		}
+	})
+
 	t.Run("write", func(t *testing.T) {
 		w := &sqldb.QueryOptions{Write: true}
 		res, err := sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES ($1) RETURNING id`, []any{"four"}, w)
@@ -130,6 +218,37 @@ func TestPostgres(t *testing.T) {
 		}
 		if _, err := sqldb.Query(t.Context(), db, `DELETE FROM notes WHERE body = 'four'`, nil, w); err != nil {
 			t.Fatal(err)
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3", n)
+		}
+	})
+
+	t.Run("rows affected", func(t *testing.T) {
+		w := &sqldb.QueryOptions{Write: true}
+		for _, c := range []struct {
+			stmt string
+			args []any
+			want int64 // -1 for none
+			text string
+		}{
+			{`INSERT INTO notes(body) SELECT 'n' || g FROM generate_series(1, $1::int) g`, []any{"2"}, 2, "(2 rows changed)"},
+			{`DELETE FROM notes WHERE body LIKE 'n%'`, nil, 2, "(2 rows changed)"},
+			{`DELETE FROM notes WHERE false`, nil, 0, "(0 rows changed)"},
+			{`COMMENT ON TABLE notes IS 'notes'`, nil, -1, "(0 rows)"},
+			{`SELECT count(*) FROM notes`, nil, -1, "(1 row)"},
+		} {
+			res, err := sqldb.Query(t.Context(), db, c.stmt, c.args, w)
+			if err != nil {
+				t.Fatalf("Query(%q): %v", c.stmt, err)
+			}
+			got := int64(-1)
+			if res.RowsAffected != nil {
+				got = *res.RowsAffected
+			}
+			if got != c.want || !strings.HasSuffix(res.Text(), c.text) {
+				t.Errorf("Query(%q): rows affected %d, text %q; want %d and %q", c.stmt, got, res.Text(), c.want, c.text)
+			}
 		}
 		if n := count(t); n != 3 {
 			t.Errorf("notes has %d rows, want 3", n)
@@ -177,6 +296,61 @@ func TestPostgres(t *testing.T) {
 		}
 		if len(res.Rows) != 10 || res.Truncated == "" {
 			t.Errorf("1000-byte rows under a 10000-byte limit: %d rows, truncated %q", len(res.Rows), res.Truncated)
+		}
+	})
+
+	// A value far past the byte limit is not read: the memory the call
+	// allocates is bounded by the limit, not by the value, and the result
+	// says the limit stopped it. The pool still serves the program.
+	t.Run("huge value", func(t *testing.T) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		res, err := sqldb.Query(t.Context(), db, `SELECT 'a' UNION ALL SELECT repeat('x', 10000000)`, nil, &sqldb.QueryOptions{Timeout: time.Minute})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew := after.TotalAlloc - before.TotalAlloc
+		t.Logf("a row of 10 MB after a short one, under a %d-byte limit: %d bytes allocated", sqldb.DefaultMaxBytes, grew)
+		if grew > 16<<20 {
+			t.Errorf("a row of 10 MB under a %d-byte limit allocated %d bytes", sqldb.DefaultMaxBytes, grew)
+		}
+		if len(res.Rows) != 1 || !strings.Contains(res.Truncated, "byte limit") {
+			t.Errorf("rows %v, truncated %q; want the first row and the byte limit", res.Rows, res.Truncated)
+		}
+		before = after
+		res, err = sqldb.Query(t.Context(), db, `SELECT repeat('x', 30000000)`, nil, &sqldb.QueryOptions{Timeout: time.Minute})
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		grew = after.TotalAlloc - before.TotalAlloc
+		t.Logf("a value of 30 MB under a %d-byte limit: %d bytes allocated", sqldb.DefaultMaxBytes, grew)
+		if grew > 16<<20 {
+			t.Errorf("a value of 30 MB under a %d-byte limit allocated %d bytes", sqldb.DefaultMaxBytes, grew)
+		}
+		if len(res.Rows) != 0 || !strings.Contains(res.Truncated, "byte limit") {
+			t.Errorf("rows %d, truncated %q; want none and the byte limit", len(res.Rows), res.Truncated)
+		}
+		// Rows within the limit are read whole, even those whose binary
+		// form is several times their text's length.
+		res, err = sqldb.Query(t.Context(), db, `SELECT repeat('x', 250000) AS s UNION ALL SELECT array_agg(1::int8)::text FROM generate_series(1, 1) UNION ALL SELECT NULL`, nil, nil)
+		if err != nil || len(res.Rows) != 3 || res.Truncated != "" {
+			t.Errorf("rows within the limit: %d rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+		}
+		res, err = sqldb.Query(t.Context(), db, `SELECT array_agg(1::int8) FROM generate_series(1, 100000)`, nil, nil)
+		if err != nil || len(res.Rows) != 1 || res.Truncated != "" {
+			t.Errorf("an array of 100000 bigints: %d rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+		}
+		// Under a write, the row is not read either, and the statement is
+		// not committed: an error says so.
+		_, err = sqldb.Query(t.Context(), db, `INSERT INTO notes(body) VALUES (repeat('x', 10000000)) RETURNING body`, nil, &sqldb.QueryOptions{Write: true, Timeout: time.Minute})
+		if !errors.Is(err, sqldb.ErrRowTooLarge) {
+			t.Errorf("a write returning 10 MB = %v, want sqldb.ErrRowTooLarge", err)
+		}
+		if n := count(t); n != 3 {
+			t.Errorf("notes has %d rows, want 3: the write was committed", n)
 		}
 	})
 

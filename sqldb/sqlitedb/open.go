@@ -40,6 +40,13 @@ type Options struct {
 	// BusyTimeout is how long a statement waits for another connection's
 	// lock. If zero or less, 5s.
 	BusyTimeout time.Duration
+	// Durable syncs the log to the disk at every commit (PRAGMA
+	// synchronous=FULL), so that a commit that returned survives a power
+	// loss or a crash of the operating system. Otherwise synchronous is
+	// NORMAL, which in WAL mode syncs only at checkpoints: a commit
+	// survives a crash of the process, but the last ones before a power
+	// loss may be rolled back (the database stays consistent).
+	Durable bool
 }
 
 func (opener) OpenDB(ctx context.Context, u *url.URL) (*sql.DB, error) {
@@ -88,7 +95,8 @@ func Path(u *url.URL) (string, error) {
 
 // OpenFile opens the SQLite database in the file at path, creating it and
 // its directory unless opts.ReadOnly, in WAL mode, and checks that it is a
-// database. opts may be nil.
+// database. Read-only, a missing file is an error that names the path and
+// matches fs.ErrNotExist. opts may be nil.
 func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -104,6 +112,11 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) 
 	mode := "rwc"
 	if opts.ReadOnly {
 		mode = "ro"
+		// SQLite's own error would say only "unable to open database
+		// file", of the file's name.
+		if _, err := os.Stat(path); err != nil {
+			return nil, fmt.Errorf("sqlitedb: %s: no database there, and a read-only open creates none; check the path (%w)", path, err)
+		}
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("sqlitedb: create the database's directory: %w", err)
 	}
@@ -114,6 +127,9 @@ func OpenFile(ctx context.Context, path string, opts *Options) (*sql.DB, error) 
 	db, err := sqlitedriver.Open(dsn, func(c *sqlite3.Conn) error {
 		c.BusyTimeout(busy)
 		if !opts.ReadOnly {
+			if opts.Durable {
+				return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL`)
+			}
 			return c.Exec(`PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL`)
 		}
 		return nil

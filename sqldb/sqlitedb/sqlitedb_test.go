@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,5 +287,167 @@ func TestRelativePath(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join("sub dir", "x.db")); err != nil {
 		t.Errorf("the database is not at ./sub dir/x.db: %v", err)
+	}
+}
+
+// TestRefusalMessages checks that a refused statement says why, in the
+// session's terms rather than SQLite's "not authorized": a change in a
+// read-only session matches sqldb.ErrReadOnly, as PostgreSQL's does.
+func TestRefusalMessages(t *testing.T) {
+	db, _ := open(t)
+	w := &sqldb.QueryOptions{Write: true}
+	for _, c := range []struct {
+		stmt     string
+		opts     *sqldb.QueryOptions
+		readOnly bool
+		says     []string
+	}{
+		{`DELETE FROM notes`, nil, true, []string{"read-only", "delete from notes"}},
+		{`INSERT INTO notes(body) VALUES ('x')`, nil, true, []string{"read-only", "insert into notes"}},
+		{`UPDATE notes SET body = 'x'`, nil, true, []string{"read-only", "update notes"}},
+		{`CREATE TABLE t(x)`, nil, true, []string{"read-only", "add to the schema"}},
+		{`PRAGMA journal_mode = DELETE`, w, false, []string{"PRAGMA journal_mode", "table_info"}},
+		{`ATTACH DATABASE 'x.db' AS o`, w, false, []string{"ATTACH", "only the bound database"}},
+		{`DROP TABLE notes`, nil, true, []string{"read-only", "remove from the schema"}},
+		{`BEGIN`, w, false, []string{"transaction", "each call"}},
+		{`SELECT load_extension('x')`, w, false, []string{"load_extension"}},
+	} {
+		_, err := sqldb.Query(t.Context(), db, c.stmt, nil, c.opts)
+		if err == nil {
+			t.Errorf("Query(%q) = nil error", c.stmt)
+			continue
+		}
+		if got := errors.Is(err, sqldb.ErrReadOnly); got != c.readOnly {
+			t.Errorf("Query(%q) = %v; matches ErrReadOnly: %v, want %v", c.stmt, err, got, c.readOnly)
+		}
+		for _, s := range c.says {
+			if !strings.Contains(err.Error(), s) {
+				t.Errorf("Query(%q) = %v; want it to say %q", c.stmt, err, s)
+			}
+		}
+		if strings.Contains(err.Error(), "not authorized") {
+			t.Errorf("Query(%q) = %v; want the reason, not SQLite's words", c.stmt, err)
+		}
+	}
+}
+
+// TestSessionState runs, on a pool of one connection that every query
+// shares, write sessions that leave temporary objects; the program's own
+// queries see none of them.
+func TestSessionState(t *testing.T) {
+	_, dir := open(t)
+	db, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(filepath.Join(dir, "app.db"))+"?max_open_conns=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	w := &sqldb.QueryOptions{Write: true}
+	for _, stmt := range []string{
+		`CREATE TEMP TABLE leftover(x)`,
+		`CREATE TEMP VIEW leftover_view AS SELECT 1`,
+		`CREATE TEMP TRIGGER leftover_trigger AFTER INSERT ON notes BEGIN DELETE FROM notes; END`,
+	} {
+		if _, err := sqldb.Query(t.Context(), db, stmt, nil, w); err != nil {
+			t.Fatalf("Query(%q): %v", stmt, err)
+		}
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM temp.sqlite_schema`).Scan(&n); err != nil || n != 0 {
+			t.Errorf("after %q, the program sees %d temporary objects (%v), want 0", stmt, n, err)
+		}
+	}
+	before := count(t, db)
+	if _, err := db.Exec(`INSERT INTO notes(body) VALUES ('mine')`); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db); n != before+1 {
+		t.Errorf("after the program's insert, notes has %d rows, want %d", n, before+1)
+	}
+}
+
+// TestStoredValuesPastTheByteLimit reads a stored value longer than the
+// result's byte limit: its length and a part of it are read, and the value
+// itself is cut by the byte limit rather than refused. A value past the
+// length limit is refused with an error that names the limit.
+func TestStoredValuesPastTheByteLimit(t *testing.T) {
+	db, _ := open(t)
+	if _, err := db.Exec(`CREATE TABLE files(data TEXT); INSERT INTO files VALUES (printf('%.*c', 1048576, 'x'))`); err != nil {
+		t.Fatal(err)
+	}
+	res, err := sqldb.Query(t.Context(), db, `SELECT length(data), substr(data, 1, 2) FROM files`, nil, nil)
+	if err != nil {
+		t.Fatalf("length of a stored 1 MiB value: %v", err)
+	}
+	if res.Rows[0][0] != int64(1048576) || res.Rows[0][1] != "xx" {
+		t.Errorf("length and first bytes = %v", res.Rows[0])
+	}
+	res, err = sqldb.Query(t.Context(), db, `SELECT data FROM files`, nil, nil)
+	if err != nil || len(res.Rows) != 0 || !strings.Contains(res.Truncated, "byte limit") {
+		t.Errorf("a stored 1 MiB value under the byte limit: %v rows, truncated %q, %v", len(res.Rows), res.Truncated, err)
+	}
+	_, err = sqldb.Query(t.Context(), db, `SELECT length(randomblob(?))`, []any{sqldb.DefaultMaxValueBytes + 1}, nil)
+	if !errors.Is(err, sqlite3.TOOBIG) || !strings.Contains(err.Error(), fmt.Sprint(sqldb.DefaultMaxValueBytes)) {
+		t.Errorf("a value past the length limit = %v, want an error naming the limit %d", err, sqldb.DefaultMaxValueBytes)
+	}
+	_, err = sqldb.Query(t.Context(), db, `SELECT length(data) FROM files`, nil, &sqldb.QueryOptions{MaxValueBytes: 1000})
+	if !errors.Is(err, sqlite3.TOOBIG) || !strings.Contains(err.Error(), "1000") {
+		t.Errorf("a stored value past a length limit of 1000 = %v, want an error naming the limit", err)
+	}
+}
+
+// TestReadOnlyOpen opens a database read-only: an existing one, in WAL
+// mode, is read; a missing one is an error that names the path, and
+// neither the file nor its directory is created.
+func TestReadOnlyOpen(t *testing.T) {
+	_, dir := open(t)
+	path := filepath.Join(dir, "app.db")
+	db, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(path)+"?mode=ro")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if n := count(t, db); n != 3 {
+		t.Errorf("read-only, notes has %d rows, want 3", n)
+	}
+	missing := filepath.Join(dir, "typo", "ap.db")
+	db2, err := sqldb.Open(t.Context(), "sqlite://"+filepath.ToSlash(missing)+"?mode=ro")
+	if err == nil {
+		db2.Close()
+		t.Fatal("a read-only open of a missing file = nil error")
+	}
+	if !strings.Contains(err.Error(), missing) || !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a read-only open of a missing file = %v, want an error naming %s that matches os.ErrNotExist", err, missing)
+	}
+	if _, err := os.Stat(filepath.Dir(missing)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the missing file's directory: %v, want it not created", err)
+	}
+}
+
+// TestRowsAffected reports the rows a write changed, in the result and its
+// text, and none for a statement that changes no rows by its kind.
+func TestRowsAffected(t *testing.T) {
+	db, _ := open(t)
+	w := &sqldb.QueryOptions{Write: true}
+	for _, c := range []struct {
+		stmt string
+		want int64 // -1 for none
+		text string
+	}{
+		{`UPDATE notes SET body = body || '!'`, 3, "(3 rows changed)"},
+		{`DELETE FROM notes WHERE id = 1`, 1, "(1 row changed)"},
+		{`DELETE FROM notes WHERE 0`, 0, "(0 rows changed)"},
+		{`CREATE TRIGGER t AFTER INSERT ON notes BEGIN DELETE FROM notes WHERE 0; END`, -1, "(0 rows)"},
+		{`SELECT count(*) FROM notes`, -1, "(1 row)"},
+	} {
+		res, err := sqldb.Query(t.Context(), db, c.stmt, nil, w)
+		if err != nil {
+			t.Fatalf("Query(%q): %v", c.stmt, err)
+		}
+		got := int64(-1)
+		if res.RowsAffected != nil {
+			got = *res.RowsAffected
+		}
+		if got != c.want || !strings.HasSuffix(res.Text(), c.text) {
+			t.Errorf("Query(%q): rows affected %d, text %q; want %d and %q", c.stmt, got, res.Text(), c.want, c.text)
+		}
 	}
 }
