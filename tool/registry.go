@@ -610,10 +610,13 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 // and tool name filled in when h left them empty; a panic in h before its
 // result is a *PanicError result, and a stream that ends without one an
 // ErrNoResult result. The result is passed on as soon as h yields it; what
-// h yields after it is dropped, and a panic after it is logged through
-// logger (slog.Default if nil) and dropped. What h does after its result
-// is waited for: the stream returns once h's has. A panic in the caller's own loop
-// body is not h's: it propagates unchanged.
+// h yields after it is dropped (h's yield returns false for it), and a
+// panic after it is logged through logger (slog.Default if nil) and
+// dropped. What h does after its result is waited for, whether or not the
+// consumer's loop stops at the result: h's yield returns true for the
+// result, so middleware written the usual way — `if !yield(ev) { return }`
+// — goes on past it, and the stream returns once h's has. A panic in the
+// caller's own loop body is not h's: it propagates unchanged.
 func Guard(h Handler, logger *slog.Logger) Handler {
 	return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
 		return guarded(ctx, h, call, cmp.Or(logger, slog.Default()))
@@ -647,6 +650,9 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 			}
 		}()
 		for ev := range h.Stream(ctx, call) {
+			if done {
+				return // an event after the result: h is told to stop
+			}
 			if ev.Result != nil {
 				done = true
 				res := *ev.Result
@@ -657,7 +663,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 					res.Tool = call.Name
 				}
 				emit(Event{Result: &res})
-				return // h's stream now returns; what it does meanwhile is waited for
+				continue // whatever the consumer does, h goes on to its end, which is waited for
 			}
 			if !emit(ev) {
 				done = true
