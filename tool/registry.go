@@ -427,7 +427,10 @@ func (r *Registry) Lookup(name string) (Interface, bool) {
 // changes (SpecVersion 0, as for New and NewRaw) are built once for each
 // version of the registry and shared by every call of Specs: their schemas
 // must not be changed (clone one with CloneSchemas to change it). Other
-// tools are asked for their spec each time.
+// tools are asked for their spec each time. Each spec is listed under the
+// name the registry calls its tool by, the tool's Name when it was added:
+// a spec whose name has changed since is listed under that name, which is
+// the one Call takes.
 func (r *Registry) Specs(ctx context.Context) []Spec {
 	ts := r.set()
 	cached := ts.fixedSpecs()
@@ -436,7 +439,7 @@ func (r *Registry) Specs(ctx context.Context) []Spec {
 		if s := cached[i]; s != nil {
 			specs = append(specs, *s)
 		} else {
-			specs = append(specs, ts.entries[i].tool.Spec())
+			specs = append(specs, ts.entries[i].spec())
 		}
 	})
 	if specs == nil {
@@ -454,12 +457,19 @@ func (ts *toolSet) fixedSpecs() []*Spec {
 	specs := make([]*Spec, len(ts.entries))
 	for i, e := range ts.entries {
 		if v, ok := e.tool.(SpecVersioner); ok && v.SpecVersion() == 0 {
-			spec := e.tool.Spec()
+			spec := e.spec()
 			specs[i] = &spec
 		}
 	}
 	ts.specs.CompareAndSwap(nil, &specs)
 	return *ts.specs.Load()
+}
+
+// spec returns the tool's spec now, under the name the registry calls it by.
+func (e *entry) spec() Spec {
+	s := e.tool.Spec()
+	s.Name = e.name
+	return s
 }
 
 // Instructions returns the instructions of the scopes enabled now, in scope
