@@ -240,7 +240,7 @@ func (r *run) wait(ctx workflow.Context, p agent.Pending) (agent.Decision, error
 // agent.Resume records it.
 func rejected(call agent.ToolCall, d agent.Decision) agent.Message {
 	c := tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}
-	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
+	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason, Err: agent.ErrCallRejected}, Err: tool.ErrDenied})
 	return agent.ToolMessage(call, res)
 }
 
