@@ -87,19 +87,11 @@ func TestOneErrorTechnique(t *testing.T) {
 	}
 }
 
-// notDetailTypes are the exported error types that carry no sentinel of
-// their own, each for a reason: they are not a kind of failure but hold
-// details that are, or stand for an error that is someone else's.
-var notDetailTypes = map[string]string{
-	"bind.Error":           "it lists the Problems of one Load, each holding its sentinel in Err, and Unwrap returns them all",
-	"mcpclient.ToolError":  "it is the remote tool's own failure, which matches no sentinel as a local handler's does (or tool.ErrInvalidArguments through Unwrap)",
-	"agent.RejectionError": "it is the Reason of a *tool.DeniedError, which holds tool.ErrDenied",
-}
-
 // checkDetailTypes requires every exported struct type whose name ends in
-// Error, other than notDetailTypes, to hold its sentinel in a field called
-// Err, as json v2's SemanticError does, so that errors.Is matches it
-// through Unwrap.
+// Error to hold its sentinel in a field called Err, as json v2's
+// SemanticError does, so that errors.Is matches it through Unwrap; a type
+// that holds a list of errors as well (bind.Error's Problems) returns them
+// with Err from Unwrap() []error.
 func checkDetailTypes(t *testing.T, fset *token.FileSet, dir string, decl ast.Decl) {
 	t.Helper()
 	gen, ok := decl.(*ast.GenDecl)
@@ -110,9 +102,6 @@ func checkDetailTypes(t *testing.T, fset *token.FileSet, dir string, decl ast.De
 		ts := spec.(*ast.TypeSpec)
 		st, ok := ts.Type.(*ast.StructType)
 		if !ok || !ts.Name.IsExported() || !strings.HasSuffix(ts.Name.Name, "Error") {
-			continue
-		}
-		if _, ok := notDetailTypes[filepath.Base(dir)+"."+ts.Name.Name]; ok {
 			continue
 		}
 		hasErr := slices.ContainsFunc(st.Fields.List, func(f *ast.Field) bool {

@@ -144,8 +144,9 @@ var (
 	// its ID matches no pending call of the interrupt.
 	ErrStaleDecision = errors.New("agent: decision for a call that does not wait")
 	// ErrInvalidDecision reports a decision that does not fit its call (an
-	// answer to an approval, arguments that are not JSON, a second
-	// decision for one call), or a pending call left without one.
+	// answer to an approval, an unknown verdict, a second decision for one
+	// call), or a pending call left without one. Edited arguments that are
+	// not JSON are an ErrInvalidEdit.
 	ErrInvalidDecision = errors.New("agent: invalid decision")
 	// ErrInvalidEdit reports an approval whose edited arguments the call's
 	// tool refuses: they are not JSON, or not valid for its input schema.
@@ -153,6 +154,10 @@ var (
 	// them, and nothing runs.
 	ErrInvalidEdit = errors.New("agent: the edited arguments are invalid")
 )
+
+// ErrCallRejected is matched by a *RejectionError: a person rejected the
+// call.
+var ErrCallRejected = errors.New("agent: a person rejected the call")
 
 // A DecisionError reports a decision that Resume cannot apply. Resume
 // checks every decision before anything runs.
@@ -181,9 +186,11 @@ func (e *DecisionError) Error() string {
 func (e *DecisionError) Unwrap() error { return e.Err }
 
 // A RejectionError is the reason a rejected call's *tool.DeniedError
-// carries: a person said no. Its text is what the model reads.
+// carries: a person said no. Its text is what the model reads. The call's
+// error matches tool.ErrDenied and ErrCallRejected.
 type RejectionError struct {
 	Reason string // as the person gave it; may be empty
+	Err    error  // ErrCallRejected
 }
 
 // Error says the call was rejected, and why.
@@ -193,6 +200,9 @@ func (e *RejectionError) Error() string {
 	}
 	return "a person rejected the call: " + e.Reason
 }
+
+// Unwrap returns Err.
+func (e *RejectionError) Unwrap() error { return e.Err }
 
 // Resume goes on with a paused run: it applies the decisions to the
 // pending calls of in and continues where the run stopped — the paused

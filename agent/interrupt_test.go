@@ -160,8 +160,8 @@ func TestRejectedCallIsAToolMessage(t *testing.T) {
 		t.Fatalf("%d results, want 1", len(results))
 	}
 	res := results[0]
-	if _, ok := errors.AsType[*agent.RejectionError](res.Err); !ok || !errors.Is(res.Err, tool.ErrDenied) {
-		t.Errorf("result error = %v, want a *tool.DeniedError for an *agent.RejectionError", res.Err)
+	if _, ok := errors.AsType[*agent.RejectionError](res.Err); !ok || !errors.Is(res.Err, tool.ErrDenied) || !errors.Is(res.Err, agent.ErrCallRejected) {
+		t.Errorf("result error = %v, want a *tool.DeniedError for an *agent.RejectionError, matching ErrDenied and ErrCallRejected", res.Err)
 	}
 	msgs := model.Requests()[0].Messages
 	last := msgs[len(msgs)-1]

@@ -374,7 +374,7 @@ func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[
 	if len(rejected) > 0 {
 		tools = tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 			if d := rejected[call.ID]; d != nil {
-				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
+				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason, Err: ErrCallRejected}, Err: tool.ErrDenied})
 				return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 			}
 			return l.tools.Stream(ctx, call)

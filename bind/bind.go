@@ -112,7 +112,7 @@ func Load(ctx context.Context, env any, opts *Options) error {
 		for _, c := range opened {
 			c.Close() // the bucket was never handed out; its error has nowhere to go
 		}
-		return &Error{Problems: found}
+		return &Error{Problems: found, Err: ErrUnfilled}
 	}
 	rv.Set(work)
 	return nil

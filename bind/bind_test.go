@@ -236,8 +236,8 @@ func TestLoadEveryProblem(t *testing.T) {
 		LookupEnv:  vars(map[string]string{"ARCHIVE": "bindtest://", "FILES": "bindtest://", "BROKEN": "nosuch://x"}),
 	})
 	berr, ok := errors.AsType[*bind.Error](err)
-	if !ok {
-		t.Fatalf("Load = %v, want a *bind.Error", err)
+	if !ok || !errors.Is(err, bind.ErrUnfilled) {
+		t.Fatalf("Load = %v, want a *bind.Error matching ErrUnfilled", err)
 	}
 	type row struct {
 		name, field string

@@ -22,6 +22,8 @@ var (
 	// ErrUnknown reports a name in the config file that no field binds,
 	// usually a misspelling.
 	ErrUnknown = errors.New("bind: unknown name")
+	// ErrUnfilled is matched by an *Error: Load left bindings unfilled.
+	ErrUnfilled = errors.New("bind: bindings left unfilled")
 )
 
 // An Error reports every binding that Load could not fill, all at once, so
@@ -30,6 +32,7 @@ type Error struct {
 	// Problems lists each missing or invalid binding, in field order, then
 	// each unknown name in the config file, sorted.
 	Problems []Problem
+	Err      error // ErrUnfilled
 }
 
 // Error lists the problems, one per line after a count.
@@ -47,12 +50,16 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Unwrap returns the problems, so that errors.Is(err, ErrMissing) and
-// errors.AsType[Problem](err) see them.
+// Unwrap returns Err and the problems, so that errors.Is(err,
+// ErrUnfilled), errors.Is(err, ErrMissing) and errors.AsType[Problem](err)
+// see them.
 func (e *Error) Unwrap() []error {
-	errs := make([]error, len(e.Problems))
-	for i, p := range e.Problems {
-		errs[i] = p
+	errs := make([]error, 0, 1+len(e.Problems))
+	if e.Err != nil {
+		errs = append(errs, e.Err)
+	}
+	for _, p := range e.Problems {
+		errs = append(errs, p)
 	}
 	return errs
 }

@@ -1,7 +1,8 @@
 // Package durable runs hands' agent loop on Temporal, so that a run
 // outlives its process: it waits days for a person's approval, across
-// deploys and crashed workers, and each of its steps runs once to
-// completion or is retried by policy.
+// deploys and crashed workers. A tool call whose worker is lost is run
+// again only when its tool says that is safe to do, as the section on
+// calls below says.
 //
 // # What runs where
 //
@@ -28,6 +29,37 @@
 // select its approval (agent.Destructive) and its retries, its timeout
 // bounds the activity, its progress is heartbeats, and arguments the
 // server refuses (an mcpclient.ToolError with issues) are not retried.
+//
+// # Calls, at most once or at least once
+//
+// A worker may stop half-way through a call. Temporal then learns only
+// that it stopped answering — no heartbeat for the policy's
+// HeartbeatTimeout, or no result within the call's StartToCloseTimeout —
+// and not whether the call took effect. What follows is chosen by the
+// tool's annotations (tool.Annotations; a remote tool's come from its MCP
+// server), unless its ToolPolicy.Retry says otherwise:
+//
+//   - A tool annotated read-only or idempotent runs at least once, as far
+//     as three attempts go: a failed attempt (its handler's error, its
+//     timeout, a lost worker) is tried again. The tool may run more than
+//     once, even after an attempt that took effect and whose result was
+//     lost. The model reads the result of the attempt that succeeds, or
+//     the failure of the last.
+//   - Any other tool runs at most once: one attempt. When its worker is
+//     lost, the call may or may not have taken effect; it is not run
+//     again, and the model is told so, and to check whether it took effect
+//     before calling the tool again.
+//
+// A ToolPolicy.Retry replaces that choice: with more than one attempt, a
+// tool that is neither read-only nor idempotent may run more than once.
+// Invalid arguments, an unknown tool, a denial and a question are never
+// retried. The model never reads Temporal's error text: a call whose last
+// attempt ended without a result of its tool's is a tool message that
+// says what happened (the worker stopped reporting, or did not answer
+// within the call's time limit), whether the call may have taken effect,
+// and whether calling it again is safe; Temporal's error goes to the
+// workflow's log. Model turns are retried by Options.ModelRetry (by
+// default without limit), since asking a model changes nothing.
 //
 // # People
 //
@@ -61,7 +93,10 @@
 // decisions and the Agent's Options, of which every worker of a task queue
 // must share MaxTurns; the policies only set the options of activities not
 // yet scheduled, which replay does not compare, and the approval policy
-// runs inside TurnActivity and its answer is recorded. The tests replay recorded histories (testdata) through
-// worker.NewWorkflowReplayer, so a change that would break runs under way
-// fails them.
+// runs inside TurnActivity and its answer is recorded. The words a model
+// reads of a call that ended without its tool's result follow the tool's
+// annotations and policy as the worker that decides sees them, as the
+// retries do. The tests replay recorded histories (testdata) through a
+// worker.WorkflowReplayer, on which Register puts the workflow, so a
+// change that would break runs under way fails them.
 package durable

@@ -145,13 +145,34 @@ func New(model agent.Model, reg *tool.Registry, opts *Options) *Agent {
 	return a
 }
 
-// Register registers the workflow (WorkflowName) and the activities
-// (TurnActivity, CallActivity) on w.
-func (a *Agent) Register(w worker.Registry) {
-	w.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: WorkflowName})
-	w.RegisterActivityWithOptions(a.Turn, activity.RegisterOptions{Name: TurnActivity})
-	w.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivity})
+// A Registrar is what Register puts the run on: a worker.Worker, a test
+// environment (testsuite.TestWorkflowEnvironment), or a
+// worker.WorkflowReplayer, which takes workflows only.
+type Registrar interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
 }
+
+// An activityRegistrar is a Registrar that also takes activities.
+type activityRegistrar interface {
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+// Register registers the workflow (WorkflowName) on w and, when w takes
+// activities too (a worker.Worker and a test environment do, a
+// worker.WorkflowReplayer does not: a replay runs none), the activities
+// (TurnActivity, CallActivity).
+func (a *Agent) Register(w Registrar) {
+	w.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: WorkflowName})
+	if w, ok := w.(activityRegistrar); ok {
+		w.RegisterActivityWithOptions(a.Turn, activity.RegisterOptions{Name: TurnActivity})
+		w.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivity})
+	}
+}
+
+var (
+	_ Registrar         = worker.WorkflowReplayer(nil)
+	_ activityRegistrar = worker.Worker(nil)
+)
 
 // Input starts a run.
 type Input struct {

@@ -130,7 +130,7 @@ func TestReplay(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(scenarioAgent(t, nil, nil).Run, workflow.RegisterOptions{Name: durable.WorkflowName})
+			scenarioAgent(t, nil, nil).Register(r)
 			if err := r.ReplayWorkflowHistoryFromJSONFile(quiet, historyFile(sc.name)); err != nil {
 				t.Fatalf("replay: %v", err)
 			}
@@ -222,7 +222,7 @@ func TestReplayKeepsOtherPolicies(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			r := worker.NewWorkflowReplayer()
-			r.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: durable.WorkflowName})
+			a.Register(r)
 			if err := r.ReplayWorkflowHistoryFromJSONFile(quiet, historyFile(sc.name)); err != nil {
 				t.Fatalf("replay: %v", err)
 			}

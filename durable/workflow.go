@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
@@ -121,7 +123,8 @@ func (a *Agent) callOne(ctx workflow.Context, r *run, at, i int, needsApproval b
 		approved = true
 	}
 	var answers []string
-	actx := workflow.WithActivityOptions(ctx, a.activityOptions(call.Name))
+	opts := a.activityOptions(call.Name)
+	actx := workflow.WithActivityOptions(ctx, opts)
 	for {
 		var msg agent.Message
 		err := workflow.ExecuteActivity(actx, CallActivity, CallInput{Call: call, Answers: answers}).Get(ctx, &msg)
@@ -153,12 +156,71 @@ func (a *Agent) callOne(ctx workflow.Context, r *run, at, i int, needsApproval b
 		if temporal.IsCanceledError(err) {
 			return err
 		}
-		// The attempt ended without a result of the tool's: a timeout, a
-		// lost worker. The model reads that the call failed.
+		// The last attempt ended without a result of the tool's: its
+		// worker was lost, or did not answer in time. The model reads
+		// what that means for the call; the log keeps Temporal's error.
+		workflow.GetLogger(ctx).Warn("durable: a call ended without a result of its tool's", "tool", call.Name, "callID", call.ID, "error", err)
 		res := tool.ErrorResult(tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}, err)
+		res.Content = lostText(call.Name, err, opts, a.annotations(call.Name))
 		r.history = append(r.history, agent.ToolMessage(call, res))
 		return nil
 	}
+}
+
+// lostText is what the model reads of a call whose last attempt ended
+// without a result of its tool's (err, Temporal's error): what happened,
+// whether the call may have taken effect, and whether calling it again is
+// safe, which the tool's annotations say, as they chose its retries.
+func lostText(name string, err error, o workflow.ActivityOptions, an tool.Annotations) string {
+	var b strings.Builder
+	b.WriteString("The call to " + name + " did not finish: ")
+	terr, ok := errors.AsType[*temporal.TimeoutError](err)
+	switch {
+	case ok && terr.TimeoutType() == enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		b.WriteString("the worker running it stopped reporting")
+		if o.HeartbeatTimeout > 0 {
+			b.WriteString(" (no heartbeat for " + o.HeartbeatTimeout.String() + ")")
+		}
+		b.WriteString(". ")
+	case ok && terr.TimeoutType() == enumspb.TIMEOUT_TYPE_START_TO_CLOSE:
+		b.WriteString("its worker stopped, or did not answer within the call's time limit of " + o.StartToCloseTimeout.String() + ". ")
+	case ok:
+		b.WriteString("it could not be run in time. ")
+	default:
+		b.WriteString("the system that runs tools failed before " + name + " answered. ")
+	}
+	retried := o.RetryPolicy == nil || o.RetryPolicy.MaximumAttempts != 1
+	safe := an.ReadOnly || an.Idempotent
+	switch {
+	case retried && safe:
+		b.WriteString("It was tried again, as its retry policy allows, and its last attempt ended this way. ")
+	case retried:
+		b.WriteString("It was tried again, as its retry policy allows, and its last attempt ended this way; any attempt may have taken effect. ")
+	case !safe:
+		b.WriteString("It may or may not have taken effect, and it was not run again, since " + name + " may not be safe to run twice. ")
+	}
+	switch {
+	case an.ReadOnly:
+		b.WriteString(name + " changes nothing, so you may call it again.")
+	case an.Idempotent:
+		b.WriteString(name + " is idempotent, so you may call it again with the same arguments: if a call took effect, another has no further effect.")
+	case retried:
+		b.WriteString("Check what it did before you call it again.")
+	default:
+		b.WriteString("Check whether it took effect before you call it again.")
+	}
+	return b.String()
+}
+
+// annotations returns the annotations of the named tool, or none when the
+// registry does not hold it.
+func (a *Agent) annotations(name string) tool.Annotations {
+	if t, ok := a.reg.Lookup(name); ok {
+		if an := t.Spec().Annotations; an != nil {
+			return *an
+		}
+	}
+	return tool.Annotations{}
 }
 
 // wait publishes p as the pending call and blocks until an accepted
@@ -178,7 +240,7 @@ func (r *run) wait(ctx workflow.Context, p agent.Pending) (agent.Decision, error
 // agent.Resume records it.
 func rejected(call agent.ToolCall, d agent.Decision) agent.Message {
 	c := tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}
-	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason}, Err: tool.ErrDenied})
+	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason, Err: agent.ErrCallRejected}, Err: tool.ErrDenied})
 	return agent.ToolMessage(call, res)
 }
 
@@ -200,10 +262,8 @@ func (a *Agent) activityOptions(name string) workflow.ActivityOptions {
 	}
 	if o.RetryPolicy == nil {
 		o.RetryPolicy = &temporal.RetryPolicy{MaximumAttempts: 1}
-		if known {
-			if an := t.Spec().Annotations; an != nil && (an.ReadOnly || an.Idempotent) {
-				o.RetryPolicy.MaximumAttempts = 3
-			}
+		if an := a.annotations(name); an.ReadOnly || an.Idempotent {
+			o.RetryPolicy.MaximumAttempts = 3
 		}
 	}
 	return o

@@ -114,12 +114,12 @@
 //     own output schema is an error result (a *CallError): what a program
 //     reads from Result.Structured has been checked.
 //   - An isError result is an error result whose Err is a *ToolError
-//     carrying the server's text. When the server lists the issues of
-//     arguments it refused, as an mcpserver does (mcpserver.IssuesMeta),
-//     the *ToolError holds them and matches tool.ErrInvalidArguments, so
-//     that a caller that retries failures does not retry those, and the
-//     model reads them as it would a local tool's, under the name it
-//     calls the tool by. A call the server did not answer is a
+//     carrying the server's text, which matches ErrToolFailed. When the
+//     server lists the issues of arguments it refused, as an mcpserver
+//     does (mcpserver.IssuesMeta), the *ToolError holds them and matches
+//     tool.ErrInvalidArguments instead, so that a caller that retries
+//     failures does not retry those, and the model reads them as it would
+//     a local tool's, under the name it calls the tool by. A call the server did not answer is a
 //     *CallError, which matches tool.ErrUpstream, and ErrDisconnected too
 //     when the connection ended: a call on a server that exits ends at
 //     once, and one on a server that stops answering ends at

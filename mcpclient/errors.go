@@ -32,6 +32,9 @@ var (
 	// happens during a call (a step-up to a scope the call needs), the
 	// call's *CallError matches it and tool.ErrUpstream.
 	ErrAuthorization = errors.New("mcpclient: authorization refused")
+	// ErrToolFailed is matched by a *ToolError: the remote tool ran and
+	// failed, unless the server said that its arguments are invalid.
+	ErrToolFailed = errors.New("mcpclient: the remote tool failed")
 )
 
 // A SizeError reports something the server sent that is over one of the
@@ -118,11 +121,11 @@ func disconnected(err error) bool {
 
 // A ToolError is a remote tool's own failure: the server ran the call and
 // answered with isError. Its text is the server's, which is what the model
-// reads; like a local handler's own error, it matches no tool.Err…
-// sentinel, since the call itself succeeded — unless the server says the
-// arguments are invalid: then it has Issues and matches
-// tool.ErrInvalidArguments, so that a caller that retries failed calls
-// (durable, say) knows the same arguments would fail again.
+// reads. It matches ErrToolFailed and, like a local handler's own error, no
+// tool.Err… sentinel, since the call itself succeeded — unless the server
+// says the arguments are invalid: then it has Issues and matches
+// tool.ErrInvalidArguments instead, so that a caller that retries failed
+// calls (durable, say) knows the same arguments would fail again.
 type ToolError struct {
 	Server string              // the server's name
 	Tool   string              // the tool's name on the server
@@ -134,21 +137,28 @@ type ToolError struct {
 	// that the input schema cannot express; at most
 	// schema.DefaultMaxIssues of them. Nil for any other failure.
 	Issues []tool.Issue
+	// Err is ErrToolFailed or, when the server listed Issues, a
+	// *tool.ValidationError of them, which matches tool.ErrInvalidArguments
+	// and which tool.ModelText words for the model as a local tool's,
+	// under the name the model calls the tool by.
+	Err error
+}
+
+// toolError returns the *ToolError of an isError result whose text is
+// text, matching what the server says of it.
+func toolError(server, remoteName, text string, res *mcp.CallToolResult) *ToolError {
+	e := &ToolError{Server: server, Tool: remoteName, Text: text, Result: res, Issues: issuesOf(res), Err: ErrToolFailed}
+	if len(e.Issues) > 0 {
+		e.Err = &tool.ValidationError{Tool: remoteName, Issues: e.Issues, Err: tool.ErrInvalidArguments}
+	}
+	return e
 }
 
 // Error returns the server's text.
 func (e *ToolError) Error() string { return e.Text }
 
-// Unwrap returns, when the server listed issues, a *tool.ValidationError
-// with them, which matches tool.ErrInvalidArguments and which
-// tool.ModelText words for the model as a local tool's, under the name the
-// model calls the tool by; nil otherwise.
-func (e *ToolError) Unwrap() error {
-	if len(e.Issues) > 0 {
-		return &tool.ValidationError{Tool: e.Tool, Issues: e.Issues, Err: tool.ErrInvalidArguments}
-	}
-	return nil
-}
+// Unwrap returns Err.
+func (e *ToolError) Unwrap() error { return e.Err }
 
 // maxIssueText is how many bytes of an issue's path, keyword and message
 // a ToolError keeps.

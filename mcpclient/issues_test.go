@@ -66,6 +66,9 @@ func TestServerIssues(t *testing.T) {
 	if !errors.Is(res.Err, tool.ErrInvalidArguments) {
 		t.Errorf("the refusal %v does not match tool.ErrInvalidArguments", res.Err)
 	}
+	if v1, v2 := terr.Unwrap(), terr.Unwrap(); v1 == nil || v1 != v2 {
+		t.Errorf("Unwrap = %p, then %p: want the one *tool.ValidationError the error holds", v1, v2)
+	}
 	if want := []tool.Issue{{Keyword: schema.KeywordValidate, Message: "to is before from"}}; !reflect.DeepEqual(terr.Issues, want) {
 		t.Errorf("issues = %+v, want %+v", terr.Issues, want)
 	}
@@ -77,8 +80,8 @@ func TestServerIssues(t *testing.T) {
 	}
 
 	res = call(t.Context(), find(t, c, "hotel_fail"), "hotel_fail", `{"from":1,"to":3}`)
-	if terr, ok := errors.AsType[*mcpclient.ToolError](res.Err); !ok || terr.Issues != nil || errors.Is(res.Err, tool.ErrInvalidArguments) {
-		t.Errorf("fail = %+v, want a *ToolError without issues that matches no sentinel", res)
+	if terr, ok := errors.AsType[*mcpclient.ToolError](res.Err); !ok || terr.Issues != nil || errors.Is(res.Err, tool.ErrInvalidArguments) || !errors.Is(res.Err, mcpclient.ErrToolFailed) {
+		t.Errorf("fail = %+v, want a *ToolError without issues that matches ErrToolFailed and no tool sentinel", res)
 	}
 }
 

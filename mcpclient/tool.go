@@ -338,7 +338,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 			out.Content = tool.PartsText(out.Parts) // the parts' own text, which a reader checks them against
 		}
 		if res.IsError {
-			return nil, &ToolError{Server: c.name, Tool: remoteName, Text: out.Content, Result: res, Issues: issuesOf(res)}
+			return nil, toolError(c.name, remoteName, out.Content, res)
 		}
 		if check != nil && res.StructuredContent != nil {
 			data, err := json.Marshal(res.StructuredContent)

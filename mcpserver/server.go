@@ -239,14 +239,18 @@ func sameTool(a, b tool.Interface) bool {
 	return !ta.Comparable() || a == b
 }
 
-// build returns the registration of a tool's spec now, unless the SDK
-// refused the very same spec before or the spec does not encode.
+// build returns the registration of a tool's spec now, under the tool's
+// name, which the registry calls it by whatever the spec says (a spec that
+// names it otherwise is refused only when the tool is added), unless the
+// SDK refused the very same spec before or the spec does not encode.
 func (s *Server) build(ctx context.Context, t tool.Interface) (registration, bool) {
 	var version uint64
 	if v, ok := t.(tool.SpecVersioner); ok {
 		version = v.SpecVersion() // before the spec: a change in between is seen next time
 	}
-	mt := mcpTool(t.Spec())
+	spec := t.Spec()
+	spec.Name = t.Name()
+	mt := mcpTool(spec)
 	err := encodeSchemas(mt)
 	var def []byte
 	if err == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -511,4 +512,52 @@ func TestPerSessionLists(t *testing.T) {
 		default:
 		}
 	})
+}
+
+// drifting is a tool of the user's own, without SpecVersion, whose spec
+// names it as specName says, which may change after it is served.
+type drifting struct {
+	inner    *tool.Tool[greetArgs, string]
+	specName *atomic.Value
+}
+
+func (d drifting) Name() string { return d.inner.Name() }
+func (d drifting) Spec() tool.Spec {
+	s := d.inner.Spec()
+	s.Name = d.specName.Load().(string)
+	return s
+}
+func (d drifting) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+	return d.inner.Stream(ctx, call)
+}
+
+// TestServedUnderTheNameCallTakes checks that a tool whose spec changes
+// its name after the server took it is listed under the name the registry
+// calls it by, so that a client calling what it is listed reaches the tool.
+func TestServedUnderTheNameCallTakes(t *testing.T) {
+	var specName atomic.Value
+	specName.Store("greet")
+	greet := tool.New("greet", "Greet someone.", func(ctx context.Context, a greetArgs) (string, error) {
+		return "hello " + a.Name, nil
+	})
+	srv, err := mcpserver.NewTools(nil, drifting{greet, &specName})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := connect(t, srv, nil)
+	specName.Store("greet_v2")
+	srv.Sync(t.Context())
+	list, err := session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(list); !slices.Equal(got, []string{"greet"}) {
+		t.Errorf("tools = %q, want greet, the name Call takes", got)
+	}
+	for _, name := range toolNames(list) {
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"name": "Ann"}})
+		if err != nil || res.IsError || text(res) != "hello Ann" {
+			t.Errorf("CallTool(%s) = %v, %v; want hello Ann", name, res, err)
+		}
+	}
 }

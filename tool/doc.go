@@ -88,7 +88,9 @@
 // soon as it is yielded, and panics before it turned into a result. What
 // middleware does after the result (an audit record, say) is waited for:
 // the stream, and Drain, return once it is done, or when the caller's
-// context ends.
+// context ends. Middleware's yield returns true for the result, so the
+// usual shape, `if !yield(ev) { return }`, goes on to that work; it returns
+// false for an event after the result, which is dropped.
 //
 // # The call in the context
 //

@@ -427,7 +427,10 @@ func (r *Registry) Lookup(name string) (Interface, bool) {
 // changes (SpecVersion 0, as for New and NewRaw) are built once for each
 // version of the registry and shared by every call of Specs: their schemas
 // must not be changed (clone one with CloneSchemas to change it). Other
-// tools are asked for their spec each time.
+// tools are asked for their spec each time. Each spec is listed under the
+// name the registry calls its tool by, the tool's Name when it was added:
+// a spec whose name has changed since is listed under that name, which is
+// the one Call takes.
 func (r *Registry) Specs(ctx context.Context) []Spec {
 	ts := r.set()
 	cached := ts.fixedSpecs()
@@ -436,7 +439,7 @@ func (r *Registry) Specs(ctx context.Context) []Spec {
 		if s := cached[i]; s != nil {
 			specs = append(specs, *s)
 		} else {
-			specs = append(specs, ts.entries[i].tool.Spec())
+			specs = append(specs, ts.entries[i].spec())
 		}
 	})
 	if specs == nil {
@@ -454,12 +457,19 @@ func (ts *toolSet) fixedSpecs() []*Spec {
 	specs := make([]*Spec, len(ts.entries))
 	for i, e := range ts.entries {
 		if v, ok := e.tool.(SpecVersioner); ok && v.SpecVersion() == 0 {
-			spec := e.tool.Spec()
+			spec := e.spec()
 			specs[i] = &spec
 		}
 	}
 	ts.specs.CompareAndSwap(nil, &specs)
 	return *ts.specs.Load()
+}
+
+// spec returns the tool's spec now, under the name the registry calls it by.
+func (e *entry) spec() Spec {
+	s := e.tool.Spec()
+	s.Name = e.name
+	return s
 }
 
 // Instructions returns the instructions of the scopes enabled now, in scope
@@ -610,10 +620,13 @@ func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
 // and tool name filled in when h left them empty; a panic in h before its
 // result is a *PanicError result, and a stream that ends without one an
 // ErrNoResult result. The result is passed on as soon as h yields it; what
-// h yields after it is dropped, and a panic after it is logged through
-// logger (slog.Default if nil) and dropped. What h does after its result
-// is waited for: the stream returns once h's has. A panic in the caller's own loop
-// body is not h's: it propagates unchanged.
+// h yields after it is dropped (h's yield returns false for it), and a
+// panic after it is logged through logger (slog.Default if nil) and
+// dropped. What h does after its result is waited for, whether or not the
+// consumer's loop stops at the result: h's yield returns true for the
+// result, so middleware written the usual way — `if !yield(ev) { return }`
+// — goes on past it, and the stream returns once h's has. A panic in the
+// caller's own loop body is not h's: it propagates unchanged.
 func Guard(h Handler, logger *slog.Logger) Handler {
 	return HandlerFunc(func(ctx context.Context, call Call) iter.Seq[Event] {
 		return guarded(ctx, h, call, cmp.Or(logger, slog.Default()))
@@ -647,6 +660,9 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 			}
 		}()
 		for ev := range h.Stream(ctx, call) {
+			if done {
+				return // an event after the result: h is told to stop
+			}
 			if ev.Result != nil {
 				done = true
 				res := *ev.Result
@@ -657,7 +673,7 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 					res.Tool = call.Name
 				}
 				emit(Event{Result: &res})
-				return // h's stream now returns; what it does meanwhile is waited for
+				continue // whatever the consumer does, h goes on to its end, which is waited for
 			}
 			if !emit(ev) {
 				done = true

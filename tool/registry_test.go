@@ -533,3 +533,38 @@ func TestSpecNameMustBeTheName(t *testing.T) {
 		t.Errorf("NewRegistry(a user's tool with a matching spec) = %v", err)
 	}
 }
+
+// drifting is a tool of the user's own, without SpecVersion, whose spec
+// names it as specName says, which may change after it is added.
+type drifting struct {
+	ownTool
+	specName *atomic.Value
+}
+
+func (d drifting) Spec() tool.Spec {
+	s := d.ownTool.Spec()
+	s.Name = d.specName.Load().(string)
+	return s
+}
+
+// TestSpecsListsTheNameCallTakes checks that a tool whose spec changes
+// its name after the registry took it is listed under the name the
+// registry calls it by, so that a model calling what it is shown reaches
+// the tool.
+func TestSpecsListsTheNameCallTakes(t *testing.T) {
+	var specName atomic.Value
+	specName.Store("greet")
+	reg := mustRegistry(t, drifting{ownTool{newGreetWith(nil)}, &specName})
+	specName.Store("greet_v2")
+	specs := reg.Specs(t.Context())
+	if len(specs) != 1 {
+		t.Fatalf("Specs = %+v, want one spec", specs)
+	}
+	if specs[0].Name != "greet" {
+		t.Errorf("Specs()[0].Name = %q, want greet, the name Call takes", specs[0].Name)
+	}
+	res := tool.Run(t.Context(), reg, tool.Call{ID: "1", Name: specs[0].Name, Args: json.RawMessage(`{"name":"Ann"}`)})
+	if res.IsError || res.Content != "hi Ann" {
+		t.Errorf("Run(the listed name %q) = %+v, want hi Ann", specs[0].Name, res)
+	}
+}

@@ -86,7 +86,10 @@ func Run(ctx context.Context, h Handler, call Call) Result {
 //
 // What h does after it yields its result (middleware that audits or
 // records) is waited for: Drain returns once h's stream has returned, or
-// when ctx ends, whichever comes first. Work that should outlive the call
+// when ctx ends, whichever comes first. The yield h's stream is ranged with
+// returns true for the result, so middleware written the usual way — `if
+// !yield(ev) { return }` — goes on past it; it returns false for any event
+// after the result, which is dropped. Work that should outlive the call
 // belongs on a goroutine of its own.
 func Drain(ctx context.Context, h Handler, call Call, progress func(v any) bool) Result {
 	if progress == nil {
@@ -169,7 +172,9 @@ func canceled(ctx context.Context, call Call) error {
 // returns its first result, a *PanicError result if h panics before it, or
 // an ErrNoResult result; it passes progress events to progress (nil drops
 // them), and the result to seen (if not nil) as soon as there is one,
-// before the stream has returned.
+// before the stream has returned. Its yield returns true for the result, so
+// that middleware of the usual shape (`if !yield(ev) { return }`) goes on
+// to what it does after the result, and false for any event after it.
 func drainHere(ctx context.Context, h Handler, call Call, progress func(any) bool, seen func(Result)) (res Result) {
 	done := false       // res is the call's result
 	inProgress := false // a panic now is progress's, the caller's own
@@ -192,13 +197,16 @@ func drainHere(ctx context.Context, h Handler, call Call, progress func(any) boo
 		}
 	}()
 	for ev := range h.Stream(ctx, call) {
+		if done {
+			break // an event after the result: h is told to stop
+		}
 		if ev.Result != nil {
 			res, done = *ev.Result, true
 			if seen != nil {
 				seen(res)
 				seen = nil
 			}
-			break // what h does after its result is waited for
+			continue // h goes on to its end, and what it does after its result is waited for
 		}
 		if progress != nil {
 			inProgress = true

@@ -119,6 +119,95 @@ func TestRunWaitsForWorkAfterTheResult(t *testing.T) {
 	})
 }
 
+// auditing is middleware of the usual shape, `if !yield(ev) { return }`,
+// that keeps an audit record of each result once it has passed it on, and
+// another once its stream has ended; records gets both.
+func auditing(records *[]string) tool.Middleware {
+	return func(next tool.Handler) tool.Handler {
+		return tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
+			return func(yield func(tool.Event) bool) {
+				for ev := range next.Stream(ctx, call) {
+					if !yield(ev) {
+						return
+					}
+					if ev.Result != nil {
+						*records = append(*records, "result "+ev.Result.Content)
+					}
+				}
+				*records = append(*records, "end")
+			}
+		})
+	}
+}
+
+// TestUsualMiddlewareRunsAfterTheResult checks that middleware written the
+// usual way, `if !yield(ev) { return }`, does its work after the result,
+// whoever runs the call: Run and Drain, with and without a context that can
+// end and a progress function, RunAll, and a consumer of Registry.Stream or
+// Guard that stops at the result. Each of two such middlewares, one inside
+// the other, keeps both records.
+func TestUsualMiddlewareRunsAfterTheResult(t *testing.T) {
+	call := tool.Call{ID: "1", Name: "greet", Args: json.RawMessage(`{"name":"Ann"}`)}
+	// The outer middleware records the result first, as it passes it on
+	// before the inner one's yield returns; the inner stream ends first.
+	want := []string{"result hi Ann", "result hi Ann", "end", "end"}
+	build := map[string]func(records *[]string) tool.Handler{
+		"registry": func(records *[]string) tool.Handler {
+			reg := mustRegistry(t, newGreetWith(nil))
+			reg.Use(auditing(records), auditing(records))
+			return reg
+		},
+		"guard": func(records *[]string) tool.Handler {
+			return tool.Guard(auditing(records)(auditing(records)(newGreetWith(nil))), nil)
+		},
+		"bare": func(records *[]string) tool.Handler {
+			return auditing(records)(auditing(records)(newGreetWith(nil)))
+		},
+	}
+	consumers := map[string]func(t *testing.T, h tool.Handler) tool.Result{
+		"Run": func(t *testing.T, h tool.Handler) tool.Result { return tool.Run(context.Background(), h, call) },
+		"Run with a context that can end": func(t *testing.T, h tool.Handler) tool.Result {
+			return tool.Run(t.Context(), h, call)
+		},
+		"Drain with progress": func(t *testing.T, h tool.Handler) tool.Result {
+			return tool.Drain(context.Background(), h, call, func(any) bool { return true })
+		},
+		"RunAll in parallel": func(t *testing.T, h tool.Handler) tool.Result {
+			return tool.RunAll(t.Context(), h, []tool.Call{call}, &tool.BatchOptions{Parallel: 2})[0]
+		},
+	}
+	for hname, build := range build {
+		for cname, consume := range consumers {
+			t.Run(hname+"/"+cname, func(t *testing.T) {
+				var records []string
+				res := consume(t, build(&records))
+				if res.IsError || res.Content != "hi Ann" {
+					t.Fatalf("result = %+v, want hi Ann", res)
+				}
+				if !slices.Equal(records, want) {
+					t.Errorf("audit records = %q, want %q", records, want)
+				}
+			})
+		}
+	}
+	for hname, build := range build {
+		if hname == "bare" {
+			continue // a stream with no guard stops where its consumer does
+		}
+		t.Run(hname+"/a loop that stops at the result", func(t *testing.T) {
+			var records []string
+			for ev := range build(&records).Stream(t.Context(), call) {
+				if ev.Result != nil {
+					break
+				}
+			}
+			if !slices.Equal(records, want) {
+				t.Errorf("audit records = %q, want %q", records, want)
+			}
+		})
+	}
+}
+
 // TestDrainProgress checks that Drain passes every progress event, in
 // order, to its function on the calling goroutine, and that a function that
 // returns false cancels the call.

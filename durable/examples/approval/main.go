@@ -22,6 +22,10 @@
 //	kill %1; go run ./examples/approval worker -dir /tmp/ws &
 //	go run ./examples/approval approve -id tidy      # or: reject -id tidy 'keep it'
 //
+// Start, approve and reject wait for the run to pause at most -wait (a
+// minute by default), and give up at once, saying why, on an ID no run
+// has or on a run that has ended.
+//
 // The model is a stand-in that answers by rule, so that the example needs
 // no API key; a program gives durable.New a provider's agent.Model
 // instead. Every worker of a task queue must have the same tools and
@@ -41,7 +45,10 @@ import (
 	"strings"
 	"time"
 
+	enums "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hands-go/hands/agent"
@@ -61,9 +68,17 @@ func main() {
 // config is what the flags set.
 type config struct {
 	hostPort, namespace, queue string
-	id                         string // the run's workflow ID
-	dir                        string // the workspace the tool removes files from
+	id                         string        // the run's workflow ID
+	dir                        string        // the workspace the tool removes files from
+	wait                       time.Duration // how long to wait for the run to pause
 }
+
+// Why start, approve and reject find no call waiting for a decision.
+var (
+	errNoRun       = errors.New("no run has this ID")
+	errRunEnded    = errors.New("the run has ended: no call waits for a decision")
+	errNoCallWaits = errors.New("no call waits for a decision yet: is a worker of the run's task queue running?")
+)
 
 // run runs the command named by args[0] (none: the demonstration).
 func run(ctx context.Context, args []string, stdout io.Writer) error {
@@ -78,6 +93,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&cfg.queue, "queue", "hands-approval", "the task queue")
 	fs.StringVar(&cfg.id, "id", "", "the run's workflow ID (start, approve, reject)")
 	fs.StringVar(&cfg.dir, "dir", "", "the workspace of the remove tool (worker)")
+	fs.DurationVar(&cfg.wait, "wait", time.Minute, "how long to wait for the run to pause (start, approve, reject)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -188,7 +204,10 @@ func start(ctx context.Context, c client.Client, cfg config, message string, std
 	if err != nil {
 		return err
 	}
-	p, err := waitPending(ctx, c, cfg.id)
+	p, err := waitPending(ctx, c, cfg.id, cfg.wait)
+	if errors.Is(err, errRunEnded) { // it needed no approval
+		return answer(ctx, c, cfg.id, stdout)
+	}
 	if err != nil {
 		return err
 	}
@@ -199,7 +218,7 @@ func start(ctx context.Context, c client.Client, cfg config, message string, std
 // decide approves or rejects the call that waits, then waits for the run
 // to end and prints its answer.
 func decide(ctx context.Context, c client.Client, cfg config, approve bool, reason string, stdout io.Writer) error {
-	p, err := waitPending(ctx, c, cfg.id)
+	p, err := waitPending(ctx, c, cfg.id, cfg.wait)
 	if err != nil {
 		return err
 	}
@@ -222,30 +241,56 @@ func decide(ctx context.Context, c client.Client, cfg config, approve bool, reas
 		return fmt.Errorf("%s: %w", d.Verdict, err)
 	}
 	fmt.Fprintf(stdout, "%s %s\n", d.Verdict, p.Call.ID)
+	return answer(ctx, c, cfg.id, stdout)
+}
+
+// answer waits for the run to end and prints its answer.
+func answer(ctx context.Context, c client.Client, id string, stdout io.Writer) error {
 	var history agent.History
-	if err := c.GetWorkflow(ctx, cfg.id, "").Get(ctx, &history); err != nil {
+	if err := c.GetWorkflow(ctx, id, "").Get(ctx, &history); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "answer: %s\n", history[len(history)-1].Text)
 	return nil
 }
 
-// waitPending asks the run which call waits, until one does.
-func waitPending(ctx context.Context, c client.Client, id string) (agent.Pending, error) {
+// waitPending asks the run which call waits, until one does or wait has
+// passed. It gives up at once when no run has the ID (errNoRun) or the run
+// has ended (errRunEnded), and after wait with errNoCallWaits: a run no
+// worker moves answers no query.
+func waitPending(ctx context.Context, c client.Client, id string, wait time.Duration) (agent.Pending, error) {
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
 	for {
-		v, err := c.QueryWorkflow(ctx, id, "", durable.QueryPending)
+		desc, err := c.DescribeWorkflowExecution(ctx, id, "")
+		if _, ok := errors.AsType[*serviceerror.NotFound](err); ok {
+			return agent.Pending{}, fmt.Errorf("run %s: %w", id, errNoRun)
+		}
+		if st := desc.GetWorkflowExecutionInfo().GetStatus(); err == nil && st != enums.WORKFLOW_EXECUTION_STATUS_RUNNING {
+			return agent.Pending{}, fmt.Errorf("run %s: %w (%s)", id, errRunEnded, strings.ToLower(st.String()))
+		}
 		if err == nil {
-			var pending []agent.Pending
-			if err := v.Get(&pending); err != nil {
-				return agent.Pending{}, err
-			}
-			if len(pending) > 0 {
-				return pending[0], nil
+			var v converter.EncodedValue
+			if v, err = c.QueryWorkflow(ctx, id, "", durable.QueryPending); err == nil {
+				var pending []agent.Pending
+				if err := v.Get(&pending); err != nil {
+					return agent.Pending{}, err
+				}
+				if len(pending) > 0 {
+					return pending[0], nil
+				}
 			}
 		}
 		select {
 		case <-ctx.Done():
-			return agent.Pending{}, fmt.Errorf("no call of run %s waits: %w (last query: %v)", id, ctx.Err(), err)
+			if parent.Err() != nil {
+				return agent.Pending{}, fmt.Errorf("run %s: %w", id, parent.Err())
+			}
+			if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+				return agent.Pending{}, fmt.Errorf("run %s, after %v: %w (last error: %v)", id, wait, errNoCallWaits, err)
+			}
+			return agent.Pending{}, fmt.Errorf("run %s, after %v: %w", id, wait, errNoCallWaits)
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

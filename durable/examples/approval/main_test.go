@@ -64,6 +64,41 @@ notes.txt is gone: true
 	}
 }
 
+// TestDecideWithoutAWaitingCall: approve and reject give up at once, with
+// an error that says why, on an ID no run has and on a run that has
+// ended, and after -wait on a run no worker moves.
+func TestDecideWithoutAWaitingCall(t *testing.T) {
+	flags := server(t)
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, append(flags, "-id", "ended"), &out); err != nil { // the demonstration: a run approved and ended
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	for _, tt := range []struct {
+		name string
+		args []string
+		want error
+	}{
+		{"approve, unknown ID", []string{"approve", "-id", "nosuch"}, errNoRun},
+		{"reject, unknown ID", []string{"reject", "-id", "nosuch", "no"}, errNoRun},
+		{"approve, ended run", []string{"approve", "-id", "ended"}, errRunEnded},
+		{"reject, ended run", []string{"reject", "-id", "ended", "no"}, errRunEnded},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append(tt.args[:2:2], append(flags, tt.args[2:]...)...)
+			if err := run(ctx, args, &out); !errors.Is(err, tt.want) {
+				t.Errorf("run(%q) = %v, want %v", args, err, tt.want)
+			}
+		})
+	}
+	// A run no worker moves: start gives up after -wait.
+	args := append(append([]string{"start"}, flags...), "-queue", "no-worker", "-id", "stuck", "-wait", "1s", "remove notes.txt")
+	if err := run(ctx, args, &out); !errors.Is(err, errNoCallWaits) {
+		t.Errorf("run(%q) = %v, want %v", args, err, errNoCallWaits)
+	}
+}
+
 // TestAcrossProcesses runs the example as its documentation does second:
 // a worker, a run started, the worker killed and another started, the
 // approval; the file is removed once.
