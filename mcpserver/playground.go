@@ -6,7 +6,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
-	"html/template"
+	"html"
 	"io/fs"
 	"net/http"
 	"path"
@@ -99,17 +99,21 @@ type playground struct {
 	tools   http.Handler // tools.json, behind the token check when there is one
 }
 
-// renderIndex writes the endpoint into the page.
+// endpointMarker is where index.html takes the endpoint: inside a quoted
+// attribute value, so that escaping it as HTML text is all it needs.
+const endpointMarker = "{{.Endpoint}}"
+
+// renderIndex writes the endpoint into the page. It replaces the marker
+// rather than executing the page as an html/template: executing a template
+// makes the linker keep every exported method of every type in a program
+// that links this package, which costs a command such as hands tens of
+// megabytes (see docs/PERFORMANCE.md, "The binary and its cold build").
 func (p *playground) renderIndex(static fs.FS) []byte {
-	t, err := template.ParseFS(static, "index.html")
-	if err != nil {
-		panic(err) // the embedded page is part of the package
+	page, err := fs.ReadFile(static, "index.html")
+	if err != nil || bytes.Count(page, []byte(endpointMarker)) != 1 {
+		panic(fmt.Sprintf("mcpserver: the embedded index.html must hold %s once: %v", endpointMarker, err)) // the page is part of the package
 	}
-	var b bytes.Buffer
-	if err := t.Execute(&b, struct{ Endpoint string }{p.opts.Endpoint}); err != nil {
-		panic(err)
-	}
-	return b.Bytes()
+	return bytes.Replace(page, []byte(endpointMarker), []byte(html.EscapeString(p.opts.Endpoint)), 1)
 }
 
 // contentSecurityPolicy lets the page load its own files and talk to its

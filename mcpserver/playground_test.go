@@ -192,6 +192,22 @@ func TestPlaygroundFiles(t *testing.T) {
 	}
 }
 
+// TestPlaygroundEndpointEscaped checks that the endpoint is written into
+// the page as an attribute's text, whatever characters it holds.
+func TestPlaygroundEndpointEscaped(t *testing.T) {
+	srv := mcpserver.New(playgroundTools(t, nil), nil)
+	ts := httptest.NewServer(srv.Playground(&mcpserver.PlaygroundOptions{Endpoint: `/a"b<c>&d'e`}))
+	t.Cleanup(ts.Close)
+	resp, body := get(t, ts.URL+"/")
+	want := `<meta name="mcp-endpoint" content="/a&#34;b&lt;c&gt;&amp;d&#39;e">`
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, want) {
+		t.Errorf("GET / = %d %q, want the page with %s", resp.StatusCode, body, want)
+	}
+	if strings.Contains(body, "{{") {
+		t.Errorf("GET / left a marker in the page: %q", body)
+	}
+}
+
 // TestPlaygroundToken checks that tools.json asks for the endpoint's token.
 func TestPlaygroundToken(t *testing.T) {
 	ts, _ := newPlayground(t, playgroundTools(t, nil), &mcpserver.HTTPOptions{Verify: mcpserver.StaticToken("s3cret", "dev")})
