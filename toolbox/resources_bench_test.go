@@ -349,7 +349,7 @@ func BenchmarkSQLRows(b *testing.B) {
 	})
 	b.Run("postgres", func(b *testing.B) {
 		srv := pgtest.Start(b)
-		db, err := sqldb.Open(ctx, srv.URL)
+		db, err := sqldb.Open(ctx, srv.URL+"&allow_superuser=true") // the test server's role is its superuser
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -157,7 +157,7 @@ func TestPostgres(t *testing.T) {
 	// lock, a prepared statement, a setting or a temporary table that a
 	// statement left, and its own prepared statement still runs.
 	t.Run("session state", func(t *testing.T) {
-		one, err := sqldb.Open(t.Context(), srv.URL+"&max_open_conns=1")
+		one, err := sqldb.Open(t.Context(), admin+"&max_open_conns=1")
 		if err != nil {
 			t.Fatal(err)
 		}
