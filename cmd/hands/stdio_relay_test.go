@@ -19,7 +19,7 @@ import (
 // upstream MCP server on stdio whose tools ask their client for a name
 // the way the SDKs' servers do there, naming no call: no progress token,
 // no task. "ask_name" asks at once; "ask_pair" once two of its calls are
-// under way.
+// under way, and answers once both are answered.
 func TestAskingUpstreamServer(t *testing.T) {
 	if os.Getenv("HANDS_TEST_UPSTREAM") != "ask" {
 		t.Skip("the upstream server of TestServeRelaysFromStdioUpstream")
@@ -36,8 +36,11 @@ func TestAskingUpstreamServer(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprint(res.Content["name"])}}}, nil
 	}
 	s.AddTool(&mcp.Tool{Name: "ask_name", InputSchema: json.RawMessage(`{"type":"object"}`)}, ask)
-	var arrivals atomic.Int32
-	both := make(chan struct{})
+	// Each call of ask_pair asks once both are under way, and returns once
+	// both are answered: neither ends before the other's request has
+	// reached hands, so both requests arrive while both calls are under way.
+	var arrivals, answers atomic.Int32
+	both, bothAnswered := make(chan struct{}), make(chan struct{})
 	s.AddTool(&mcp.Tool{Name: "ask_pair", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			if arrivals.Add(1) == 2 {
@@ -48,7 +51,16 @@ func TestAskingUpstreamServer(t *testing.T) {
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			return ask(ctx, req)
+			res, err := ask(ctx, req)
+			if answers.Add(1) == 2 {
+				close(bothAnswered)
+			}
+			select {
+			case <-bothAnswered:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			return res, err
 		})
 	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 		t.Log(err)
