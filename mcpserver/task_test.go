@@ -360,7 +360,14 @@ func TestTaskIsolation(t *testing.T) {
 	if err != nil || strings.Contains(string(res), task.TaskID) {
 		t.Errorf("tasks/list of another session: %s, %v; want none of alice's tasks", res, err)
 	}
-	if got, err := alice.getTask(task.TaskID); err != nil || got.Status != "working" || got.StatusMessage != "warming up" {
+	// The tool's progress reaches the task's status message on the way
+	// its events are drained, a moment after the handler sent it.
+	got, err := alice.getTask(task.TaskID)
+	for deadline := time.Now().Add(time.Minute); err == nil && got.Status == "working" && got.StatusMessage == "" && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		got, err = alice.getTask(task.TaskID)
+	}
+	if err != nil || got.Status != "working" || got.StatusMessage != "warming up" {
 		t.Errorf("alice's task after mallory's attempts: %+v, %v; want working, with the tool's progress as its status message", got, err)
 	}
 	close(tt.release)

@@ -8,7 +8,6 @@ package cost
 
 import (
 	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 )
@@ -27,19 +26,12 @@ type Cost struct {
 // HasCPU reports whether [Measure] measures CPU time on this system.
 const HasCPU = hasThreadCPU
 
-// Measure runs work on the calling goroutine, locked to its thread, after
-// a collection and with the collector off, and returns its cost. Work that hands part of itself to other goroutines is
+// Measure runs work on the calling goroutine, locked to its thread, and
+// returns its cost. Work that hands part of itself to other goroutines is
 // charged only the part that runs on the caller's thread.
 func Measure(work func()) Cost {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	// A collection first, and none while the work runs: the collector
-	// makes an allocating goroutine help it, and which run that help lands
-	// on depends on where the heap stood, not on the work (a small run that
-	// helps costs more than a large one that does not). What the work
-	// allocates is counted apart, in Bytes and Allocs.
-	runtime.GC()
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	start := threadCPU()
