@@ -117,6 +117,9 @@ func TestDefaultDataDirPrivate(t *testing.T) {
 			hosted = append(hosted, inBucket)
 		} else {
 			internal = append(internal, filepath.ToSlash(rel))
+			if perm := info.Mode().Perm(); perm&0o077 != 0 {
+				t.Errorf("hands' own file %s has mode %v, want the user's alone", rel, perm)
+			}
 		}
 		return nil
 	})

@@ -156,9 +156,20 @@ func openDefaultKV(ctx context.Context) (*kv.Store, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("cannot create the default key-value store: %v; set HANDS_KV", err)
 	}
-	s, err := sqlitekv.Open(ctx, filepath.Join(dir, kvFile))
+	// The store is the user's alone, as its directory is: made with mode
+	// 0600 before SQLite opens it, and its WAL files, which SQLite makes
+	// with mode 0644 as it opens the store, put to the same mode (the
+	// directory's mode, 0700, guards any it makes again later).
+	path := filepath.Join(dir, kvFile)
+	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
+		f.Close()
+	}
+	s, err := sqlitekv.Open(ctx, path)
 	if err != nil {
 		return nil, fmt.Errorf("open the default key-value store: %v; set HANDS_KV", err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		os.Chmod(p, 0o600)
 	}
 	return kv.New(s, nil), nil
 }
