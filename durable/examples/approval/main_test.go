@@ -86,7 +86,7 @@ func TestDecideWithoutAWaitingCall(t *testing.T) {
 		{"reject, ended run", []string{"reject", "-id", "ended", "no"}, errRunEnded},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			args := append(tt.args[:2:2], append(flags, tt.args[2:]...)...)
+			args := append(tt.args[:1:1], append(flags, tt.args[1:]...)...) // the command, then the server's flags, then its own
 			if err := run(ctx, args, &out); !errors.Is(err, tt.want) {
 				t.Errorf("run(%q) = %v, want %v", args, err, tt.want)
 			}
