@@ -37,6 +37,7 @@ type config struct {
 	tasks       TaskSupport
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	bound       bool    // WithContextBoundHandler
+	deferred    bool    // WithDeferLoading
 	errs        []error // mistakes in the options themselves
 }
 
@@ -49,6 +50,17 @@ func WithTitle(title string) Option {
 // idempotent, open-world); they reach clients in the tool's spec.
 func WithAnnotations(a Annotations) Option {
 	return func(c *config) { c.annotations = &a }
+}
+
+// WithDeferLoading defers the tool: its spec says so (Spec.DeferLoading),
+// and what shows tools to a model — a provider adapter, an MCP server with
+// tool search on — leaves it out of the tools sent on each turn until a
+// search for tools finds it. A deferred tool is called like any other once
+// found. Defer the tools a model needs rarely, so that a large set costs the
+// model's context no more than the few it uses; a Scope defers all of its
+// tools at once (Scope.DeferLoading).
+func WithDeferLoading() Option {
+	return func(c *config) { c.deferred = true }
 }
 
 // WithLimits bounds the arguments the tool reads (see Limits). They hold for
@@ -164,6 +176,7 @@ type core struct {
 	version     string            // WithVersion
 	bound       bool              // WithContextBoundHandler
 	tasks       TaskSupport       // WithTaskSupport
+	deferred    bool              // WithDeferLoading
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -199,7 +212,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migrations: migrations, version: c.version, bound: c.bound,
-		tasks: c.tasks,
+		tasks: c.tasks, deferred: c.deferred,
 	}, c, nil
 }
 

@@ -70,6 +70,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 		a := *spec.Annotations
 		c.annotations = &a
 	}
+	c.deferred = c.deferred || spec.DeferLoading
 	if handler == nil {
 		return nil, &DefinitionError{Tool: spec.Name, Err: errors.New("the handler is nil")}
 	}
@@ -87,7 +88,7 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

@@ -32,6 +32,11 @@ type Scope struct {
 	// Placement says where the instructions go; the zero value is the
 	// system prompt.
 	Placement Placement
+	// DeferLoading defers every tool of the scope (see WithDeferLoading):
+	// their specs say so, and a model is shown them once a search for
+	// tools finds them. A provider that groups tools (OpenAI's namespaces)
+	// groups a deferred scope's tools under its name.
+	DeferLoading bool
 }
 
 // Placement says where a scope's instructions go in a request.
@@ -469,6 +474,9 @@ func (ts *toolSet) fixedSpecs() []*Spec {
 func (e *entry) spec() Spec {
 	s := e.tool.Spec()
 	s.Name = e.name
+	if e.scope != nil && e.scope.DeferLoading {
+		s.DeferLoading = true
+	}
 	return s
 }
 

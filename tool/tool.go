@@ -47,6 +47,10 @@ type Spec struct {
 	// TaskSupport says whether the tool may be run as a task that a client
 	// starts and polls (WithTaskSupport); "" when it may not.
 	TaskSupport TaskSupport `json:"taskSupport,omitempty"`
+	// DeferLoading says that the tool is left out of what a model is
+	// shown on each turn until a search for tools finds it
+	// (WithDeferLoading, Scope.DeferLoading).
+	DeferLoading bool `json:"deferLoading,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -202,7 +206,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}
