@@ -67,6 +67,12 @@ type Message struct {
 	// call (tool.Result.Version); it differs from Version only on a
 	// migrated call.
 	RanAs string `json:"ranAs,omitempty"`
+	// Loaded is, on a tool message that answers the portable tool search
+	// (SearchToolName), the deferred tools its answer loaded, best first.
+	// The requests of the later turns send them after the tools sent
+	// before (see Loaded), so that a resumed run, a durable run and a
+	// replay of the history load the same tools.
+	Loaded []string `json:"loaded,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their
@@ -147,7 +153,11 @@ type Request struct {
 	// Messages are the conversation so far, after any scope instructions
 	// given as user messages.
 	Messages []Message
-	// Tools are the tools enabled on this turn.
+	// Tools are the tools enabled on this turn. For a model that searches
+	// deferred tools itself (ToolSearcher), they are all of them, the
+	// deferred ones with DeferLoading set; for any other, the deferred
+	// ones are left out until the portable search loads them (see
+	// ToolSearcher), and none has DeferLoading set.
 	Tools []tool.Spec
 }
 
@@ -420,9 +430,10 @@ func incompleteKind(reason FinishReason) error {
 // provider's explanation.
 const MalformedCallText = "Your last tool call was malformed and did not run; call the tool again with valid arguments."
 
-// buildRequest assembles one turn's request from what is enabled now.
-func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History) *Request {
-	req := &Request{Tools: reg.Specs(ctx)}
+// buildRequest assembles one turn's request from what is enabled now, for
+// a model that searches deferred tools itself (native) or not.
+func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History, native bool) *Request {
+	req := &Request{Tools: toolsFor(reg.Specs(ctx), native, history)}
 	var prompt []string
 	if system != "" {
 		prompt = append(prompt, system)

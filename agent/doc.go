@@ -32,6 +32,22 @@
 // is in the opaque, provider-tagged State of the assistant message and its
 // calls, so a run resumes in another process with a Model made anew.
 //
+// # Deferred tools
+//
+// A tool deferred by tool.WithDeferLoading or tool.Scope.DeferLoading is
+// not shown to the model until a search finds it. A model whose provider
+// searches tools itself (a [ToolSearcher]: Anthropic, the Responses API)
+// is sent every enabled tool, the deferred ones flagged, and its
+// provider's search items travel in Message.State. Any other model is
+// sent the tools not deferred, then [SearchToolName], a search the loop
+// runs itself over the deferred tools enabled for this run's context,
+// then the tools its answers loaded, in order, so that the tools sent
+// before keep their bytes and places and the prompt cache holds. Each
+// answer records what it loaded in Message.Loaded, so a resumed run, a
+// durable run ([NewRequestFor], [CallHandler]) and a replay send the same
+// tools. Neither search reveals a tool disabled for the caller. Run refuses
+// a registry whose every tool is deferred (tool.ErrNothingLoaded).
+//
 // # Finish reasons
 //
 // Every Response says why the model stopped, as a portable [FinishReason]

@@ -122,6 +122,8 @@ type loop struct {
 	reg      *tool.Registry
 	opts     *Options
 	maxTurns int
+	native   bool  // the model searches deferred tools itself
+	ready    error // why the run cannot start, or nil
 
 	emit  func(Event) bool // yields an event; false once the consumer stopped
 	turn  int              // the turn under way
@@ -129,7 +131,8 @@ type loop struct {
 }
 
 func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
-	l := &loop{model: model, tools: reg, reg: reg, opts: opts, maxTurns: opts.MaxTurns}
+	base := CallHandler(model, reg)
+	l := &loop{model: model, tools: base, reg: reg, opts: opts, maxTurns: opts.MaxTurns, native: searches(model), ready: checkTools(model, reg)}
 	if l.maxTurns <= 0 {
 		l.maxTurns = DefaultMaxTurns
 	}
@@ -142,7 +145,7 @@ func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 			l.tools = mw.Tool(l.tools)
 		}
 	}
-	if l.tools != tool.Handler(reg) {
+	if l.tools != base {
 		l.tools = tool.Guard(l.tools, reg.Logger()) // the registry guards its own middleware, not what wraps it
 	}
 	return l
@@ -151,6 +154,9 @@ func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 // run runs turns from turn on. With states, it first finishes the calls of
 // the paused turn, whose states say what people decided.
 func (l *loop) run(ctx context.Context, history History, turn int, states map[string]*callState) (History, error) {
+	if l.ready != nil {
+		return history, l.ready
+	}
 	var err error
 	if states != nil {
 		l.turn = turn
@@ -167,7 +173,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		if err := ctx.Err(); err != nil {
 			return history, fmt.Errorf("agent: turn %d: %w", turn, err)
 		}
-		resp, err := l.generate(ctx, turn, buildRequest(ctx, l.reg, l.opts.System, history))
+		resp, err := l.generate(ctx, turn, buildRequest(ctx, l.reg, l.opts.System, history, l.native))
 		if err != nil {
 			return history, err
 		}

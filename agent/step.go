@@ -11,14 +11,24 @@ import (
 // them elsewhere (such as the durable package, which runs each turn and
 // each call as a Temporal activity) and must build the same turns as Run.
 
-// NewRequest returns the request of one turn as Run builds it: the system
-// prompt with the instructions of the scopes enabled now, the history, and
-// the tools enabled now.
+// NewRequest returns the request of one turn as Run builds it for a model
+// that does not search deferred tools itself: the system prompt with the
+// instructions of the scopes enabled now, the history, and the tools
+// enabled now, the deferred ones left out until the portable search loads
+// them (see ToolSearcher). NewRequestFor builds it for a given model.
 func NewRequest(ctx context.Context, reg *tool.Registry, system string, history History) *Request {
+	return NewRequestFor(ctx, nil, reg, system, history)
+}
+
+// NewRequestFor returns the request of one turn of model as Run builds it:
+// NewRequest's, with every enabled tool, the deferred ones flagged, for a
+// model that searches tools itself (a ToolSearcher whose SearchesTools
+// reports true).
+func NewRequestFor(ctx context.Context, model Model, reg *tool.Registry, system string, history History) *Request {
 	if reg == nil {
 		reg = &tool.Registry{}
 	}
-	return buildRequest(ctx, reg, system, history)
+	return buildRequest(ctx, reg, system, history, searches(model))
 }
 
 // CallIDs returns the calls of turn with an ID each, unique in history, as
@@ -32,7 +42,8 @@ func CallIDs(calls []ToolCall, turn int, history History) []ToolCall {
 // the result's text, and its structured output and parts when the text is
 // theirs (middleware did not rewrite it), and whether its arguments were
 // migrated (tool.RepairMigrated), and the versions of the tool it was
-// made against and ran as.
+// made against and ran as; for a result of the portable tool search, the
+// tools it loaded (Message.Loaded).
 func ToolMessage(call ToolCall, res tool.Result) Message {
 	structured := res.Structured
 	if string(structured) != res.Content {
@@ -47,5 +58,5 @@ func ToolMessage(call ToolCall, res tool.Result) Message {
 	if i >= 0 {
 		version = res.Repairs[i].Version
 	}
-	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: i >= 0, Version: version, RanAs: res.Version}
+	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: i >= 0, Version: version, RanAs: res.Version, Loaded: loadedBy(res)}
 }

@@ -95,6 +95,11 @@ type Dialect struct {
 	// (anyOf, or a list of types such as ["string", "null"]), counted like
 	// MaxOptionalProperties.
 	MaxUnionProperties int
+	// Features are what the provider takes per tool or per request beyond
+	// the schema (see Feature); Check refuses a tool that needs one it
+	// lacks. Zero takes none.
+	Features Feature
+
 	// RecursionDepth is, with the pass InlineRefs, how many times a
 	// recursive type is written out inline inside itself before the
 	// recursion is cut; zero cuts it at the first repetition. A recursive
@@ -252,7 +257,7 @@ type Problem struct {
 	Dialect  string   // the dialect's Name
 	Tool     string   // the tool's name, when the problem came from Lint
 	Path     string   // JSON Pointer into the schema given, such as "/properties/tags"; "" is the root
-	Keyword  string   // the keyword concerned, such as "minLength"; "name" for a tool name, "tools" for a whole request
+	Keyword  string   // the keyword concerned, such as "minLength"; "name" for a tool name, "features" for a Feature a tool needs, "tools" for a whole request
 	Severity Severity // SeverityError, SeverityFolded or SeverityWarning
 	Message  string   // for people; never match on it
 	Fix      string   // for an error, what the tool's author can do about it; for people
@@ -268,7 +273,7 @@ func (p Problem) String() string {
 	if p.Tool != "" {
 		b.WriteString(" tool " + p.Tool)
 	}
-	if p.Keyword != "name" && p.Keyword != "tools" {
+	if p.Keyword != "name" && p.Keyword != "tools" && p.Keyword != "features" {
 		if p.Path == "" {
 			b.WriteString(" at the root")
 		} else {
@@ -426,15 +431,21 @@ const (
 	opaqueSuffix = " reads and writes its own JSON and has no JSONSchema method, so any JSON value is accepted here"
 )
 
-// A ToolSchema is what LintTools needs of a tool: its name and its input
-// schema.
+// A ToolSchema is what LintTools needs of a tool: its name, its input
+// schema, and the features its request asks of the provider for it.
 type ToolSchema struct {
 	Name   string             // the tool's name
 	Schema *jsonschema.Schema // the tool's input schema
+	// Features are what the request asks of the provider for the tool,
+	// such as DeferLoading|ToolSearch for a tool deferred behind the
+	// provider's search; LintTools reports each one Dialect.Features lacks
+	// as an error.
+	Features Feature
 }
 
 // LintTools lints tools that are sent together in one request: the
-// problems of each (as Lint returns them), then those of the request as a
+// problems of each (as Lint returns them, and an error for the features it
+// needs that the dialect lacks), then those of the request as a
 // whole: more tools than MaxTools, and more optional or union-typed
 // properties in all than MaxOptionalProperties and MaxUnionProperties.
 // The request's problems have no Tool and the Keyword "tools".
@@ -443,6 +454,7 @@ func (d *Dialect) LintTools(tools ...ToolSchema) []Problem {
 	var optional, unions int
 	for _, t := range tools {
 		problems = append(problems, d.Lint(t.Name, t.Schema)...)
+		problems = append(problems, d.lintFeatures(t.Name, t.Features)...)
 		if root, err := parseSchemaValue(t.Schema); err == nil {
 			o, u := countOptionalAndUnions(root)
 			optional += o

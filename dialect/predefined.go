@@ -29,13 +29,17 @@ func MCP() *Dialect { return mcp.Clone() }
 // 120,000 characters in all); the function name rule (^[a-zA-Z0-9_-]{1,64}$)
 // and the limit of 128 functions per request from the Chat Completions API
 // reference; openai/openai-node#1988 (July 2026) for default, minLength and
-// maxLength being rejected.
+// maxLength being rejected. Features: DeferLoading, ToolSearch and
+// Namespaces of the Responses API
+// (https://developers.openai.com/api/docs/guides/tools-tool-search),
+// AllowedTools (the allowed_tools tool choice) and PerToolStrict.
 func OpenAIStrict() *Dialect { return openAIStrict.Clone() }
 
 // Anthropic returns a new copy of the dialect of the Claude Messages API
 // without strict tool use: any draft 2020-12 input_schema whose root is an
 // object and has no anyOf, oneOf or allOf at the top level. Names match
-// ^[a-zA-Z0-9_-]{1,128}$.
+// ^[a-zA-Z0-9_-]{1,128}$. Features: DeferLoading and ToolSearch (the tool
+// search tools), EagerInputStreaming and PerToolStrict.
 // Source:
 // https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools.
 func Anthropic() *Dialect { return anthropic.Clone() }
@@ -118,8 +122,12 @@ var (
 			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
 			annotationsDropped,
 		),
-		Formats:             []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"},
-		Passes:              TypedValues | CloseObjects | RequireAll | OneOfAsAnyOf | WrapRefSiblings,
+		Formats: []string{"date-time", "time", "date", "duration", "email", "hostname", "ipv4", "ipv6", "uuid"},
+		Passes:  TypedValues | CloseObjects | RequireAll | OneOfAsAnyOf | WrapRefSiblings,
+		// The Responses API's tools; Chat Completions takes only
+		// AllowedTools and PerToolStrict of them, and the OpenAI adapter
+		// checks its tools there in a copy without the others.
+		Features:            DeferLoading | ToolSearch | Namespaces | AllowedTools | PerToolStrict,
 		MaxTools:            128,
 		MaxProperties:       5000,
 		MaxDepth:            10,
@@ -134,6 +142,7 @@ var (
 		Provider:  "the Anthropic API",
 		ToolNames: NameRule{MaxLength: 128, Chars: "_-"},
 		NotAtRoot: []string{"anyOf", "oneOf", "allOf"},
+		Features:  anthropicFeatures,
 	}
 
 	anthropicStrict = &Dialect{ // see AnthropicStrict
@@ -152,6 +161,7 @@ var (
 		Formats: []string{"date-time", "time", "date", "duration", "email", "hostname", "uri", "ipv4", "ipv6", "uuid"},
 		Passes: TypedValues | CloseObjects | OneOfAsAnyOf | StripRefSiblings | NoRecursion |
 			ScalarEnums | PlainPatterns | MinItemsZeroOrOne | NoRefInAllOf,
+		Features:              anthropicFeatures,
 		MaxTools:              20,
 		MaxOptionalProperties: 24,
 		MaxUnionProperties:    16,
@@ -185,6 +195,14 @@ var (
 		Passes: WrapRefSiblings | RecurseThroughOptional | OrderProperties | ConstAsEnum | StringNumberEnums,
 	}
 )
+
+// anthropicFeatures are what the Messages API takes per tool: defer_loading
+// with its tool search tools, eager_input_streaming and strict. It has no
+// namespaces and no allowed_tools choice.
+// Sources: https://platform.claude.com/docs/en/agents-and-tools/tool-use/tool-search-tool,
+// fine-grained-tool-streaming and define-tools; anthropic-sdk-go v2.15.0's
+// ToolParam.
+const anthropicFeatures = DeferLoading | ToolSearch | EagerInputStreaming | PerToolStrict
 
 // annotationsDropped are annotations of no use to a model.
 var annotationsDropped = []string{"$schema", "$id", "$comment", "readOnly", "writeOnly"}

@@ -3,9 +3,11 @@ package tool_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -45,9 +47,67 @@ func TestDeferLoading(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]bool{"own": true, "plain": false, "raw": true, "in_scope": true}
+	namespace := map[string]string{"in_scope": "later"} // only a deferred scope groups its tools
 	for _, s := range reg.Specs(context.Background()) {
 		if s.DeferLoading != want[s.Name] {
 			t.Errorf("%s: DeferLoading = %v under the registry, want %v", s.Name, s.DeferLoading, want[s.Name])
 		}
+		if s.Namespace != namespace[s.Name] {
+			t.Errorf("%s: Namespace = %q under the registry, want %q", s.Name, s.Namespace, namespace[s.Name])
+		}
+	}
+}
+
+// TestLintNothingLoaded checks that a registry whose every tool is
+// deferred, by its own option or by its scope, is reported as an error by
+// LintRegistry and by CheckLoaded, and that one loaded tool, or no tool at
+// all, is not.
+func TestLintNothingLoaded(t *testing.T) {
+	handler := func(ctx context.Context, a noteArgs) (string, error) { return a.Title, nil }
+	deferred := tool.New("deferred", "A deferred tool.", handler, tool.WithDeferLoading())
+	inScope := tool.New("in_scope", "A tool of a deferred scope.", handler)
+	loaded := tool.New("loaded", "A tool shown on every turn.", handler)
+	for _, tt := range []struct {
+		name    string
+		scopes  []*tool.Scope
+		nothing bool
+	}{
+		{name: "all deferred", nothing: true, scopes: []*tool.Scope{
+			{Name: "a", Tools: []tool.Interface{deferred}},
+			{Name: "b", Tools: []tool.Interface{inScope}, DeferLoading: true},
+		}},
+		{name: "one loaded", scopes: []*tool.Scope{
+			{Name: "a", Tools: []tool.Interface{deferred, loaded}},
+			{Name: "b", Tools: []tool.Interface{inScope}, DeferLoading: true},
+		}},
+		{name: "loaded but disabled", scopes: []*tool.Scope{
+			// Lint looks at every tool, enabled or not.
+			{Name: "a", Tools: []tool.Interface{deferred}},
+			{Name: "b", Tools: []tool.Interface{loaded}, Enabled: func(context.Context) bool { return false }},
+		}},
+		{name: "empty"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			reg, err := tool.NewRegistry(tt.scopes...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = tool.CheckLoaded(reg)
+			if got := errors.Is(err, tool.ErrNothingLoaded); got != tt.nothing {
+				t.Errorf("CheckLoaded = %v, want an error matching ErrNothingLoaded: %v", err, tt.nothing)
+			}
+			var found bool
+			for _, p := range tool.LintRegistry(reg, dialect.Anthropic()) {
+				if p.Keyword == "tools" && p.Severity == dialect.SeverityError && strings.Contains(p.Message, "deferred") {
+					found = true
+					if p.Fix == "" {
+						t.Errorf("the problem %v has no fix", p)
+					}
+				}
+			}
+			if found != tt.nothing {
+				t.Errorf("LintRegistry reports nothing loaded: %v, want %v", found, tt.nothing)
+			}
+		})
 	}
 }

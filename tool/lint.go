@@ -1,6 +1,11 @@
 package tool
 
-import "github.com/hands-go/hands/dialect"
+import (
+	"errors"
+	"fmt"
+
+	"github.com/hands-go/hands/dialect"
+)
 
 // Lint returns the problems of tools under dialect d, as if they were sent
 // together in one request: each tool's name and input schema, as
@@ -20,7 +25,9 @@ func Lint(d *dialect.Dialect, tools ...Interface) []dialect.Problem {
 // LintRegistry lints every tool of every scope of r under each dialect,
 // enabled or not: a predicate may enable any of them on some turn. The
 // tools of the registry count as one request per dialect. With no
-// dialects, it lints under every predefined one (dialect.Dialects).
+// dialects, it lints under every predefined one (dialect.Dialects). A
+// registry whose every tool is deferred (see CheckLoaded) is reported once,
+// as an error with the Keyword "tools" and no Dialect.
 func LintRegistry(r *Registry, dialects ...*dialect.Dialect) []dialect.Problem {
 	if len(dialects) == 0 {
 		dialects = dialect.Dialects()
@@ -32,8 +39,43 @@ func LintRegistry(r *Registry, dialects ...*dialect.Dialect) []dialect.Problem {
 		}
 	}
 	var problems []dialect.Problem
+	if err := CheckLoaded(r); err != nil {
+		problems = append(problems, dialect.Problem{Keyword: "tools", Severity: dialect.SeverityError, Message: err.Error(), Fix: fixNothingLoaded})
+	}
 	for _, d := range dialects {
 		problems = append(problems, Lint(d, tools...)...)
 	}
 	return problems
+}
+
+// ErrNothingLoaded is matched by the error of CheckLoaded.
+var ErrNothingLoaded = errors.New("tool: every tool is deferred, and none is left loaded")
+
+// fixNothingLoaded is what to do about a registry with nothing loaded.
+const fixNothingLoaded = "leave at least one tool the model uses on most turns without WithDeferLoading, in a scope without DeferLoading"
+
+// CheckLoaded reports an error matching ErrNothingLoaded when r has tools
+// and every one of them is deferred (WithDeferLoading, Scope.DeferLoading),
+// enabled or not: a model would start with nothing but a search for tools,
+// which the providers refuse (Anthropic's tool search wants at least one
+// tool loaded) or which costs a turn before any work. agent.Run refuses to
+// start on such a registry. A registry without tools has nothing to defer
+// and passes.
+func CheckLoaded(r *Registry) error {
+	if r == nil {
+		return nil
+	}
+	n := 0
+	for _, s := range r.Scopes() {
+		for _, t := range s.Tools {
+			if !s.DeferLoading && !t.Spec().DeferLoading {
+				return nil
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	return fmt.Errorf("%w: all %d tools are deferred; %s", ErrNothingLoaded, n, fixNothingLoaded)
 }

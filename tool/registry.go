@@ -476,6 +476,7 @@ func (e *entry) spec() Spec {
 	s.Name = e.name
 	if e.scope != nil && e.scope.DeferLoading {
 		s.DeferLoading = true
+		s.Namespace = e.scope.Name
 	}
 	return s
 }

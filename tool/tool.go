@@ -51,6 +51,10 @@ type Spec struct {
 	// shown on each turn until a search for tools finds it
 	// (WithDeferLoading, Scope.DeferLoading).
 	DeferLoading bool `json:"deferLoading,omitempty"`
+	// Namespace is, for a tool of a deferred scope (Scope.DeferLoading),
+	// the scope's name: a provider that groups tools (OpenAI's namespaces)
+	// sends the tool in a group of that name. "" otherwise.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
