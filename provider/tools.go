@@ -13,13 +13,30 @@ import (
 // *dialect.RejectError). An adapter calls it before it builds a request,
 // so that no tool is sent in a form the provider rejects or with part of
 // its schema left out. A tool without an input schema counts as one
-// without arguments.
-func CheckTools(d *dialect.Dialect, specs []tool.Spec) error {
+// without arguments. Each tool needs the features Needs gives, and those
+// of extra, which an adapter passes for what it adds to every tool (such
+// as dialect.EagerInputStreaming); d refuses the ones it lacks.
+func CheckTools(d *dialect.Dialect, specs []tool.Spec, extra ...dialect.Feature) error {
+	var all dialect.Feature
+	for _, f := range extra {
+		all |= f
+	}
 	tools := make([]dialect.ToolSchema, len(specs))
 	for i, spec := range specs {
-		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec)}
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Features: Needs(spec) | all}
 	}
 	return d.Check(tools...)
+}
+
+// Needs returns the features of the provider that sending spec as it is
+// needs: dialect.DeferLoading and dialect.ToolSearch for a deferred tool
+// (tool.Spec.DeferLoading), which is sent flagged, behind the provider's
+// own search; none for any other.
+func Needs(spec tool.Spec) dialect.Feature {
+	if spec.DeferLoading {
+		return dialect.DeferLoading | dialect.ToolSearch
+	}
+	return 0
 }
 
 // InputSchema returns the input schema of spec, or an object schema

@@ -12,8 +12,10 @@ import (
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
 
 	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 )
@@ -68,7 +70,35 @@ type Options struct {
 	// arrive. By default Stream sends the request as Generate does and
 	// yields the whole response as one chunk.
 	Stream bool
+	// ToolSearch chooses how deferred tools (tool.WithDeferLoading,
+	// tool.Scope.DeferLoading) are found. The zero value is
+	// ToolSearchRegex.
+	ToolSearch ToolSearch
+	// EagerInputStreaming sends every tool with eager_input_streaming:
+	// true, so that the API streams a call's arguments as the model writes
+	// them, without buffering or validating them first; the registry still
+	// validates them when the call runs. Off by default.
+	EagerInputStreaming bool
 }
+
+// A ToolSearch is how a Model's deferred tools are found.
+type ToolSearch string
+
+// The tool searches.
+const (
+	// ToolSearchRegex sends deferred tools with defer_loading: true and
+	// the API's tool_search_tool_regex_20251119, with which Claude writes
+	// regular expressions over the tools' names, descriptions and
+	// arguments.
+	ToolSearchRegex ToolSearch = "regex"
+	// ToolSearchBM25 is ToolSearchRegex with tool_search_tool_bm25_20251119,
+	// with which Claude searches in natural language.
+	ToolSearchBM25 ToolSearch = "bm25"
+	// ToolSearchPortable leaves the search to agent.Run's portable
+	// search_tools tool (the Model then searches no tools itself), for a
+	// model the API's tool search does not serve.
+	ToolSearchPortable ToolSearch = "portable"
+)
 
 // A Model is an agent.Model backed by Anthropic's Messages API through the
 // official Go SDK. A Model is safe for concurrent use.
@@ -79,9 +109,15 @@ type Model struct {
 	strict    bool
 	thinking  int64
 	stream    bool
+	search    ToolSearch
+	eager     bool
+	checked   *dialect.Dialect // the tools' dialect, without tool search under ToolSearchPortable
 }
 
-var _ agent.StreamingModel = (*Model)(nil)
+var (
+	_ agent.StreamingModel = (*Model)(nil)
+	_ agent.ToolSearcher   = (*Model)(nil)
+)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
 // or names no model, if MaxTokens or ThinkingBudget is negative, or if
@@ -95,6 +131,14 @@ func New(opts *Options) (*Model, error) {
 	}
 	if opts.ThinkingBudget < 0 {
 		return nil, fmt.Errorf("anthropic: Options.ThinkingBudget is %d, want a positive number or zero for none", opts.ThinkingBudget)
+	}
+	search := opts.ToolSearch
+	switch search {
+	case "":
+		search = ToolSearchRegex
+	case ToolSearchRegex, ToolSearchBM25, ToolSearchPortable:
+	default:
+		return nil, fmt.Errorf("anthropic: unknown Options.ToolSearch %q; want %q, %q or %q", search, ToolSearchRegex, ToolSearchBM25, ToolSearchPortable)
 	}
 	var reqOpts []option.RequestOption
 	if opts.APIKey != "" {
@@ -121,14 +165,38 @@ func New(opts *Options) (*Model, error) {
 	if opts.ThinkingBudget > 0 && opts.ThinkingBudget >= maxTokens {
 		return nil, fmt.Errorf("anthropic: Options.ThinkingBudget is %d, want fewer than the %d of max_tokens", opts.ThinkingBudget, maxTokens)
 	}
-	return &Model{
+	m := &Model{
 		client:    sdk.NewClient(reqOpts...),
 		model:     opts.Model,
 		maxTokens: int64(maxTokens),
 		strict:    opts.Strict,
 		thinking:  int64(opts.ThinkingBudget),
 		stream:    opts.Stream,
-	}, nil
+		search:    search,
+		eager:     opts.EagerInputStreaming,
+	}
+	m.checked = m.dialect()
+	if search == ToolSearchPortable {
+		m.checked = m.checked.Clone()
+		m.checked.Features &^= dialect.DeferLoading | dialect.ToolSearch
+	}
+	return m, nil
+}
+
+// SearchesTools reports whether the API searches the deferred tools
+// (Options.ToolSearch is not ToolSearchPortable): agent.Run then sends
+// every enabled tool, the deferred ones flagged, and the API's search
+// blocks travel in the history's state.
+func (m *Model) SearchesTools() bool { return m.search != ToolSearchPortable }
+
+// check refuses the tools of req that the API would reject, or that need
+// what the Model does not send.
+func (m *Model) check(req *agent.Request) error {
+	var extra dialect.Feature
+	if m.eager {
+		extra = dialect.EagerInputStreaming
+	}
+	return provider.CheckTools(m.checked, req.Tools, extra)
 }
 
 // Generate sends one turn to the model and returns its text and tool calls.
@@ -136,7 +204,7 @@ func New(opts *Options) (*Model, error) {
 // *provider.Error. Tools the dialect rejects are not sent: the error
 // matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+	if err := m.check(req); err != nil {
 		return nil, m.fail(err)
 	}
 	params, err := m.params(req)
@@ -182,7 +250,7 @@ func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 // then the message the SDK accumulated, with each call's arguments as the
 // model sent them.
 func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(agent.Chunk, error) bool) error {
-	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+	if err := m.check(req); err != nil {
 		return err
 	}
 	params, err := m.params(req)
@@ -252,8 +320,10 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 const name = "anthropic"
 
 // messageState is the adapter's state of an assistant message: its
-// thinking and redacted_thinking blocks as the API sent them, signatures
-// included.
+// thinking and redacted_thinking blocks, and the blocks of the API's tool
+// search (server_tool_use, tool_search_tool_result with its
+// tool_reference items), as the API sent them, signatures included, in
+// their order.
 type messageState struct {
 	Blocks []json.RawMessage `json:"blocks,omitempty"`
 }
@@ -274,7 +344,7 @@ func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
 				args = json.RawMessage(raw)
 			}
 			resp.Calls = append(resp.Calls, agent.ToolCall{ID: block.ID, Name: block.Name, Args: args})
-		case "thinking", "redacted_thinking":
+		case "thinking", "redacted_thinking", "server_tool_use", "tool_search_tool_result":
 			st.Blocks = append(st.Blocks, json.RawMessage(block.RawJSON()))
 		}
 	}
@@ -313,6 +383,7 @@ func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 	if req.System != "" {
 		params.System = []sdk.TextBlockParam{{Text: req.System}}
 	}
+	deferred := false
 	for _, spec := range req.Tools {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
@@ -325,7 +396,17 @@ func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 		if m.strict {
 			tp.Strict = sdk.Bool(true)
 		}
+		if m.eager {
+			tp.EagerInputStreaming = sdk.Bool(true)
+		}
+		if spec.DeferLoading {
+			tp.DeferLoading = sdk.Bool(true)
+			deferred = true
+		}
 		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: tp})
+	}
+	if deferred {
+		params.Tools = append(params.Tools, m.searchTool())
 	}
 	msgs, err := messages(req.Messages)
 	if err != nil {
@@ -333,6 +414,16 @@ func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 	}
 	params.Messages = msgs
 	return params, nil
+}
+
+// searchTool returns the API's tool search tool that Options.ToolSearch
+// chooses, sent after the tools when some are deferred. It is never
+// deferred itself.
+func (m *Model) searchTool() sdk.ToolUnionParam {
+	if m.search == ToolSearchBM25 {
+		return sdk.ToolUnionParam{OfToolSearchToolBm25_20251119: &sdk.ToolSearchToolBm25_20251119Param{Type: sdk.ToolSearchToolBm25_20251119TypeToolSearchToolBm25_20251119}}
+	}
+	return sdk.ToolUnionParam{OfToolSearchToolRegex20251119: &sdk.ToolSearchToolRegex20251119Param{Type: sdk.ToolSearchToolRegex20251119TypeToolSearchToolRegex20251119}}
 }
 
 // messages maps the conversation. Tool results go back as tool_result
@@ -371,13 +462,15 @@ func messages(in []agent.Message) ([]sdk.MessageParam, error) {
 					Data      string `json:"data"`
 				}
 				if err := json.Unmarshal(raw, &block); err != nil {
-					return nil, fmt.Errorf("message %d: thinking block: %w", i, err)
+					return nil, fmt.Errorf("message %d: state block: %w", i, err)
 				}
 				switch block.Type {
 				case "thinking":
 					next = append(next, sdk.NewThinkingBlock(block.Signature, block.Thinking))
 				case "redacted_thinking":
 					next = append(next, sdk.NewRedactedThinkingBlock(block.Data))
+				default: // the tool search's blocks go back byte for byte
+					next = append(next, param.Override[sdk.ContentBlockParamUnion](raw))
 				}
 			}
 			if msg.Text != "" {
