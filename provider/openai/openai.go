@@ -103,9 +103,13 @@ type Model struct {
 	store     bool
 	encrypted bool
 	stream    bool
+	check     *dialect.Dialect // what the tools are checked in (see checked)
 }
 
-var _ agent.StreamingModel = (*Model)(nil)
+var (
+	_ agent.StreamingModel = (*Model)(nil)
+	_ agent.ToolSearcher   = (*Model)(nil)
+)
 
 // New returns a Model configured by opts. It reports an error if opts is nil
 // or names no model, or if opts.API is not one of the APIs.
@@ -139,7 +143,7 @@ func New(opts *Options) (*Model, error) {
 	default:
 		reqOpts = append(reqOpts, option.WithMaxRetries(DefaultMaxRetries))
 	}
-	return &Model{
+	m := &Model{
 		client:    oai.NewClient(reqOpts...),
 		model:     opts.Model,
 		api:       api,
@@ -149,7 +153,20 @@ func New(opts *Options) (*Model, error) {
 		store:     opts.Store,
 		encrypted: !opts.Store && !opts.NoReasoning,
 		stream:    opts.Stream,
-	}, nil
+	}
+	m.check = m.checked()
+	return m, nil
+}
+
+// SearchesTools reports whether the API searches the deferred tools: on
+// the Responses API, when the dialect has dialect.ToolSearch (as
+// dialect.OpenAIStrict does). agent.Run then sends every enabled tool, the
+// deferred ones flagged, and the API's tool_search_call and
+// tool_search_output items travel in the history's state. Chat Completions
+// has no tool search: agent.Run gives such a Model its portable
+// search_tools.
+func (m *Model) SearchesTools() bool {
+	return m.api == Responses && m.dialect.Features&dialect.ToolSearch != 0
 }
 
 // Generate sends one turn to the model and returns its text and tool calls.
@@ -157,7 +174,7 @@ func New(opts *Options) (*Model, error) {
 // *provider.Error. Tools the dialect rejects are not sent: the error
 // matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	if err := provider.CheckTools(m.checked(), req.Tools); err != nil {
+	if err := provider.CheckTools(m.check, req.Tools); err != nil {
 		return nil, m.fail(err)
 	}
 	var (
@@ -189,7 +206,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 		return agent.Chunks(ctx, generator{m}, req)
 	}
 	return func(yield func(agent.Chunk, error) bool) {
-		if err := provider.CheckTools(m.checked(), req.Tools); err != nil {
+		if err := provider.CheckTools(m.check, req.Tools); err != nil {
 			yield(agent.Chunk{}, m.fail(err))
 			return
 		}

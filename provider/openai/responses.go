@@ -8,9 +8,11 @@ import (
 	"fmt"
 
 	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 )
@@ -20,16 +22,20 @@ const name = "openai"
 
 // messageState is the adapter's state of an assistant message on the
 // Responses API: the output items the API needs back that are neither
-// text nor calls, as it sent them — reasoning items, with their encrypted
-// content when the response was not stored.
+// text nor calls, as it sent them, in their order — reasoning items, with
+// their encrypted content when the response was not stored, and the
+// tool_search_call and tool_search_output items of its tool search.
 type messageState struct {
 	Items []json.RawMessage `json:"items,omitempty"`
 }
 
 // callState is the adapter's state of a call on the Responses API: the
-// function_call item's own ID, which differs from its call_id.
+// function_call item's own ID, which differs from its call_id, and the
+// namespace of the function called, which a call of a deferred tool has
+// and the API wants back.
 type callState struct {
-	ItemID string `json:"itemId,omitempty"`
+	ItemID    string `json:"itemId,omitempty"`
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // responsesParams builds a turn's parameters for the Responses API. The
@@ -47,21 +53,11 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 	if req.System != "" {
 		params.Instructions = oai.String(req.System)
 	}
-	for _, spec := range req.Tools {
-		schema, err := m.toolSchema(spec)
-		if err != nil {
-			return params, err
-		}
-		fn := &responses.FunctionToolParam{
-			Name:       spec.Name,
-			Parameters: schema,
-			Strict:     oai.Bool(m.strict),
-		}
-		if spec.Description != "" {
-			fn.Description = oai.String(spec.Description)
-		}
-		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: fn})
+	tools, err := m.responsesTools(req.Tools)
+	if err != nil {
+		return params, err
 	}
+	params.Tools = tools
 	var input responses.ResponseInputParam
 	for i, msg := range req.Messages {
 		switch msg.Role {
@@ -71,6 +67,16 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 			var st messageState
 			provider.LoadState(msg.State, name, &st)
 			for _, raw := range st.Items {
+				var kind struct {
+					Type string `json:"type"`
+				}
+				if err := json.Unmarshal(raw, &kind); err != nil {
+					return params, fmt.Errorf("message %d: state item: %w", i, err)
+				}
+				if kind.Type != "reasoning" { // the tool search's items go back byte for byte
+					input = append(input, param.Override[responses.ResponseInputItemUnionParam](raw))
+					continue
+				}
 				var item responses.ResponseReasoningItemParam
 				if err := json.Unmarshal(raw, &item); err != nil {
 					return params, fmt.Errorf("message %d: reasoning item: %w", i, err)
@@ -85,6 +91,9 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 				var cs callState
 				if provider.LoadState(c.State, name, &cs) && cs.ItemID != "" {
 					fc.OfFunctionCall.ID = oai.String(cs.ItemID)
+				}
+				if cs.Namespace != "" {
+					fc.OfFunctionCall.Namespace = oai.String(cs.Namespace)
 				}
 				input = append(input, fc)
 			}
@@ -101,6 +110,70 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 	}
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	return params, nil
+}
+
+// responsesTools returns the tools of a turn on the Responses API: each as
+// a function, a deferred one with defer_loading: true, and a deferred
+// scope's (tool.Spec.Namespace) grouped in a namespace of its name, where
+// the first of them stands, when the dialect has dialect.Namespaces; then,
+// when some are deferred, the API's tool_search.
+func (m *Model) responsesTools(specs []tool.Spec) ([]responses.ToolUnionParam, error) {
+	var out []responses.ToolUnionParam
+	namespaces := map[string]*responses.NamespaceToolParam{}
+	deferred := false
+	for _, spec := range specs {
+		schema, err := m.toolSchema(spec)
+		if err != nil {
+			return nil, err
+		}
+		deferred = deferred || spec.DeferLoading
+		if spec.DeferLoading && spec.Namespace != "" && m.dialect.Features&dialect.Namespaces != 0 {
+			fn := &responses.NamespaceToolToolFunctionParam{Name: spec.Name, Parameters: schema, Strict: oai.Bool(m.strict), DeferLoading: oai.Bool(true)}
+			if spec.Description != "" {
+				fn.Description = oai.String(spec.Description)
+			}
+			ns := namespaces[spec.Namespace]
+			if ns == nil {
+				ns = &responses.NamespaceToolParam{Name: spec.Namespace}
+				namespaces[spec.Namespace] = ns
+				out = append(out, responses.ToolUnionParam{OfNamespace: ns})
+			}
+			ns.Tools = append(ns.Tools, responses.NamespaceToolToolUnionParam{OfFunction: fn})
+			continue
+		}
+		fn := &responses.FunctionToolParam{
+			Name:       spec.Name,
+			Parameters: schema,
+			Strict:     oai.Bool(m.strict),
+		}
+		if spec.Description != "" {
+			fn.Description = oai.String(spec.Description)
+		}
+		if spec.DeferLoading {
+			fn.DeferLoading = oai.Bool(true)
+		}
+		out = append(out, responses.ToolUnionParam{OfFunction: fn})
+	}
+	for _, ns := range namespaces {
+		ns.Description = namespaceDescription(ns)
+	}
+	if deferred {
+		out = append(out, responses.ToolUnionParam{OfToolSearch: &responses.ToolSearchToolParam{}})
+	}
+	return out, nil
+}
+
+// namespaceDescription is what the model is shown of a namespace before it
+// searches it: its name and its tools' names.
+func namespaceDescription(ns *responses.NamespaceToolParam) string {
+	d := "The tools of " + ns.Name + ":"
+	for i, t := range ns.Tools {
+		if i > 0 {
+			d += ","
+		}
+		d += " " + t.OfFunction.Name
+	}
+	return d + "."
 }
 
 // responses runs one turn on the Responses API.
@@ -202,9 +275,9 @@ func fromResponse(r *responses.Response) (*agent.Response, error) {
 				ID:    fc.CallID,
 				Name:  fc.Name,
 				Args:  parseArgs(fc.Arguments),
-				State: provider.State(name, callState{ItemID: fc.ID}),
+				State: provider.State(name, callState{ItemID: fc.ID, Namespace: fc.Namespace}),
 			})
-		case "reasoning":
+		case "reasoning", "tool_search_call", "tool_search_output":
 			st.Items = append(st.Items, json.RawMessage(item.RawJSON()))
 		}
 	}

@@ -12,13 +12,18 @@ import (
 
 // checked returns the dialect the tools are checked in: the strict one, or
 // for tools sent as they are, its rules for names, the root and the number
-// of tools alone.
+// of tools alone, with its features. Chat Completions has no deferred
+// loading, tool search or namespaces: its copy lacks them.
 func (m *Model) checked() *dialect.Dialect {
-	if m.strict {
-		return m.dialect
-	}
 	d := m.dialect
-	return &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools}
+	if !m.strict {
+		d = &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools, Features: d.Features}
+	}
+	if m.api == ChatCompletions && d.Features&(dialect.DeferLoading|dialect.ToolSearch|dialect.Namespaces) != 0 {
+		d = d.Clone()
+		d.Features &^= dialect.DeferLoading | dialect.ToolSearch | dialect.Namespaces
+	}
+	return d
 }
 
 // toolSchema returns the parameters object sent for a tool. A strict tool's
