@@ -204,10 +204,11 @@ type TurnOutput struct {
 }
 
 // Turn is TurnActivity: it asks the model for one turn, with the request
-// agent.Run would build.
+// agent.Run would build (agent.NewRequestFor): the tools the portable
+// search loaded in the history included.
 func (a *Agent) Turn(ctx context.Context, in TurnInput) (TurnOutput, error) {
 	var resp *agent.Response
-	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequest(ctx, a.reg, a.opts.System, in.History)) {
+	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequestFor(ctx, a.model, a.reg, a.opts.System, in.History)) {
 		if err != nil {
 			return TurnOutput{}, fmt.Errorf("durable: turn %d: %w", in.Turn, err)
 		}
@@ -252,7 +253,8 @@ type Question struct {
 }
 
 // Call is CallActivity: it runs one call through the registry, as
-// agent.Run does, and returns its tool message. Each progress report is a
+// agent.Run does (agent.CallHandler: the portable tool search included),
+// and returns its tool message. Each progress report is a
 // heartbeat, with the progress as its detail. A failed call is an
 // application error whose detail is the tool message (the model reads it
 // once retries end): ErrTypeInvalid and ErrTypeDenied are not retryable,
@@ -264,7 +266,7 @@ func (a *Agent) Call(ctx context.Context, in CallInput) (agent.Message, error) {
 	}
 	// Drain answers when the activity's context ends, even if the handler
 	// ignores it, so a handler cannot hold the activity past its timeout.
-	res := tool.Drain(ctx, a.reg, tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}, func(v any) bool {
+	res := tool.Drain(ctx, agent.CallHandler(a.model, a.reg), tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}, func(v any) bool {
 		activity.RecordHeartbeat(ctx, progressDetail(v))
 		return true
 	})

@@ -65,6 +65,23 @@
 // streaming. A tool_use input must be an object, so a call whose arguments
 // are not one goes back with {} (the API itself only sends objects).
 //
+// # Deferred tools
+//
+// A Model is an agent.ToolSearcher: agent.Run sends it every enabled tool,
+// and a deferred one (tool.WithDeferLoading, tool.Scope.DeferLoading) goes
+// with defer_loading: true, followed by the API's tool search tool,
+// tool_search_tool_regex_20251119 or, with Options.ToolSearch set to
+// ToolSearchBM25, tool_search_tool_bm25_20251119 (generally available in
+// the Messages API, no beta header). The response's server_tool_use and
+// tool_search_tool_result blocks, with their tool_reference items, are
+// kept in the message's state as the API sent them and go back with the
+// conversation, before the message's text and calls; a call of a tool the
+// search loaded is a call like any other. ToolSearchPortable leaves the
+// search to agent.Run's portable search_tools, for a model the API's search
+// does not serve; such a Model refuses a deferred tool given to it
+// directly. Options.EagerInputStreaming sends every tool with
+// eager_input_streaming: true.
+//
 // # Errors
 //
 // An error status from the API comes back as an error that wraps a

@@ -65,6 +65,15 @@
 // streamGenerateContent and yields text as it arrives; a call comes whole,
 // as the API sends it.
 //
+// # Deferred tools
+//
+// The Gemini API has no tool search, and its dialect no
+// dialect.DeferLoading: a Model refuses a deferred tool
+// (tool.WithDeferLoading) given to it directly, and agent.Run sends it the
+// tools not deferred, then its portable search_tools, then the tools that
+// search loaded, in the order it loaded them, so the declarations sent
+// before keep their bytes and places.
+//
 // # Errors
 //
 // An error status from the API comes back as an error that wraps a

@@ -92,6 +92,22 @@
 // with an error that matches dialect.ErrRejected and names each field;
 // [Options.Dialect] takes the rules and limits of a compatible server.
 //
+// # Deferred tools
+//
+// On the Responses API a Model is an agent.ToolSearcher (when its dialect
+// has dialect.ToolSearch, as dialect.OpenAIStrict does): agent.Run sends
+// it every enabled tool, a deferred one (tool.WithDeferLoading) as a
+// function with defer_loading: true, and the tools of a deferred scope
+// (tool.Scope.DeferLoading) in a namespace tool named after the scope,
+// described by the names of its tools; then the hosted tool_search. The
+// response's tool_search_call and tool_search_output items are kept in the
+// message's state as the API sent them, and a call's namespace in the
+// call's, which the API wants back ("Missing namespace for
+// function_call"). A dialect without dialect.Namespaces sends a deferred
+// scope's tools one by one. Chat Completions has no tool search: such a
+// Model refuses a deferred tool, and agent.Run gives it the portable
+// search_tools instead.
+//
 // # Errors
 //
 // An error status from the API comes back as an error that wraps a
