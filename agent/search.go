@@ -28,7 +28,7 @@ const (
 // ErrSearchToolName is matched by the error of a run whose registry has a
 // tool named SearchToolName while the loop needs that name for the
 // portable search.
-var ErrSearchToolName = errors.New("agent: the registry has a tool named " + SearchToolName + ", the portable tool search's name")
+var ErrSearchToolName = errors.New("agent: the registry has a tool named search_tools, the portable tool search's name")
 
 // A ToolSearcher is a Model whose provider searches deferred tools
 // itself, such as Anthropic's tool search tools or the Responses API's
