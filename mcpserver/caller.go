@@ -88,6 +88,9 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 			for _, n := range names {
 				enabled[n] = true
 			}
+			if s.search != nil {
+				enabled[SearchToolName] = true
+			}
 			list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !enabled[t.Name] })
 		}
 		if s.search != nil {

@@ -222,8 +222,8 @@ func TestToolSearchEnabled(t *testing.T) {
 			t.Errorf("a search by a, for which read_secret_file is disabled, for %q found %v", q, got)
 		}
 	}
-	if got := listNames(t, a); slices.Contains(got, "read_secret_file") {
-		t.Errorf("tools/list for a = %v", got)
+	if got := listNames(t, a); slices.Contains(got, "read_secret_file") || !slices.Contains(got, mcpserver.SearchToolName) {
+		t.Errorf("tools/list for a = %v; want search_tools and not read_secret_file", got)
 	}
 	if got := search(t, b, map[string]any{"query": "read a secret file"}).names(); len(got) == 0 || got[0] != "read_secret_file" {
 		t.Errorf("a search by b, for which read_secret_file is enabled, found %v", got)
