@@ -88,7 +88,17 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 			for _, n := range names {
 				enabled[n] = true
 			}
+			if s.search != nil {
+				enabled[SearchToolName] = true
+			}
 			list.Tools = slices.DeleteFunc(list.Tools, func(t *mcp.Tool) bool { return !enabled[t.Name] })
+		}
+		if s.search != nil {
+			ss := caller.Session
+			if ctx.Value(httpRequestKey{}) != nil {
+				ss = nil // a stateless request's session ends with it
+			}
+			list.Tools = s.search.hide(list.Tools, ss)
 		}
 		if caller.Session != nil {
 			s.remember(caller, names)
@@ -225,6 +235,11 @@ func (s *Server) Sync(ctx context.Context) {
 	})
 	if len(gone) > 0 {
 		s.mcp.RemoveTools(gone...)
+		if s.search != nil {
+			for _, name := range gone {
+				s.search.remove(name)
+			}
+		}
 	}
 	s.announce(ctx, tools, told && len(gone) == 0)
 }
@@ -235,6 +250,10 @@ func (s *Server) Sync(ctx context.Context) {
 // one is registered again, which is how the SDK server is made to send it.
 // Hold regMu.
 func (s *Server) announce(ctx context.Context, tools []registration, told bool) {
+	if told && len(tools) == 0 && s.search != nil {
+		s.mcp.AddTool(s.search.listed, s.search.handler) // puts nothing in the index
+		return
+	}
 	if told && len(tools) == 0 {
 		for _, r := range s.registered {
 			tools = append(tools, r)

@@ -107,6 +107,32 @@
 // listing take no lock that Sync holds. A tool that reports itself
 // disabled is no longer listed, as for any predicate.
 //
+// # Deferred tools
+//
+// With Options.ToolSearch, a server of many tools lists few. The tools
+// whose spec says DeferLoading (tool.WithDeferLoading, or a scope's
+// tool.Scope.DeferLoading) are left out of tools/list, which shows the
+// others and one more, search_tools (SearchToolName). Its input is
+// {"query": string, "limit": integer} (limit 1 to MaxSearchLimit, default
+// DefaultSearchLimit); it ranks the deferred tools enabled for the caller
+// against the query (package toolsearch: BM25F over their names, titles,
+// descriptions and properties) and returns the best as structured content,
+// {"tools": [{"name", "title", "description", "inputSchema"}]}, best
+// first. A tool that is not enabled for the caller is never found. The
+// tools found are added to the session's list, and the session is sent
+// notifications/tools/list_changed; a session keeps at most
+// ToolSearchOptions.MaxLoaded of them (DefaultMaxLoaded), dropping those
+// found longest ago. A stateless HTTP client has no session to keep them
+// in: its list stays as it is, and it calls what it found by name.
+//
+// Deferring is about the model's context, not about access: a deferred
+// tool enabled for the caller is called like any other, found or not, and
+// enabled predicates remain what decides who may call what. The index
+// follows the registry as Sync does, one tool at a time: a Sync after one
+// tool changed puts that tool alone in it. Under tool search tools/list
+// has one page, since what it shows is a small part of what is
+// registered, and a registry tool named search_tools is not served.
+//
 // # Tasks
 //
 // A tool declared with tool.WithTaskSupport may be called as an MCP task

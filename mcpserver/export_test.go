@@ -14,3 +14,7 @@ func FillStateShare(t *testing.T, user string) {
 	}
 	t.Cleanup(func() { usedStates.forget("user " + user) })
 }
+
+// SearchPuts returns how many tools s put in its search index, with
+// Options.ToolSearch.
+func SearchPuts(s *Server) int64 { return s.search.puts.Load() }

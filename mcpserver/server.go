@@ -17,6 +17,7 @@ import (
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolsearch"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -52,6 +53,12 @@ type Options struct {
 	// Tasks bound the tasks the server runs for tools that may run as
 	// tasks (tool.WithTaskSupport); the zero value selects every default.
 	Tasks TaskOptions
+	// ToolSearch, when not nil, keeps the deferred tools (those whose spec
+	// says DeferLoading: tool.WithDeferLoading, tool.Scope.DeferLoading)
+	// out of tools/list, and lists a tool named search_tools
+	// (SearchToolName) that finds them: a session's list gains the tools
+	// its searches found. See the package doc, "Deferred tools".
+	ToolSearch *ToolSearchOptions
 }
 
 // A Server serves a registry's tools over MCP. It is safe for concurrent
@@ -73,6 +80,8 @@ type Server struct {
 
 	tasks     *taskStore
 	taskModes sync.Map // tool name → tool.TaskSupport, of the tools registered that may run as tasks
+
+	search *searcher // nil without Options.ToolSearch
 }
 
 // A watchedTool is a tool whose spec may change after it is registered.
@@ -108,17 +117,27 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	}
 	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
 	s.tasks = newTaskStore(opts.Tasks)
-	s.mcp = mcp.NewServer(impl, &mcp.ServerOptions{
+	sdkOpts := &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:   &mcp.ToolCapabilities{ListChanged: true},
 			Logging: &mcp.LoggingCapabilities{}, // see Log
 		},
-	})
+	}
+	if opts.ToolSearch != nil {
+		s.search = newSearcher(s, opts.ToolSearch)
+		// One page: the deferred tools are taken out of it per caller,
+		// and a page of them alone would push the others off the first.
+		sdkOpts.PageSize = searchPageSize
+	}
+	s.mcp = mcp.NewServer(impl, sdkOpts)
 	tools, _ := s.pending(context.Background(), true)
 	for _, r := range tools {
 		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
+	}
+	if s.search != nil {
+		s.mcp.AddTool(s.search.listed, s.search.handler)
 	}
 	s.mcp.AddReceivingMiddleware(s.taskCalls, s.perCaller)
 	s.addTaskMethods()
@@ -139,11 +158,17 @@ func NewTools(opts *Options, tools ...tool.Interface) (*Server, error) {
 	return New(reg, opts), nil
 }
 
+// searchPageSize is the SDK server's page size under Options.ToolSearch:
+// every tool on one page.
+const searchPageSize = 1 << 30
+
 // A registration is a tool as it was registered with the SDK server.
 type registration struct {
-	tool    *mcp.Tool
-	def     string // tool in JSON, to compare with the tool's spec now
-	version uint64 // the tool's SpecVersion when its spec was read
+	tool     *mcp.Tool
+	def      string // tool in JSON, to compare with the tool's spec now
+	version  uint64 // the tool's SpecVersion when its spec was read
+	deferred bool   // under Options.ToolSearch, the tool is deferred
+	doc      toolsearch.Doc
 }
 
 // pending returns the registry's tools that the SDK server does not have
@@ -263,7 +288,19 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 	if s.refused[mt.Name] == string(def) {
 		return registration{}, false
 	}
-	return registration{tool: mt, def: string(def), version: version}, true
+	r := registration{tool: mt, def: string(def), version: version}
+	if s.search != nil {
+		if mt.Name == SearchToolName {
+			s.logger.ErrorContext(ctx, "mcpserver: a tool of the registry has the name of the tool that searches the deferred ones; it is not served", "tool", mt.Name)
+			s.refused[mt.Name] = string(def)
+			return registration{}, false
+		}
+		scope, _ := s.reg.ScopeOf(mt.Name)
+		if r.deferred = spec.DeferLoading || scope != nil && scope.DeferLoading; r.deferred {
+			r.doc = toolsearch.DocOf(spec)
+		}
+	}
+	return r, true
 }
 
 // encodeSchemas replaces mt's schemas by their JSON encoding, which the
@@ -290,6 +327,9 @@ func encodeSchemas(mt *mcp.Tool) error {
 func (s *Server) register(r registration) {
 	s.mcp.AddTool(r.tool, s.handler())
 	s.registered[r.tool.Name] = r
+	if s.search != nil {
+		s.search.put(r)
+	}
 	if support := mcptask.Execution(r.tool.Meta); support != "" {
 		s.taskModes.Store(r.tool.Name, tool.TaskSupport(support))
 	} else {

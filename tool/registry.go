@@ -427,6 +427,30 @@ func (r *Registry) Lookup(name string) (Interface, bool) {
 	return ts.entries[i].tool, true
 }
 
+// ScopeOf returns the scope that holds the tool named name.
+func (r *Registry) ScopeOf(name string) (*Scope, bool) {
+	ts := r.set()
+	i, ok := ts.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return ts.entries[i].scope, true
+}
+
+// Enabled reports whether the registry holds a tool named name that is
+// enabled now: its scope's predicate and its own hold for ctx, as for a
+// call. It evaluates that tool's predicates alone, so a search that asks
+// about a few tools costs what they do, not what the registry holds.
+func (r *Registry) Enabled(ctx context.Context, name string) bool {
+	ts := r.set()
+	i, ok := ts.lookup(name)
+	if !ok {
+		return false
+	}
+	e := &ts.entries[i]
+	return r.scopeEnabled(ctx, e.scope, e.scopeState) && r.toolEnabled(ctx, e)
+}
+
 // Specs returns the specs of the tools enabled now, in scope order and then
 // in the order of each scope's Tools. The specs of tools whose spec never
 // changes (SpecVersion 0, as for New and NewRaw) are built once for each

@@ -18,11 +18,22 @@
 // # Ranking
 //
 // Search scores with BM25F: each field of a Doc is weighed (a word of the
-// name counts more than a word of a property's description), lengths are
-// normalized per field, and rare words count more than common ones. Words
-// are split at case changes, digits and punctuation, so "createPullRequest",
-// "create_pull_request" and "create-pull-request" are the same three words.
-// Nothing is looked up over a network.
+// name counts three times a word of the description, a word of a
+// property's description half as much), lengths are normalized per field,
+// and rare words count more than common ones. Words are split at case
+// changes, digits and punctuation, so "createPullRequest",
+// "create_pull_request" and "create-pull-request" are the same three
+// words, and plurals are reduced ("files" finds "file").
+//
+// A query is read as an agent writes one, in plain words. Each word also
+// looks for its synonyms among the verbs of tool names and a few common
+// nouns (create, new, add, make, open; delete, remove, drop; find,
+// search, query; folder, directory; ...), which count half as much; a
+// word and its synonyms are one concept, of which a tool scores the best
+// word, never the sum. Two words in a row also look for the word they make
+// together ("roll back" finds "rollback"). The list of synonyms is small
+// and general, and the ranking is measured on the tool lists of real MCP
+// servers (docs/PERFORMANCE.md). Nothing is looked up over a network.
 //
 // # Filtering
 //

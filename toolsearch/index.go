@@ -126,7 +126,9 @@ type posting struct {
 // scores is one search's working memory, by slot.
 type scores struct {
 	score   []float64
-	touched []int32 // the slots with a score, in the order first scored
+	touched []int32   // the slots with a score, in the order first scored
+	concept []float64 // by slot: the best score of one concept's words
+	inTerm  []int32   // the slots with a concept score
 }
 
 // A Match is one tool a search found.
@@ -247,14 +249,9 @@ func (x *Index) Search(query string, limit int, allow func(name string) bool) []
 	if limit <= 0 {
 		return nil
 	}
-	var terms []string
-	for w := range words(query) {
-		if !slices.Contains(terms, w) {
-			terms = append(terms, w)
-		}
-	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
+	terms := x.terms(query)
 	if x.count == 0 || len(terms) == 0 {
 		return nil
 	}
@@ -268,31 +265,43 @@ func (x *Index) Search(query string, limit int, allow func(name string) bool) []
 	}
 	if len(sc.score) < len(x.docs) {
 		sc.score = make([]float64, len(x.docs))
+		sc.concept = make([]float64, len(x.docs))
 	}
 	n := float64(x.count)
-	for _, w := range terms {
-		list := x.postings[w]
-		if len(list) == 0 {
-			continue
-		}
-		df := float64(len(list))
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for i := range list {
-			p := &list[i]
-			lengths := &x.docs[p.slot].lengths
-			var tf float64
-			for f := range numFields {
-				if p.counts[f] == 0 {
-					continue
+	// A concept is a word of the query with its synonyms: a tool scores
+	// the best of its words for each concept, so that a tool that has a
+	// word and its synonym does not count the concept twice.
+	for _, concept := range terms {
+		for _, t := range concept {
+			list := x.postings[t.word]
+			df := float64(len(list))
+			idf := t.weight * math.Log(1+(n-df+0.5)/(df+0.5))
+			for i := range list {
+				p := &list[i]
+				lengths := &x.docs[p.slot].lengths
+				var tf float64
+				for f := range numFields {
+					if p.counts[f] == 0 {
+						continue
+					}
+					norm := 1 - lengthNorm[f] + lengthNorm[f]*float64(lengths[f])/avg[f]
+					tf += weights[f] * float64(p.counts[f]) / norm
 				}
-				norm := 1 - lengthNorm[f] + lengthNorm[f]*float64(lengths[f])/avg[f]
-				tf += weights[f] * float64(p.counts[f]) / norm
+				v := idf * tf / (k1 + tf)
+				if sc.concept[p.slot] == 0 {
+					sc.inTerm = append(sc.inTerm, p.slot)
+				}
+				sc.concept[p.slot] = max(sc.concept[p.slot], v)
 			}
-			if sc.score[p.slot] == 0 {
-				sc.touched = append(sc.touched, p.slot)
-			}
-			sc.score[p.slot] += idf * tf / (k1 + tf)
 		}
+		for _, slot := range sc.inTerm {
+			if sc.score[slot] == 0 {
+				sc.touched = append(sc.touched, slot)
+			}
+			sc.score[slot] += sc.concept[slot]
+			sc.concept[slot] = 0
+		}
+		sc.inTerm = sc.inTerm[:0]
 	}
 	// Keep the best limit in a heap whose root is the worst kept.
 	best := make([]Match, 0, min(limit, len(sc.touched)))
@@ -439,3 +448,85 @@ var stopWords = map[string]bool{
 	"it": true, "this": true, "that": true, "be": true, "as": true, "at": true, "i": true,
 	"me": true, "my": true, "do": true, "can": true, "use": true, "are": true, "into": true,
 }
+
+// A term is one word a search looks for, with how much it counts.
+type term struct {
+	word   string
+	weight float64
+}
+
+// synonymWeight is how much a word counts that a search looks for because
+// the query has a synonym of it, against the query's own words.
+const synonymWeight = 0.5
+
+// terms returns the words a search for query looks for, by concept: each
+// of the query's own words with those of its synonyms (synonyms) that the
+// query does not have, which count less; and two of its words in a row
+// written as one ("roll back" finds "rollback"). Only words that some
+// tool has are returned. The caller holds the lock.
+func (x *Index) terms(query string) [][]term {
+	var own []string
+	for w := range words(query) {
+		if !slices.Contains(own, w) {
+			own = append(own, w)
+		}
+	}
+	var out [][]term
+	seen := map[string]bool{}
+	for _, w := range own {
+		seen[w] = true // a synonym the query has counts as its own word
+	}
+	for i, w := range own {
+		var concept []term
+		if len(x.postings[w]) > 0 {
+			concept = append(concept, term{w, 1})
+		}
+		for _, syn := range synonyms[w] {
+			if !seen[syn] && len(x.postings[syn]) > 0 {
+				seen[syn] = true
+				concept = append(concept, term{syn, synonymWeight})
+			}
+		}
+		if len(concept) > 0 {
+			out = append(out, concept)
+		}
+		if i > 0 {
+			if c := stem(own[i-1] + w); !seen[c] && len(x.postings[c]) > 0 {
+				seen[c] = true
+				out = append(out, []term{{c, 1}})
+			}
+		}
+	}
+	return out
+}
+
+// synonymGroups are words that tools and queries use for one another:
+// kept small and general, the verbs of tool names and the nouns of
+// everyday requests, never the words of one product.
+var synonymGroups = [][]string{
+	{"create", "new", "add", "make", "open"},
+	{"delete", "remove", "drop", "erase", "destroy"},
+	{"find", "search", "lookup", "query", "look"},
+	{"get", "fetch", "retrieve", "read", "show"},
+	{"list", "show", "enumerate"},
+	{"update", "edit", "modify", "change"},
+	{"run", "execute", "trigger", "start", "launch"},
+	{"stop", "terminate", "kill", "end", "cancel"},
+	{"send", "post", "publish"},
+	{"folder", "directory"},
+}
+
+// synonyms maps each word of synonymGroups to the others of its groups.
+var synonyms = func() map[string][]string {
+	m := map[string][]string{}
+	for _, g := range synonymGroups {
+		for _, w := range g {
+			for _, o := range g {
+				if o != w && !slices.Contains(m[w], o) {
+					m[w] = append(m[w], o)
+				}
+			}
+		}
+	}
+	return m
+}()

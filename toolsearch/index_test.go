@@ -280,3 +280,29 @@ func TestConcurrent(t *testing.T) {
 	}
 	<-done
 }
+
+// TestSynonymsAndCompounds checks that a query finds a tool by a synonym
+// of its words and by two of its words written as one, and that the
+// query's own word counts more than a synonym.
+func TestSynonymsAndCompounds(t *testing.T) {
+	var x Index
+	for _, d := range []Doc{
+		{Name: "delete_branch", Description: "Delete a branch."},
+		{Name: "version_rollback", Description: "Go to an earlier version."},
+		{Name: "add_create_new", Description: "Add, create, make a new thing: every synonym of create."},
+		{Name: "create_issue", Description: "Create an issue."},
+		{Name: "list_items", Description: "List the items."},
+	} {
+		x.Put(d)
+	}
+	for _, c := range []struct{ query, first string }{
+		{"remove a branch", "delete_branch"},
+		{"roll back the release", "version_rollback"},
+		{"open an issue", "create_issue"},
+		{"add a thing", "add_create_new"},
+	} {
+		if got := x.Search(c.query, 3, nil); len(got) == 0 || got[0].Name != c.first {
+			t.Errorf("Search(%q) = %v, want %s first", c.query, names(got), c.first)
+		}
+	}
+}

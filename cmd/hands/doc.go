@@ -47,7 +47,10 @@
 // upstream that asks for OAuth is signed in to once: the address of its
 // sign-in page is written to standard error and opened in the browser, and
 // the tokens are kept in hands/oauth in the user's config directory (mode
-// 0600), refreshed and reused by every later run.
+// 0600), refreshed and reused by every later run. With --tool-search, the
+// upstreams' tools are deferred: tools/list shows the bundled tools and
+// search_tools, which finds the upstream tools that fit a task and adds
+// them to the session's list (see package mcpserver, "Deferred tools").
 //
 // schema prints each tool as the provider of a dialect takes it in a
 // request, ready to paste (--dialect list names them): MCP's inputSchema,

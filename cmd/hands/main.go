@@ -205,6 +205,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		upstream = append(upstream, v)
 		return nil
 	})
+	toolSearch := fs.Bool("tool-search", false, "list the --upstream tools only once a call of the search_tools tool finds them; the bundled tools stay listed")
 	var upstreamEnvNames []string
 	fs.Func("upstream-env", "pass the environment variable `NAME` on to --upstream commands, which get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL otherwise (repeatable)", func(v string) error {
 		upstreamEnvNames = append(upstreamEnvNames, v)
@@ -253,7 +254,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	tools.auth.stderr = stderr
-	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), tools.auth, stderr)
+	ups, err := connectUpstreams(ctx, upstream, append(upstreamEnvNames, tools.upstreamEnv...), len(reg.Tools()), *toolSearch, tools.auth, stderr)
 	if err != nil {
 		return err
 	}
@@ -273,7 +274,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	srv := mcpserver.New(reg, &mcpserver.Options{Name: "hands", StateKey: stateKey, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	if *toolSearch {
+		srvOpts.ToolSearch = &mcpserver.ToolSearchOptions{}
+	}
+	srv := mcpserver.New(reg, srvOpts)
 	ups.serve(ctx, reg, srv)
 	names := strings.Join(reg.EnabledNames(ctx), ", ")
 

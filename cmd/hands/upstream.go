@@ -25,7 +25,8 @@ import (
 
 // upstreams are the MCP servers whose tools serve passes on (--upstream).
 type upstreams struct {
-	stderr io.Writer
+	stderr   io.Writer
+	deferred bool // --tool-search: the upstreams' tools are deferred
 
 	mu      sync.Mutex // guards what follows
 	clients []*mcpclient.Client
@@ -39,8 +40,14 @@ type upstreams struct {
 
 // maxToolsPerUpstream is how many tools each of n upstreams may offer
 // beside bundled tools: together they fit the first page of tools/list,
-// so that no upstream can push the bundled tools off it.
-func maxToolsPerUpstream(n, bundled int) int {
+// so that no upstream can push the bundled tools off it. With
+// --tool-search (deferred), tools/list is one page of the tools not
+// deferred and those found, and each upstream may offer
+// mcpclient.DefaultMaxTools.
+func maxToolsPerUpstream(n, bundled int, deferred bool) int {
+	if deferred {
+		return mcpclient.DefaultMaxTools
+	}
 	return max(1, (mcp.DefaultPageSize-bundled)/max(n, 1))
 }
 
@@ -50,9 +57,10 @@ func maxToolsPerUpstream(n, bundled int) int {
 // on stderr. passEnv names the variables an upstream command gets besides
 // those of safeEnv. An HTTP upstream that asks for OAuth is signed in to
 // as auth says. Tools an upstream offers that hands cannot are named on
-// stderr.
-func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
-	u := &upstreams{stderr: stderr, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
+// stderr. With deferred (--tool-search), the upstreams' scopes defer
+// their tools (tool.Scope.DeferLoading).
+func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, deferred bool, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
+	u := &upstreams{stderr: stderr, deferred: deferred, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
 	for _, spec := range specs {
 		var transport func() mcp.Transport
 		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
@@ -81,7 +89,7 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 			OnChange:  u.changed,
 			Elicit:    relayElicit,
 			Sample:    relaySample,
-			MaxTools:  maxToolsPerUpstream(len(specs), bundled),
+			MaxTools:  maxToolsPerUpstream(len(specs), bundled, deferred),
 			Reconnect: transport, // an upstream that exits is started again
 			Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 		})
@@ -189,7 +197,7 @@ func (u *upstreams) scopes() []*tool.Scope {
 	for _, c := range u.clients {
 		tools := c.Tools()
 		u.served[c] = tools
-		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: tools})
+		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: tools, DeferLoading: u.deferred})
 	}
 	return scopes
 }
@@ -244,7 +252,7 @@ func (u *upstreams) follow(ctx context.Context) {
 			continue
 		}
 		for len(added) > 0 {
-			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added})
+			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added, DeferLoading: u.deferred})
 			if err == nil {
 				u.served[c] = append(u.served[c], added...)
 				break
