@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"fmt"
 	"strconv"
 	"testing"
 	"time"
@@ -13,4 +14,23 @@ func FillStateShare(t *testing.T, user string) {
 	for i := 0; usedStates.claim("user "+user, nil, strconv.Itoa(i), now.Add(time.Hour), now) == nil; i++ {
 	}
 	t.Cleanup(func() { usedStates.forget("user " + user) })
+}
+
+// FloodAnonymousStates has n states of callers the server cannot tell
+// apart used, in this process's memory of used request states, as a flood
+// that ends as the test's own calls begin: each state expires a second
+// before one issued now with DefaultStateTTL. The memory forgets them
+// when the test ends.
+func FloodAnonymousStates(t *testing.T, n int) {
+	now := time.Now()
+	exp := now.Add(DefaultStateTTL - time.Second)
+	for i := range n {
+		usedStates.claim("", nil, fmt.Sprintf("%032x", i), exp, now)
+	}
+	t.Cleanup(func() {
+		a := &usedStates.anonymous
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		a.groups, a.seconds, a.n, a.floor = nil, nil, 0, 0
+	})
 }
