@@ -60,9 +60,18 @@
 // Options.StateClaims, the states used are remembered in this process by
 // caller: a user (of HTTPOptions.Verify) or a session holds at most 1,024
 // until they expire, and past that its next state is refused
-// (ErrStateLimit) while other callers' calls go on; the callers the server
-// cannot tell apart, anonymous clients of stateless HTTP among them, share
-// one share of 65,536.
+// (ErrStateLimit) while other callers' calls go on. The callers the server
+// cannot tell apart (anonymous clients of stateless HTTP, stdio) have no
+// share that one of them could fill for the others: their states used are
+// remembered together, the latest 1,048,576 of them (at most 22 bytes
+// each, 22 MiB in all), and when the memory is full it forgets those that
+// expire first and refuses, as ErrStateOverrun, any state expiring no
+// later than one it forgot. So a used state is refused whenever it comes
+// back, and a state is crowded out only once 1,048,576 others expiring no
+// earlier (with one StateTTL: issued in the same second or later) were
+// used before it: some two million tools/calls (an issue and a use for
+// each) between its issue and its use. A check costs the same however
+// many states are held.
 //
 // # Progress, cancellation and changes
 //

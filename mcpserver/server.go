@@ -46,9 +46,10 @@ type Options struct {
 	StateTTL time.Duration
 	// StateClaims records the request states used, each good for one
 	// retry. Nil selects this process's memory, which keeps them until
-	// they expire, a bounded share for each caller (ErrStateLimit);
-	// replicas share a store so that a state used at one is refused at
-	// the others.
+	// they expire, a bounded share for each user or session
+	// (ErrStateLimit), and the latest of those of the callers it cannot
+	// tell apart (ErrStateOverrun; see the package doc); replicas share a
+	// store so that a state used at one is refused at the others.
 	StateClaims StateClaims
 	// Tasks bound the tasks the server runs for tools that may run as
 	// tasks (tool.WithTaskSupport); the zero value selects every default.

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"container/heap"
 	"context"
 	"crypto/aes"
 	"crypto/cipher"
@@ -11,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"strings"
 	"sync"
 	"time"
@@ -35,6 +37,12 @@ var (
 	// for one caller (without Options.StateClaims, which has no such
 	// bound). Other callers are not affected.
 	ErrStateLimit = errors.New("mcpserver: the caller has used its share of request states; they are remembered until they expire, and the call can start over then")
+	// ErrStateOverrun reports a request state of a caller the server
+	// cannot tell apart from others (no verified user, no session) that it
+	// no longer knows to be unused: since it was issued, more states of
+	// such callers were used than the process remembers, and it forgot
+	// the oldest (without Options.StateClaims, which has no such bound).
+	ErrStateOverrun = errors.New("mcpserver: since this request state was issued, more request states of callers without a user or a session were used than the server remembers (1,048,576); the call can start over")
 )
 
 // A RequestStateError reports the request state of a tools/call that the
@@ -42,7 +50,7 @@ var (
 // the tool does not run.
 type RequestStateError struct {
 	Tool string // the tool called
-	Err  error  // ErrStateAltered, ErrStateExpired, ErrStateReplayed or ErrStateLimit
+	Err  error  // ErrStateAltered, ErrStateExpired, ErrStateReplayed, ErrStateLimit or ErrStateOverrun
 }
 
 // Error says what is wrong, and names the tool.
@@ -80,16 +88,28 @@ var processStateKey = sync.OnceValue(func() []byte {
 
 // usedStates holds, in this process's memory, the IDs of the request
 // states used and not yet expired, for the servers without StateClaims.
-var usedStates = &stateMemory{callers: map[string]*callerStates{}}
+var usedStates = newStateMemory()
 
-// The shares of usedStates. A state opens only for the caller it was
+// newStateMemory returns an empty memory with the bounds below.
+func newStateMemory() *stateMemory {
+	return &stateMemory{callers: map[string]*callerStates{}, anonymous: anonymousStates{limit: maxAnonymousStates}}
+}
+
+// The bounds of usedStates. A state opens only for the caller it was
 // sealed for (binding), so each caller's states are checked for replay
-// among its own, and a caller that has used its share is refused, as
-// ErrStateLimit, until some expire, whoever else calls. The callers the
-// server cannot tell apart (stateCaller's "") share one, larger share.
+// among its own. A caller the server can tell apart holds a share, and
+// once it has used its share it is refused, as ErrStateLimit, until some
+// expire, whoever else calls. The callers it cannot tell apart
+// (stateCaller's "") are not given a share that one of them could fill
+// for all: their states are remembered together up to
+// maxAnonymousStates, and past that the memory forgets those that expire
+// first and refuses, as ErrStateOverrun, any state that expires no later
+// than one it forgot. A state is refused so only once that many others
+// that expire no earlier (with one StateTTL: issued in the same second or
+// later) were used before it.
 const (
 	maxCallerStates    = 1 << 10 // a user's, or a session's
-	maxAnonymousStates = 1 << 16 // the callers without a name, together
+	maxAnonymousStates = 1 << 20 // the callers without a name, together
 )
 
 // minSweep is how many callers usedStates holds before it first drops
@@ -99,9 +119,10 @@ const minSweep = 1 << 10
 // A stateMemory remembers the request states used until they expire, by
 // caller.
 type stateMemory struct {
-	mu      sync.Mutex
-	callers map[string]*callerStates
-	swept   int // how many callers were left at the last sweep
+	mu        sync.Mutex
+	callers   map[string]*callerStates
+	swept     int             // how many callers were left at the last sweep
+	anonymous anonymousStates // the states of caller ""
 }
 
 // A callerStates is the share of one caller.
@@ -112,11 +133,16 @@ type callerStates struct {
 }
 
 // claim records id, used by caller, until exp, and returns nil if it was
-// new, ErrStateReplayed if it was used before, and ErrStateLimit if the
-// caller's share is full. ss is the session when the caller is one: its
-// share is dropped when the session ends, since its states open in no
-// other. What a claim costs does not grow with the number of callers.
+// new, ErrStateReplayed if it was used before, ErrStateLimit if the
+// caller's share is full, and, for caller "", ErrStateOverrun if the
+// memory forgot states that expire no earlier. ss is the session when the
+// caller is one: its share is dropped when the session ends, since its
+// states open in no other. What a claim costs does not grow with the
+// number of callers, nor with the states they used.
 func (m *stateMemory) claim(caller string, ss *mcp.ServerSession, id string, exp, now time.Time) error {
+	if caller == "" {
+		return m.anonymous.claim(id, exp, now)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	c := m.callers[caller]
@@ -134,11 +160,7 @@ func (m *stateMemory) claim(caller string, ss *mcp.ServerSession, id string, exp
 	if _, ok := c.ids[id]; ok {
 		return ErrStateReplayed
 	}
-	limit := maxCallerStates
-	if caller == "" {
-		limit = maxAnonymousStates
-	}
-	if len(c.ids) >= limit && !now.Before(c.first) {
+	if len(c.ids) >= maxCallerStates && !now.Before(c.first) {
 		c.first = time.Time{}
 		for k, e := range c.ids {
 			if !now.Before(e) {
@@ -148,7 +170,7 @@ func (m *stateMemory) claim(caller string, ss *mcp.ServerSession, id string, exp
 			}
 		}
 	}
-	if len(c.ids) >= limit {
+	if len(c.ids) >= maxCallerStates {
 		return ErrStateLimit
 	}
 	c.ids[id] = exp
@@ -181,6 +203,136 @@ func (m *stateMemory) forget(caller string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	delete(m.callers, caller)
+}
+
+// An anonymousStates remembers the request states used by the callers
+// the server cannot tell apart, at most limit of them, grouped by the
+// second they expire in. A group is dropped whole: when its second has
+// passed, and, while the memory holds limit states, the group that
+// expires first, whose second then becomes the floor: a state that
+// expires in it or before is refused, since it may be one forgotten. So
+// the memory is bounded, a replay is refused whenever it comes, and a
+// flood of states crowds out only states that expire no later than its
+// own, once it has used limit of them.
+type anonymousStates struct {
+	mu      sync.Mutex
+	limit   int
+	seed    maphash.Seed
+	groups  map[int64]*markSet // the marks of the states used, by the Unix second they expire
+	seconds secondHeap         // the keys of groups, earliest first
+	n       int                // how many marks groups holds
+	floor   int64              // the latest second of a group dropped while unexpired
+}
+
+// claim records id, used until exp, and returns nil if it was new,
+// ErrStateReplayed if it was used before, and ErrStateOverrun if it
+// expires no later than a state the memory forgot. Its cost does not
+// grow with the states held: a probe of one group, and, for a claim that
+// opens a second or drops groups, a heap operation for each (in the
+// number of seconds held, those of the TTL), paid once by each group.
+func (a *anonymousStates) claim(id string, exp, now time.Time) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.groups == nil {
+		a.groups = map[int64]*markSet{}
+		a.seed = maphash.MakeSeed()
+	}
+	for len(a.seconds) > 0 && a.seconds[0] <= now.Unix() {
+		a.drop() // expired: a state of that second is refused as such
+	}
+	sec := exp.Unix()
+	if sec <= a.floor {
+		return ErrStateOverrun
+	}
+	// A keyed hash: the client does not choose a state's ID, and could
+	// not aim at a mark if it did. Two IDs share a mark with odds of one
+	// in 2⁶⁴, which would refuse the later as replayed.
+	mark := max(maphash.String(a.seed, id), 1)
+	if g := a.groups[sec]; g != nil && g.has(mark) {
+		return ErrStateReplayed
+	}
+	for a.n >= a.limit {
+		a.floor = a.seconds[0]
+		a.drop()
+		if sec <= a.floor {
+			return ErrStateOverrun
+		}
+	}
+	g := a.groups[sec]
+	if g == nil {
+		g = &markSet{}
+		a.groups[sec] = g
+		heap.Push(&a.seconds, sec)
+	}
+	g.add(mark)
+	a.n++
+	return nil
+}
+
+// drop forgets the group that expires first.
+func (a *anonymousStates) drop() {
+	sec := heap.Pop(&a.seconds).(int64)
+	a.n -= a.groups[sec].n
+	delete(a.groups, sec)
+}
+
+// A markSet is a set of nonzero 64-bit marks, kept in a table of a power
+// of two slots, at least 8, at most 3/4 full and, once it has grown, at
+// least 3/8 (open addressing, linear probing; the marks are hashes, so
+// their low bits spread): 8 bytes a slot, at most 22 bytes a mark past
+// the first 8 slots.
+type markSet struct {
+	slots []uint64 // 0: empty
+	n     int      // the marks held
+}
+
+// has reports whether s holds mark.
+func (s *markSet) has(mark uint64) bool {
+	mask := uint64(len(s.slots) - 1)
+	for i := mark & mask; len(s.slots) > 0; i = (i + 1) & mask {
+		switch s.slots[i] {
+		case mark:
+			return true
+		case 0:
+			return false
+		}
+	}
+	return false
+}
+
+// add puts mark, nonzero and not held, in s.
+func (s *markSet) add(mark uint64) {
+	if 4*(s.n+1) > 3*len(s.slots) {
+		old := s.slots
+		s.slots = make([]uint64, max(2*len(old), 8))
+		s.n = 0
+		for _, m := range old {
+			if m != 0 {
+				s.add(m)
+			}
+		}
+	}
+	mask := uint64(len(s.slots) - 1)
+	i := mark & mask
+	for s.slots[i] != 0 {
+		i = (i + 1) & mask
+	}
+	s.slots[i] = mark
+	s.n++
+}
+
+// A secondHeap is a min-heap of Unix seconds (container/heap).
+type secondHeap []int64
+
+func (h secondHeap) Len() int           { return len(h) }
+func (h secondHeap) Less(i, j int) bool { return h[i] < h[j] }
+func (h secondHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *secondHeap) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *secondHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // A stateSealer seals and opens the request states of one server.

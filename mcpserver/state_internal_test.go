@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"strings"
 	"testing"
@@ -56,31 +58,28 @@ func TestStateKey(t *testing.T) {
 }
 
 // TestUsedStatesBounded: the memory of used states holds at most a share
-// for each caller; when a caller's is full, its new states are refused
-// until old ones expire, and other callers' are not.
+// for each caller it can tell apart; when a caller's is full, its new
+// states are refused until old ones expire, and other callers' are not.
 func TestUsedStatesBounded(t *testing.T) {
-	m := &stateMemory{callers: map[string]*callerStates{}}
+	m := newStateMemory()
 	now := time.Unix(1_800_000_000, 0)
 	exp := now.Add(time.Minute)
-	for _, caller := range []string{"user mallory", ""} {
-		limit := maxCallerStates
-		if caller == "" {
-			limit = maxAnonymousStates
-		}
-		for i := range limit {
-			if err := m.claim(caller, nil, strconv.Itoa(i), exp, now); err != nil {
-				t.Fatalf("claim %d of %q: %v, before its share was full", i, caller, err)
-			}
-		}
-		if err := m.claim(caller, nil, "one more", exp, now); !errors.Is(err, ErrStateLimit) {
-			t.Errorf("a claim of %q past its share while none had expired: %v, want ErrStateLimit", caller, err)
-		}
-		if err := m.claim(caller, nil, "0", exp, now); !errors.Is(err, ErrStateReplayed) {
-			t.Errorf("a claim of %q of a state it used: %v, want ErrStateReplayed", caller, err)
+	for i := range maxCallerStates {
+		if err := m.claim("user mallory", nil, strconv.Itoa(i), exp, now); err != nil {
+			t.Fatalf("claim %d: %v, before the share was full", i, err)
 		}
 	}
+	if err := m.claim("user mallory", nil, "one more", exp, now); !errors.Is(err, ErrStateLimit) {
+		t.Errorf("a claim past the share while none had expired: %v, want ErrStateLimit", err)
+	}
+	if err := m.claim("user mallory", nil, "0", exp, now); !errors.Is(err, ErrStateReplayed) {
+		t.Errorf("a claim of a state used before: %v, want ErrStateReplayed", err)
+	}
 	if err := m.claim("user ada", nil, "0", exp, now); err != nil {
-		t.Errorf("ada's claim, with the other shares full: %v", err)
+		t.Errorf("ada's claim, with mallory's share full: %v", err)
+	}
+	if err := m.claim("", nil, "0", exp, now); err != nil {
+		t.Errorf("an anonymous claim, with mallory's share full: %v", err)
 	}
 	if err := m.claim("user mallory", nil, "one more", exp.Add(time.Minute), exp); err != nil {
 		t.Errorf("a claim once the others expired: %v", err)
@@ -90,10 +89,120 @@ func TestUsedStatesBounded(t *testing.T) {
 	}
 }
 
+// anonymousHeld returns how many states a holds, counted group by group,
+// and fails t if that is not the count a keeps or a's groups and seconds
+// differ.
+func anonymousHeld(t *testing.T, a *anonymousStates) int {
+	t.Helper()
+	n := 0
+	for _, g := range a.groups {
+		n += g.n
+	}
+	if n != a.n || len(a.groups) != len(a.seconds) {
+		t.Fatalf("the memory counts %d states in %d seconds; its groups hold %d in %d", a.n, len(a.seconds), n, len(a.groups))
+	}
+	return n
+}
+
+// TestAnonymousStatesBounded: however many states the callers without a
+// name use, and however fast, the memory holds at most its limit of them.
+// The flood is three times the limit, each state expiring
+// DefaultStateTTL after its claim, at 64 claims a second (so that the
+// oldest expire as it goes on) and all in one second. The memory of the
+// process has the limit maxAnonymousStates.
+func TestAnonymousStatesBounded(t *testing.T) {
+	if l := newStateMemory().anonymous.limit; l != maxAnonymousStates {
+		t.Fatalf("the memory's limit is %d, want %d", l, maxAnonymousStates)
+	}
+	const limit = 1 << 14
+	t0 := time.Unix(1_800_000_000, 0)
+	for _, perSecond := range []int{1 << 6, 3 * limit} {
+		m := newStateMemory()
+		m.anonymous.limit = limit
+		for i := range 3 * limit {
+			now := t0.Add(time.Duration(i/perSecond) * time.Second)
+			if err := m.claim("", nil, strconv.Itoa(i), now.Add(DefaultStateTTL), now); err != nil && !errors.Is(err, ErrStateOverrun) {
+				t.Fatalf("claim %d: %v", i, err)
+			}
+			if m.anonymous.n > limit {
+				t.Fatalf("%d states remembered after %d claims, %d a second; want at most %d", m.anonymous.n, i+1, perSecond, limit)
+			}
+		}
+		if n := anonymousHeld(t, &m.anonymous); n > limit {
+			t.Errorf("%d states held after the flood, %d a second; want at most %d", n, perSecond, limit)
+		}
+	}
+}
+
+// TestAnonymousFloodCrowdsOutNoEarlierState: a flood of states of callers
+// without a name does not crowd out a state that expires later than the
+// flood's, however many it uses; it crowds one out (ErrStateOverrun) only
+// once the memory's limit of states expiring in its second or later were
+// used before it. A state used before is refused whether the memory still
+// holds it (ErrStateReplayed) or forgot it (ErrStateOverrun), and expired
+// states are dropped.
+func TestAnonymousFloodCrowdsOutNoEarlierState(t *testing.T) {
+	const limit = 1 << 10
+	now := time.Unix(1_800_000_000, 0)
+	honest := now.Add(10 * time.Minute) // the second the honest state expires
+	m := newStateMemory()
+	m.anonymous.limit = limit
+	flood := func(i int) time.Time { return honest.Add(-time.Duration(5*limit-i) * time.Minute / limit) }
+	for i := range 5 * limit {
+		exp := flood(i)
+		if err := m.claim("", nil, "flood "+strconv.Itoa(i), exp, now); err != nil && !errors.Is(err, ErrStateOverrun) {
+			t.Fatalf("flood claim %d: %v", i, err)
+		}
+	}
+	if err := m.claim("", nil, "flood 0", flood(0), now); !errors.Is(err, ErrStateOverrun) {
+		t.Errorf("a replay of a state forgotten: %v, want ErrStateOverrun", err)
+	}
+	last := "flood " + strconv.Itoa(5*limit-1)
+	if err := m.claim("", nil, last, flood(5*limit-1), now); !errors.Is(err, ErrStateReplayed) {
+		t.Errorf("a replay of a state remembered: %v, want ErrStateReplayed", err)
+	}
+	if err := m.claim("", nil, "honest", honest, now); err != nil {
+		t.Fatalf("a state expiring after %d others used, all earlier: %v", 5*limit, err)
+	}
+	if err := m.claim("", nil, "honest", honest, now); !errors.Is(err, ErrStateReplayed) {
+		t.Errorf("the honest state used again: %v, want ErrStateReplayed", err)
+	}
+
+	// limit-1 states expiring with the next honest one or later leave it
+	// room; one more crowds it out.
+	next := honest.Add(time.Second)
+	for i := range limit - 1 {
+		exp := next.Add(time.Duration(i%3) * time.Second)
+		if err := m.claim("", nil, "later "+strconv.Itoa(i), exp, now); err != nil {
+			t.Fatalf("claim %d expiring no earlier than the next honest state: %v", i, err)
+		}
+	}
+	if err := m.claim("", nil, "next", next, now); err != nil {
+		t.Errorf("a state with %d others used expiring no earlier: %v", limit-1, err)
+	}
+	if err := m.claim("", nil, "crowded", next, now); !errors.Is(err, ErrStateOverrun) {
+		t.Errorf("a state with %d others used expiring no earlier: %v, want ErrStateOverrun", limit, err)
+	}
+	if err := m.claim("", nil, "fresh", next.Add(time.Minute), now); err != nil {
+		t.Errorf("a state expiring after those forgotten: %v", err)
+	}
+	if n := anonymousHeld(t, &m.anonymous); n > limit {
+		t.Errorf("%d states held, want at most %d", n, limit)
+	}
+
+	// Once all have expired, none is held.
+	if err := m.claim("", nil, "much later", now.Add(2*time.Hour), now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if n := anonymousHeld(t, &m.anonymous); n != 1 {
+		t.Errorf("%d states held once the others expired, want 1", n)
+	}
+}
+
 // TestUsedStatesSweep: the callers whose states have all expired are
 // dropped, once enough callers have come.
 func TestUsedStatesSweep(t *testing.T) {
-	m := &stateMemory{callers: map[string]*callerStates{}}
+	m := newStateMemory()
 	now := time.Unix(1_800_000_000, 0)
 	for i := range minSweep {
 		m.claim("user "+strconv.Itoa(i), nil, "s", now.Add(time.Minute), now)
@@ -113,7 +222,7 @@ func TestUsedStatesSweep(t *testing.T) {
 func BenchmarkUsedStates(b *testing.B) {
 	for _, n := range []int{1, 1000, 100_000} {
 		b.Run("callers="+strconv.Itoa(n), func(b *testing.B) {
-			m := &stateMemory{callers: map[string]*callerStates{}}
+			m := newStateMemory()
 			now := time.Unix(1_800_000_000, 0)
 			callers := make([]string, n)
 			for i := range callers {
@@ -136,6 +245,79 @@ func BenchmarkUsedStates(b *testing.B) {
 					b.Fatal(err)
 				}
 				i++
+			}
+		})
+	}
+}
+
+// TestMarkSet: a markSet holds exactly the marks added, through its
+// growth, and no more than 3/4 of its slots are full.
+func TestMarkSet(t *testing.T) {
+	var s markSet
+	want := map[uint64]bool{}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 5000 {
+		m := r.Uint64() | 1
+		if i%7 == 0 {
+			m = uint64(i)<<12 | 1 // alike in their low bits
+		}
+		if s.has(m) != want[m] {
+			t.Fatalf("has(%x) = %v before add, want %v", m, s.has(m), want[m])
+		}
+		if !want[m] {
+			s.add(m)
+			want[m] = true
+		}
+		if 4*s.n > 3*len(s.slots) {
+			t.Fatalf("%d marks in %d slots", s.n, len(s.slots))
+		}
+	}
+	if s.n != len(want) {
+		t.Errorf("n = %d, want %d", s.n, len(want))
+	}
+	for m := range want {
+		if !s.has(m) {
+			t.Errorf("has(%x) = false after add", m)
+		}
+	}
+	for range 5000 {
+		if m := r.Uint64() | 1; !want[m] && s.has(m) {
+			t.Errorf("has(%x) = true, never added", m)
+		}
+	}
+}
+
+// BenchmarkAnonymousStates measures a claim of a caller without a name
+// in a memory that holds n states, expiring over DefaultStateTTL (or, for
+// fewer than 16 a second, 16 in each second), and is full, as in a flood:
+// each claim is of a state expiring in the latest second, and the memory
+// drops the earliest second's as it goes. Its cost does not grow with n.
+func BenchmarkAnonymousStates(b *testing.B) {
+	for _, n := range []int{1 << 10, 10_000, 1 << 16, maxAnonymousStates} {
+		b.Run("held="+strconv.Itoa(n), func(b *testing.B) {
+			m := newStateMemory()
+			m.anonymous.limit = n
+			now := time.Unix(1_800_000_000, 0)
+			ttl := int(DefaultStateTTL / time.Second)
+			perSecond := max(n/ttl, 16)
+			ids := make([]string, 1<<16) // more than a second holds
+			for i := range ids {
+				ids[i] = fmt.Sprintf("%032x", i)
+			}
+			for i := range n {
+				m.claim("", nil, ids[i%len(ids)], now.Add(time.Duration(1+i/perSecond)*time.Second), now)
+			}
+			b.ReportAllocs()
+			i := n
+			for b.Loop() {
+				exp := now.Add(time.Duration(1+i/perSecond) * time.Second)
+				if err := m.claim("", nil, ids[i%len(ids)], exp, now); err != nil {
+					b.Fatal(err)
+				}
+				i++
+			}
+			if m.anonymous.n > n {
+				b.Fatalf("%d states held, want at most %d", m.anonymous.n, n)
 			}
 		})
 	}

@@ -212,3 +212,52 @@ func TestStateShareIsPerCaller(t *testing.T) {
 		t.Fatalf("ada's last round = %+v, want the transfer done", last)
 	}
 }
+
+// TestAnonymousFloodDeniesNoOne: once a client the server cannot tell
+// apart from others has used twice as many request states as a process
+// once held for all such clients together, another such client's multi
+// round-trip call still goes through, a replayed state is still refused,
+// and a state opens only for the caller it was issued to, anonymous or
+// not.
+func TestAnonymousFloodDeniesNoOne(t *testing.T) {
+	tb := newTalkback(t)
+	users := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		if token == "nobody" {
+			return &auth.TokenInfo{Expiration: time.Now().Add(time.Hour)}, nil // a token of no user
+		}
+		return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+	}
+	ts := httptest.NewServer(tb.srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+	defer ts.Close()
+	rt := roundTripper{t: t, url: ts.URL}
+	mcpserver.FloodAnonymousStates(t, 2<<16)
+
+	refused := func(what string, r callReply) {
+		t.Helper()
+		if r.Error == nil || r.Error.Code != -32602 || !strings.Contains(r.Error.Message, "request state") {
+			t.Errorf("%s: reply %+v, want a JSON-RPC invalid-params error about the request state", what, r)
+		}
+	}
+	main := map[string]string{"hands-ask-0": "main"}
+	first := rt.call("nobody", "transfer", `{}`, "", nil)
+	if first.Result == nil || first.Result.RequestState == "" {
+		t.Fatalf("the first round = %+v, want a request state", first)
+	}
+	s1 := first.Result.RequestState
+	refused("an anonymous caller's state used by a user", rt.call("ada", "transfer", `{}`, s1, main))
+	second := rt.call("nobody", "transfer", `{}`, s1, main)
+	if second.Result == nil || second.Result.ResultType != "input_required" || second.Result.RequestState == "" {
+		t.Fatalf("the second round, after the flood = %+v, want the next question", second)
+	}
+	refused("a replayed anonymous state", rt.call("nobody", "transfer", `{}`, s1, main))
+	last := rt.call("nobody", "transfer", `{}`, second.Result.RequestState, map[string]string{"hands-ask-1": "10"})
+	if last.Result == nil || len(last.Result.Content) != 1 || last.Result.Content[0].Text != "moved 10 from main" {
+		t.Fatalf("the last round, after the flood = %+v, want the transfer done", last)
+	}
+
+	ada := rt.call("ada", "transfer", `{}`, "", nil)
+	if ada.Result == nil || ada.Result.RequestState == "" {
+		t.Fatalf("ada's first round = %+v, want a request state", ada)
+	}
+	refused("a user's state used by an anonymous caller", rt.call("nobody", "transfer", `{}`, ada.Result.RequestState, main))
+}
