@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -35,9 +36,10 @@ type config struct {
 	version     string
 	migrations  []*migration // Migrate, MigrateJSON, in the order given
 	tasks       TaskSupport
-	nullNamed   bool    // WithoutRepairs named RepairNullOptional
-	bound       bool    // WithContextBoundHandler
-	errs        []error // mistakes in the options themselves
+	nullNamed   bool      // WithoutRepairs named RepairNullOptional
+	bound       bool      // WithContextBoundHandler
+	examples    []example // WithExamples, WithExamplesJSON, in the order given
+	errs        []error   // mistakes in the options themselves
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -164,6 +166,7 @@ type core struct {
 	version     string            // WithVersion
 	bound       bool              // WithContextBoundHandler
 	tasks       TaskSupport       // WithTaskSupport
+	examples    []json.RawMessage // WithExamples, WithExamplesJSON: checked, compact
 }
 
 // newCore checks what every kind of tool must have and applies the options.
