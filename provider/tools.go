@@ -12,12 +12,13 @@ import (
 // every problem with the tool, the field and the fix (a
 // *dialect.RejectError). An adapter calls it before it builds a request,
 // so that no tool is sent in a form the provider rejects or with part of
-// its schema left out. A tool without an input schema counts as one
+// its schema left out; a tool's examples are held to the dialect too
+// (dialect.Dialect.Examples). A tool without an input schema counts as one
 // without arguments.
 func CheckTools(d *dialect.Dialect, specs []tool.Spec) error {
 	tools := make([]dialect.ToolSchema, len(specs))
 	for i, spec := range specs {
-		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec)}
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Examples: spec.Examples}
 	}
 	return d.Check(tools...)
 }
