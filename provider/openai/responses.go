@@ -47,6 +47,7 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 	if req.System != "" {
 		params.Instructions = oai.String(req.System)
 	}
+	checked := m.checked()
 	for _, spec := range req.Tools {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
@@ -57,8 +58,8 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 			Parameters: schema,
 			Strict:     oai.Bool(m.strict),
 		}
-		if spec.Description != "" {
-			fn.Description = oai.String(spec.Description)
+		if description := describe(checked, spec, schema); description != "" {
+			fn.Description = oai.String(description)
 		}
 		params.Tools = append(params.Tools, responses.ToolUnionParam{OfFunction: fn})
 	}

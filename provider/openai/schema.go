@@ -11,14 +11,15 @@ import (
 )
 
 // checked returns the dialect the tools are checked in: the strict one, or
-// for tools sent as they are, its rules for names, the root and the number
-// of tools alone.
+// for tools sent as they are, its rules for names, the root, the number of
+// tools and the examples alone.
 func (m *Model) checked() *dialect.Dialect {
 	if m.strict {
 		return m.dialect
 	}
 	d := m.dialect
-	return &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools}
+	return &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools,
+		Examples: d.Examples, MaxFoldedExamples: d.MaxFoldedExamples}
 }
 
 // toolSchema returns the parameters object sent for a tool. A strict tool's
@@ -63,4 +64,18 @@ func rawObject(name string, raw json.RawMessage) (map[string]any, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// describe returns the description a tool is sent with: its own, and its
+// examples as d, the dialect the tools are checked in, decides
+// (dialect.OpenAIStrict() folds them into it, strict or not, since a
+// function has no field for them and the model reads the description).
+// Examples a dialect keeps go in the parameters' root "examples", draft
+// 2020-12's list of valid instances, the one place a schema has for them.
+func describe(d *dialect.Dialect, spec tool.Spec, params map[string]any) string {
+	description, kept, _ := d.ConvertExamples(spec.Name, spec.Description, spec.Examples)
+	if len(kept) > 0 {
+		params["examples"] = kept
+	}
+	return description
 }
