@@ -199,7 +199,7 @@ func (t *RawTool) validExample(data json.RawMessage) (err error) {
 	return t.check(data, "")
 }
 
-// examples returns copies of the tool's examples, which the caller may
+// copyExamples returns copies of the tool's examples, which the caller may
 // change; nil when it has none.
 func (c *core) copyExamples() []json.RawMessage {
 	if len(c.examples) == 0 {
