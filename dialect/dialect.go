@@ -65,6 +65,23 @@ type Dialect struct {
 	// keyword table; see Pass.
 	Passes Pass
 
+	// Examples says what becomes of a tool's examples, the whole
+	// arguments of calls that show the model how to call it
+	// (tool.Spec.Examples; see ConvertExamples): Keep sends them as they
+	// are, in the provider's own place for them (the root "examples" of
+	// an MCP tool's input schema, Anthropic's input_examples); Fold
+	// writes them at the end of the tool's description; Drop leaves
+	// them out. Reject, the zero value, refuses a tool that has examples,
+	// as the table refuses a keyword it does not list; but a dialect
+	// without a keyword table, which takes draft 2020-12 as it is, keeps
+	// them. The keyword table's "examples" is another thing: the
+	// examples of one value, inside the schema.
+	Examples Action
+	// MaxFoldedExamples is how many bytes of examples Fold writes into a
+	// description: the first examples that fit, whole. Zero writes them
+	// all.
+	MaxFoldedExamples int
+
 	// MaxTools is how many tools one request may carry. LintTools checks
 	// it, over every tool it is given.
 	MaxTools int
@@ -432,10 +449,12 @@ const (
 )
 
 // A ToolSchema is what LintTools needs of a tool: its name, its input
-// schema, and the features its request asks of the provider for it.
+// schema, its examples, and the features its request asks of the provider
+// for it.
 type ToolSchema struct {
-	Name   string             // the tool's name
-	Schema *jsonschema.Schema // the tool's input schema
+	Name     string             // the tool's name
+	Schema   *jsonschema.Schema // the tool's input schema
+	Examples []json.RawMessage  // whole arguments of calls (tool.Spec.Examples); nil when it has none
 	// Features are what the request asks of the provider for the tool,
 	// such as DeferLoading|ToolSearch for a tool deferred behind the
 	// provider's search; LintTools reports each one Dialect.Features lacks
@@ -444,9 +463,10 @@ type ToolSchema struct {
 }
 
 // LintTools lints tools that are sent together in one request: the
-// problems of each (as Lint returns them, and an error for the features it
-// needs that the dialect lacks), then those of the request as a
-// whole: more tools than MaxTools, and more optional or union-typed
+// problems of each (as Lint returns them, then those of its examples, as
+// ConvertExamples reports them, and an error for the features it needs
+// that the dialect lacks), then those of the request as a whole: more
+// tools than MaxTools, and more optional or union-typed
 // properties in all than MaxOptionalProperties and MaxUnionProperties.
 // The request's problems have no Tool and the Keyword "tools".
 func (d *Dialect) LintTools(tools ...ToolSchema) []Problem {
@@ -454,6 +474,8 @@ func (d *Dialect) LintTools(tools ...ToolSchema) []Problem {
 	var optional, unions int
 	for _, t := range tools {
 		problems = append(problems, d.Lint(t.Name, t.Schema)...)
+		_, _, exampleProblems := d.ConvertExamples(t.Name, "", t.Examples)
+		problems = append(problems, exampleProblems...)
 		problems = append(problems, d.lintFeatures(t.Name, t.Features)...)
 		if root, err := parseSchemaValue(t.Schema); err == nil {
 			o, u := countOptionalAndUnions(root)

@@ -38,7 +38,22 @@
 // tells the model too little. Each Problem has the JSON Pointer of the
 // schema concerned in the input, so a report points at the Go field.
 //
+// # Examples
+//
+// A tool's examples, whole arguments of calls that show the model how to
+// call it (tool.Spec.Examples), are not part of its schema. A Dialect's
+// Examples says what becomes of them, and [Dialect.ConvertExamples] does
+// it: [MCP] keeps them, as the root "examples" of the input schema, where
+// draft 2020-12 lists valid instances; [Anthropic] and [AnthropicStrict]
+// keep them, as the tool's input_examples; [OpenAIStrict], [Gemini] and
+// [GeminiJSONSchema], whose providers have no place for them, fold them
+// into the tool's description, after a line that says what they are, up
+// to MaxFoldedExamples bytes of whole examples, and report it as a Problem
+// of SeverityFolded with the Keyword "examples". [Dialect.LintTools] and
+// [Dialect.Check] take them in [ToolSchema.Examples].
+//
 //	Convert / ConvertJSON   the schema for the provider, and its problems
+//	ConvertExamples         the description and examples for the provider, and their problems
 //	Lint(name, schema)      CheckName + Convert's problems + warnings
 //	LintTools(tools...)     Lint of each + the limits of one request
 //	Check(tools...)         nil, or a *RejectError matching ErrRejected that lists the errors

@@ -26,4 +26,5 @@ const (
 	fixRef               = "write the schema with local references into $defs"
 	fixInline            = "use fewer shared definitions, or gemini-json-schema"
 	fixKeyword           = "check that constraint in the handler and leave it out of the schema"
+	fixExamples          = "leave the examples out of the tool, or set the dialect's Examples to Fold"
 )

@@ -73,21 +73,52 @@ func mustSchema[T any](t testing.TB) *jsonschema.Schema {
 	return v.Schema()
 }
 
+// dialectForecast is the input of a tool with examples.
+type dialectForecast struct {
+	City  string `json:"city" jsonschema:"the city's name" tool:"minLength=1"`
+	Days  int    `json:"days,omitempty" jsonschema:"how many days ahead" tool:"minimum=1,maximum=7,default=1"`
+	Units string `json:"units,omitempty" tool:"enum=celsius|fahrenheit"`
+}
+
 // TestDialectsGolden keeps each predefined dialect's output for
 // representative types in testdata/, with the problems met;
-// go test ./dialect -update rewrites them.
+// go test ./dialect -update rewrites them. A tool with examples also
+// keeps, in a .tool.json file, the description and the examples it is
+// sent with.
 func TestDialectsGolden(t *testing.T) {
 	for _, tt := range []struct {
-		name   string
-		schema *jsonschema.Schema
+		name        string
+		schema      *jsonschema.Schema
+		description string
+		examples    []json.RawMessage
 	}{
-		{"create_user", mustSchema[dialectUser](t)},
-		{"tree", mustSchema[dialectTree](t)},
-		{"schedule", mustSchema[dialectSchedule](t)},
+		{name: "create_user", schema: mustSchema[dialectUser](t)},
+		{name: "tree", schema: mustSchema[dialectTree](t)},
+		{name: "schedule", schema: mustSchema[dialectSchedule](t)},
+		{
+			name: "forecast", schema: mustSchema[dialectForecast](t), description: "Forecast the weather in a city.",
+			examples: []json.RawMessage{
+				json.RawMessage(`{"city":"Oslo"}`),
+				json.RawMessage(`{"city":"Lima","days":3,"units":"celsius"}`),
+			},
+		},
 	} {
 		for _, d := range dialect.Dialects() {
 			t.Run(tt.name+"/"+d.Name, func(t *testing.T) {
 				data, problems := d.ConvertJSON(tt.schema)
+				base := filepath.Join("testdata", tt.name+"."+d.Name)
+				if tt.examples != nil {
+					desc, kept, exampleProblems := d.ConvertExamples(tt.name, tt.description, tt.examples)
+					problems = append(problems, exampleProblems...)
+					sent, err := json.MarshalIndent(struct {
+						Description string            `json:"description"`
+						Examples    []json.RawMessage `json:"examples"`
+					}{desc, kept}, "", "  ")
+					if err != nil {
+						t.Fatal(err)
+					}
+					golden.Check(t, base+".tool.json", append(sent, '\n'))
+				}
 				var out bytes.Buffer
 				if data == nil {
 					out.WriteString("null")
@@ -95,7 +126,6 @@ func TestDialectsGolden(t *testing.T) {
 					t.Fatalf("ConvertJSON returned invalid JSON: %v\n%s", err, data)
 				}
 				out.WriteByte('\n')
-				base := filepath.Join("testdata", tt.name+"."+d.Name)
 				golden.Check(t, base+".json", out.Bytes())
 				var lines strings.Builder
 				for _, p := range problems {

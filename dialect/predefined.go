@@ -8,7 +8,10 @@ package dialect
 
 // MCP returns a new copy of the dialect of the Model Context Protocol: draft
 // 2020-12 as it is. The root must be an object schema; tool names have 1 to
-// 128 ASCII letters, digits, '_', '-' and '.'.
+// 128 ASCII letters, digits, '_', '-' and '.'. A tool's examples are kept:
+// MCP's Tool has no field for them, and draft 2020-12 has one, the
+// "examples" of the input schema's root, which lists valid instances of
+// the schema, the whole arguments of calls; mcpserver puts them there.
 // Source:
 // https://modelcontextprotocol.io/specification/2025-11-25/server/tools
 // (Tool names; inputSchema).
@@ -29,8 +32,10 @@ func MCP() *Dialect { return mcp.Clone() }
 // 120,000 characters in all); the function name rule (^[a-zA-Z0-9_-]{1,64}$)
 // and the limit of 128 functions per request from the Chat Completions API
 // reference; openai/openai-node#1988 (July 2026) for default, minLength and
-// maxLength being rejected. Features: DeferLoading, ToolSearch and
-// Namespaces of the Responses API
+// maxLength being rejected. A function has no field for examples and the
+// page does not list the keyword, so a tool's examples are folded into its
+// description, at most 1024 bytes of them. Features: DeferLoading,
+// ToolSearch and Namespaces of the Responses API
 // (https://developers.openai.com/api/docs/guides/tools-tool-search),
 // AllowedTools (the allowed_tools tool choice) and PerToolStrict.
 func OpenAIStrict() *Dialect { return openAIStrict.Clone() }
@@ -38,10 +43,13 @@ func OpenAIStrict() *Dialect { return openAIStrict.Clone() }
 // Anthropic returns a new copy of the dialect of the Claude Messages API
 // without strict tool use: any draft 2020-12 input_schema whose root is an
 // object and has no anyOf, oneOf or allOf at the top level. Names match
-// ^[a-zA-Z0-9_-]{1,128}$. Features: DeferLoading and ToolSearch (the tool
+// ^[a-zA-Z0-9_-]{1,128}$. A tool's examples are kept: they go as the
+// tool's input_examples, a list of input objects that the API checks
+// against the input_schema. Features: DeferLoading and ToolSearch (the tool
 // search tools), EagerInputStreaming and PerToolStrict.
 // Source:
-// https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools.
+// https://platform.claude.com/docs/en/agents-and-tools/tool-use/define-tools
+// (the tool's parameters; "Providing tool use examples").
 func Anthropic() *Dialect { return anthropic.Clone() }
 
 // AnthropicStrict returns a new copy of the dialect of Claude's strict tool
@@ -58,7 +66,8 @@ func Anthropic() *Dialect { return anthropic.Clone() }
 // (JSON Schema limitations; complexity limits), and anthropic-sdk-python's
 // lib/_parse/_transform.py for the folding; anthropic-sdk-go's schemautil.go
 // (transformSchema: "$ref is not supported alongside other properties") for
-// a $ref standing alone.
+// a $ref standing alone. A tool's examples are kept, as input_examples,
+// a field of the tool beside its schema, as without strict.
 func AnthropicStrict() *Dialect { return anthropicStrict.Clone() }
 
 // Gemini returns a new copy of the dialect of a Gemini FunctionDeclaration's
@@ -82,7 +91,10 @@ func AnthropicStrict() *Dialect { return anthropicStrict.Clone() }
 // maximum; default is accepted but ignored, and example is read only at the
 // root, so both are folded to reach the model); the Vertex AI
 // FunctionDeclaration reference for the rules on property names and on the
-// first character of a name.
+// first character of a name. A FunctionDeclaration has no field for
+// examples, and its Schema's example holds one instance, which the page
+// does not say the model reads; so a tool's examples are folded into its
+// description, at most 1024 bytes of them, as for GeminiJSONSchema.
 func Gemini() *Dialect { return gemini.Clone() }
 
 // GeminiJSONSchema returns a new copy of the dialect of a Gemini
@@ -106,6 +118,7 @@ var (
 		Name:      "mcp",
 		Provider:  "MCP",
 		ToolNames: NameRule{MaxLength: 128, Chars: "_-."},
+		Examples:  Keep,
 	}
 
 	openAIStrict = &Dialect{ // see OpenAIStrict
@@ -135,6 +148,8 @@ var (
 		MaxEnumStringLength: 15000,
 		LargeEnum:           250,
 		MaxStringLength:     120000,
+		Examples:            Fold,
+		MaxFoldedExamples:   maxFoldedExamples,
 	}
 
 	anthropic = &Dialect{ // see Anthropic
@@ -143,6 +158,7 @@ var (
 		ToolNames: NameRule{MaxLength: 128, Chars: "_-"},
 		NotAtRoot: []string{"anyOf", "oneOf", "allOf"},
 		Features:  anthropicFeatures,
+		Examples:  Keep,
 	}
 
 	anthropicStrict = &Dialect{ // see AnthropicStrict
@@ -165,6 +181,7 @@ var (
 		MaxTools:              20,
 		MaxOptionalProperties: 24,
 		MaxUnionProperties:    16,
+		Examples:              Keep,
 	}
 
 	gemini = &Dialect{ // see Gemini
@@ -180,7 +197,9 @@ var (
 		),
 		Passes: TypedValues | OneOfAsAnyOf | InlineRefs | OpenAPITypes | OmitEmptyRoot |
 			OrderProperties | ConstAsEnum | StringEnums,
-		RecursionDepth: 2,
+		RecursionDepth:    2,
+		Examples:          Fold,
+		MaxFoldedExamples: maxFoldedExamples,
 	}
 
 	geminiJSONSchema = &Dialect{ // see GeminiJSONSchema
@@ -192,7 +211,9 @@ var (
 			[]string{"default", "examples", "deprecated", "minLength", "maxLength", "pattern", "exclusiveMinimum", "exclusiveMaximum", "multipleOf", "uniqueItems", "minProperties", "maxProperties", "contentEncoding", "contentMediaType", "dependentRequired"},
 			annotationsDropped,
 		),
-		Passes: WrapRefSiblings | RecurseThroughOptional | OrderProperties | ConstAsEnum | StringNumberEnums,
+		Passes:            WrapRefSiblings | RecurseThroughOptional | OrderProperties | ConstAsEnum | StringNumberEnums,
+		Examples:          Fold,
+		MaxFoldedExamples: maxFoldedExamples,
 	}
 )
 
@@ -203,6 +224,11 @@ var (
 // fine-grained-tool-streaming and define-tools; anthropic-sdk-go v2.15.0's
 // ToolParam.
 const anthropicFeatures = DeferLoading | ToolSearch | EagerInputStreaming | PerToolStrict
+// maxFoldedExamples is how many bytes of examples the predefined dialects
+// that fold them write into a description: a handful of ordinary calls
+// (Anthropic advises one to five), not a document that would crowd out
+// the description itself.
+const maxFoldedExamples = 1024
 
 // annotationsDropped are annotations of no use to a model.
 var annotationsDropped = []string{"$schema", "$id", "$comment", "readOnly", "writeOnly"}

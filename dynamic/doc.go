@@ -13,6 +13,10 @@
 // problem comes back in the same *tool.ValidationError as for a typed tool,
 // each issue with its JSON Pointer path.
 //
+// Examples of calls are given as JSON with tool.WithExamplesJSON, like any
+// other option; each is held to the schema by the same validator when the
+// tool is defined, and one it refuses is a definition error.
+//
 // The schema must be self-contained: references to other documents are
 // refused, so that defining a tool never reads files or the network. Unlike
 // typed tools, dynamic tools do not apply defaults; the handler receives the

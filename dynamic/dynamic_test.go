@@ -154,3 +154,31 @@ func TestValidator(t *testing.T) {
 		t.Error("NewValidator of a schema referring to another document = nil error")
 	}
 }
+
+// TestExamples checks that a dynamic tool's examples are held to its
+// schema, with the complete validator: one that breaks the if/then rule is
+// a definition error that names it.
+func TestExamples(t *testing.T) {
+	good := []json.RawMessage{
+		json.RawMessage(`{"order":"12345678"}`),
+		json.RawMessage(`{"order": "87654321", "mode": "fast", "contact": "a@b.co"}`),
+	}
+	lookup, err := dynamic.New("lookup_order", "Look up an order.", json.RawMessage(orderSchema), echo, tool.WithExamplesJSON(good...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := lookup.Spec().Examples
+	if len(got) != 2 || string(got[0]) != `{"order":"12345678"}` || string(got[1]) != `{"order":"87654321","mode":"fast","contact":"a@b.co"}` {
+		t.Errorf("Spec().Examples = %q, want the two examples, compact", got)
+	}
+
+	_, err = dynamic.New("lookup_order", "Look up an order.", json.RawMessage(orderSchema), echo,
+		tool.WithExamplesJSON(append(good, json.RawMessage(`{"order":"12345678","mode":"fast"}`))...))
+	eerr, ok := errors.AsType[*tool.ExampleError](err)
+	if _, isDef := errors.AsType[*tool.DefinitionError](err); !ok || !isDef {
+		t.Fatalf("New with an example that breaks the schema's if/then = %v, want a *tool.DefinitionError holding a *tool.ExampleError", err)
+	}
+	if eerr.Index != 2 || len(eerr.Issues) != 1 || eerr.Issues[0].Keyword != "required" {
+		t.Errorf("the example error names example %d with issues %v, want example 2 with one issue of required", eerr.Index, eerr.Issues)
+	}
+}

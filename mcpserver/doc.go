@@ -10,10 +10,12 @@
 // # What a client sees
 //
 // tools/list returns the tools enabled now: their draft 2020-12 input
-// schemas (always type: object), their output schemas when the output is a
-// struct, their titles and annotations (read-only, destructive, idempotent,
-// open-world), and in _meta a versioned tool's version (VersionMeta) and
-// the earlier versions its migrations upgrade (MigratesFromMeta).
+// schemas (always type: object), with a tool's examples (tool.WithExamples)
+// as the root "examples" of its input schema, since MCP's Tool has no
+// field for them; their output schemas when the output is a struct, their
+// titles and annotations (read-only, destructive, idempotent, open-world),
+// and in _meta a versioned tool's version (VersionMeta) and the earlier
+// versions its migrations upgrade (MigratesFromMeta).
 // tools/call runs the call through the registry — its
 // middleware, predicates, hands' own one-pass validation and timeouts — with
 // the arguments exactly as they arrived: tools are registered through the

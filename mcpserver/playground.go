@@ -42,11 +42,14 @@ type PlaygroundOptions struct {
 // Playground returns a handler for a web page on which a developer tries
 // the server's tools: it lists every tool of the registry with its title,
 // description, annotations and whether it is enabled for the page's
-// session; it builds a form from a tool's input schema (or takes raw JSON),
+// session; it shows a tool's examples (tool.WithExamples), each with a
+// button that fills the form from it; it builds a form from a tool's input
+// schema (or takes raw JSON),
 // calls the tool through the MCP endpoint and shows its progress as it
 // comes, its result, and the issues of invalid arguments at their fields;
 // and it shows the tool's schema in each dialect, with the dialect's
-// problems.
+// problems and, where the dialect folds the examples into it, the
+// description the dialect sends.
 //
 // The handler serves the page at "/" and its files next to it, so mount
 // it at the root of a mux or under a prefix with http.StripPrefix:
@@ -185,8 +188,11 @@ type (
 		Schemas map[string]playgroundSchema `json:"schemas"`
 	}
 	playgroundSchema struct {
-		Schema   json.RawMessage     `json:"schema"` // null where the dialect sends no schema
-		Problems []playgroundProblem `json:"problems"`
+		Schema json.RawMessage `json:"schema"` // null where the dialect sends no schema
+		// Description is the tool's description as the dialect sends it:
+		// with the examples at its end where the dialect folds them.
+		Description string              `json:"description"`
+		Problems    []playgroundProblem `json:"problems"`
 	}
 	playgroundProblem struct {
 		Severity string `json:"severity"`
@@ -209,7 +215,7 @@ func (p *playground) serveTools(w http.ResponseWriter, r *http.Request) {
 				spec.InputSchema = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 			}
 			list.Tools = append(list.Tools, playgroundTool{Spec: spec, Scope: sc.Name, Schemas: map[string]playgroundSchema{}})
-			schemas = append(schemas, dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema})
+			schemas = append(schemas, dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema, Examples: spec.Examples})
 		}
 	}
 	for _, d := range p.opts.Dialects {
@@ -230,7 +236,8 @@ func (p *playground) serveTools(w http.ResponseWriter, r *http.Request) {
 			if converted == nil {
 				converted = json.RawMessage("null")
 			}
-			list.Tools[i].Schemas[d.Name] = playgroundSchema{Schema: converted, Problems: append([]playgroundProblem{}, byTool[t.Name]...)}
+			description, _, _ := d.ConvertExamples(t.Name, t.Description, t.Examples)
+			list.Tools[i].Schemas[d.Name] = playgroundSchema{Schema: converted, Description: description, Problems: append([]playgroundProblem{}, byTool[t.Name]...)}
 		}
 	}
 	data, err := json.Marshal(list)

@@ -229,6 +229,10 @@ func TestPlaygroundBrowser(t *testing.T) {
 	if got := text("#schema"); !strings.Contains(got, `"additionalProperties": false`) {
 		t.Errorf("openai-strict schema = %q", got)
 	}
+	// Strict mode folds the examples into the description it sends.
+	if got := text("#sent-description-text"); !strings.HasPrefix(got, "Make a plan from steps.") || !strings.Contains(got, `{"title":"tidy","steps":[{"name":"sweep","minutes":5}]}`) {
+		t.Errorf("openai-strict's description = %q, want the examples at its end", got)
+	}
 	run("show plan for Gemini",
 		chromedp.SetValue(chromedp.ID("dialect"), "gemini"),
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("dialect").dispatchEvent(new Event("change"))`),
@@ -239,6 +243,57 @@ func TestPlaygroundBrowser(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("dialect").dispatchEvent(new Event("change"))`),
 		chromedp.WaitVisible(chromedp.CSS("#problems p.ok")),
 	)
+	if got := eval(`[String(document.getElementById("sent-description").hidden)]`); !slices.Equal(got, []string{"true"}) {
+		t.Errorf("the sent description is shown for MCP, which keeps the examples")
+	}
+
+	// Examples: listed, and one fills the form, nested objects and array
+	// items included, and calls as it is.
+	if got := eval(`Array.from(document.querySelectorAll("#example-list pre")).map(p => JSON.stringify(JSON.parse(p.textContent)))`); !slices.Equal(got, []string{
+		`{"title":"tidy","steps":[{"name":"sweep","minutes":5}]}`,
+		`{"title":"launch","priority":"high","steps":[{"name":"write","minutes":20},{"name":"review","minutes":10}],"owner":{"email":"ada@example.com"}}`,
+	}) {
+		t.Errorf("examples shown = %q", got)
+	}
+	run("use the second example",
+		chromedp.Click(chromedp.CSS(`#example-list button[data-example="1"]`)),
+		chromedp.Poll[chromedp.Void](`document.querySelectorAll("#fields ol.items > li").length === 2`, chromedp.WithPollingTimeout(5*time.Second)),
+	)
+	for label, want := range map[[2]string]string{
+		{"", "title"}:               "launch",
+		{"steps item 2", "name"}:    "review",
+		{"steps item 2", "minutes"}: "10",
+		{"owner", "email"}:          "ada@example.com",
+	} {
+		if got, err := chromedp.Run(ctx, chromedp.Value(byLabel(label[0], label[1]))); err != nil || got != want {
+			t.Errorf("%s after using the example = %q, %v; want %q", label[1], got, err, want)
+		}
+	}
+	if got := eval(`[document.querySelector("#fields select").selectedOptions[0].textContent]`); !slices.Equal(got, []string{"high"}) {
+		t.Errorf("priority after using the example = %q, want high", got)
+	}
+	run("call with the example",
+		chromedp.Click(chromedp.ID("call")),
+		chromedp.WaitVisible(chromedp.CSS("#result .result.ok")),
+	)
+	if got := text("#result pre.structured"); !strings.Contains(got, `"title": "launch"`) || !strings.Contains(got, `"minutes": 30`) {
+		t.Errorf("structured output of the example's call = %q", got)
+	}
+	run("the example in the JSON view",
+		chromedp.Click(chromedp.CSS(`#example-list button[data-example="0"]`)),
+		chromedp.Click(`//label[normalize-space(.)="JSON"]/input`),
+		chromedp.WaitVisible(chromedp.ID("raw-json")),
+	)
+	if got := eval(`[JSON.stringify(JSON.parse(document.getElementById("raw-json").value))]`); !slices.Equal(got, []string{`{"title":"tidy","steps":[{"name":"sweep","minutes":5}]}`}) {
+		t.Errorf("the JSON view after using the first example = %q", got)
+	}
+	run("count has no examples",
+		chromedp.Click(chromedp.CSS(`#tools button[data-tool="count"]`)),
+		chromedp.Poll[chromedp.Void](`document.getElementById("tool-name").textContent === "count"`, chromedp.WithPollingTimeout(5*time.Second)),
+	)
+	if got := eval(`[String(document.getElementById("examples").hidden), String(document.querySelectorAll("#example-list li").length)]`); !slices.Equal(got, []string{"true", "0"}) {
+		t.Errorf("count's examples section: hidden, items = %q; want it hidden and empty", got)
+	}
 }
 
 // TestPlaygroundBrowserToken checks that the page asks for the token of a

@@ -41,7 +41,7 @@ type plan struct {
 
 // playgroundTools returns a registry for the playground: a plan tool with
 // nested objects, an array, an enum with a default and a map (which
-// OpenAI's strict mode cannot express), a tool that reports progress and
+// OpenAI's strict mode cannot express), and two examples, a tool that reports progress and
 // then waits for release to be closed, and one in a scope that is never
 // enabled.
 func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
@@ -52,7 +52,11 @@ func playgroundTools(t *testing.T, release <-chan struct{}) *tool.Registry {
 			p.Minutes += s.Minutes
 		}
 		return p, nil
-	}, tool.WithTitle("Planner"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}), tool.WithVersion("2"))
+	}, tool.WithTitle("Planner"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}), tool.WithVersion("2"),
+		tool.WithExamples(
+			planArgs{Title: "tidy", Steps: []planStep{{Name: "sweep", Minutes: 5}}},
+			planArgs{Title: "launch", Priority: "high", Steps: []planStep{{Name: "write", Minutes: 20}, {Name: "review", Minutes: 10}}, Owner: &planOwner{Email: "ada@example.com"}},
+		))
 	count := tool.New("count", "Count up to n, reporting each number.", func(ctx context.Context, a struct {
 		N int `json:"n" jsonschema:"how far to count" tool:"minimum=1,maximum=10,default=3"`
 	}) (string, error) {
@@ -153,11 +157,13 @@ func TestPlaygroundFiles(t *testing.T) {
 	var list struct {
 		Dialects []struct{ Name string }
 		Tools    []struct {
-			Name    string
-			Scope   string
-			Schemas map[string]struct {
-				Schema   json.RawMessage
-				Problems []struct{ Severity, Path, Keyword string }
+			Name     string
+			Scope    string
+			Examples []json.RawMessage
+			Schemas  map[string]struct {
+				Schema      json.RawMessage
+				Description string
+				Problems    []struct{ Severity, Path, Keyword string }
 			}
 		}
 	}
@@ -185,6 +191,23 @@ func TestPlaygroundFiles(t *testing.T) {
 	}
 	if len(strict.Schema) == 0 || string(strict.Schema) == "null" {
 		t.Errorf("plan's openai-strict schema is empty")
+	}
+	// The examples: in the spec, at the end of the description where a
+	// dialect folds them, which its problems say; as they are elsewhere.
+	plan := list.Tools[0]
+	if len(plan.Examples) != 2 || string(plan.Examples[0]) != `{"title":"tidy","steps":[{"name":"sweep","minutes":5}]}` {
+		t.Errorf("plan's examples in tools.json = %s, want the two examples", plan.Examples)
+	}
+	if !strings.HasPrefix(strict.Description, "Make a plan from steps.\n\n") || !strings.Contains(strict.Description, string(plan.Examples[1])) {
+		t.Errorf("plan's openai-strict description = %q, want the examples at its end", strict.Description)
+	}
+	if !slices.ContainsFunc(strict.Problems, func(p struct{ Severity, Path, Keyword string }) bool {
+		return p.Severity == "folded" && p.Keyword == "examples"
+	}) {
+		t.Errorf("plan's openai-strict problems = %+v, want the fold of the examples", strict.Problems)
+	}
+	if d := plan.Schemas["mcp"].Description; d != "Make a plan from steps." {
+		t.Errorf("plan's mcp description = %q, want the tool's own", d)
 	}
 
 	if resp, _ := get(t, ts.URL+"/tools.json", "Origin", "https://evil.example"); resp.StatusCode != http.StatusForbidden {

@@ -351,6 +351,24 @@ func (s *Server) registerLive(ctx context.Context, r registration) {
 	s.register(r)
 }
 
+// withExamples returns the input schema of spec with the spec's examples
+// as its root "examples": MCP's Tool has no field for them, and draft
+// 2020-12 lists valid instances of a schema there, which the examples
+// are, whole arguments of calls (dialect.MCP keeps them so). Examples the
+// schema had of its own are replaced; a spec without examples keeps its
+// schema as it is.
+func withExamples(spec tool.Spec) *jsonschema.Schema {
+	if len(spec.Examples) == 0 || spec.InputSchema == nil {
+		return spec.InputSchema
+	}
+	s := *spec.InputSchema // the top level alone changes
+	s.Examples = make([]any, len(spec.Examples))
+	for i, ex := range spec.Examples {
+		s.Examples[i] = ex
+	}
+	return &s
+}
+
 // MCP returns the underlying SDK server, for what this package does not
 // cover (prompts, resources). Do not add or remove tools on it directly.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
@@ -361,7 +379,7 @@ func mcpTool(spec tool.Spec) *mcp.Tool {
 		Name:        spec.Name,
 		Title:       spec.Title,
 		Description: spec.Description,
-		InputSchema: spec.InputSchema,
+		InputSchema: withExamples(spec),
 	}
 	if spec.OutputSchema != nil {
 		t.OutputSchema = spec.OutputSchema

@@ -561,3 +561,41 @@ func TestServedUnderTheNameCallTakes(t *testing.T) {
 		}
 	}
 }
+
+// TestListToolsExamples checks where the examples of a tool are listed:
+// the root "examples" of its input schema, as written; a tool without
+// examples has none there.
+func TestListToolsExamples(t *testing.T) {
+	type args struct {
+		City string `json:"city"`
+		Days int    `json:"days,omitempty"`
+	}
+	run := func(context.Context, args) (string, error) { return "", nil }
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "weather", Tools: []tool.Interface{
+		tool.New("forecast", "Forecast the weather.", run, tool.WithExamples(args{City: "Oslo"}, args{City: "Lima", Days: 3})),
+		tool.New("report", "Report the weather.", run),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := connect(t, mcpserver.New(reg, nil), nil)
+	res, err := session.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]string{}
+	for _, tl := range res.Tools {
+		data, err := json.Marshal(tl.InputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		schemas[tl.Name] = string(data)
+	}
+	const want = `"examples":[{"city":"Oslo"},{"city":"Lima","days":3}]`
+	if !strings.Contains(schemas["forecast"], want) {
+		t.Errorf("forecast's input schema is %s, want it to carry %s", schemas["forecast"], want)
+	}
+	if strings.Contains(schemas["report"], `"examples"`) {
+		t.Errorf("report's input schema is %s, want no examples", schemas["report"])
+	}
+}

@@ -12,7 +12,8 @@ import (
 // every problem with the tool, the field and the fix (a
 // *dialect.RejectError). An adapter calls it before it builds a request,
 // so that no tool is sent in a form the provider rejects or with part of
-// its schema left out. A tool without an input schema counts as one
+// its schema left out; a tool's examples are held to the dialect too
+// (dialect.Dialect.Examples). A tool without an input schema counts as one
 // without arguments. Each tool needs the features Needs gives, and those
 // of extra, which an adapter passes for what it adds to every tool (such
 // as dialect.EagerInputStreaming); d refuses the ones it lacks.
@@ -23,7 +24,7 @@ func CheckTools(d *dialect.Dialect, specs []tool.Spec, extra ...dialect.Feature)
 	}
 	tools := make([]dialect.ToolSchema, len(specs))
 	for i, spec := range specs {
-		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Features: Needs(spec) | all}
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Examples: spec.Examples, Features: Needs(spec) | all}
 	}
 	return d.Check(tools...)
 }

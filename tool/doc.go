@@ -49,6 +49,20 @@
 // [WithLimits] bounds the size and nesting of the arguments and how many
 // issues are listed, for every kind of tool.
 //
+// # Examples
+//
+// [WithExamples] gives a tool a few calls to show the model, as values of
+// its input type ([WithExamplesJSON] takes them as JSON, for a [RawTool]):
+//
+//	weather := tool.New("weather", "Report the weather for a city.", report,
+//		tool.WithExamples(Args{City: "Oslo"}, Args{City: "Lima", Days: 3}))
+//
+// Each example is checked when the tool is defined, by the validator every
+// call goes through; one it refuses is an [*ExampleError] in the
+// [*DefinitionError]. [Spec.Examples] carries them, and package dialect
+// decides, for each provider, whether they go as they are or at the end of
+// the description.
+//
 // # One pass over the arguments
 //
 // Arguments are validated and decoded together, in one pass over the bytes,

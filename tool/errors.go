@@ -294,8 +294,9 @@ func (e *NoResultError) Unwrap() error { return e.Err }
 // A DefinitionError reports a mistake in a tool's definition: an invalid
 // name, an empty description, a nil handler, an input type that cannot
 // describe JSON arguments (Err is then a *schema.DefinitionError naming the
-// type, the field and the tag), or an option that does not apply. New and
-// NewRaw panic with it; Define and DefineRaw return it.
+// type, the field and the tag), an example the tool's validator refuses
+// (an *ExampleError), or an option that does not apply. New and NewRaw
+// panic with it; Define and DefineRaw return it.
 type DefinitionError struct {
 	Tool string // the name the tool was given
 	Err  error  // what is wrong

@@ -27,6 +27,10 @@ func TestSpecsGolden(t *testing.T) {
 		tool.New("create_user", "Create a user account.", noop[CreateUser, string]),
 		tool.New("createNote", "Save a note.", noop[NewNote, Note]),
 		tool.New("r2_host_file", "Upload from sandbox to R2 and get a public URL.", noop[HostFile, string]),
+		// The calculator with examples: the same spec with the examples
+		// beside the schema, which is unchanged.
+		tool.New("calculate", "Do arithmetic on two numbers.", noop[Calc, float64],
+			tool.WithExamples(Calc{Operation: "multiply", A: 6, B: 7}, Calc{Operation: "divide", A: 1, B: 4})),
 	} {
 		spec := tl.Spec()
 		t.Run(spec.Name, func(t *testing.T) {

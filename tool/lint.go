@@ -9,15 +9,17 @@ import (
 
 // Lint returns the problems of tools under dialect d, as if they were sent
 // together in one request: each tool's name and input schema, as
-// dialect.Dialect.Lint reports them, then the limits of the request as a
-// whole (dialect.Dialect.LintTools). Errors are what the provider would
-// reject or what the dialect cannot express; folds are constraints that
-// reach the model only through a description.
+// dialect.Dialect.Lint reports them, and its examples, as
+// dialect.Dialect.ConvertExamples reports them, then the limits of the
+// request as a whole (dialect.Dialect.LintTools). Errors are what the
+// provider would reject or what the dialect cannot express; folds are
+// constraints and examples that reach the model only through a
+// description.
 func Lint(d *dialect.Dialect, tools ...Interface) []dialect.Problem {
 	specs := make([]dialect.ToolSchema, len(tools))
 	for i, t := range tools {
 		spec := t.Spec()
-		specs[i] = dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema}
+		specs[i] = dialect.ToolSchema{Name: spec.Name, Schema: spec.InputSchema, Examples: spec.Examples}
 	}
 	return d.LintTools(specs...)
 }

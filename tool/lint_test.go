@@ -21,9 +21,9 @@ type lintTag struct {
 }
 
 // TestLint checks that tool.Lint reports each tool's problems with its
-// name, and the limits of the request.
+// name, its examples' among them, and the limits of the request.
 func TestLint(t *testing.T) {
-	search := tool.New("search", "Search the documents.", lintNoop[lintSearch])
+	search := tool.New("search", "Search the documents.", lintNoop[lintSearch], tool.WithExamples(lintSearch{Query: "go"}))
 	tag := tool.New("tag", "Tag a document.", lintNoop[lintTag])
 	for _, tt := range []struct {
 		dialect *dialect.Dialect
@@ -31,9 +31,9 @@ func TestLint(t *testing.T) {
 	}{
 		{dialect.MCP(), nil},
 		{dialect.Anthropic(), nil},
-		{dialect.OpenAIStrict(), []string{"folded search /properties/query minLength", "error tag /properties/labels additionalProperties"}},
-		{dialect.Gemini(), []string{"error tag /properties/labels additionalProperties"}},
-		{dialect.GeminiJSONSchema(), []string{"folded search /properties/query minLength"}},
+		{dialect.OpenAIStrict(), []string{"folded search /properties/query minLength", "folded search  examples", "error tag /properties/labels additionalProperties"}},
+		{dialect.Gemini(), []string{"folded search  examples", "error tag /properties/labels additionalProperties"}},
+		{dialect.GeminiJSONSchema(), []string{"folded search /properties/query minLength", "folded search  examples"}},
 	} {
 		t.Run(tt.dialect.Name, func(t *testing.T) {
 			var got []string

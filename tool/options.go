@@ -2,6 +2,7 @@ package tool
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -35,10 +36,11 @@ type config struct {
 	version     string
 	migrations  []*migration // Migrate, MigrateJSON, in the order given
 	tasks       TaskSupport
-	nullNamed   bool    // WithoutRepairs named RepairNullOptional
-	bound       bool    // WithContextBoundHandler
-	deferred    bool    // WithDeferLoading
-	errs        []error // mistakes in the options themselves
+	nullNamed   bool      // WithoutRepairs named RepairNullOptional
+	bound       bool      // WithContextBoundHandler
+	deferred    bool      // WithDeferLoading
+	examples    []example // WithExamples, WithExamplesJSON, in the order given
+	errs        []error   // mistakes in the options themselves
 }
 
 // WithTitle sets the tool's human-readable title.
@@ -177,6 +179,7 @@ type core struct {
 	bound       bool              // WithContextBoundHandler
 	tasks       TaskSupport       // WithTaskSupport
 	deferred    bool              // WithDeferLoading
+	examples    []json.RawMessage // WithExamples, WithExamplesJSON: checked, compact
 }
 
 // newCore checks what every kind of tool must have and applies the options.

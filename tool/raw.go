@@ -59,7 +59,7 @@ func NewRaw(spec Spec, validate func(args json.RawMessage) error, handler func(c
 // DefineRaw is NewRaw that returns the *DefinitionError rather than
 // panicking.
 func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler func(ctx context.Context, args json.RawMessage) (any, error), opts ...Option) (*RawTool, error) {
-	c, _, err := newCore(spec.Name, spec.Description, nil, opts)
+	c, cfg, err := newCore(spec.Name, spec.Description, nil, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -82,13 +82,16 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 	if spec.OutputSchema != nil {
 		t.output = spec.OutputSchema.CloneSchemas()
 	}
+	if t.examples, err = checkExamples(cfg.examples, nil, t.validExample); err != nil {
+		return nil, &DefinitionError{Tool: spec.Name, Err: err}
+	}
 	return t, nil
 }
 
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *RawTool) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.CloneSchemas(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred, Examples: t.copyExamples()}
 	if t.output != nil {
 		s.OutputSchema = t.output.CloneSchemas()
 	}

@@ -55,6 +55,13 @@ type Spec struct {
 	// the scope's name: a provider that groups tools (OpenAI's namespaces)
 	// sends the tool in a group of that name. "" otherwise.
 	Namespace string `json:"namespace,omitempty"`
+	// Examples are whole arguments of calls that show the model how to
+	// call the tool (WithExamples, WithExamplesJSON): each a compact JSON
+	// object that the tool's own validator accepted when the tool was
+	// defined, in the order given; nil when it has none. The input schema
+	// does not repeat them: each carrier puts them where its provider
+	// reads them (see package dialect, Dialect.Examples).
+	Examples []json.RawMessage `json:"examples,omitempty"`
 }
 
 // Annotations describe how a tool behaves, for clients that decide what to
@@ -179,6 +186,9 @@ func Define[In, Out any](name, description string, handler func(context.Context,
 	}
 	c.fields = deprecatedFields(input.Schema())
 	t := &Tool[In, Out]{core: c, handler: handler, input: input}
+	if t.examples, err = checkExamples(cfg.examples, reflect.TypeFor[In](), t.validExample); err != nil {
+		return nil, &DefinitionError{Tool: name, Err: err}
+	}
 	outType := reflect.TypeFor[Out]()
 	t.plainOut = outType.Kind() != reflect.Interface && outType != partType && outType != partsType && !outType.Implements(modelTexterType)
 	if outType == partType || outType == partsType {
@@ -210,7 +220,7 @@ func isTagMistake(err *schema.DefinitionError) bool {
 // Spec returns what a model is shown of the tool. The schemas are new copies
 // that the caller may change.
 func (t *Tool[In, Out]) Spec() Spec {
-	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred}
+	s := Spec{Name: t.name, Title: t.title, Description: t.describe(), InputSchema: t.input.Schema(), Annotations: t.copyAnnotations(), Deprecation: t.copyDeprecation(), Version: t.version, MigratesFrom: t.migratesFrom(), TaskSupport: t.tasks, DeferLoading: t.deferred, Examples: t.copyExamples()}
 	if t.output != nil {
 		s.OutputSchema = t.output.Schema()
 	}

@@ -1,6 +1,6 @@
 // Package tooltest checks tools in a test: that they can be sent to every
-// model provider (Portable), and that a change to them breaks no caller
-// (Snapshot).
+// model provider (Portable), that a change to them breaks no caller
+// (Snapshot), and that the examples they show the model work (Examples).
 //
 // # Snapshots
 //
@@ -45,4 +45,16 @@
 // go test -v shows what reaches a model only as text, and so is each
 // warning (a value the schema says nothing about, which is portable but
 // tells the model too little).
+//
+// # Examples
+//
+// A tool's examples (tool.WithExamples) are checked against its input
+// when it is defined; Examples goes further and runs each of them through
+// the tool, as a call from a model, so that an example the handler fails
+// on (a city with no weather station, a file that does not exist) fails
+// the test rather than teaching the model a call that does not work:
+//
+//	func TestToolExamples(t *testing.T) {
+//		tooltest.Examples(t, weather, search)
+//	}
 package tooltest

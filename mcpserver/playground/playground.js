@@ -122,6 +122,7 @@ function selectTool(name) {
   $("tool").hidden = false;
   $("tool-name").textContent = t.title ? `${t.title} (${t.name})` : t.name;
   $("tool-description").textContent = t.description;
+  renderExamples(t);
   renderBadges();
   $("fields").replaceChildren(form.el);
   $("raw-json").value = JSON.stringify(form.value() ?? {}, null, 2);
@@ -133,9 +134,33 @@ function selectTool(name) {
   renderSchema();
 }
 
+// renderExamples lists the tool's examples, each with a button that fills
+// the form (and the JSON) from it.
+function renderExamples(t) {
+  const examples = t.examples || [];
+  $("examples").hidden = examples.length === 0;
+  $("example-list").replaceChildren(...examples.map((ex, i) => {
+    const use = el("button", { type: "button", class: "use-example", "data-example": String(i), text: `Use example ${i + 1}` });
+    use.addEventListener("click", () => useExample(ex));
+    return el("li", {}, el("pre", { class: "example", tabindex: "0", text: JSON.stringify(ex, null, 2) }), use);
+  }));
+}
+
+// useExample puts an example's arguments in the form and in the JSON view,
+// clearing the issues of an earlier call.
+function useExample(ex) {
+  if (!current) return;
+  clearIssues();
+  current.form.set(ex);
+  $("raw-json").value = JSON.stringify(ex, null, 2);
+}
+
 function renderSchema() {
   if (!current) return;
   const s = current.tool.schemas[dialect];
+  const folded = s.description !== current.tool.description;
+  $("sent-description").hidden = !folded;
+  $("sent-description-text").textContent = folded ? s.description : "";
   $("schema").textContent = s.schema === null ? "(no schema: the provider takes no parameters for this tool)" : JSON.stringify(s.schema, null, 2);
   const problems = [...s.problems, ...(list.problems[dialect] || [])];
   const box = $("problems");

@@ -390,8 +390,12 @@ func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 			return params, err
 		}
 		tp := &sdk.ToolParam{Name: spec.Name, InputSchema: schema}
-		if spec.Description != "" {
-			tp.Description = sdk.String(spec.Description)
+		description, examples := m.toolExamples(spec)
+		if description != "" {
+			tp.Description = sdk.String(description)
+		}
+		if len(examples) > 0 {
+			tp.SetExtraFields(map[string]any{"input_examples": examples})
 		}
 		if m.strict {
 			tp.Strict = sdk.Bool(true)

@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"bytes"
 	"net/http"
 	"testing"
 
@@ -109,6 +110,10 @@ func TestGenerate(t *testing.T) {
 		},
 		{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
 		{name: "strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls},
+		// The examples go as input_examples, as written, with or
+		// without strict tool use.
+		{name: "examples", req: providertest.ExamplesTurn(), fixture: "tool_calls", want: twoCalls},
+		{name: "examples_strict", opts: anthropic.Options{Strict: true, MaxTokens: 1024}, req: providertest.ExamplesTurn(), fixture: "tool_calls", want: twoCalls},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))
@@ -126,6 +131,26 @@ func TestGenerate(t *testing.T) {
 			}
 			golden.Check(t, "testdata/"+tt.name+".request.json", reqs[0].Golden())
 		})
+	}
+}
+
+// TestInputExamples checks the shape the examples are sent in: the tool's
+// input_examples, each example as the tool wrote it (its keys in the order
+// of the schema's properties), with no beta header; and a tool without
+// examples has no input_examples.
+func TestInputExamples(t *testing.T) {
+	srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/tool_calls.response.json")))
+	providertest.Generate(t, newModel(t, srv, anthropic.Options{}), providertest.ExamplesTurn(), twoCalls)
+	req := srv.Requests()[0]
+	const want = `"name":"get_forecast","description":"Forecast the weather in a city.","input_examples":[{"city":"Paris"},{"city":"Lima","days":3,"units":"fahrenheit"}]`
+	if !bytes.Contains(req.Body, []byte(want)) {
+		t.Errorf("the request\n%s\ndoes not carry %s", req.Body, want)
+	}
+	if n := bytes.Count(req.Body, []byte(`"input_examples"`)); n != 1 {
+		t.Errorf("the request has input_examples %d times, want once: the tool without examples has none", n)
+	}
+	if beta := req.Header.Values("Anthropic-Beta"); len(beta) != 0 {
+		t.Errorf("the request has the beta header %q, want none", beta)
 	}
 }
 

@@ -59,6 +59,11 @@
 // mode, a name with a '.') is refused before it is sent, with an error
 // that matches dialect.ErrRejected.
 //
+// A tool's examples (tool.WithExamples) go as its input_examples, strict or
+// not, each as the tool wrote it, its keys in the order of the schema's
+// properties; the API checks them against the input_schema. The field is
+// part of the Messages API and needs no beta header.
+//
 // Every request needs max_tokens; [DefaultMaxTokens] (8192) is used unless
 // [Options.MaxTokens] says otherwise. It leaves room for a turn of text and
 // tool calls, and stays below what the SDK refuses to send without

@@ -79,3 +79,16 @@ func inputSchema(name string, raw json.RawMessage) (sdk.ToolInputSchemaParam, er
 	}
 	return p, nil
 }
+
+// toolExamples returns the description a tool is sent with and the
+// examples sent as its input_examples, as the model's dialect decides:
+// both Anthropic dialects keep them. They go as an extra field of the
+// SDK's ToolParam, each as it is, rather than in its InputExamples, whose
+// []map[string]any would write every example's keys sorted, and not in
+// the order of the schema's properties, in which the model writes them.
+// input_examples is a field of the Messages API's tools, with no beta
+// header (it was one of the "advanced-tool-use-2025-11-20" beta at first).
+func (m *Model) toolExamples(spec tool.Spec) (string, []json.RawMessage) {
+	description, examples, _ := m.dialect().ConvertExamples(spec.Name, spec.Description, spec.Examples)
+	return description, examples
+}

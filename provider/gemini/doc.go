@@ -16,7 +16,10 @@
 // subset Gemini takes, or with [Options.JSONSchema] in parametersJsonSchema.
 // A request whose tools that dialect cannot express (a map, a recursive
 // type, a property name such as "user-id") is refused before it is sent,
-// with an error that matches dialect.ErrRejected. An assistant message becomes a model turn with a functionCall part per
+// with an error that matches dialect.ErrRejected. A function declaration
+// has no field for examples, so a tool's examples (tool.WithExamples) are
+// written at the end of its description, up to 1 KiB of them. An
+// assistant message becomes a model turn with a functionCall part per
 // call; each tool message becomes a functionResponse part whose response is
 // {"output": text}, or {"error": text} for a failed call. Consecutive
 // messages of one role are joined into one turn, so that the responses to

@@ -81,6 +81,9 @@ func TestGenerate(t *testing.T) {
 		{name: "parts_text", req: providertest.PartsTurn("Checking both cities.", "toolu_1", "toolu_2", false), fixture: "answer", want: answer},
 		{name: "schemas", opts: gemini.Options{MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: callsWithoutIDs},
 		{name: "json_schema", opts: gemini.Options{JSONSchema: true}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: callsWithoutIDs},
+		// The examples end the description, in either form of schema.
+		{name: "examples", req: providertest.ExamplesTurn(), fixture: "tool_calls", want: callsWithoutIDs},
+		{name: "json_schema_examples", opts: gemini.Options{JSONSchema: true}, req: providertest.ExamplesTurn(), fixture: "tool_calls", want: callsWithoutIDs},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+tt.fixture+".response.json")))

@@ -33,14 +33,17 @@ func (m *Model) dialect() *dialect.Dialect {
 // cannot carry as a keyword is folded into a description, and the registry
 // still validates the arguments when the call arrives; Generate has already
 // refused a tool the dialect cannot express. A tool without arguments has
-// no parameters.
+// no parameters. The tool's examples end its description: both dialects
+// fold them, since a declaration has no field for them (a Schema's
+// example holds one value, which the API reads only at the root).
 func (m *Model) declaration(spec tool.Spec) (*genai.FunctionDeclaration, error) {
-	decl := &genai.FunctionDeclaration{Name: spec.Name, Description: spec.Description}
+	d := m.dialect()
+	description, _, _ := d.ConvertExamples(spec.Name, spec.Description, spec.Examples)
+	decl := &genai.FunctionDeclaration{Name: spec.Name, Description: description}
 	in := spec.InputSchema
 	if in == nil {
 		return decl, nil
 	}
-	d := m.dialect()
 	if m.jsonSchema {
 		raw, problems := d.ConvertJSON(in)
 		if err := errorOf(problems); err != nil {

@@ -17,6 +17,7 @@ func (m *Model) chatParams(req *agent.Request) (oai.ChatCompletionNewParams, err
 	if m.maxTokens > 0 {
 		params.MaxCompletionTokens = oai.Int(m.maxTokens)
 	}
+	checked := m.checked()
 	for _, spec := range req.Tools {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
@@ -27,8 +28,8 @@ func (m *Model) chatParams(req *agent.Request) (oai.ChatCompletionNewParams, err
 			Parameters: schema,
 			Strict:     oai.Bool(m.strict),
 		}
-		if spec.Description != "" {
-			fn.Description = oai.String(spec.Description)
+		if description := describe(checked, spec, schema); description != "" {
+			fn.Description = oai.String(description)
 		}
 		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
 	}

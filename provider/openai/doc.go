@@ -92,6 +92,11 @@
 // with an error that matches dialect.ErrRejected and names each field;
 // [Options.Dialect] takes the rules and limits of a compatible server.
 //
+// A function has no field for examples, so a tool's examples
+// (tool.WithExamples) are written at the end of its description, strict
+// or not, as the dialect's Examples says (dialect.OpenAIStrict() folds up
+// to 1 KiB of them).
+//
 // # Deferred tools
 //
 // On the Responses API a Model is an agent.ToolSearcher (when its dialect

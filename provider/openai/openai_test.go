@@ -6,6 +6,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/golden"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/provider/internal/providertest"
@@ -72,6 +73,14 @@ func withID(resp *agent.Response, id string) *agent.Response {
 	return resp
 }
 
+// keepingExamples returns OpenAIStrict with the examples kept, as a
+// compatible server that reads a schema's examples would have it.
+func keepingExamples() *dialect.Dialect {
+	d := dialect.OpenAIStrict()
+	d.Examples = dialect.Keep
+	return d
+}
+
 func TestGenerate(t *testing.T) {
 	for _, api := range apis {
 		for _, tt := range []struct {
@@ -89,6 +98,10 @@ func TestGenerate(t *testing.T) {
 			{name: "parts_text", req: providertest.PartsTurn("Let me look both up.", parisCall, atlantisCall, false), fixture: "answer", want: answer(api.answerID)},
 			{name: "schemas", req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
 			{name: "non_strict", opts: openai.Options{NonStrict: true, MaxTokens: 1024}, req: providertest.SchemaTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
+			// The examples end the description; with a dialect that
+			// keeps them, they are the parameters' root examples.
+			{name: "examples", req: providertest.ExamplesTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
+			{name: "examples_kept", opts: openai.Options{NonStrict: true, Dialect: keepingExamples()}, req: providertest.ExamplesTurn(), fixture: "tool_calls", want: twoCalls(api.callsID)},
 		} {
 			t.Run(api.prefix+"/"+tt.name, func(t *testing.T) {
 				srv := replay.NewServer(t, replay.Always(replay.Load(t, "testdata/"+api.prefix+"_"+tt.fixture+".response.json")))

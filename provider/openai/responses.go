@@ -121,6 +121,7 @@ func (m *Model) responsesTools(specs []tool.Spec) ([]responses.ToolUnionParam, e
 	var out []responses.ToolUnionParam
 	namespaces := map[string]*responses.NamespaceToolParam{}
 	deferred := false
+	checked := m.checked()
 	for _, spec := range specs {
 		schema, err := m.toolSchema(spec)
 		if err != nil {
@@ -129,8 +130,8 @@ func (m *Model) responsesTools(specs []tool.Spec) ([]responses.ToolUnionParam, e
 		deferred = deferred || spec.DeferLoading
 		if spec.DeferLoading && spec.Namespace != "" && m.dialect.Features&dialect.Namespaces != 0 {
 			fn := &responses.NamespaceToolToolFunctionParam{Name: spec.Name, Parameters: schema, Strict: oai.Bool(m.strict), DeferLoading: oai.Bool(true)}
-			if spec.Description != "" {
-				fn.Description = oai.String(spec.Description)
+			if description := describe(checked, spec, schema); description != "" {
+				fn.Description = oai.String(description)
 			}
 			ns := namespaces[spec.Namespace]
 			if ns == nil {
@@ -146,8 +147,8 @@ func (m *Model) responsesTools(specs []tool.Spec) ([]responses.ToolUnionParam, e
 			Parameters: schema,
 			Strict:     oai.Bool(m.strict),
 		}
-		if spec.Description != "" {
-			fn.Description = oai.String(spec.Description)
+		if description := describe(checked, spec, schema); description != "" {
+			fn.Description = oai.String(description)
 		}
 		if spec.DeferLoading {
 			fn.DeferLoading = oai.Bool(true)

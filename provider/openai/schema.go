@@ -11,13 +11,14 @@ import (
 )
 
 // checked returns the dialect the tools are checked in: the strict one, or
-// for tools sent as they are, its rules for names, the root and the number
-// of tools alone, with its features. Chat Completions has no deferred
-// loading, tool search or namespaces: its copy lacks them.
+// for tools sent as they are, its rules for names, the root, the number of
+// tools and the examples alone, with its features. Chat Completions has no
+// deferred loading, tool search or namespaces: its copy lacks them.
 func (m *Model) checked() *dialect.Dialect {
 	d := m.dialect
 	if !m.strict {
-		d = &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools, Features: d.Features}
+		d = &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools,
+			Examples: d.Examples, MaxFoldedExamples: d.MaxFoldedExamples, Features: d.Features}
 	}
 	if m.api == ChatCompletions && d.Features&(dialect.DeferLoading|dialect.ToolSearch|dialect.Namespaces) != 0 {
 		d = d.Clone()
@@ -68,4 +69,18 @@ func rawObject(name string, raw json.RawMessage) (map[string]any, error) {
 		out[k] = v
 	}
 	return out, nil
+}
+
+// describe returns the description a tool is sent with: its own, and its
+// examples as d, the dialect the tools are checked in, decides
+// (dialect.OpenAIStrict() folds them into it, strict or not, since a
+// function has no field for them and the model reads the description).
+// Examples a dialect keeps go in the parameters' root "examples", draft
+// 2020-12's list of valid instances, the one place a schema has for them.
+func describe(d *dialect.Dialect, spec tool.Spec, params map[string]any) string {
+	description, kept, _ := d.ConvertExamples(spec.Name, spec.Description, spec.Examples)
+	if len(kept) > 0 {
+		params["examples"] = kept
+	}
+	return description
 }

@@ -108,6 +108,19 @@ func SchemaTurn() *agent.Request {
 	return req
 }
 
+// ExamplesTurn returns a first turn that offers, beside the exchange's
+// tool, a forecast tool with two examples of its calls: one with the city
+// alone, one with every argument, in the order of the schema's
+// properties.
+func ExamplesTurn() *agent.Request {
+	forecast := tool.New("get_forecast", "Forecast the weather in a city.",
+		func(ctx context.Context, a ForecastArgs) (string, error) { return "", nil },
+		tool.WithExamples(ForecastArgs{City: "Paris"}, ForecastArgs{City: "Lima", Days: 3, Units: "fahrenheit"}))
+	req := FirstTurn()
+	req.Tools = append(req.Tools, forecast.Spec())
+	return req
+}
+
 // Generate runs one turn of m and fails the test when the response is not
 // want, in the fields want sets: text and calls always; the finish
 // reasons, the state, the calls' state and the usage when want has them.
