@@ -112,8 +112,10 @@ func rawList(t *testing.T, args ...string) ([]json.RawMessage, string) {
 	var stderr lockedBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"serve", "--upstream-env", "HANDS_TEST_UPSTREAM"}, args...), inR, outW, &stderr)
-		outW.Close()
+		err := run(ctx, append([]string{"serve", "--upstream-env", "HANDS_TEST_UPSTREAM"}, args...), inR, outW, &stderr)
+		outW.CloseWithError(fmt.Errorf("serve returned %v", err))
+		inR.Close() // so that a request written after serve returned fails, rather than waits
+		done <- err
 	}()
 	defer func() {
 		inW.Close()
@@ -227,5 +229,106 @@ func TestServeSchemasAsSent(t *testing.T) {
 		if strings.Contains(string(raw), `"content":true`) {
 			t.Errorf("a schema {} is listed as true: %s", raw)
 		}
+	}
+}
+
+// TestServeCatalogue serves every server of the catalogue at once, each
+// upstream named after it (and so its tools prefixed with that name):
+// every tool is listed, under a name used once, with its schemas exactly
+// as its server sent them. The exceptions are the tools whose input
+// schema does not say "type": "object", which MCP requires and clients
+// check (the GitLab server of the catalogue sends nine whose schemas hold
+// only $schema): they are refused, each named on stderr.
+func TestServeCatalogue(t *testing.T) {
+	servers, err := catalogue.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args, notObject []string
+	want := map[string]listedTool{}
+	for _, s := range servers {
+		args = append(args, "--upstream", s.Name+"="+catalogueUpstream(t, s.Name))
+		for _, raw := range s.Tools {
+			tl := decodeTool(t, raw)
+			var in struct {
+				Type any `json:"type"`
+			}
+			if json.Unmarshal(tl.InputSchema, &in); in.Type != "object" {
+				notObject = append(notObject, s.Name+"_"+tl.Name)
+				continue
+			}
+			want[s.Name+"_"+tl.Name] = tl
+		}
+	}
+	listed, stderr := rawList(t, args...)
+	seen := map[string]bool{}
+	for _, raw := range listed {
+		tl := decodeTool(t, raw)
+		if seen[tl.Name] {
+			t.Errorf("tool %s is listed twice", tl.Name)
+		}
+		seen[tl.Name] = true
+		w, ok := want[tl.Name]
+		if !ok {
+			continue // a bundled tool
+		}
+		if !bytes.Equal(tl.InputSchema, w.InputSchema) {
+			t.Errorf("tool %s: listed input schema\n%s\nwant, as sent,\n%s", tl.Name, tl.InputSchema, w.InputSchema)
+		}
+		if !bytes.Equal(tl.OutputSchema, w.OutputSchema) {
+			t.Errorf("tool %s: listed output schema\n%s\nwant, as sent,\n%s", tl.Name, tl.OutputSchema, w.OutputSchema)
+		}
+	}
+	missing := 0
+	for name := range want {
+		if !seen[name] {
+			missing++
+			t.Errorf("tool %s is not listed", name)
+		}
+	}
+	for _, name := range notObject {
+		if seen[name] {
+			t.Errorf("tool %s is listed, though its input schema does not describe an object", name)
+		}
+		if !strings.Contains(stderr, name) {
+			t.Errorf("tool %s is not named on stderr", name)
+		}
+	}
+	if missing > 0 {
+		t.Logf("serve's standard error:\n%s", stderr)
+	}
+	t.Logf("%d servers, %d tools served of them", len(servers), len(want)-missing)
+}
+
+// TestServeSharedToolName serves two upstreams that both offer read_file,
+// unnamed: the first one's is served, the second's is refused and named
+// on stderr, and the second's other tools are served.
+func TestServeSharedToolName(t *testing.T) {
+	listed, stderr := rawList(t, "--upstream", catalogueUpstream(t, "filesystem"), "--upstream", catalogueUpstream(t, "desktop-commander"))
+	names := map[string]bool{}
+	for _, raw := range listed {
+		names[decodeTool(t, raw).Name] = true
+	}
+	if !names["read_file"] || !names["list_directory"] || !names["start_process"] {
+		t.Errorf("listed %v, want read_file, list_directory and start_process among them", names)
+	}
+	if !strings.Contains(stderr, "read_file") || !strings.Contains(stderr, "desktop-commander") {
+		t.Errorf("stderr does not name the refused tool and its upstream:\n%s", stderr)
+	}
+}
+
+// TestServeRefusedUpstream serves an upstream that cannot start beside one
+// that can: the one that cannot is reported, the other served.
+func TestServeRefusedUpstream(t *testing.T) {
+	listed, stderr := rawList(t, "--upstream", "broken=/nonexistent/upstream", "--upstream", "mem="+catalogueUpstream(t, "memory"))
+	names := map[string]bool{}
+	for _, raw := range listed {
+		names[decodeTool(t, raw).Name] = true
+	}
+	if !names["mem_read_graph"] {
+		t.Errorf("listed %v, want mem_read_graph among them", names)
+	}
+	if !strings.Contains(stderr, "broken") {
+		t.Errorf("stderr does not report the upstream broken:\n%s", stderr)
 	}
 }
