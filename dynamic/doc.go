@@ -22,6 +22,20 @@
 // typed tools, dynamic tools do not apply defaults; the handler receives the
 // arguments as the model sent them.
 //
+// # Patterns
+//
+// JSON Schema's patterns are ECMA-262 regular expressions, and a dynamic
+// tool takes them as such. A pattern Go's regexp accepts (most of those
+// tools send) is matched by it, in time linear in the value. A pattern it
+// refuses — lookahead (?=…) (?!…), lookbehind (?<=…) (?<!…),
+// backreferences \1 — is compiled by github.com/dlclark/regexp2 in its
+// ECMAScript mode. That engine backtracks, and its time can grow
+// exponentially with the value: since a pattern may come from another
+// program and a value from a model, each of its matches is cut off after
+// PatternTimeout, and the value is refused with an issue that says so.
+// A pattern neither engine takes is ErrSchemaInvalid.
+//
 // This package is separate from package tool because the validator brings
-// golang.org/x/text, which the core packages keep out of their dependencies.
+// golang.org/x/text, which the core packages keep out of their
+// dependencies, and the backtracking engine.
 package dynamic

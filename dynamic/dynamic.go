@@ -112,6 +112,9 @@ type compiled struct {
 	printer *message.Printer
 	doc     any    // the schema document, parsed
 	raw     []byte // and as written, for the order of its properties
+	// patterns compiled the document's patterns, and tells a match it
+	// cut off (patterns.cutOff)
+	patterns *patterns
 	orderState
 }
 
@@ -153,6 +156,8 @@ func parse(doc []byte) (any, error) {
 // documents.
 func compileParsed(parsed any, doc []byte) (*compiled, error) {
 	c := validator.NewCompiler()
+	engine := new(patterns)
+	c.UseRegexpEngine(engine.compile)
 	c.DefaultDraft(validator.Draft2020)
 	c.AssertFormat()
 	c.UseLoader(validator.SchemeURLLoader{}) // no files, no network
@@ -163,7 +168,7 @@ func compileParsed(parsed any, doc []byte) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
-	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, raw: doc}, nil
+	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, raw: doc, patterns: engine}, nil
 }
 
 // A Validator checks JSON documents against a JSON Schema document, with

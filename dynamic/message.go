@@ -55,6 +55,9 @@ func (c *compiled) issuesOf(e *validator.ValidationError, inst any) []schema.Iss
 	case *kind.Format:
 		return one("must be " + msgtext.FormatNoun(k.Want) + ", got " + valueText(value))
 	case *kind.Pattern:
+		if c.patterns.cutOff(k.Want, k.Got) {
+			return one(fmt.Sprintf("took too long to match against the pattern %s (over %v), so it is refused; send a shorter or simpler value", k.Want, PatternTimeout))
+		}
 		return one("must match the pattern " + k.Want + ", got " + quote(k.Got))
 	case *kind.MinLength:
 		return one(fmt.Sprintf("must be at least %d %s, got %d", k.Want, msgtext.Plural(k.Want, "character"), k.Got))

@@ -47,13 +47,28 @@ type version struct {
 	output       *jsonschema.Schema // the server's output schema; nil if none
 	migratesFrom []string           // the earlier versions whose calls the server upgrades
 	def          string             // the server's definition, to tell a change
+	// The server's schemas as it sent them, listed as they are
+	// (tool.SchemaDocumenter); output is nil when it sent none.
+	inputDoc, outputDoc json.RawMessage
 }
 
 func (r *remote) Name() string { return r.name }
 
 // Spec returns the tool's current spec, its output schema included.
-func (r *remote) Spec() tool.Spec {
+func (r *remote) Spec() tool.Spec { return r.cur.Load().spec() }
+
+// SpecDocuments returns the tool's current spec with its schemas as the
+// server sent them (see tool.SchemaDocumenter), which an MCP server
+// lists as they are.
+func (r *remote) SpecDocuments() (tool.Spec, json.RawMessage, json.RawMessage) {
 	v := r.cur.Load()
+	return v.spec(), v.inputDoc, v.outputDoc
+}
+
+var _ tool.SchemaDocumenter = (*remote)(nil)
+
+// spec returns the version's spec, its output schema included.
+func (v *version) spec() tool.Spec {
 	spec := v.raw.Spec()
 	if v.output != nil {
 		spec.OutputSchema = v.output.CloneSchemas()
@@ -199,7 +214,10 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, err
 		}
 	}
-	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def}
+	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def, inputDoc: input}
+	if out != nil {
+		v.outputDoc = schemas.output
+	}
 	for _, d := range c.opts.Dialects {
 		if err := d.Check(dialect.ToolSchema{Name: raw.Name(), Schema: raw.Spec().InputSchema}); err != nil {
 			return nil, err

@@ -15,7 +15,10 @@
 // field for them; their output schemas when the output is a struct, their
 // titles and annotations (read-only, destructive, idempotent, open-world),
 // and in _meta a versioned tool's version (VersionMeta) and the earlier
-// versions its migrations upgrade (MigratesFromMeta).
+// versions its migrations upgrade (MigratesFromMeta). A tool whose schemas
+// were written as JSON documents (tool.SchemaDocumenter, such as a tool
+// mcpclient passes on from another server) is listed with those documents
+// byte for byte, {} as {} and unknown keywords kept.
 // tools/call runs the call through the registry — its
 // middleware, predicates, hands' own one-pass validation and timeouts — with
 // the arguments exactly as they arrived: tools are registered through the

@@ -92,7 +92,7 @@ func newSearcher(s *Server, opts *ToolSearchOptions) *searcher {
 		return s.searchTools(ctx, in), nil
 	}, tool.WithTitle("Search tools"), tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 	sr.listed = mcpTool(sr.tool.Spec())
-	if err := encodeSchemas(sr.listed); err != nil {
+	if err := encodeSchemas(sr.listed, [2]json.RawMessage{}); err != nil {
 		panic(err) // a schema of this package's own types
 	}
 	return sr

@@ -274,10 +274,16 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 	if v, ok := t.(tool.SpecVersioner); ok {
 		version = v.SpecVersion() // before the spec: a change in between is seen next time
 	}
-	spec := t.Spec()
+	var spec tool.Spec
+	var docs [2]json.RawMessage // the input and output schemas as written, if the tool has them
+	if d, ok := t.(tool.SchemaDocumenter); ok {
+		spec, docs[0], docs[1] = d.SpecDocuments()
+	} else {
+		spec = t.Spec()
+	}
 	spec.Name = t.Name()
 	mt := mcpTool(spec)
-	err := encodeSchemas(mt)
+	err := encodeSchemas(mt, docs)
 	var def []byte
 	if err == nil {
 		def, err = json.Marshal(mt)
@@ -309,10 +315,15 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 // schema of every tool again (through jsonschema's reflective MarshalJSON),
 // which costs a server of a thousand tools milliseconds a list, and a
 // client that lists again on every list_changed makes a list of each
-// change.
-func encodeSchemas(mt *mcp.Tool) error {
-	for _, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
+// change. A schema's document as written (docs: input, output;
+// tool.SchemaDocumenter) is sent as it is, in place of its encoding.
+func encodeSchemas(mt *mcp.Tool, docs [2]json.RawMessage) error {
+	for i, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
 		if s, ok := (*schema).(*jsonschema.Schema); ok && s != nil {
+			if len(docs[i]) > 0 {
+				*schema = docs[i]
+				continue
+			}
 			data, err := json.Marshal(s)
 			if err != nil {
 				return err

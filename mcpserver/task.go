@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -670,7 +671,7 @@ func withExecution(res *mcp.ListToolsResult) mcp.Result {
 	if !slices.ContainsFunc(res.Tools, func(t *mcp.Tool) bool { return t.Meta[mcptask.ExecutionMeta] != nil }) {
 		return res
 	}
-	data, err := json.Marshal(res)
+	data, err := marshalAsIs(res)
 	if err != nil {
 		return res
 	}
@@ -682,11 +683,24 @@ func withExecution(res *mcp.ListToolsResult) mcp.Result {
 	for i, t := range tools {
 		tools[i] = mcptask.LowerTool(t)
 	}
-	if o["tools"], err = json.Marshal(tools); err != nil {
+	if o["tools"], err = marshalAsIs(tools); err != nil {
 		return res
 	}
-	if data, err = json.Marshal(o); err != nil {
+	if data, err = marshalAsIs(o); err != nil {
 		return res
 	}
 	return &mcptask.RawResult{JSON: data}
+}
+
+// marshalAsIs encodes v as json.Marshal does, but with <, > and & as they
+// are: json.Marshal escapes them, also inside the raw schemas a tool's
+// server sent (tool.SchemaDocumenter), which are listed as sent.
+func marshalAsIs(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

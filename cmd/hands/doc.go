@@ -43,7 +43,13 @@
 // serves its tools beside the bundled ones, each call checked against the
 // tool's input schema by hands, under its limits, timeout and --token,
 // before it is passed on (see package mcpclient). The tools served follow
-// each upstream's list as it changes, without a restart. An http(s)
+// each upstream's list as it changes, without a restart, and each schema is
+// listed exactly as the upstream sent it. --upstream 'NAME=CMD ARGS' names
+// an upstream and serves its tools as NAME_tool; a tool whose name is
+// taken otherwise is left out and named on standard error. The upstreams
+// may offer 1000 tools together, less the bundled ones, taken in the order
+// given; an upstream that does not start or does not fit is named on
+// standard error and the others are served. An http(s)
 // upstream that asks for OAuth is signed in to once: the address of its
 // sign-in page is written to standard error and opened in the browser, and
 // the tokens are kept in hands/oauth in the user's config directory (mode

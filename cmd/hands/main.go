@@ -194,15 +194,18 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return nil
 	})
 	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token on /mcp and the playground's tools.json; /files/ stays public (default $HANDS_TOKEN)")
-	var upstream []string
-	fs.Func("upstream", "also serve the tools of the MCP server that `'CMD ARGS'` starts, or at an http(s) URL, validated by hands first (repeatable)", func(v string) error {
-		if strings.TrimSpace(v) == "" {
-			return errors.New("no command given")
-		}
-		if _, err := splitWords(v); err != nil {
+	var upstream []upstreamSpec
+	fs.Func("upstream", "also serve the tools of the MCP server that `'[NAME=]CMD ARGS'` starts, or at an http(s) URL, validated by hands first; NAME names it and prefixes its tools' names with NAME_ (repeatable)", func(v string) error {
+		spec, err := parseUpstream(v)
+		if err != nil {
 			return err
 		}
-		upstream = append(upstream, v)
+		for _, other := range upstream {
+			if spec.name != "" && other.name == spec.name {
+				return fmt.Errorf("two upstreams are named %s", spec.name)
+			}
+		}
+		upstream = append(upstream, spec)
 		return nil
 	})
 	toolSearch := fs.Bool("tool-search", false, "list the --upstream tools only once a call of the search_tools tool finds them; the bundled tools stay listed")
@@ -259,7 +262,11 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer ups.close()
-	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes()...)...); err != nil {
+	bundledNames := reg.Tools()
+	taken := func(name string) bool {
+		return slices.ContainsFunc(bundledNames, func(t tool.Interface) bool { return t.Name() == name })
+	}
+	if reg, err = tool.NewRegistry(append(reg.Scopes(), ups.scopes(taken)...)...); err != nil {
 		return err
 	}
 	if otelexport.EnabledByEnv() { // traces of served calls, off unless an OTLP endpoint is set

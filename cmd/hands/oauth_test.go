@@ -21,7 +21,7 @@ func TestUpstreamOAuth(t *testing.T) {
 	var b oauthtest.Browser
 	var stderr bytes.Buffer
 	auth := &upstreamAuth{grant: grantAuthorizationCode, stderr: &stderr, browser: b.Open, store: store}
-	ups, err := connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, false, auth, &stderr)
+	ups, err := connectUpstreams(t.Context(), []upstreamSpec{{target: a.RS.URL + "/mcp"}}, nil, 0, false, auth, &stderr)
 	if err != nil {
 		t.Fatalf("connectUpstreams = %v", err)
 	}
@@ -32,13 +32,13 @@ func TestUpstreamOAuth(t *testing.T) {
 
 	auth.browser = func(context.Context, string) error { return errors.New("the second run must not open a browser") }
 	stderr.Reset()
-	ups, err = connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, false, auth, &stderr)
+	ups, err = connectUpstreams(t.Context(), []upstreamSpec{{target: a.RS.URL + "/mcp"}}, nil, 0, false, auth, &stderr)
 	if err != nil {
 		t.Fatalf("connectUpstreams with stored tokens = %v", err)
 	}
 	defer ups.close()
-	if len(ups.scopes()) != 1 || len(ups.scopes()[0].Tools) != 1 {
-		t.Errorf("the upstream's scopes = %v, want its one tool", ups.scopes())
+	if len(ups.scopes(noneTaken)) != 1 || len(ups.scopes(noneTaken)[0].Tools) != 1 {
+		t.Errorf("the upstream's scopes = %v, want its one tool", ups.scopes(noneTaken))
 	}
 	if strings.Contains(stderr.String(), "sign in") {
 		t.Errorf("the second run wrote %q, want no sign-in", stderr.String())
@@ -59,7 +59,7 @@ func TestUpstreamOAuthMachine(t *testing.T) {
 	defer closeEnv()
 	var stderr bytes.Buffer
 	tools.auth.stderr = &stderr
-	ups, err := connectUpstreams(t.Context(), []string{a.RS.URL + "/mcp"}, nil, 0, false, tools.auth, &stderr)
+	ups, err := connectUpstreams(t.Context(), []upstreamSpec{{target: a.RS.URL + "/mcp"}}, nil, 0, false, tools.auth, &stderr)
 	if err != nil {
 		t.Fatalf("connectUpstreams = %v", err)
 	}
@@ -94,7 +94,7 @@ func TestUpstreamOAuthMachineBound(t *testing.T) {
 	defer closeEnv()
 	var stderr bytes.Buffer
 	tools.auth.stderr = &stderr
-	if ups, err := connectUpstreams(t.Context(), []string{hostile.RS.URL + "/mcp"}, nil, 0, false, tools.auth, &stderr); err == nil {
+	if ups, err := connectUpstreams(t.Context(), []upstreamSpec{{target: hostile.RS.URL + "/mcp"}}, nil, 0, false, tools.auth, &stderr); err == nil {
 		ups.close()
 		t.Error("connectUpstreams reached an upstream of another authorization server")
 	}
@@ -103,9 +103,12 @@ func TestUpstreamOAuthMachineBound(t *testing.T) {
 		t.Errorf("the other authorization server saw the grants %q, want none", hostile.Grants)
 	}
 	hostile.Mu.Unlock()
-	ups, err := connectUpstreams(t.Context(), []string{own.RS.URL + "/mcp"}, nil, 0, false, tools.auth, &stderr)
+	ups, err := connectUpstreams(t.Context(), []upstreamSpec{{target: own.RS.URL + "/mcp"}}, nil, 0, false, tools.auth, &stderr)
 	if err != nil {
 		t.Fatalf("connectUpstreams to the client's own server = %v", err)
 	}
 	ups.close()
 }
+
+// noneTaken takes no tool name.
+func noneTaken(string) bool { return false }

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -33,23 +34,73 @@ type upstreams struct {
 	reg     *tool.Registry    // serves the upstreams' tools, once serve has run
 	srv     *mcpserver.Server // serves reg
 	refused map[string]bool   // tools reg could not take, named on stderr once
+	budget  int               // how many tools the upstreams may offer together (toolBudget)
 	// served are the tools of each upstream that reg holds, so that those
 	// an upstream no longer offers are removed from it.
 	served map[*mcpclient.Client][]tool.Interface
 }
 
-// maxToolsPerUpstream is how many tools each of n upstreams may offer
-// beside bundled tools: together they fit the first page of tools/list,
-// so that no upstream can push the bundled tools off it. With
-// --tool-search (deferred), tools/list is one page of the tools not
-// deferred and those found, and each upstream may offer
-// mcpclient.DefaultMaxTools.
-func maxToolsPerUpstream(n, bundled int, deferred bool) int {
-	if deferred {
-		return mcpclient.DefaultMaxTools
-	}
-	return max(1, (mcp.DefaultPageSize-bundled)/max(n, 1))
+// An upstreamSpec is one --upstream: [NAME=]CMD or [NAME=]URL.
+type upstreamSpec struct {
+	// name is the operator's name for the upstream, which prefixes its
+	// tools' names (name + "_"); "" for none: the upstream is then named
+	// after its server, and its tools keep their names.
+	name   string
+	target string // a command line, or an http(s) URL
 }
+
+// upstreamName is the NAME= that may start an --upstream: a word that no
+// command line or URL starts with (a URL's scheme ends with a colon).
+var upstreamName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,31}=`)
+
+// parseUpstream reads an --upstream.
+func parseUpstream(v string) (upstreamSpec, error) {
+	u := upstreamSpec{target: v}
+	if m := upstreamName.FindString(v); m != "" {
+		u.name, u.target = m[:len(m)-1], v[len(m):]
+	}
+	if strings.TrimSpace(u.target) == "" {
+		return u, errors.New("no command given")
+	}
+	if !isURL(u.target) {
+		if _, err := splitWords(u.target); err != nil {
+			return u, err
+		}
+	}
+	return u, nil
+}
+
+func isURL(target string) bool {
+	return strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://")
+}
+
+// toolBudget is how many tools the upstreams may offer together beside
+// bundled tools: with them, one page of tools/list, so that a client that
+// reads only the first page sees every tool, and no upstream can push the
+// bundled tools off it. With --tool-search (deferred) tools/list is one
+// page of the tools not deferred and those found, so the upstreams may
+// offer maxDeferredTools together, each at most mcpclient.DefaultMaxTools.
+// Upstreams take it first come, first served, in the order of the command
+// line.
+func toolBudget(bundled int, deferred bool) int {
+	if deferred {
+		return maxDeferredTools
+	}
+	return max(0, mcp.DefaultPageSize-bundled)
+}
+
+// budgetReason says where toolBudget comes from.
+func budgetReason(bundled int, deferred bool) string {
+	if deferred {
+		return "with --tool-search"
+	}
+	return fmt.Sprintf("%d on one page of tools/list, less hands' own %d", mcp.DefaultPageSize, bundled)
+}
+
+// maxDeferredTools bounds the upstreams' tools together under
+// --tool-search: what the search index and the server hold, ten times a
+// page of tools/list.
+const maxDeferredTools = 10 * mcp.DefaultPageSize
 
 // connectUpstreams connects to each server: a streamable HTTP URL, or a
 // command line, split into words as a POSIX shell does (splitWords) and
@@ -59,44 +110,30 @@ func maxToolsPerUpstream(n, bundled int, deferred bool) int {
 // as auth says. Tools an upstream offers that hands cannot are named on
 // stderr. With deferred (--tool-search), the upstreams' scopes defer
 // their tools (tool.Scope.DeferLoading).
-func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int, deferred bool, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
-	u := &upstreams{stderr: stderr, deferred: deferred, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
+//
+// An upstream that cannot be served — it does not start or answer, or its
+// tools do not fit in what is left of toolBudget — is named on stderr with
+// the reason, and the others are served. connectUpstreams fails only when
+// upstreams were given and none of them can be served.
+func connectUpstreams(ctx context.Context, specs []upstreamSpec, passEnv []string, bundled int, deferred bool, auth *upstreamAuth, stderr io.Writer) (*upstreams, error) {
+	budget := toolBudget(bundled, deferred)
+	u := &upstreams{stderr: stderr, deferred: deferred, budget: budget, refused: map[string]bool{}, served: map[*mcpclient.Client][]tool.Interface{}}
+	var errs []error
+	used := 0
 	for _, spec := range specs {
-		var transport func() mcp.Transport
-		if strings.HasPrefix(spec, "http://") || strings.HasPrefix(spec, "https://") {
-			if _, err := auth.transport(spec); err != nil {
-				u.close()
-				return nil, fmt.Errorf("--upstream %q: %w", spec, err)
-			}
-			transport = func() mcp.Transport {
-				t, _ := auth.transport(spec) // the same settings gave no error above
-				return t
-			}
-		} else {
-			args, err := splitWords(spec)
-			if err != nil || len(args) == 0 {
-				u.close()
-				return nil, fmt.Errorf("--upstream %q: %w", spec, cmp.Or(err, errors.New("no command given")))
-			}
-			transport = func() mcp.Transport {
-				cmd := exec.Command(args[0], args[1:]...)
-				cmd.Env = upstreamEnv(os.Environ(), passEnv)
-				cmd.Stderr = stderr
-				return &mcpclient.CommandTransport{Command: cmd}
-			}
+		c, err := connectSpec(ctx, spec, u, passEnv, budget, auth, stderr)
+		if err == nil && used+len(c.Tools()) > budget {
+			err = fmt.Errorf("its %d tools do not fit: the upstreams before it offer %d of the %d tools upstreams may offer together (%s)",
+				len(c.Tools()), used, budget, budgetReason(bundled, deferred))
+			c.Close()
 		}
-		c, err := connectUpstream(ctx, transport(), mcpclient.Options{
-			OnChange:  u.changed,
-			Elicit:    relayElicit,
-			Sample:    relaySample,
-			MaxTools:  maxToolsPerUpstream(len(specs), bundled, deferred),
-			Reconnect: transport, // an upstream that exits is started again
-			Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-		})
 		if err != nil {
-			u.close()
-			return nil, fmt.Errorf("--upstream %q: %w", spec, err)
+			err = fmt.Errorf("--upstream %q: %w", cmp.Or(spec.name, spec.target), err)
+			fmt.Fprintln(stderr, "hands: not serving", err)
+			errs = append(errs, err)
+			continue
 		}
+		used += len(c.Tools())
 		for _, err := range c.Refused() {
 			fmt.Fprintln(stderr, "hands:", err)
 		}
@@ -104,7 +141,48 @@ func connectUpstreams(ctx context.Context, specs, passEnv []string, bundled int,
 		u.clients = append(u.clients, c)
 		u.mu.Unlock()
 	}
+	if len(specs) > 0 && len(u.clients) == 0 {
+		return nil, fmt.Errorf("no --upstream can be served: %w", errors.Join(errs...))
+	}
 	return u, nil
+}
+
+// connectSpec connects to the upstream spec names, for u.
+func connectSpec(ctx context.Context, spec upstreamSpec, u *upstreams, passEnv []string, budget int, auth *upstreamAuth, stderr io.Writer) (*mcpclient.Client, error) {
+	var transport func() mcp.Transport
+	if isURL(spec.target) {
+		if _, err := auth.transport(spec.target); err != nil {
+			return nil, err
+		}
+		transport = func() mcp.Transport {
+			t, _ := auth.transport(spec.target) // the same settings gave no error above
+			return t
+		}
+	} else {
+		args, err := splitWords(spec.target)
+		if err != nil || len(args) == 0 {
+			return nil, cmp.Or(err, errors.New("no command given"))
+		}
+		transport = func() mcp.Transport {
+			cmd := exec.Command(args[0], args[1:]...)
+			cmd.Env = upstreamEnv(os.Environ(), passEnv)
+			cmd.Stderr = stderr
+			return &mcpclient.CommandTransport{Command: cmd}
+		}
+	}
+	opts := mcpclient.Options{
+		Name:      spec.name,
+		OnChange:  u.changed,
+		Elicit:    relayElicit,
+		Sample:    relaySample,
+		MaxTools:  max(1, min(budget, mcpclient.DefaultMaxTools)),
+		Reconnect: transport, // an upstream that exits is started again
+		Logger:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+	if spec.name != "" {
+		opts.Prefix = spec.name + "_"
+	}
+	return connectUpstream(ctx, transport(), opts)
 }
 
 // connectUpstream connects to one upstream over transport with opts.
@@ -189,13 +267,31 @@ func (s *signingIn) Authorize(ctx context.Context, req *http.Request, resp *http
 	return s.OAuthHandler.Authorize(ctx, req, resp)
 }
 
-// scopes returns one scope per upstream, named after its server.
-func (u *upstreams) scopes() []*tool.Scope {
+// scopes returns one scope per upstream, named after it, with the tools
+// whose names are not taken: by a tool taken (hands' own) or by an
+// earlier upstream's. A tool left out is named on stderr, with its
+// upstream, and is not served.
+func (u *upstreams) scopes(taken func(name string) bool) []*tool.Scope {
 	u.mu.Lock()
 	defer u.mu.Unlock()
+	held := map[string]string{} // the upstream of each tool name served
 	var scopes []*tool.Scope
 	for _, c := range u.clients {
-		tools := c.Tools()
+		var tools []tool.Interface
+		for _, t := range c.Tools() {
+			name := t.Name()
+			switch other, ok := held[name]; {
+			case taken(name):
+				fmt.Fprintf(u.stderr, "hands: not serving the tool %s of the upstream %s: hands has a tool of that name; name the upstream (--upstream NAME=...) to prefix its tools with NAME_\n", name, c.Name())
+			case ok:
+				fmt.Fprintf(u.stderr, "hands: not serving the tool %s of the upstream %s: the upstream %s has a tool of that name; name the upstream (--upstream NAME=...) to prefix its tools with NAME_\n", name, c.Name(), other)
+			default:
+				held[name] = c.Name()
+				tools = append(tools, t)
+				continue
+			}
+			u.refused[name] = true
+		}
 		u.served[c] = tools
 		scopes = append(scopes, &tool.Scope{Name: "upstream " + c.Name(), Tools: tools, DeferLoading: u.deferred})
 	}
@@ -251,6 +347,15 @@ func (u *upstreams) follow(ctx context.Context) {
 		if len(added) == 0 {
 			continue
 		}
+		if left := u.budget - u.servedCount(); len(added) > left {
+			for _, t := range added[max(left, 0):] {
+				if !u.refused[t.Name()] {
+					fmt.Fprintf(u.stderr, "hands: not serving the tool %s that the upstream %s added: the upstreams offer the %d tools they may offer together\n", t.Name(), c.Name(), u.budget)
+					u.refused[t.Name()] = true
+				}
+			}
+			added = added[:max(left, 0)]
+		}
 		for len(added) > 0 {
 			err := u.reg.Add(&tool.Scope{Name: "upstream " + c.Name(), Tools: added, DeferLoading: u.deferred})
 			if err == nil {
@@ -280,6 +385,15 @@ func (u *upstreams) follow(ctx context.Context) {
 	}
 	maps.DeleteFunc(u.refused, func(name string, _ bool) bool { return !offered[name] })
 	u.srv.Sync(ctx)
+}
+
+// servedCount returns how many tools of the upstreams reg holds. Hold mu.
+func (u *upstreams) servedCount() int {
+	n := 0
+	for _, tools := range u.served {
+		n += len(tools)
+	}
+	return n
 }
 
 // refusedNames returns the names of the *tool.NameErrors in err, which
