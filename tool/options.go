@@ -37,6 +37,7 @@ type config struct {
 	tasks       TaskSupport
 	nullNamed   bool    // WithoutRepairs named RepairNullOptional
 	bound       bool    // WithContextBoundHandler
+	budget      int     // WithResultBudget
 	errs        []error // mistakes in the options themselves
 }
 
@@ -164,6 +165,7 @@ type core struct {
 	version     string            // WithVersion
 	bound       bool              // WithContextBoundHandler
 	tasks       TaskSupport       // WithTaskSupport
+	budget      int               // WithResultBudget
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -199,7 +201,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migrations: migrations, version: c.version, bound: c.bound,
-		tasks: c.tasks,
+		tasks: c.tasks, budget: c.budget,
 	}, c, nil
 }
 
