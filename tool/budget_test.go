@@ -27,6 +27,9 @@ func budgeted(t testing.TB, b *tool.Budget, tools ...tool.Interface) *tool.Regis
 	if err != nil {
 		t.Fatal(err)
 	}
+	if b == nil {
+		return reg
+	}
 	if err := reg.SetBudget(b); err != nil {
 		t.Fatal(err)
 	}
@@ -573,5 +576,35 @@ func TestShrinkJSONHostileSize(t *testing.T) {
 		if c.Bytes > 256<<10 {
 			t.Errorf("shortening %d bytes of JSON allocated %d bytes; want at most 256 KiB, whatever its size", len(d), c.Bytes)
 		}
+	}
+}
+
+// BenchmarkBudget measures what a budget costs a call: a registry without
+// budgets, one whose budget the result is within (the common case, which
+// should cost next to nothing more), and a 10 MB result cut to 16 KiB
+// and kept in a MemoryStore.
+func BenchmarkBudget(b *testing.B) {
+	small := lines(20)
+	big := strings.Repeat(lines(100), 10<<20/len(lines(100)))
+	for _, bb := range []struct {
+		name   string
+		text   string
+		budget *tool.Budget
+	}{
+		{"off", small, nil},
+		{"within", small, &tool.Budget{Default: 16 << 10}},
+		{"cut10MB", big, &tool.Budget{Default: 16 << 10}},
+	} {
+		b.Run(bb.name, func(b *testing.B) {
+			reg := budgeted(b, bb.budget, textTool("t", bb.text))
+			call := tool.Call{Name: "t", Args: json.RawMessage(`{}`)}
+			ctx := context.Background()
+			b.ReportAllocs()
+			for b.Loop() {
+				if res := tool.Run(ctx, reg, call); res.IsError {
+					b.Fatal(res.Content)
+				}
+			}
+		})
 	}
 }
