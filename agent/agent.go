@@ -358,7 +358,7 @@ type Options struct {
 	// it is the budget of the run's tool.Recipient. Zero leaves the
 	// registry's tool.Budget.Default; a negative value leaves such results
 	// whole. Budgets must be on (tool.Registry.SetBudget) when it is not
-	// zero: the run fails with ErrBudgetsOff otherwise.
+	// zero: the run fails with tool.ErrBudgetsOff otherwise.
 	ResultBudget int
 	// Recipient names who reads the run's results, for the registry's
 	// result store: the rest of a result cut in this run, or cleared from
@@ -375,10 +375,6 @@ type Options struct {
 	// result.
 	KeepResults int
 }
-
-// ErrBudgetsOff reports a run whose Options.ResultBudget is set on a
-// registry whose result budgets are off (tool.Registry.SetBudget).
-var ErrBudgetsOff = errors.New("agent: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget)")
 
 // ErrTurnLimit is matched by a *TurnLimitError.
 var ErrTurnLimit = errors.New("agent: turn limit reached")

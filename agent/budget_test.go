@@ -97,8 +97,8 @@ func TestResultBudgetNeedsBudgets(t *testing.T) {
 		return nil, nil
 	})
 	_, err := agent.Run(t.Context(), model, newRegistry(t), nil, &agent.Options{ResultBudget: 4096})
-	if !errors.Is(err, agent.ErrBudgetsOff) {
-		t.Errorf("Run = %v, want ErrBudgetsOff", err)
+	if !errors.Is(err, tool.ErrBudgetsOff) {
+		t.Errorf("Run = %v, want tool.ErrBudgetsOff", err)
 	}
 }
 

@@ -154,7 +154,7 @@ func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 func (l *loop) run(ctx context.Context, history History, turn int, states map[string]*callState) (History, error) {
 	var err error
 	if l.opts.ResultBudget != 0 && l.reg.Budget() == nil {
-		return history, ErrBudgetsOff
+		return history, fmt.Errorf("agent: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget): %w", tool.ErrBudgetsOff)
 	}
 	if l.reg.Budget() != nil {
 		ctx = tool.WithRecipient(ctx, tool.Recipient{ID: l.opts.Recipient, Budget: l.opts.ResultBudget})
