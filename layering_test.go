@@ -109,6 +109,7 @@ func TestEdgeLayering(t *testing.T) {
 		{"./tooltest", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", "go.opentelemetry.io/"}},
 		{"./sqldb", databaseDrivers},
 		{"./kv", databaseDrivers},
+		{"./resultstore", databaseDrivers},
 		{"./bind", databaseDrivers},
 		{"./tool", databaseDrivers},
 		{"./agent", databaseDrivers},

@@ -73,6 +73,16 @@ type Message struct {
 	// before (see Loaded), so that a resumed run, a durable run and a
 	// replay of the history load the same tools.
 	Loaded []string `json:"loaded,omitempty"`
+	// Handle is, on a tool message, the handle read_result reads the
+	// call's whole result by (tool.ReadResultName): set when a budget cut
+	// the result (tool.Cut.Handle), or when the loop cleared it from the
+	// context (Options.KeepResults); "" otherwise.
+	Handle string `json:"handle,omitempty"`
+	// Cleared reports, on a tool message, a result the loop replaced with
+	// a short note to save the model's context (Options.KeepResults): Text
+	// is that note, which says how to read the result again, and
+	// Structured and Parts are nil.
+	Cleared bool `json:"cleared,omitempty"`
 	// State is, on an assistant message, what the provider needs to
 	// continue the conversation from this turn that Text and Calls do not
 	// hold, such as reasoning items or thinking blocks and their
@@ -353,6 +363,27 @@ type Options struct {
 	// Middleware wraps the run, its model calls and its tool calls; the
 	// first one listed is outermost.
 	Middleware []Middleware
+	// ResultBudget bounds, in bytes, each tool result the model reads of
+	// a tool that declares no budget of its own (tool.WithResultBudget):
+	// it is the budget of the run's tool.Recipient. Zero leaves the
+	// registry's tool.Budget.Default; a negative value leaves such results
+	// whole. Budgets must be on (tool.Registry.SetBudget) when it is not
+	// zero: the run fails with tool.ErrBudgetsOff otherwise.
+	ResultBudget int
+	// Recipient names who reads the run's results, for the registry's
+	// result store: the rest of a result cut in this run, or cleared from
+	// its history, is read by a run of the same Recipient only (a user, a
+	// conversation). Empty makes the handle itself what grants reading.
+	Recipient string
+	// KeepResults, when positive, keeps the last KeepResults tool results
+	// of the history in full before each turn and replaces each older one
+	// with a short note that says how to read it again: with read_result,
+	// when the registry's budgets are on (the result is kept in its store
+	// for the budget's TTL), else by calling the tool again. The history
+	// the run returns records the notes (Message.Cleared), so that a run
+	// resumed from it sends the model the same context. Zero keeps every
+	// result.
+	KeepResults int
 }
 
 // ErrTurnLimit is matched by a *TurnLimitError.

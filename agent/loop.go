@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"slices"
 
 	"github.com/hands-go/hands/tool"
 )
@@ -158,6 +159,12 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		return history, l.ready
 	}
 	var err error
+	if l.opts.ResultBudget != 0 && l.reg.Budget() == nil {
+		return history, fmt.Errorf("agent: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget): %w", tool.ErrBudgetsOff)
+	}
+	if l.reg.Budget() != nil {
+		ctx = tool.WithRecipient(ctx, tool.Recipient{ID: l.opts.Recipient, Budget: l.opts.ResultBudget})
+	}
 	if states != nil {
 		l.turn = turn
 		if history, err = l.calls(ctx, history, turn, states); err != nil {
@@ -173,6 +180,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		if err := ctx.Err(); err != nil {
 			return history, fmt.Errorf("agent: turn %d: %w", turn, err)
 		}
+		history = l.clear(ctx, history)
 		resp, err := l.generate(ctx, turn, buildRequest(ctx, l.reg, l.opts.System, history, l.native))
 		if err != nil {
 			return history, err
@@ -417,6 +425,52 @@ func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[
 		},
 	})
 	return results, stopped, ran
+}
+
+// ClearedText starts the note that replaces a tool result cleared from the
+// history (Options.KeepResults).
+const ClearedText = "[this result was cleared from the context to save room"
+
+// clear returns history with every tool result before the last
+// Options.KeepResults replaced by a note that says how to read it again:
+// the result is kept in the registry's result store when budgets are on.
+// A message cleared before is left as it is, and history itself is not
+// changed: the messages changed are in a copy.
+func (l *loop) clear(ctx context.Context, history History) History {
+	keep := l.opts.KeepResults
+	if keep <= 0 {
+		return history
+	}
+	copied := false
+	for i := len(history) - 1; i >= 0; i-- {
+		m := &history[i]
+		if m.Role != RoleTool {
+			continue
+		}
+		if keep > 0 {
+			keep--
+			continue
+		}
+		if m.Cleared {
+			continue
+		}
+		if !copied {
+			history, copied = slices.Clone(history), true
+			m = &history[i]
+		}
+		handle := m.Handle
+		if handle == "" {
+			if h, _, err := l.reg.Keep(ctx, m.Text); err == nil {
+				handle = h
+			}
+		}
+		text := ClearedText + "; call the tool again if it is needed]"
+		if handle != "" {
+			text = ClearedText + `; read it again with read_result {"handle":"` + handle + `","offset":0}]`
+		}
+		*m = Message{Role: RoleTool, CallID: m.CallID, Name: m.Name, IsError: m.IsError, Migrated: m.Migrated, Version: m.Version, RanAs: m.RanAs, Loaded: m.Loaded, Text: text, Handle: handle, Cleared: true}
+	}
+	return history
 }
 
 // lastAssistant returns the index of the last assistant message, or -1.

@@ -254,3 +254,40 @@ func TestRunRefusesNothingLoaded(t *testing.T) {
 		t.Errorf("Run with a model that searches itself = %v, want nil", err)
 	}
 }
+
+// TestKeepResultsKeepsLoadedTools checks that clearing an old search's
+// result from the context (Options.KeepResults) keeps the tools it loaded:
+// the later requests still send them, and a history saved after the
+// clearing builds them again.
+func TestKeepResultsKeepsLoadedTools(t *testing.T) {
+	reg, _ := deferredRegistry(t)
+	model := agenttest.NewScript(
+		agent.Response{Calls: []agent.ToolCall{agenttest.Call("s1", agent.SearchToolName, `{"query":"weather forecast","limit":1}`)}},
+		agent.Response{Calls: []agent.ToolCall{agenttest.Call("n1", "take_note", `{"city":"Oslo"}`)}},
+		agent.Response{Calls: []agent.ToolCall{agenttest.Call("n2", "take_note", `{"city":"Lima"}`)}},
+		agent.Response{Calls: []agent.ToolCall{agenttest.Call("c1", "get_forecast", `{"city":"Oslo"}`)}},
+		agent.Response{Text: "Rain in Oslo."},
+	)
+	history, err := agent.Run(context.Background(), model, reg, agent.History{agent.UserText("Weather in Oslo?")}, &agent.Options{KeepResults: 1})
+	if err != nil {
+		t.Fatalf("Run: %v\n%v", err, history)
+	}
+	reqs := model.Requests()
+	if len(reqs) != 5 {
+		t.Fatalf("the model got %d requests, want 5", len(reqs))
+	}
+	search := reqs[4].Messages[2]
+	if search.Name != agent.SearchToolName || !search.Cleared {
+		t.Fatalf("the last request's search result is %+v, want it cleared", search)
+	}
+	for i, r := range reqs[1:] {
+		if !slices.Contains(names(r.Tools), "get_forecast") {
+			t.Errorf("request %d sends %v: the tool the search loaded is gone", i+2, names(r.Tools))
+		}
+	}
+	for _, m := range history {
+		if m.Name == agent.SearchToolName && !slices.Equal(m.Loaded, []string{"get_forecast"}) {
+			t.Errorf("the cleared search's message loads %v, want [get_forecast]", m.Loaded)
+		}
+	}
+}

@@ -58,5 +58,9 @@ func ToolMessage(call ToolCall, res tool.Result) Message {
 	if i >= 0 {
 		version = res.Repairs[i].Version
 	}
-	return Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: i >= 0, Version: version, RanAs: res.Version, Loaded: loadedBy(res)}
+	m := Message{Role: RoleTool, CallID: call.ID, Name: call.Name, Text: res.Content, Structured: structured, Parts: parts, IsError: res.IsError, Migrated: i >= 0, Version: version, RanAs: res.Version, Loaded: loadedBy(res)}
+	if res.Cut != nil {
+		m.Handle = res.Cut.Handle
+	}
+	return m
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/hands-go/hands/dynamic"
 	"github.com/hands-go/hands/mcpclient"
+	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -307,5 +308,47 @@ func TestHangingServer(t *testing.T) {
 				t.Fatalf("Connect returned only at the test's own deadline: %v", err)
 			}
 		})
+	}
+}
+
+// TestUpstreamResultBudget checks that a tool whose server declares
+// anthropic/maxResultSizeChars gets that budget: a registry with budgets on
+// cuts its results to it rather than to its default, and values that are
+// not a positive whole number are not read.
+func TestUpstreamResultBudget(t *testing.T) {
+	s := mcp.NewServer(&mcp.Implementation{Name: "big", Version: "1"}, nil)
+	whole := strings.Repeat("row of the table\n", 2000)
+	for name, declared := range map[string]any{"declared": 3000.0, "huge": 9e9, "fraction": 2000.5, "text": "2000"} {
+		s.AddTool(&mcp.Tool{Name: name, Description: "Big.", InputSchema: map[string]any{"type": "object"}, Meta: mcp.Meta{"anthropic/maxResultSizeChars": declared}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: whole}}}, nil
+			})
+	}
+	c, err := connectTo(t, s, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "up", Tools: c.Tools()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.SetBudget(&tool.Budget{Default: 1000}); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]int{"declared": 3000, "huge": 500_000, "fraction": 1000, "text": 1000} {
+		res := tool.Run(t.Context(), reg, tool.Call{Name: name, Args: json.RawMessage(`{}`)})
+		got := 0
+		if res.Cut != nil {
+			got = res.Cut.Budget
+		}
+		if want == 500_000 {
+			if res.Cut != nil {
+				t.Errorf("%s: cut to %d, want the whole %d bytes within the budget 500000", name, got, len(whole))
+			}
+			continue
+		}
+		if got != want || len(res.Content) > want {
+			t.Errorf("%s: cut to %d (%d bytes), want %d", name, got, len(res.Content), want)
+		}
 	}
 }

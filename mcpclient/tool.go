@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -79,6 +80,11 @@ func (v *version) spec() tool.Spec {
 
 // Timeout returns the bound on each call (Options.Timeout; see tool.Timed).
 func (r *remote) Timeout() time.Duration { return r.cur.Load().raw.Timeout() }
+
+// ResultBudget returns the budget the server declares for the tool's
+// results, as anthropic/maxResultSizeChars (see tool.Budgeted); 0 when it
+// declares none.
+func (r *remote) ResultBudget() int { return r.cur.Load().raw.ResultBudget() }
 
 // Enabled reports whether the server offers the tool now.
 func (r *remote) Enabled(context.Context) bool { return !r.gone.Load() }
@@ -170,6 +176,9 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		opts = append(opts, tool.WithVersion(declared))
 		migratesFrom = upstreamMigratesFrom(mt.Meta)
 	}
+	if n := upstreamBudget(mt.Meta); n > 0 {
+		opts = append(opts, tool.WithResultBudget(n))
+	}
 	support := mcptask.Execution(mt.Meta)
 	if support == string(tool.TaskRequired) || support == string(tool.TaskOptional) {
 		// The client runs it either way: as a task when the server
@@ -241,6 +250,21 @@ func upstreamVersion(meta mcp.Meta) string {
 		return ""
 	}
 	return v
+}
+
+// upstreamBudget returns the budget a listed tool declares for its
+// results in its _meta, as Claude Code's anthropic/maxResultSizeChars
+// (mcpserver.ResultBudgetMeta), in bytes: a whole number from
+// tool.MinResultBudget (a smaller one is raised to it) to 500000 (a larger
+// one is lowered to it); 0 when there is none, or it is not such a number.
+// Characters are read as bytes, so a result of as many bytes as the tool
+// declares characters reaches the model whole.
+func upstreamBudget(meta mcp.Meta) int {
+	v, ok := meta[mcpmeta.MaxResultSizeChars].(float64)
+	if !ok || v != math.Trunc(v) || v <= 0 {
+		return 0
+	}
+	return int(min(max(v, tool.MinResultBudget), mcpmeta.MaxResultSizeCharsCeiling))
 }
 
 // upstreamMigratesFrom returns the earlier versions a listed tool says

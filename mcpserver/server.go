@@ -60,6 +60,16 @@ type Options struct {
 	// (SearchToolName) that finds them: a session's list gains the tools
 	// its searches found. See the package doc, "Deferred tools".
 	ToolSearch *ToolSearchOptions
+	// ResultBudget bounds, in bytes, each result a caller reads of a tool
+	// that declares no budget of its own (tool.WithResultBudget): it is
+	// every caller's tool.Recipient budget, and the rest of a result cut
+	// to it is read by the same caller alone — the same verified user, or
+	// else the same session. Zero leaves the registry's Budget.Default; a
+	// negative value leaves such results whole. Budgets must be on
+	// (tool.Registry.SetBudget) when it is not zero: New panics otherwise.
+	// Each tool listed declares its budget to clients in its _meta, as
+	// anthropic/maxResultSizeChars (see ResultBudgetMeta).
+	ResultBudget int
 }
 
 // A Server serves a registry's tools over MCP. It is safe for concurrent
@@ -83,6 +93,7 @@ type Server struct {
 	taskModes sync.Map // tool name → tool.TaskSupport, of the tools registered that may run as tasks
 
 	search *searcher // nil without Options.ToolSearch
+	resultBudget int // Options.ResultBudget
 }
 
 // A watchedTool is a tool whose spec may change after it is registered.
@@ -116,7 +127,10 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if err != nil {
 		panic(err) // a key of the wrong length: a mistake at setup
 	}
-	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}}
+	if opts.ResultBudget != 0 && reg.Budget() == nil {
+		panic("mcpserver: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget)")
+	}
+	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}, resultBudget: opts.ResultBudget}
 	s.tasks = newTaskStore(opts.Tasks)
 	sdkOpts := &mcp.ServerOptions{
 		Instructions: opts.Instructions,
@@ -283,6 +297,12 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 	}
 	spec.Name = t.Name()
 	mt := mcpTool(spec)
+	if chars := s.declaredBudget(t); chars > 0 {
+		if mt.Meta == nil {
+			mt.Meta = mcp.Meta{}
+		}
+		mt.Meta[ResultBudgetMeta] = chars
+	}
 	err := encodeSchemas(mt, docs)
 	var def []byte
 	if err == nil {
@@ -449,6 +469,44 @@ const MigratesFromMeta = mcpmeta.MigratesFrom
 // tools do.
 const MigratedFromMeta = mcpmeta.MigratedFrom
 
+// ResultBudgetMeta is the key in a listed tool's _meta under which the
+// server declares the budget of the tool's results (tool.WithResultBudget,
+// Options.ResultBudget, tool.Budget.Default), as a number, when budgets are
+// on: Claude Code's anthropic/maxResultSizeChars, which tells it to pass
+// results up to that many characters to the model rather than keep them
+// apart (https://code.claude.com/docs/en/mcp, "Raise the limit for a
+// specific tool"). A budget counts bytes, which are never fewer than the
+// characters they encode, so no result the server sends is over it. It is
+// at most 500000, the largest the client takes.
+const ResultBudgetMeta = mcpmeta.MaxResultSizeChars
+
+// CutMeta is the key in a call result's _meta under which a result cut to
+// its budget says how (tool.Cut): {"budget", "size", "shown", "handle",
+// "kept", "arrays", "parts"}. Its structured content, shortened along the
+// output schema, is valid against that schema unless the schema forbids
+// every shortening that fits; either way the key says that it was cut.
+const CutMeta = mcpmeta.Cut
+
+// declaredBudget returns the budget of t's results that a client is told,
+// in characters; 0 when budgets are off or leave its results whole.
+func (s *Server) declaredBudget(t tool.Interface) int {
+	b := s.reg.Budget()
+	if b == nil {
+		return 0
+	}
+	n := b.Default
+	switch {
+	case s.resultBudget < 0:
+		n = 0
+	case s.resultBudget > 0:
+		n = max(s.resultBudget, tool.MinResultBudget)
+	}
+	if bt, ok := t.(tool.Budgeted); ok && bt.ResultBudget() > 0 {
+		n = bt.ResultBudget()
+	}
+	return min(n, mcpmeta.MaxResultSizeCharsCeiling)
+}
+
 // requestKey is the context key of the MCP request a call serves.
 type requestKey struct{}
 
@@ -481,6 +539,10 @@ func (s *Server) handler() mcp.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: err.Error()}
 		}
 		ctx = context.WithValue(ctx, answersKey{}, answers)
+		if s.reg.Budget() != nil {
+			id, _ := stateCaller(ctx, req)
+			ctx = tool.WithRecipient(ctx, tool.Recipient{ID: id, Budget: s.resultBudget})
+		}
 		call := tool.Call{Name: req.Params.Name, Args: req.Params.Arguments}
 		var progress progressCounter
 		var res tool.Result
@@ -521,6 +583,12 @@ func (s *Server) handler() mcp.ToolHandler {
 		}
 		if res.Structured != nil && !res.IsError {
 			result.StructuredContent = res.Structured
+		}
+		if res.Cut != nil {
+			if result.Meta == nil {
+				result.Meta = mcp.Meta{}
+			}
+			result.Meta[CutMeta] = res.Cut
 		}
 		s.afterCall(req)
 		return result, nil

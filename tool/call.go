@@ -68,6 +68,11 @@ type Result struct {
 	// and upgraded by the tool's migration has a RepairMigrated repair
 	// that names that version.
 	Version string `json:"version,omitempty"`
+	// Cut is set when a registry cut the result to its budget (see
+	// Budget): what the model was shown of it, what was left out, and the
+	// handle read_result reads the whole by. Nil on a result within its
+	// budget, which is as the tool made it.
+	Cut *Cut `json:"cut,omitempty"`
 }
 
 // An Event is one step of a streamed call: a progress report or, last of

@@ -63,6 +63,21 @@
 // decides, for each provider, whether they go as they are or at the end of
 // the description.
 //
+// # Result budgets
+//
+// WithLimits bounds what a model sends; a budget bounds what it reads back.
+// Registry.SetBudget turns budgets on: a result whose text, structured
+// output or parts exceed the call's budget — the tool's own
+// (WithResultBudget), else its Recipient's (an MCP caller, an agent run),
+// else the registry's Default, in bytes of UTF-8 — is cut once, for every
+// kind of tool, after the middleware: text at a line or word boundary,
+// structured output along its output schema, parts whole. A note at its
+// end says how much there was and how to read the rest: the whole text is
+// kept in a ResultStore under an unguessable handle bound to the
+// recipient, which the read_result tool, added with the budget, pages
+// through. A result within its budget is unchanged, and a direct call
+// (Call, CallJSON) is never cut.
+//
 // # One pass over the arguments
 //
 // Arguments are validated and decoded together, in one pass over the bytes,

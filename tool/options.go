@@ -40,6 +40,7 @@ type config struct {
 	bound       bool      // WithContextBoundHandler
 	deferred    bool      // WithDeferLoading
 	examples    []example // WithExamples, WithExamplesJSON, in the order given
+	budget      int       // WithResultBudget
 	errs        []error   // mistakes in the options themselves
 }
 
@@ -180,6 +181,7 @@ type core struct {
 	tasks       TaskSupport       // WithTaskSupport
 	deferred    bool              // WithDeferLoading
 	examples    []json.RawMessage // WithExamples, WithExamplesJSON: checked, compact
+	budget      int               // WithResultBudget
 }
 
 // newCore checks what every kind of tool must have and applies the options.
@@ -215,7 +217,7 @@ func newCore(name, description string, inputType reflect.Type, opts []Option) (c
 		name: name, title: c.title, annotations: c.annotations, description: description,
 		enabled: c.enabled, timeout: c.timeout, limits: c.limits, noRepair: c.noRepair,
 		deprecation: c.deprecation, migrations: migrations, version: c.version, bound: c.bound,
-		tasks: c.tasks, deferred: c.deferred,
+		tasks: c.tasks, deferred: c.deferred, budget: c.budget,
 	}, c, nil
 }
 

@@ -108,6 +108,10 @@ type Registry struct {
 	middleware []Middleware
 	chain      atomic.Pointer[Handler]
 	logger     atomic.Pointer[slog.Logger]
+
+	budget   atomic.Pointer[budgetState] // nil when budgets are off
+	budgetMu sync.Mutex                  // one SetBudget at a time
+	reader   Interface                   // read_result, once SetBudget added it
 }
 
 // A toolSet is what a registry holds at one time. It is never changed once
@@ -644,7 +648,21 @@ func single(res Result) iter.Seq[Event] {
 // guards a handler, panics after the result logged through the registry's
 // logger.
 func (r *Registry) Stream(ctx context.Context, call Call) iter.Seq[Event] {
-	return guarded(ctx, r.handler(), call, r.log())
+	events := guarded(ctx, r.handler(), call, r.log())
+	if r.budget.Load() == nil {
+		return events
+	}
+	return func(yield func(Event) bool) {
+		for ev := range events {
+			if ev.Result != nil {
+				res := r.withinBudget(ctx, *ev.Result)
+				ev.Result = &res
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
 }
 
 // Guard returns h with the guarantees a Registry gives its calls, for a
@@ -725,8 +743,13 @@ func guarded(ctx context.Context, h Handler, call Call, logger *slog.Logger) ite
 // without streaming it.
 func (r *Registry) run(ctx context.Context, call Call) Result {
 	if r.chain.Load() != nil {
-		return drain(ctx, r, call, nil)
+		return drain(ctx, r, call, nil) // through Stream, which applies the budget
 	}
+	return r.withinBudget(ctx, r.runTool(ctx, call))
+}
+
+// runTool is run for a registry without middleware.
+func (r *Registry) runTool(ctx context.Context, call Call) Result {
 	t, refusal := r.resolve(ctx, call)
 	if t == nil {
 		return refusal

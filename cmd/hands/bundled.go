@@ -35,9 +35,10 @@ type env struct {
 	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
 	SQL          *url.URL     `bind:"HANDS_SQL,optional"`   // nil: no SQL tools; opened by openSQL
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
-	KV           *kv.Store    `bind:"HANDS_KV,optional"`           // nil: the default store
-	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"` // names, comma-separated
-	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`    // serve's request-state key, base64
+	KV           *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
+	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
+	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
+	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -51,6 +52,8 @@ type bundle struct {
 	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
 	auth     *upstreamAuth
 	stateKey bind.Secret // HANDS_STATE_KEY, likewise
+	// resultBudget is serve's budget of a result (HANDS_RESULT_BUDGET).
+	resultBudget int
 	// upstreamEnv names the variables passed on to upstream commands
 	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
 	upstreamEnv []string
@@ -172,14 +175,15 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		return nil, nil, fmt.Errorf("HANDS_OAUTH_GRANT is %q; it is %s or %s", e.OAuthGrant, grantAuthorizationCode, grantClientCredentials)
 	}
 	b := &bundle{
-		token:       e.Token,
-		auth:        &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
-		stateKey:    e.StateKey,
-		bucket:      e.Bucket,
-		upstreamEnv: strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
-		hostFile:    toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:       toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
-		kv:          toolbox.KVTools(e.KV),
+		token:        e.Token,
+		auth:         &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
+		stateKey:     e.StateKey,
+		resultBudget: e.ResultBudget,
+		bucket:       e.Bucket,
+		upstreamEnv:  strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
+		hostFile:     toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
+		kv:           toolbox.KVTools(e.KV),
 	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
@@ -255,6 +259,7 @@ type specEnv struct {
 	KV                string `bind:"HANDS_KV,optional"`
 	UpstreamEnv       string `bind:"HANDS_UPSTREAM_ENV,optional"`
 	StateKey          string `bind:"HANDS_STATE_KEY,optional"`
+	ResultBudget      string `bind:"HANDS_RESULT_BUDGET,optional"`
 	OAuthClientID     string `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
 	OAuthIssuer       string `bind:"HANDS_OAUTH_ISSUER,optional"`
 	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`

@@ -24,6 +24,7 @@ import (
 //	DIR/            mode 0700
 //	DIR/files/      the default bucket: host_file's files, public at /files/
 //	DIR/kv.db       the default key-value store (and its -wal and -shm)
+//	DIR/results.db  the results a budget cut (HANDS_RESULT_BUDGET), likewise
 //	DIR/.layout     says that DIR is laid out this way
 //
 // Before the layout file, DIR itself was the bucket and kv.db lay among
@@ -33,6 +34,7 @@ import (
 const (
 	bucketFolder = "files"
 	kvFile       = "kv.db"
+	resultsFile  = "results.db"
 	layoutFile   = ".layout"
 	layoutText   = "2\n" // the layout's version, which no earlier one wrote
 )
@@ -42,6 +44,7 @@ const (
 var internalFiles = map[string]bool{
 	bucketFolder: true, layoutFile: true, layoutFile + ".tmp": true,
 	kvFile: true, kvFile + "-wal": true, kvFile + "-shm": true, kvFile + "-journal": true,
+	resultsFile: true, resultsFile + "-wal": true, resultsFile + "-shm": true, resultsFile + "-journal": true,
 }
 
 // openDataDir returns the data directory, created with mode 0700 and laid

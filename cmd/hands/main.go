@@ -25,6 +25,7 @@ import (
 	"github.com/hands-go/hands/internal/otelexport"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/otelhands"
+	"github.com/hands-go/hands/resultstore"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -181,6 +182,28 @@ func version(args []string, stdout, stderr io.Writer) error {
 const serveGCPercent = 400
 
 // serve runs the MCP server on stdio or HTTP until ctx ends.
+// serveBudget turns reg's result budgets on for serve: the cut results
+// are kept in results.db in the data directory, or in memory where there
+// is none.
+// It returns a function that closes the store.
+func serveBudget(ctx context.Context, reg *tool.Registry, budget int, stderr io.Writer) (func(), error) {
+	if budget > 0 && budget < tool.MinResultBudget {
+		return nil, &usageError{msg: fmt.Sprintf("--result-budget %d is below the least budget, %d bytes", budget, tool.MinResultBudget)}
+	}
+	var store tool.ResultStore = tool.NewMemoryStore(nil)
+	closeStore := func() {}
+	if db, err := openResultStore(ctx); err == nil {
+		store, closeStore = resultstore.New(db, nil), func() { db.Close() }
+	} else {
+		fmt.Fprintf(stderr, "hands: %v; cut results are kept in memory\n", err)
+	}
+	if err := reg.SetBudget(&tool.Budget{Store: store}); err != nil {
+		closeStore()
+		return nil, err
+	}
+	return closeStore, nil
+}
+
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flags("serve", "serve [--http ADDR] [flags]", stdout, stderr)
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
@@ -193,6 +216,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		httpOpts.AllowedOrigins = append(httpOpts.AllowedOrigins, v)
 		return nil
 	})
+	resultBudget := fs.Int("result-budget", 0, "cut each tool result a caller reads to `BYTES`, unless the tool has a budget of its own, keeping the rest for read_result (default $HANDS_RESULT_BUDGET, else 0: no cut)")
 	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token on /mcp and the playground's tools.json; /files/ stays public (default $HANDS_TOKEN)")
 	var upstream []upstreamSpec
 	fs.Func("upstream", "also serve the tools of the MCP server that `'[NAME=]CMD ARGS'` starts, or at an http(s) URL, validated by hands first; NAME names it and prefixes its tools' names with NAME_ (repeatable)", func(v string) error {
@@ -281,7 +305,15 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if err != nil {
 		return err
 	}
-	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	budget := cmp.Or(*resultBudget, tools.resultBudget)
+	if budget != 0 {
+		closeStore, err := serveBudget(ctx, reg, budget, stderr)
+		if err != nil {
+			return err
+		}
+		defer closeStore()
+	}
+	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, ResultBudget: budget, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	if *toolSearch {
 		srvOpts.ToolSearch = &mcpserver.ToolSearchOptions{}
 	}

@@ -50,6 +50,8 @@ var settings = []setting{
 		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_UPSTREAM_ENV", flag: "upstream-env", def: "none", commands: "serve, diff",
 		what: "comma-separated names of environment variables passed on to --upstream commands (and to the command hands diff runs), which otherwise get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL"},
+	{env: "HANDS_RESULT_BUDGET", flag: "result-budget", def: "0: results are not cut", commands: "serve",
+		what: "the most bytes of a tool's result each caller reads, for tools without a budget of their own; the rest is kept for an hour in hands/results.db in the user's data directory (in memory where there is none), bound to the caller, and read_result pages through it"},
 	{env: "HANDS_STATE_KEY", def: "a random key per process", commands: "serve",
 		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
 	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
@@ -149,24 +151,40 @@ func dataDir() (string, error) {
 // data directory (beside the bucket's folder, never in it), creating it:
 // it is called only by the commands that may write to it.
 func openDefaultKV(ctx context.Context) (*kv.Store, error) {
+	return openDataStore(ctx, kvFile, "the default key-value store", "HANDS_KV")
+}
+
+// openResultStore opens the store of the results that a budget cut,
+// results.db in the user's data directory: a store of its own, so that
+// the kv tools, which list and read the default key-value store, never
+// show one caller's results to another, and out of the bucket's folder,
+// whose files are public.
+func openResultStore(ctx context.Context) (*kv.Store, error) {
+	return openDataStore(ctx, resultsFile, "the store of cut results", "HANDS_RESULT_BUDGET=0 to cut nothing")
+}
+
+// openDataStore opens the SQLite key-value store file in the user's data
+// directory, creating it, the user's alone; what and setting name it in
+// errors.
+func openDataStore(ctx context.Context, file, what, setting string) (*kv.Store, error) {
 	dir, err := dataDir()
 	if err != nil {
-		return nil, fmt.Errorf("no default key-value store (%v): set HANDS_KV", err)
+		return nil, fmt.Errorf("no %s (%v): set %s", what, err, setting)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("cannot create the default key-value store: %v; set HANDS_KV", err)
+		return nil, fmt.Errorf("cannot create %s: %v; set %s", what, err, setting)
 	}
 	// The store is the user's alone, as its directory is: made with mode
 	// 0600 before SQLite opens it, and its WAL files, which SQLite makes
 	// with mode 0644 as it opens the store, put to the same mode (the
 	// directory's mode, 0700, guards any it makes again later).
-	path := filepath.Join(dir, kvFile)
+	path := filepath.Join(dir, file)
 	if f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600); err == nil {
 		f.Close()
 	}
 	s, err := sqlitekv.Open(ctx, path)
 	if err != nil {
-		return nil, fmt.Errorf("open the default key-value store: %v; set HANDS_KV", err)
+		return nil, fmt.Errorf("open %s: %v; set %s", what, err, setting)
 	}
 	for _, p := range []string{path, path + "-wal", path + "-shm"} {
 		os.Chmod(p, 0o600)
