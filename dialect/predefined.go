@@ -224,6 +224,7 @@ var (
 // fine-grained-tool-streaming and define-tools; anthropic-sdk-go v2.15.0's
 // ToolParam.
 const anthropicFeatures = DeferLoading | ToolSearch | EagerInputStreaming | PerToolStrict
+
 // maxFoldedExamples is how many bytes of examples the predefined dialects
 // that fold them write into a description: a handful of ordinary calls
 // (Anthropic advises one to five), not a document that would crowd out

@@ -92,8 +92,8 @@ type Server struct {
 	tasks     *taskStore
 	taskModes sync.Map // tool name → tool.TaskSupport, of the tools registered that may run as tasks
 
-	search *searcher // nil without Options.ToolSearch
-	resultBudget int // Options.ResultBudget
+	search       *searcher // nil without Options.ToolSearch
+	resultBudget int       // Options.ResultBudget
 }
 
 // A watchedTool is a tool whose spec may change after it is registered.
