@@ -336,7 +336,8 @@ func (s *Server) build(ctx context.Context, t tool.Interface) (registration, boo
 // which costs a server of a thousand tools milliseconds a list, and a
 // client that lists again on every list_changed makes a list of each
 // change. A schema's document as written (docs: input, output;
-// tool.SchemaDocumenter) is sent as it is, in place of its encoding.
+// tool.SchemaDocumenter) is sent as it is, in place of its encoding; an
+// encoded one has its empty subschemas as {} (emptySchemasAsObjects).
 func encodeSchemas(mt *mcp.Tool, docs [2]json.RawMessage) error {
 	for i, schema := range []*any{&mt.InputSchema, &mt.OutputSchema} {
 		if s, ok := (*schema).(*jsonschema.Schema); ok && s != nil {
@@ -345,6 +346,9 @@ func encodeSchemas(mt *mcp.Tool, docs [2]json.RawMessage) error {
 				continue
 			}
 			data, err := json.Marshal(s)
+			if err == nil {
+				data, err = emptySchemasAsObjects(data)
+			}
 			if err != nil {
 				return err
 			}
