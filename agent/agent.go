@@ -167,8 +167,19 @@ type Request struct {
 	// deferred tools itself (ToolSearcher), they are all of them, the
 	// deferred ones with DeferLoading set; for any other, the deferred
 	// ones are left out until the portable search loads them (see
-	// ToolSearcher), and none has DeferLoading set.
+	// ToolSearcher), and none has DeferLoading set. For a model that is
+	// shown every tool and told which it may call (a ToolAllower), they
+	// are every tool of the registry, enabled or not, in the registry's
+	// order, so that they change only when the registry does.
 	Tools []tool.Spec
+	// Allowed is nil, except for a model that is shown every tool (a
+	// ToolAllower): then it names the tools of Tools the model may call
+	// on this turn, the enabled ones, in the order of Tools; it is empty,
+	// not nil, when none is. An adapter whose provider cannot say which
+	// tools are allowed refuses a request where Allowed leaves a tool out
+	// (dialect.AllowedTools), rather than show the model a tool it may
+	// not call.
+	Allowed []string
 }
 
 // A Response is a model's answer on one turn: text, tool calls, or both.
@@ -463,8 +474,21 @@ const MalformedCallText = "Your last tool call was malformed and did not run; ca
 
 // buildRequest assembles one turn's request from what is enabled now, for
 // a model that searches deferred tools itself (native) or not.
-func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History, native bool) *Request {
+func buildRequest(ctx context.Context, reg *tool.Registry, system string, history History, native, allows bool) *Request {
 	req := &Request{Tools: toolsFor(reg.Specs(ctx), native, history)}
+	if allows {
+		enabled := make(map[string]bool, len(req.Tools))
+		for _, s := range req.Tools {
+			enabled[s.Name] = true
+		}
+		req.Tools = toolsFor(reg.AllSpecs(), native, history)
+		req.Allowed = make([]string, 0, len(enabled))
+		for _, s := range req.Tools { // in the order of Tools; a tool removed meanwhile is in neither
+			if enabled[s.Name] {
+				req.Allowed = append(req.Allowed, s.Name)
+			}
+		}
+	}
 	var prompt []string
 	if system != "" {
 		prompt = append(prompt, system)

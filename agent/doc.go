@@ -48,6 +48,18 @@
 // tools. Neither search reveals a tool disabled for the caller. Run refuses
 // a registry whose every tool is deferred (tool.ErrNothingLoaded).
 //
+// # Allowed tools
+//
+// A model that is a [ToolAllower] (the OpenAI adapter with
+// openai.Options.AllowedTools) is sent every tool of the registry on every
+// turn, enabled or not, and told in Request.Allowed which it may call on
+// this turn, so that the tools sent, and the provider's prompt cache over
+// them, change only when the registry does. The model then reads the
+// definitions of disabled tools; the registry still refuses a call to
+// one. Every other model is sent the enabled tools alone, and an adapter
+// whose provider cannot be told which tools are allowed refuses a request
+// that names fewer than it holds.
+//
 // # Finish reasons
 //
 // Every Response says why the model stopped, as a portable [FinishReason]

@@ -124,6 +124,7 @@ type loop struct {
 	opts     *Options
 	maxTurns int
 	native   bool  // the model searches deferred tools itself
+	allows   bool  // the model is shown every tool, with those allowed (ToolAllower)
 	ready    error // why the run cannot start, or nil
 
 	emit  func(Event) bool // yields an event; false once the consumer stopped
@@ -133,7 +134,7 @@ type loop struct {
 
 func newLoop(model Model, reg *tool.Registry, opts *Options) *loop {
 	base := CallHandler(model, reg)
-	l := &loop{model: model, tools: base, reg: reg, opts: opts, maxTurns: opts.MaxTurns, native: searches(model), ready: checkTools(model, reg)}
+	l := &loop{model: model, tools: base, reg: reg, opts: opts, maxTurns: opts.MaxTurns, native: searches(model), allows: allows(model), ready: checkTools(model, reg)}
 	if l.maxTurns <= 0 {
 		l.maxTurns = DefaultMaxTurns
 	}
@@ -181,7 +182,7 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 			return history, fmt.Errorf("agent: turn %d: %w", turn, err)
 		}
 		history = l.clear(ctx, history)
-		resp, err := l.generate(ctx, turn, buildRequest(ctx, l.reg, l.opts.System, history, l.native))
+		resp, err := l.generate(ctx, turn, buildRequest(ctx, l.reg, l.opts.System, history, l.native, l.allows))
 		if err != nil {
 			return history, err
 		}

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"runtime"
 	"slices"
 	"sync"
+	"weak"
 
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolsearch"
@@ -152,32 +154,160 @@ var searchTool = sync.OnceValue(func() *tool.Tool[searchArgs, searchOutput] {
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 })
 
-// search ranks the deferred tools enabled now against the query. A tool
-// that is disabled now is never indexed, so the search never reveals it.
+// search ranks the deferred tools enabled now against the query. The
+// index holds every deferred tool of the registry, enabled or not; a tool
+// disabled now is refused by Search's allow function before it can be
+// ranked, so the search never reveals it.
 func search(ctx context.Context, reg *tool.Registry, a searchArgs) searchOutput {
 	limit := a.Limit
 	if limit <= 0 {
 		limit = DefaultSearchLimit
 	}
 	limit = min(limit, MaxSearchLimit)
-	var idx toolsearch.Index
-	descriptions := map[string]string{}
-	if reg != nil {
-		for _, spec := range reg.Specs(ctx) {
-			if spec.DeferLoading {
-				idx.Put(toolsearch.DocOf(spec))
-				descriptions[spec.Name] = spec.Description
-			}
-		}
-	}
 	out := searchOutput{Tools: []foundTool{}, Note: noneNote}
-	for _, m := range idx.Search(a.Query, limit, nil) {
-		out.Tools = append(out.Tools, foundTool{Name: m.Name, Description: descriptions[m.Name]})
+	if reg != nil {
+		x := indexOf(reg)
+		x.mu.Lock()
+		x.sync(reg)
+		idx, descriptions := x.idx, x.descriptions
+		x.mu.Unlock()
+		// The search runs without x.mu, so that searches run at once and a
+		// slow predicate holds up no other; a later sync may change the
+		// index meanwhile, which its own lock guards.
+		found := idx.Search(a.Query, limit, func(name string) bool { return reg.Enabled(ctx, name) })
+		x.mu.Lock()
+		for _, m := range found {
+			out.Tools = append(out.Tools, foundTool{Name: m.Name, Description: descriptions[m.Name]})
+		}
+		x.mu.Unlock()
 	}
 	if len(out.Tools) > 0 {
 		out.Note = loadedNote
 	}
 	return out
+}
+
+// A searchIndex is the portable search's index of the deferred tools of
+// one registry, enabled or not. It follows the registry from version to
+// version (tool.Registry.Version, Added), so that a search costs the
+// search and what changed since the last one, not a rebuild: the tools
+// added are indexed, and only a removal (Remove) rebuilds it. A tool whose
+// spec may change (not a tool.SpecVersioner at version 0) is looked at on
+// every search, and indexed again when its spec changed.
+type searchIndex struct {
+	mu           sync.Mutex
+	built        bool
+	version      uint64                // of the registry, when last synced
+	idx          *toolsearch.Index     // the deferred tools
+	descriptions map[string]string     // of the tools indexed, by name
+	volatile     map[string]*watchSpec // the tools whose spec may change, by name
+}
+
+// A watchSpec is a tool whose spec may change, with what the index holds
+// of it.
+type watchSpec struct {
+	versions tool.SpecVersioner // nil when the tool cannot say when its spec changes
+	version  uint64             // its SpecVersion when indexed
+	doc      toolsearch.Doc     // its doc when indexed; zero when it was not deferred
+}
+
+// searchIndexes hold the index of each registry the portable search has
+// searched, by a weak pointer: an index goes with its registry.
+var searchIndexes sync.Map // weak.Pointer[tool.Registry] → *searchIndex
+
+// indexOf returns the portable search's index of reg.
+func indexOf(reg *tool.Registry) *searchIndex {
+	key := weak.Make(reg)
+	if x, ok := searchIndexes.Load(key); ok {
+		return x.(*searchIndex)
+	}
+	x, loaded := searchIndexes.LoadOrStore(key, &searchIndex{})
+	if !loaded {
+		runtime.AddCleanup(reg, func(key weak.Pointer[tool.Registry]) { searchIndexes.Delete(key) }, key)
+	}
+	return x.(*searchIndex)
+}
+
+// sync brings the index up to the registry's tools. Hold x.mu.
+func (x *searchIndex) sync(reg *tool.Registry) {
+	if !x.built || reg.Version() != x.version {
+		added, version, ok := reg.Added(x.version)
+		if !x.built || !ok {
+			x.rebuild(reg)
+		} else {
+			x.version = version
+			for _, t := range added {
+				spec, held := reg.Spec(t.Name())
+				if !held { // renamed since it was added, or removed since Added
+					x.rebuild(reg)
+					break
+				}
+				x.put(reg, spec)
+			}
+		}
+	}
+	for name, w := range x.volatile {
+		if w.versions != nil {
+			v := w.versions.SpecVersion()
+			if v == w.version {
+				continue
+			}
+			w.version = v
+		}
+		spec, held := reg.Spec(name)
+		if !held {
+			continue // removed: the next sync rebuilds
+		}
+		var doc toolsearch.Doc
+		if spec.DeferLoading {
+			doc = toolsearch.DocOf(spec)
+		}
+		if !sameDoc(doc, w.doc) {
+			x.put(reg, spec)
+		}
+	}
+}
+
+// rebuild indexes the registry's deferred tools anew. Hold x.mu.
+func (x *searchIndex) rebuild(reg *tool.Registry) {
+	x.version = reg.Version()
+	x.idx = &toolsearch.Index{}
+	x.descriptions = map[string]string{}
+	x.volatile = map[string]*watchSpec{}
+	x.built = true
+	for _, spec := range reg.AllSpecs() {
+		x.put(reg, spec)
+	}
+}
+
+// put indexes spec if it is deferred, and takes it out of the index if it
+// is not, and watches it if it may change. Hold x.mu.
+func (x *searchIndex) put(reg *tool.Registry, spec tool.Spec) {
+	var doc toolsearch.Doc
+	if spec.DeferLoading {
+		doc = toolsearch.DocOf(spec)
+		x.idx.Put(doc)
+		x.descriptions[spec.Name] = spec.Description
+	} else if _, ok := x.descriptions[spec.Name]; ok {
+		x.idx.Remove(spec.Name)
+		delete(x.descriptions, spec.Name)
+	}
+	t, _ := reg.Lookup(spec.Name)
+	versions, ok := t.(tool.SpecVersioner)
+	if ok && versions.SpecVersion() == 0 {
+		delete(x.volatile, spec.Name)
+		return
+	}
+	w := &watchSpec{versions: versions, doc: doc}
+	if ok {
+		w.version = versions.SpecVersion()
+	}
+	x.volatile[spec.Name] = w
+}
+
+// sameDoc reports whether a and b index the same text.
+func sameDoc(a, b toolsearch.Doc) bool {
+	return a.Name == b.Name && a.Title == b.Title && a.Description == b.Description && slices.Equal(a.Properties, b.Properties)
 }
 
 // loadedBy returns the tools a result of the portable search loaded, or

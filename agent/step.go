@@ -23,12 +23,14 @@ func NewRequest(ctx context.Context, reg *tool.Registry, system string, history 
 // NewRequestFor returns the request of one turn of model as Run builds it:
 // NewRequest's, with every enabled tool, the deferred ones flagged, for a
 // model that searches tools itself (a ToolSearcher whose SearchesTools
-// reports true).
+// reports true); with every tool, enabled or not, and the enabled ones
+// named in Request.Allowed, for a model that is shown every tool (a
+// ToolAllower whose AllowsTools reports true).
 func NewRequestFor(ctx context.Context, model Model, reg *tool.Registry, system string, history History) *Request {
 	if reg == nil {
 		reg = &tool.Registry{}
 	}
-	return buildRequest(ctx, reg, system, history, searches(model))
+	return buildRequest(ctx, reg, system, history, searches(model), allows(model))
 }
 
 // CallIDs returns the calls of turn with an ID each, unique in history, as

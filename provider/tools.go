@@ -18,13 +18,33 @@ import (
 // of extra, which an adapter passes for what it adds to every tool (such
 // as dialect.EagerInputStreaming); d refuses the ones it lacks.
 func CheckTools(d *dialect.Dialect, specs []tool.Spec, extra ...dialect.Feature) error {
+	return CheckAllowed(d, specs, nil, extra...)
+}
+
+// CheckAllowed is CheckTools for a request that may name the tools the
+// model is allowed to call (agent.Request.Allowed, nil when it names
+// none): a tool it leaves out needs dialect.AllowedTools too, which d
+// refuses when it lacks it, so that an adapter whose provider cannot be
+// told which tools are allowed never shows a model a tool it may not call.
+func CheckAllowed(d *dialect.Dialect, specs []tool.Spec, allowed []string, extra ...dialect.Feature) error {
 	var all dialect.Feature
 	for _, f := range extra {
 		all |= f
 	}
+	var ok map[string]bool
+	if allowed != nil {
+		ok = make(map[string]bool, len(allowed))
+		for _, name := range allowed {
+			ok[name] = true
+		}
+	}
 	tools := make([]dialect.ToolSchema, len(specs))
 	for i, spec := range specs {
-		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Examples: spec.Examples, Features: Needs(spec) | all}
+		need := Needs(spec) | all
+		if ok != nil && !ok[spec.Name] {
+			need |= dialect.AllowedTools
+		}
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: InputSchema(spec), Examples: spec.Examples, Features: need}
 	}
 	return d.Check(tools...)
 }

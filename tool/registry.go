@@ -580,6 +580,39 @@ func (r *Registry) EnabledNames(ctx context.Context) []string {
 	return names
 }
 
+// AllSpecs returns the specs of every tool of the registry, enabled or
+// not, in the order of Tools, each as Specs would list it. It is for a
+// caller that shows a model every tool and says apart which it may call
+// (OpenAI's allowed_tools); to show a model the tools it may call, use
+// Specs. The specs are shared as those of Specs are.
+func (r *Registry) AllSpecs() []Spec {
+	ts := r.set()
+	cached := ts.fixedSpecs()
+	specs := make([]Spec, len(ts.entries))
+	for i := range ts.entries {
+		if s := cached[i]; s != nil {
+			specs[i] = *s
+		} else {
+			specs[i] = ts.entries[i].spec()
+		}
+	}
+	return specs
+}
+
+// Spec returns the spec of the tool named name, enabled or not, as Specs
+// would list it, and whether the registry holds it.
+func (r *Registry) Spec(name string) (Spec, bool) {
+	ts := r.set()
+	i, ok := ts.lookup(name)
+	if !ok {
+		return Spec{}, false
+	}
+	if s := ts.fixedSpecs()[i]; s != nil {
+		return *s, true
+	}
+	return ts.entries[i].spec(), true
+}
+
 // Use adds middleware around every call. Use(a, b) runs a outermost; a later
 // Use wraps inside the earlier ones.
 func (r *Registry) Use(mw ...Middleware) {

@@ -102,6 +102,7 @@ func (s *Script) next(ctx context.Context, req *agent.Request) (Turn, error) {
 		System:   req.System,
 		Messages: slices.Clone(req.Messages),
 		Tools:    slices.Clone(req.Tools),
+		Allowed:  slices.Clone(req.Allowed),
 	})
 	if len(s.requests) > len(s.turns) {
 		return Turn{}, ErrScriptEnded

@@ -55,6 +55,13 @@ type Options struct {
 	// are constrained to match each tool's schema, which is then rewritten
 	// for Anthropic's strict subset of JSON Schema. Off by default.
 	Strict bool
+	// StrictTools names the tools sent with strict: true when Strict is
+	// off, each with its schema rewritten by dialect.AnthropicStrict(),
+	// the others as they are by dialect.Anthropic(): strict mode for the
+	// tools whose arguments must match, without holding every tool to its
+	// subset of JSON Schema and its limits (at most 20 strict tools in a
+	// request). A name the request does not hold is passed over.
+	StrictTools []string
 	// MaxRetries is how many times a request is sent again after a rate
 	// limit, an overload, a timeout or a server error. Zero selects
 	// DefaultMaxRetries; a negative value sends each request once.
@@ -112,6 +119,10 @@ type Model struct {
 	search    ToolSearch
 	eager     bool
 	checked   *dialect.Dialect // the tools' dialect, without tool search under ToolSearchPortable
+	// strictTools are Options.StrictTools, when Strict is off;
+	// checkedStrict is their dialect as checked is the others'.
+	strictTools   map[string]bool
+	checkedStrict *dialect.Dialect
 }
 
 var (
@@ -175,10 +186,13 @@ func New(opts *Options) (*Model, error) {
 		search:    search,
 		eager:     opts.EagerInputStreaming,
 	}
-	m.checked = m.dialect()
-	if search == ToolSearchPortable {
-		m.checked = m.checked.Clone()
-		m.checked.Features &^= dialect.DeferLoading | dialect.ToolSearch
+	m.checked = m.checkedIn(m.dialect())
+	if !m.strict && len(opts.StrictTools) > 0 {
+		m.strictTools = make(map[string]bool, len(opts.StrictTools))
+		for _, n := range opts.StrictTools {
+			m.strictTools[n] = true
+		}
+		m.checkedStrict = m.checkedIn(strictDialect)
 	}
 	return m, nil
 }
@@ -189,15 +203,51 @@ func New(opts *Options) (*Model, error) {
 // blocks travel in the history's state.
 func (m *Model) SearchesTools() bool { return m.search != ToolSearchPortable }
 
+// checkedIn returns d as the tools are checked in it: without tool search
+// under ToolSearchPortable.
+func (m *Model) checkedIn(d *dialect.Dialect) *dialect.Dialect {
+	if m.search == ToolSearchPortable {
+		d = d.Clone()
+		d.Features &^= dialect.DeferLoading | dialect.ToolSearch
+	}
+	return d
+}
+
 // check refuses the tools of req that the API would reject, or that need
-// what the Model does not send.
+// what the Model does not send: the tools of Options.StrictTools in the
+// strict dialect, where each needs dialect.PerToolStrict and the limits
+// count them alone, and the others in the plain one.
 func (m *Model) check(req *agent.Request) error {
 	var extra dialect.Feature
 	if m.eager {
 		extra = dialect.EagerInputStreaming
 	}
-	return provider.CheckTools(m.checked, req.Tools, extra)
+	if m.strictTools == nil {
+		return provider.CheckAllowed(m.checked, req.Tools, req.Allowed, extra)
+	}
+	var plain, strict []tool.Spec
+	for _, spec := range req.Tools {
+		if m.strictTools[spec.Name] {
+			strict = append(strict, spec)
+		} else {
+			plain = append(plain, spec)
+		}
+	}
+	err := provider.CheckAllowed(m.checked, plain, req.Allowed, extra)
+	serr := provider.CheckAllowed(m.checkedStrict, strict, req.Allowed, extra|dialect.PerToolStrict)
+	if serr == nil {
+		return err
+	}
+	if err == nil {
+		return serr
+	}
+	rej, _ := errors.AsType[*dialect.RejectError](err)
+	srej, _ := errors.AsType[*dialect.RejectError](serr)
+	return &dialect.RejectError{Dialect: rej.Dialect, Problems: append(rej.Problems, srej.Problems...), Err: dialect.ErrRejected}
 }
+
+// strictFor reports whether spec is sent strict.
+func (m *Model) strictFor(spec tool.Spec) bool { return m.strict || m.strictTools[spec.Name] }
 
 // Generate sends one turn to the model and returns its text and tool calls.
 // An error status from the API is returned as an error that wraps a
@@ -397,7 +447,7 @@ func (m *Model) params(req *agent.Request) (sdk.MessageNewParams, error) {
 		if len(examples) > 0 {
 			tp.SetExtraFields(map[string]any{"input_examples": examples})
 		}
-		if m.strict {
+		if m.strictFor(spec) {
 			tp.Strict = sdk.Bool(true)
 		}
 		if m.eager {

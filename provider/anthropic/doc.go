@@ -52,7 +52,11 @@
 // Each tool's schema is rewritten by dialect.Anthropic(), or by
 // dialect.AnthropicStrict() when [Options.Strict] is set (strict tool use is
 // off by default: it takes a smaller subset of JSON Schema and limits how
-// many strict tools a request may carry). The properties keep their order;
+// many strict tools a request may carry); [Options.StrictTools] makes the
+// tools it names strict alone, each rewritten by dialect.AnthropicStrict()
+// and sent with strict: true, the others by dialect.Anthropic() and sent
+// as usual, and the strict limits count the strict tools alone (the
+// dialect's dialect.PerToolStrict). The properties keep their order;
 // what the dialect cannot carry is folded into descriptions, and the tool
 // still validates the arguments against its own schema. A request whose
 // tools the dialect cannot express (a map or a recursive type in strict
@@ -85,7 +89,10 @@
 // search to agent.Run's portable search_tools, for a model the API's search
 // does not serve; such a Model refuses a deferred tool given to it
 // directly. Options.EagerInputStreaming sends every tool with
-// eager_input_streaming: true.
+// eager_input_streaming: true. The Messages API cannot be told which of the
+// tools sent may be called (OpenAI's allowed_tools): agent.Run sends it the
+// enabled tools alone, and it refuses a request whose agent.Request.Allowed
+// leaves a tool out.
 //
 // # Errors
 //

@@ -29,13 +29,18 @@ var (
 )
 
 // toolSchema returns the input_schema sent for a tool: its schema rewritten
-// by the model's dialect. What the dialect cannot carry as a keyword is
+// by its dialect, dialect.AnthropicStrict() for a strict tool
+// (Options.Strict, Options.StrictTools) and dialect.Anthropic() for any
+// other. What the dialect cannot carry as a keyword is
 // folded into a description, and the registry still validates the
 // arguments when the call arrives; Generate has already refused a tool the
 // dialect cannot express. The properties keep their order.
 func (m *Model) toolSchema(spec tool.Spec) (sdk.ToolInputSchemaParam, error) {
 	in := provider.InputSchema(spec)
-	d := m.dialect()
+	d := plainDialect
+	if m.strictFor(spec) {
+		d = strictDialect
+	}
 	raw, problems := d.ConvertJSON(in)
 	if raw == nil {
 		errs := make([]error, len(problems))

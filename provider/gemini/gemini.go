@@ -253,7 +253,7 @@ func (g generator) Generate(ctx context.Context, req *agent.Request) (*agent.Res
 
 // request builds a turn's contents and configuration.
 func (m *Model) request(req *agent.Request) ([]*genai.Content, *genai.GenerateContentConfig, error) {
-	if err := provider.CheckTools(m.dialect(), req.Tools); err != nil {
+	if err := provider.CheckAllowed(m.dialect(), req.Tools, req.Allowed); err != nil {
 		return nil, nil, err
 	}
 	config := &genai.GenerateContentConfig{}

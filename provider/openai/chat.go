@@ -33,6 +33,9 @@ func (m *Model) chatParams(req *agent.Request) (oai.ChatCompletionNewParams, err
 		}
 		params.Tools = append(params.Tools, oai.ChatCompletionFunctionTool(fn))
 	}
+	if req.Allowed != nil && len(params.Tools) > 0 {
+		params.ToolChoice = chatAllowed(req.Allowed)
+	}
 	if req.System != "" {
 		params.Messages = append(params.Messages, oai.SystemMessage(req.System))
 	}
@@ -67,6 +70,20 @@ func (m *Model) chatParams(req *agent.Request) (oai.ChatCompletionNewParams, err
 		}
 	}
 	return params, nil
+}
+
+// chatAllowed returns the tool_choice that allows the named function
+// tools alone: of type allowed_tools, in auto mode; "none" when no tool
+// is allowed, since the API wants at least one.
+func chatAllowed(allowed []string) oai.ChatCompletionToolChoiceOptionUnionParam {
+	if len(allowed) == 0 {
+		return oai.ChatCompletionToolChoiceOptionUnionParam{OfAuto: oai.String(string(oai.ChatCompletionToolChoiceOptionAutoNone))}
+	}
+	tools := make([]map[string]any, len(allowed))
+	for i, n := range allowed {
+		tools[i] = map[string]any{"type": "function", "function": map[string]any{"name": n}}
+	}
+	return oai.ToolChoiceOptionAllowedTools(oai.ChatCompletionAllowedToolsParam{Mode: oai.ChatCompletionAllowedToolsModeAuto, Tools: tools})
 }
 
 // chat runs one turn on the Chat Completions API.

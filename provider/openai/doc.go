@@ -113,6 +113,21 @@
 // Model refuses a deferred tool, and agent.Run gives it the portable
 // search_tools instead.
 //
+// # Allowed tools
+//
+// With [Options.AllowedTools] a Model is an agent.ToolAllower: agent.Run
+// sends it every tool of the registry on every turn, enabled or not, in
+// the registry's order, and the adapter sends the enabled ones as a
+// tool_choice of type allowed_tools in auto mode — on the Responses API
+// {"type":"allowed_tools","mode":"auto","tools":[{"type":"function","name":…}]},
+// on Chat Completions {"type":"allowed_tools","allowed_tools":{"mode":"auto","tools":[{"type":"function","function":{"name":…}}]}};
+// "none" when no tool is enabled. The tools array then stays the same
+// bytes from turn to turn, and the prompt cache over it holds, however the
+// enabled predicates turn. It is off by default because the model then
+// reads the definitions of the tools disabled now; the registry still
+// refuses a call to one of them. Such a Model searches no tools itself:
+// deferred tools go behind the portable search_tools.
+//
 // # Errors
 //
 // An error status from the API comes back as an error that wraps a

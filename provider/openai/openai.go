@@ -89,6 +89,18 @@ type Options struct {
 	// arrive. By default Stream sends the request as Generate does and
 	// yields the whole response as one chunk.
 	Stream bool
+	// AllowedTools has agent.Run send every tool of the registry on every
+	// turn, enabled or not, in the registry's order, with a tool_choice of
+	// type allowed_tools that names the enabled ones (agent.ToolAllower):
+	// the tools sent, and the prompt cache built on them, stay the same
+	// bytes from turn to turn however the enabled predicates turn. The
+	// price is that the model reads the definitions of the tools disabled
+	// now, so leave it off when a predicate hides a tool the caller must
+	// not know of. A call to a tool not allowed is still refused by the
+	// registry. Deferred tools then go behind agent.Run's portable
+	// search_tools, on the Responses API too. The dialect must have
+	// dialect.AllowedTools. Off by default.
+	AllowedTools bool
 }
 
 // A Model is an agent.Model backed by OpenAI's API through the official Go
@@ -103,16 +115,19 @@ type Model struct {
 	store     bool
 	encrypted bool
 	stream    bool
+	allowed   bool             // Options.AllowedTools
 	check     *dialect.Dialect // what the tools are checked in (see checked)
 }
 
 var (
 	_ agent.StreamingModel = (*Model)(nil)
 	_ agent.ToolSearcher   = (*Model)(nil)
+	_ agent.ToolAllower    = (*Model)(nil)
 )
 
 // New returns a Model configured by opts. It reports an error if opts is nil
-// or names no model, or if opts.API is not one of the APIs.
+// or names no model, if opts.API is not one of the APIs, or if
+// opts.AllowedTools is set and the dialect lacks dialect.AllowedTools.
 func New(opts *Options) (*Model, error) {
 	if opts == nil || opts.Model == "" {
 		return nil, errors.New("openai: Options.Model is required")
@@ -153,6 +168,10 @@ func New(opts *Options) (*Model, error) {
 		store:     opts.Store,
 		encrypted: !opts.Store && !opts.NoReasoning,
 		stream:    opts.Stream,
+		allowed:   opts.AllowedTools,
+	}
+	if m.allowed && m.dialect.Features&dialect.AllowedTools == 0 {
+		return nil, fmt.Errorf("openai: Options.AllowedTools is set, but dialect %s has no allowed_tools; leave it off, or use a dialect with dialect.AllowedTools", m.dialect.Name)
 	}
 	m.check = m.checked()
 	return m, nil
@@ -163,18 +182,23 @@ func New(opts *Options) (*Model, error) {
 // dialect.OpenAIStrict does). agent.Run then sends every enabled tool, the
 // deferred ones flagged, and the API's tool_search_call and
 // tool_search_output items travel in the history's state. Chat Completions
-// has no tool search: agent.Run gives such a Model its portable
-// search_tools.
+// has no tool search, and a Model with Options.AllowedTools uses none:
+// agent.Run gives such a Model its portable search_tools.
 func (m *Model) SearchesTools() bool {
-	return m.api == Responses && m.dialect.Features&dialect.ToolSearch != 0
+	return m.api == Responses && m.dialect.Features&dialect.ToolSearch != 0 && !m.allowed
 }
+
+// AllowsTools reports whether agent.Run sends every tool, enabled or not,
+// with the names of the enabled ones (Options.AllowedTools), which go as
+// a tool_choice of type allowed_tools.
+func (m *Model) AllowsTools() bool { return m.allowed }
 
 // Generate sends one turn to the model and returns its text and tool calls.
 // An error status from the API is returned as an error that wraps a
 // *provider.Error. Tools the dialect rejects are not sent: the error
 // matches dialect.ErrRejected and lists their problems.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	if err := provider.CheckTools(m.check, req.Tools); err != nil {
+	if err := provider.CheckAllowed(m.check, req.Tools, req.Allowed); err != nil {
 		return nil, m.fail(err)
 	}
 	var (
@@ -206,7 +230,7 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request) iter.Seq2[agent.
 		return agent.Chunks(ctx, generator{m}, req)
 	}
 	return func(yield func(agent.Chunk, error) bool) {
-		if err := provider.CheckTools(m.check, req.Tools); err != nil {
+		if err := provider.CheckAllowed(m.check, req.Tools, req.Allowed); err != nil {
 			yield(agent.Chunk{}, m.fail(err))
 			return
 		}

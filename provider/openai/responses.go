@@ -58,6 +58,9 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 		return params, err
 	}
 	params.Tools = tools
+	if req.Allowed != nil && len(tools) > 0 {
+		params.ToolChoice = responsesAllowed(req.Allowed)
+	}
 	var input responses.ResponseInputParam
 	for i, msg := range req.Messages {
 		switch msg.Role {
@@ -110,6 +113,20 @@ func (m *Model) responsesParams(req *agent.Request) (responses.ResponseNewParams
 	}
 	params.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: input}
 	return params, nil
+}
+
+// responsesAllowed returns the tool_choice that allows the named function
+// tools alone: of type allowed_tools, in auto mode; "none" when no tool
+// is allowed, since the API wants at least one.
+func responsesAllowed(allowed []string) responses.ResponseNewParamsToolChoiceUnion {
+	if len(allowed) == 0 {
+		return responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: oai.Opt(responses.ToolChoiceOptionsNone)}
+	}
+	tools := make([]map[string]any, len(allowed))
+	for i, n := range allowed {
+		tools[i] = map[string]any{"type": "function", "name": n}
+	}
+	return responses.ResponseNewParamsToolChoiceUnion{OfAllowedTools: &responses.ToolChoiceAllowedParam{Mode: responses.ToolChoiceAllowedModeAuto, Tools: tools}}
 }
 
 // responsesTools returns the tools of a turn on the Responses API: each as

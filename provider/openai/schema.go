@@ -13,14 +13,15 @@ import (
 // checked returns the dialect the tools are checked in: the strict one, or
 // for tools sent as they are, its rules for names, the root, the number of
 // tools and the examples alone, with its features. Chat Completions has no
-// deferred loading, tool search or namespaces: its copy lacks them.
+// deferred loading, tool search or namespaces, and a Model with
+// Options.AllowedTools uses none (see SearchesTools): its copy lacks them.
 func (m *Model) checked() *dialect.Dialect {
 	d := m.dialect
 	if !m.strict {
 		d = &dialect.Dialect{Name: d.Name, Provider: d.Provider, ToolNames: d.ToolNames, NotAtRoot: d.NotAtRoot, MaxTools: d.MaxTools,
 			Examples: d.Examples, MaxFoldedExamples: d.MaxFoldedExamples, Features: d.Features}
 	}
-	if m.api == ChatCompletions && d.Features&(dialect.DeferLoading|dialect.ToolSearch|dialect.Namespaces) != 0 {
+	if (m.api == ChatCompletions || m.allowed) && d.Features&(dialect.DeferLoading|dialect.ToolSearch|dialect.Namespaces) != 0 {
 		d = d.Clone()
 		d.Features &^= dialect.DeferLoading | dialect.ToolSearch | dialect.Namespaces
 	}
