@@ -232,8 +232,13 @@ func FuzzCommandRead(f *testing.F) {
 // is checked in memory only (cost.LinearAllocs): the decoder's buffers
 // for it come to 8 MiB at the large size, and their pages faulting or not
 // when touched, as the runtime gave them back to the system or kept them
-// between runs, weighs more in its CPU time than the reading does. The
-// other outputs read the same value through the same code, CPU included.
+// between runs, weighs more in its CPU time than the reading does. Many
+// small messages are checked with cost.LinearGoroutines: each is handed
+// to the goroutine that reads it, and on a thread locked to the reading
+// the hand-overs, switches of the system's threads whose CPU time
+// follows the machine's load, were nine tenths of the CPU time or more.
+// The other outputs read the same value through the same code, CPU
+// included.
 //
 // Under the race detector, reads are of a 64th of the output instead: the
 // token decoder moves what it holds of a value to the front of its buffer
@@ -253,27 +258,31 @@ func TestCommandReadHostileSizes(t *testing.T) {
 		name   string
 		output func(n int) string
 		over   bool // longer than the limit
+		many   bool // a message for every few bytes
 	}{
 		{"a long string", func(n int) string {
 			return `{"jsonrpc":"2.0","id":1,"result":{"s":"` + strings.Repeat("a", n) + `"}}` + "\n"
-		}, false},
-		{"many small messages", func(n int) string { return strings.Repeat(resp, n/len(resp)) }, false},
+		}, false, false},
+		{"many small messages", func(n int) string { return strings.Repeat(resp, n/len(resp)) }, false, true},
 		{"a message over many lines", func(n int) string {
 			return `{"jsonrpc":"2.0","id":1,"result":[` + strings.Repeat("1,\n", n/3) + "1]}\n"
-		}, false},
+		}, false, false},
 		{"deep arrays, many of them", func(n int) string {
 			deep := strings.Repeat("[", 998) + strings.Repeat("]", 998)
 			return `{"jsonrpc":"2.0","id":1,"result":[` + strings.Repeat(deep+",", n/len(deep)) + "0]}\n"
-		}, false},
+		}, false, false},
 		{"over the limit", func(n int) string {
 			return `{"jsonrpc":"2.0","id":1,"result":{"s":"` + strings.Repeat("a", 2*n) + `"}}` + "\n"
-		}, true},
+		}, true, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			outputs := map[int][]byte{n / 4: []byte(tt.output(n / 4)), n: []byte(tt.output(n))}
 			linear := cost.Linear
-			if tt.over {
+			switch {
+			case tt.over:
 				linear = cost.LinearAllocs
+			case tt.many:
+				linear = cost.LinearGoroutines
 			}
 			linear(t, tt.name, n/4, n, func(size int) {
 				c := &commandConn{inbox: jsonrpcwire.NewInbox()}

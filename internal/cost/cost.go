@@ -28,18 +28,29 @@ const HasCPU = hasThreadCPU
 
 // Measure runs work on the calling goroutine, locked to its thread, and
 // returns its cost. Work that hands part of itself to other goroutines is
-// charged only the part that runs on the caller's thread.
+// charged only the part that runs on the caller's thread, and the
+// switches of threads each hand-over takes (see [LinearGoroutines]).
 func Measure(work func()) Cost {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
+	return measure(work, threadCPU)
+}
+
+// measure runs work and returns its cost, with cpu the clock of its CPU
+// time.
+func measure(work func(), cpu func() time.Duration) Cost {
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	start := threadCPU()
+	start := cpu()
 	work()
-	cpu := threadCPU() - start
+	spent := cpu() - start
 	runtime.ReadMemStats(&after)
-	return Cost{CPU: cpu, Bytes: after.TotalAlloc - before.TotalAlloc, Allocs: after.Mallocs - before.Mallocs}
+	return Cost{CPU: spent, Bytes: after.TotalAlloc - before.TotalAlloc, Allocs: after.Mallocs - before.Mallocs}
 }
+
+// measureProcess runs work on the calling goroutine, not locked to its
+// thread, and returns its cost in the CPU time of the whole process.
+func measureProcess(work func()) Cost { return measure(work, processCPU) }
 
 // runs is how many times Linear measures each size; it keeps the least.
 const runs = 3
@@ -58,7 +69,7 @@ const runs = 3
 // one.
 func Linear(t testing.TB, what string, small, large int, work func(size int)) {
 	t.Helper()
-	linear(t, what, small, large, work, true)
+	linear(t, what, small, large, work, Measure, true)
 }
 
 // LinearAllocs is Linear without its check of CPU time: it checks the
@@ -75,10 +86,31 @@ func Linear(t testing.TB, what string, small, large int, work func(size int)) {
 // work runs is better checked on inputs that allocate less.
 func LinearAllocs(t testing.TB, what string, small, large int, work func(size int)) {
 	t.Helper()
-	linear(t, what, small, large, work, false)
+	linear(t, what, small, large, work, Measure, false)
 }
 
-func linear(t testing.TB, what string, small, large int, work func(size int), cpu bool) {
+// LinearGoroutines is Linear for work that hands what it does to other
+// goroutines as it goes, such as a reader passing each message it decodes
+// to the goroutine that takes it. Linear charges work the CPU time of the
+// thread it is locked to, which cannot run the goroutine it hands to: each
+// hand-over is then a switch of the system's threads, whose CPU time in
+// the kernel and in the runtime's scheduler depends on the load of the
+// machine, not on the work. (Reading 28,000 small messages handed over
+// one at a time, a switch cost the reading thread from 1 to 75 µs, nine
+// tenths of its CPU time or more, and it took 9 to 17 times the CPU time
+// at 4 times the size.) LinearGoroutines runs work with one processor
+// (GOMAXPROCS 1) and not locked to a thread, so that a hand-over is a
+// switch of goroutines on the same thread, and charges it the CPU time of
+// the whole process: what every goroutine it hands to does is counted,
+// and so is what anything else running in the process does, so that it
+// must not measure in parallel with other tests.
+func LinearGoroutines(t testing.TB, what string, small, large int, work func(size int)) {
+	t.Helper()
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	linear(t, what, small, large, work, measureProcess, true)
+}
+
+func linear(t testing.TB, what string, small, large int, work func(size int), measure func(func()) Cost, cpu bool) {
 	t.Helper()
 	if large < 4*small {
 		t.Fatalf("cost.Linear(%s): sizes %d and %d are too close to tell a square from a line; make the large at least 4 times the small", what, small, large)
@@ -90,8 +122,8 @@ func linear(t testing.TB, what string, small, large int, work func(size int), cp
 	}
 	var s, l Cost
 	for i := range runs {
-		cs := Measure(func() { work(small) })
-		cl := Measure(func() { work(large) })
+		cs := measure(func() { work(small) })
+		cl := measure(func() { work(large) })
 		if i == 0 {
 			s, l = cs, cl
 			continue
