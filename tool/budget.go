@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -258,9 +259,16 @@ func (r *Registry) cut(ctx context.Context, st *budgetState, res Result, budget 
 	rendered := res.Parts != nil && PartsText(res.Parts) == res.Content
 	jsonText := !rendered && res.Structured != nil && string(res.Structured) == res.Content
 	if res.Structured != nil && len(res.Structured) > budget {
-		var out []byte
-		out, c.Arrays = shrinkJSON(res.Structured, r.outputSchema(res.Tool), room)
-		res.Structured = out
+		t, _ := r.Lookup(res.Tool)
+		var s *jsonschema.Schema
+		if t != nil {
+			s = t.Spec().OutputSchema
+		}
+		out, arrays := shrinkJSON(res.Structured, s, room)
+		if out != nil && checkCut(t, s, out) != nil {
+			out, arrays = nil, nil // invalid where the shrinker does not follow the schema
+		}
+		res.Structured, c.Arrays = out, arrays
 	}
 	if res.Parts != nil && partsBytes(res.Parts) > budget {
 		var left int
@@ -272,7 +280,7 @@ func (r *Registry) cut(ctx context.Context, st *budgetState, res Result, budget 
 		c.Shown = len(PartsText(res.Parts))
 		res.Parts = append(res.Parts, Text(cutNote(c)))
 		res.Content = PartsText(res.Parts)
-	case jsonText && len(res.Structured) <= room:
+	case jsonText && res.Structured != nil && len(res.Structured) <= room:
 		res.Content = string(res.Structured) + "\n" + cutNote(c)
 	default:
 		shown := cutText(whole, room)
@@ -283,13 +291,46 @@ func (r *Registry) cut(ctx context.Context, st *budgetState, res Result, budget 
 	return res
 }
 
-// outputSchema returns the output schema of the tool named name, or nil.
-func (r *Registry) outputSchema(name string) *jsonschema.Schema {
-	t, ok := r.Lookup(name)
-	if !ok {
+// An outputChecker is a tool that checks a structured output with its
+// own validator: a Tool with the validator of its Out, a RawTool with its
+// output schema compiled once.
+type outputChecker interface {
+	checkOutput(data []byte) error
+}
+
+// checkCut reports whether data, a structured output of t cut to a
+// budget, is valid against t's output schema s: by t's own validator, or
+// else by s compiled by jsonschema-go. The shrinker follows local $refs but
+// not anyOf, oneOf or allOf, where shortening an array may break a
+// branch's minItems; a cut output that fails is left out. An output with
+// no schema to check it against is valid.
+func checkCut(t Interface, s *jsonschema.Schema, data []byte) error {
+	if c, ok := t.(outputChecker); ok {
+		return c.checkOutput(data)
+	}
+	if s == nil {
 		return nil
 	}
-	return t.Spec().OutputSchema
+	return validateJSON(s, data)
+}
+
+// validateJSON validates data against s, compiled by jsonschema-go; a
+// schema it cannot resolve (a remote $ref) validates nothing.
+func validateJSON(s *jsonschema.Schema, data []byte) error {
+	resolved, err := s.Resolve(nil)
+	if err != nil {
+		return err
+	}
+	return validateResolved(resolved, data)
+}
+
+// validateResolved validates data against a resolved schema.
+func validateResolved(s *jsonschema.Resolved, data []byte) error {
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		return err
+	}
+	return s.Validate(v)
 }
 
 // noteRoom is the room a budget keeps for the note that ends a cut

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	oracle "github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/hands-go/hands/internal/cost"
@@ -606,5 +607,70 @@ func BenchmarkBudget(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestBudgetStructuredCombinators checks that a cut structured output is
+// kept only when the tool's validator accepts it: under a oneOf the
+// shrinker does not follow, shortening an array breaks its branch's
+// minItems, so the output is left out, the text says what was cut, and
+// the result is marked cut.
+func TestBudgetStructuredCombinators(t *testing.T) {
+	output := `{"type":"object","properties":{"result":{"oneOf":[
+		{"type":"object","properties":{"kind":{"const":"list"},"items":{"type":"array","items":{"type":"string"},"minItems":40}},"required":["kind","items"]},
+		{"type":"object","properties":{"kind":{"const":"error"},"message":{"type":"string"}},"required":["kind","message"]}]}}}`
+	var out struct {
+		Result struct {
+			Kind  string   `json:"kind"`
+			Items []string `json:"items"`
+		} `json:"result"`
+	}
+	out.Result.Kind = "list"
+	for i := range 50 {
+		out.Result.Items = append(out.Result.Items, strings.Repeat("x", 90)+strconv.Itoa(i))
+	}
+	whole := mustJSON(t, out)
+	validate := oracleValidator(t, []byte(output))
+	if err := validate(whole); err != nil {
+		t.Fatalf("the whole output fails its schema: %v", err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(output), &s); err != nil {
+		t.Fatal(err)
+	}
+	raw := tool.NewRaw(tool.Spec{Name: "choose", Description: "Choose.", InputSchema: &jsonschema.Schema{Type: "object"}, OutputSchema: &s}, nil,
+		func(context.Context, json.RawMessage) (any, error) { return json.RawMessage(whole), nil })
+	reg := budgeted(t, &tool.Budget{Default: 2048}, raw)
+	res := tool.Run(t.Context(), reg, tool.Call{Name: "choose", Args: json.RawMessage(`{}`)})
+	if res.Cut == nil {
+		t.Fatalf("a %d-byte result under a 2048-byte budget was not cut", len(whole))
+	}
+	if res.Structured != nil {
+		if err := validate(res.Structured); err != nil {
+			t.Errorf("the cut output fails its schema: %v\n%s", err, res.Structured)
+		} else {
+			t.Errorf("the cut output %s is valid: the test's output no longer breaks the branch's minItems", res.Structured)
+		}
+	}
+	if len(res.Cut.Arrays) != 0 || res.Cut.Shown == 0 || len(res.Content) > 2048 {
+		t.Errorf("Cut %+v, content %d bytes; want the text cut within 2048 bytes and no array reported shortened", res.Cut, len(res.Content))
+	}
+	if handle, _ := handleOf(t, res.Content); readAll(t, reg, t.Context(), handle) != string(whole) {
+		t.Error("read_result does not return the whole output")
+	}
+}
+
+// TestBudgetStructuredNothingFits checks that an output the shrinker
+// cannot shorten (a string with a pattern, which is never cut) is left out
+// and its text shown cut, rather than nothing but the note.
+func TestBudgetStructuredNothingFits(t *testing.T) {
+	type coded struct {
+		Code string `json:"code" tool:"pattern=^x+$"`
+	}
+	code := tool.New("code", "Code.", func(context.Context, noArgs) (coded, error) { return coded{Code: strings.Repeat("x", 5000)}, nil })
+	reg := budgeted(t, &tool.Budget{Default: 2048}, code)
+	res := tool.Run(t.Context(), reg, tool.Call{Name: "code", Args: json.RawMessage(`{}`)})
+	if res.Cut == nil || res.Structured != nil || res.Cut.Shown == 0 || !strings.HasPrefix(res.Content, `{"code":"xxx`) {
+		t.Errorf("Cut %+v, structured %d bytes, content %.40q; want the output left out and its text shown cut", res.Cut, len(res.Structured), res.Content)
 	}
 }

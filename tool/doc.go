@@ -71,7 +71,9 @@
 // (WithResultBudget), else its Recipient's (an MCP caller, an agent run),
 // else the registry's Default, in bytes of UTF-8 — is cut once, for every
 // kind of tool, after the middleware: text at a line or word boundary,
-// structured output along its output schema, parts whole. A note at its
+// structured output along its output schema (and kept only when the
+// tool's validator accepts it cut; else it is left out and its text is
+// cut as text), parts whole. A note at its
 // end says how much there was and how to read the rest: the whole text is
 // kept in a ResultStore under an unguessable handle bound to the
 // recipient, which the read_result tool, added with the budget, pages

@@ -7,6 +7,7 @@ import (
 	"iter"
 	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/msgtext"
@@ -25,6 +26,9 @@ type RawTool struct {
 	output   *jsonschema.Schema
 	validate func(args json.RawMessage) error
 	handler  func(ctx context.Context, args json.RawMessage) (any, error)
+	// resolved is output compiled, for checking a structured output
+	// cut to a budget; compiled on the first cut.
+	resolved func() (*jsonschema.Resolved, error)
 }
 
 // NewRaw returns a tool with the name, description and schemas of spec, that
@@ -81,6 +85,8 @@ func DefineRaw(spec Spec, validate func(args json.RawMessage) error, handler fun
 	t := &RawTool{core: c, input: spec.InputSchema.CloneSchemas(), validate: validate, handler: handler}
 	if spec.OutputSchema != nil {
 		t.output = spec.OutputSchema.CloneSchemas()
+		output := t.output.CloneSchemas() // Resolve keeps it: unshared
+		t.resolved = sync.OnceValues(func() (*jsonschema.Resolved, error) { return output.Resolve(nil) })
 	}
 	if t.examples, err = checkExamples(cfg.examples, nil, t.validExample); err != nil {
 		return nil, &DefinitionError{Tool: spec.Name, Err: err}
@@ -186,6 +192,21 @@ func (t *RawTool) runArgs(ctx context.Context, call Call) (Result, error) {
 		res.Structured = json.RawMessage(text)
 	}
 	return res, nil
+}
+
+// checkOutput validates a structured output cut to a budget against the
+// tool's output schema, compiled by jsonschema-go, the validator that
+// package schema uses for a type's own JSONSchema. An output schema it
+// cannot resolve (a remote $ref) validates nothing.
+func (t *RawTool) checkOutput(data []byte) error {
+	if t.resolved == nil {
+		return nil
+	}
+	s, err := t.resolved()
+	if err != nil {
+		return err
+	}
+	return validateResolved(s, data)
 }
 
 // structured reports whether text, the content of out, is a structured

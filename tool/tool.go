@@ -384,3 +384,12 @@ func (t *Tool[In, Out]) runArgs(ctx context.Context, call Call) (Result, error) 
 	}
 	return res, nil
 }
+
+// checkOutput validates a structured output cut to a budget with the
+// validator of Out, the one that describes the tool's output schema.
+func (t *Tool[In, Out]) checkOutput(data []byte) error {
+	if t.output == nil {
+		return nil
+	}
+	return t.output.Validate(data)
+}

@@ -312,8 +312,11 @@ func unconnectedDB(s string) (*sql.DB, error) {
 // a request, each schema converted by d, and returns the problems of the
 // tools sent together: MCP's Tool (inputSchema), an OpenAI Responses
 // function tool (type "function", parameters, strict), an Anthropic tool
-// (input_schema, strict for strict tool use), a Gemini
-// FunctionDeclaration (parameters, or parametersJsonSchema).
+// (input_schema, strict for strict tool use, input_examples), a Gemini
+// FunctionDeclaration (parameters, or parametersJsonSchema). A tool's
+// examples become what d's dialect.Dialect.ConvertExamples makes of them,
+// as the adapters send them: folded into the description, Anthropic's
+// input_examples, or the input schema's root "examples" (MCP).
 func declarations(specs []tool.Spec, d *dialect.Dialect) ([]any, []dialect.Problem) {
 	type (
 		mcpTool struct {
@@ -331,10 +334,11 @@ func declarations(specs []tool.Spec, d *dialect.Dialect) ([]any, []dialect.Probl
 			Strict      bool            `json:"strict"`
 		}
 		anthropicTool struct {
-			Name        string          `json:"name"`
-			Description string          `json:"description,omitempty"`
-			InputSchema json.RawMessage `json:"input_schema"`
-			Strict      bool            `json:"strict,omitempty"`
+			Name          string            `json:"name"`
+			Description   string            `json:"description,omitempty"`
+			InputSchema   json.RawMessage   `json:"input_schema"`
+			Strict        bool              `json:"strict,omitempty"`
+			InputExamples []json.RawMessage `json:"input_examples,omitempty"`
 		}
 		geminiDeclaration struct {
 			Name                 string          `json:"name"`
@@ -347,20 +351,38 @@ func declarations(specs []tool.Spec, d *dialect.Dialect) ([]any, []dialect.Probl
 	tools := make([]dialect.ToolSchema, len(specs))
 	for i, spec := range specs {
 		in := provider.InputSchema(spec)
-		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: in}
+		tools[i] = dialect.ToolSchema{Name: spec.Name, Schema: in, Examples: spec.Examples}
+		description, kept, _ := d.ConvertExamples(spec.Name, spec.Description, spec.Examples)
+		anthropic := d.Name == dialect.Anthropic().Name || d.Name == dialect.AnthropicStrict().Name
+		if len(kept) > 0 && !anthropic {
+			in = rootExamples(in, kept)
+		}
 		schema, _ := d.ConvertJSON(in)
-		switch d.Name {
-		case dialect.OpenAIStrict().Name:
-			list = append(list, openAITool{Type: "function", Name: spec.Name, Description: spec.Description, Parameters: schema, Strict: true})
-		case dialect.Anthropic().Name, dialect.AnthropicStrict().Name:
-			list = append(list, anthropicTool{Name: spec.Name, Description: spec.Description, InputSchema: schema, Strict: d.Name == dialect.AnthropicStrict().Name})
-		case dialect.Gemini().Name:
-			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, Parameters: schema})
-		case dialect.GeminiJSONSchema().Name:
-			list = append(list, geminiDeclaration{Name: spec.Name, Description: spec.Description, ParametersJSONSchema: schema})
+		switch {
+		case d.Name == dialect.OpenAIStrict().Name:
+			list = append(list, openAITool{Type: "function", Name: spec.Name, Description: description, Parameters: schema, Strict: true})
+		case anthropic:
+			list = append(list, anthropicTool{Name: spec.Name, Description: description, InputSchema: schema, Strict: d.Name == dialect.AnthropicStrict().Name, InputExamples: kept})
+		case d.Name == dialect.Gemini().Name:
+			list = append(list, geminiDeclaration{Name: spec.Name, Description: description, Parameters: schema})
+		case d.Name == dialect.GeminiJSONSchema().Name:
+			list = append(list, geminiDeclaration{Name: spec.Name, Description: description, ParametersJSONSchema: schema})
 		default:
-			list = append(list, mcpTool{Name: spec.Name, Title: spec.Title, Description: spec.Description, InputSchema: schema, OutputSchema: spec.OutputSchema})
+			list = append(list, mcpTool{Name: spec.Name, Title: spec.Title, Description: description, InputSchema: schema, OutputSchema: spec.OutputSchema})
 		}
 	}
 	return list, d.LintTools(tools...)
+}
+
+// rootExamples returns a copy of the input schema s with examples as its
+// root "examples", replacing any it had, as mcpserver lists a tool's
+// examples: draft 2020-12 lists valid instances of a schema there, and a
+// tool's examples are whole arguments of calls.
+func rootExamples(s *jsonschema.Schema, examples []json.RawMessage) *jsonschema.Schema {
+	c := *s // the top level alone changes
+	c.Examples = make([]any, len(examples))
+	for i, ex := range examples {
+		c.Examples[i] = ex
+	}
+	return &c
 }

@@ -387,8 +387,9 @@ func displayAddr(a net.Addr) string {
 }
 
 // printSchema prints the named tools, or all of them, as the provider of
-// the dialect takes them in a request, ready to paste; the problems of the
-// tools go to stderr. They are the tools serve serves with the same
+// the dialect takes them in a request, ready to paste, their examples as
+// the dialect's ConvertExamples makes them; the problems of the tools go to
+// stderr. They are the tools serve serves with the same
 // environment and --config, upstreams aside. It opens no bucket or
 // database and creates no file. It fails when the provider would reject a
 // tool.

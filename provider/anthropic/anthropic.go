@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"iter"
 	"net/http"
+	"slices"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/anthropics/anthropic-sdk-go/v2/packages/param"
+	"github.com/anthropics/anthropic-sdk-go/v2/packages/respjson"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/dialect"
@@ -265,7 +267,7 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	if err != nil {
 		return nil, m.fail(err)
 	}
-	return fromMessage(msg, nil), nil
+	return fromMessage(msg, streamed{}), nil
 }
 
 // Streams reports whether Stream asks the API for a stream
@@ -312,8 +314,8 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 	stream := m.client.Messages.NewStreaming(ctx, params)
 	defer stream.Close()
 	var msg sdk.Message
-	calls := map[int64]int{}   // block index to call index
-	args := map[int64][]byte{} // block index to the arguments so far
+	calls := map[int64]int{} // block index to call index
+	s := streamed{args: map[int64][]byte{}, inputLast: map[int64]bool{}}
 	for stream.Next() {
 		ev := stream.Current()
 		if err := msg.Accumulate(ev); err != nil {
@@ -322,11 +324,14 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 		var d agent.Delta
 		switch ev.Type {
 		case "content_block_start":
+			if ev.ContentBlock.Type == "server_tool_use" && ev.ContentBlock.JSON.Input.Raw() == respjson.Omitted {
+				s.inputLast[ev.Index] = true
+			}
 			if ev.ContentBlock.Type != "tool_use" {
 				continue
 			}
 			calls[ev.Index] = len(calls)
-			args[ev.Index] = []byte{}
+			s.args[ev.Index] = []byte{}
 			d.Call = &agent.CallDelta{Index: calls[ev.Index], ID: ev.ContentBlock.ID, Name: ev.ContentBlock.Name}
 		case "content_block_delta":
 			switch ev.Delta.Type {
@@ -337,7 +342,7 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 				if !ok {
 					continue
 				}
-				args[ev.Index] = append(args[ev.Index], ev.Delta.PartialJSON...)
+				s.args[ev.Index] = append(s.args[ev.Index], ev.Delta.PartialJSON...)
 				d.Call = &agent.CallDelta{Index: i, Args: ev.Delta.PartialJSON}
 			}
 		case "content_block_stop":
@@ -345,12 +350,12 @@ func (m *Model) streamTurn(ctx context.Context, req *agent.Request, yield func(a
 			// input_json_delta is empty): its delta then gives the
 			// arguments the response has, so that the deltas add up to it.
 			i, ok := calls[ev.Index]
-			if !ok || len(args[ev.Index]) > 0 || ev.Index >= int64(len(msg.Content)) {
+			if !ok || len(s.args[ev.Index]) > 0 || ev.Index >= int64(len(msg.Content)) {
 				continue
 			}
 			d.Call = &agent.CallDelta{Index: i, Args: string(compactArgs(msg.Content[ev.Index].Input))}
 		case "message_stop":
-			yield(agent.Chunk{Response: fromMessage(&msg, args)}, nil)
+			yield(agent.Chunk{Response: fromMessage(&msg, s)}, nil)
 			return nil
 		}
 		if d.Text == "" && (d.Call == nil || d.Call.ID == "" && d.Call.Args == "") {
@@ -378,10 +383,21 @@ type messageState struct {
 	Blocks []json.RawMessage `json:"blocks,omitempty"`
 }
 
+// streamed is what a streamed message's blocks need beyond the SDK's
+// accumulation; its zero value is that of a message not streamed.
+type streamed struct {
+	// args holds, by block index, the arguments of calls as they
+	// streamed, which replace the parsed input.
+	args map[int64][]byte
+	// inputLast holds the indexes of the server_tool_use blocks whose
+	// start had no input, which the SDK then adds as the block's last
+	// member.
+	inputLast map[int64]bool
+}
+
 // fromMessage reads a message: its text, its calls, its thinking blocks,
-// why it stopped, and its usage. streamed holds, by block index, the
-// arguments of calls as they streamed, which replace the parsed input.
-func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
+// why it stopped, and its usage.
+func fromMessage(msg *sdk.Message, s streamed) *agent.Response {
 	resp := &agent.Response{RawFinishReason: string(msg.StopReason), ID: msg.ID, Model: string(msg.Model)}
 	var st messageState
 	for i, block := range msg.Content {
@@ -390,12 +406,16 @@ func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
 			resp.Text += block.Text
 		case "tool_use":
 			args := compactArgs(block.Input)
-			if raw, ok := streamed[int64(i)]; ok && len(raw) > 0 {
+			if raw, ok := s.args[int64(i)]; ok && len(raw) > 0 {
 				args = json.RawMessage(raw)
 			}
 			resp.Calls = append(resp.Calls, agent.ToolCall{ID: block.ID, Name: block.Name, Args: args})
 		case "thinking", "redacted_thinking", "server_tool_use", "tool_search_tool_result":
-			st.Blocks = append(st.Blocks, json.RawMessage(block.RawJSON()))
+			raw := json.RawMessage(block.RawJSON())
+			if s.inputLast[int64(i)] {
+				raw = inputAfterName(raw)
+			}
+			st.Blocks = append(st.Blocks, raw)
 		}
 	}
 	if len(st.Blocks) > 0 {
@@ -422,6 +442,61 @@ func fromMessage(msg *sdk.Message, streamed map[int64][]byte) *agent.Response {
 		ReasoningTokens:   u.OutputTokensDetails.ThinkingTokens,
 	}
 	return resp
+}
+
+// inputAfterName returns the server_tool_use block raw with its input
+// moved to follow its name, where a message that is not streamed has it,
+// so that a streamed search's block is kept, and sent back, as the same
+// bytes. It returns raw as it is if it is not an object with an input and
+// a name.
+func inputAfterName(raw json.RawMessage) json.RawMessage {
+	type member struct {
+		key   string
+		value json.RawMessage
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return raw
+	}
+	var members []member
+	input := -1
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return raw
+		}
+		m := member{key: tok.(string)}
+		if err := dec.Decode(&m.value); err != nil {
+			return raw
+		}
+		if m.key == "input" {
+			input = len(members)
+		}
+		members = append(members, m)
+	}
+	name := slices.IndexFunc(members, func(m member) bool { return m.key == "name" })
+	if input < 0 || name < 0 {
+		return raw
+	}
+	in := members[input]
+	members = slices.Delete(members, input, input+1)
+	if input < name {
+		name--
+	}
+	members = slices.Insert(members, name+1, in)
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, m := range members {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		key, _ := json.Marshal(m.key)
+		buf.Write(key)
+		buf.WriteByte(':')
+		buf.Write(m.value)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes()
 }
 
 // params builds the request's parameters.

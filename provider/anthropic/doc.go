@@ -85,7 +85,13 @@
 // tool_search_tool_result blocks, with their tool_reference items, are
 // kept in the message's state as the API sent them and go back with the
 // conversation, before the message's text and calls; a call of a tool the
-// search loaded is a call like any other. ToolSearchPortable leaves the
+// search loaded is a call like any other. A streamed turn keeps the same
+// blocks, as the same bytes as a turn not streamed: the server_tool_use
+// block as it started, with the input that streamed in its
+// input_json_delta pieces in place of its empty one (or after its name,
+// where a block not streamed has it, when its start carried none), and
+// the tool_search_tool_result block as its start carried it whole.
+// ToolSearchPortable leaves the
 // search to agent.Run's portable search_tools, for a model the API's search
 // does not serve; such a Model refuses a deferred tool given to it
 // directly. Options.EagerInputStreaming sends every tool with

@@ -1,6 +1,7 @@
 package anthropic_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -144,4 +145,91 @@ func TestToolSearchOptions(t *testing.T) {
 	if got := []any{tools[2]["type"], tools[2]["name"]}; !slices.Equal(got, []any{"tool_search_tool_bm25_20251119", "tool_search_tool_bm25"}) {
 		t.Errorf("the search tool went as %v", tools[2])
 	}
+}
+
+// TestStreamToolSearch streams the turn of TestRecordedToolSearch, written
+// by hand in the streaming form (the search's input in input_json_delta
+// pieces, the search result whole in its content_block_start), and checks
+// that the streamed message's state holds the search's blocks byte for
+// byte as the response that is not streamed leaves them, and that the next
+// request sends the same messages, byte for byte, whichever form the turn
+// before came in. The search's block starts with "input": {} as the live
+// API's do, or with no input, as the API's documentation shows it.
+func TestStreamToolSearch(t *testing.T) {
+	for _, fixture := range []string{"stream_tool_search", "stream_tool_search_noinput"} {
+		t.Run(fixture, func(t *testing.T) { testStreamToolSearch(t, "testdata/"+fixture+".response.json") })
+	}
+}
+
+func testStreamToolSearch(t *testing.T, fixture string) {
+	body, err := os.ReadFile(recorded + "anthropic-tool-search-regex.1.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := func(args string) *agent.Response {
+		return &agent.Response{
+			Text:         "I found a tool to get temperature data! Let me use it to get the weather information for San Francisco.",
+			Calls:        []agent.ToolCall{{ID: "toolu_01X4r989CAhzqnFqDJn1gVvp", Name: "get_temp_data", Args: []byte(args)}},
+			FinishReason: agent.FinishToolCalls, RawFinishReason: "tool_use",
+			ID: "msg_014rjTcNMwWRYQkjnCre2pi4", Model: "claude-sonnet-4-5-20250929",
+		}
+	}
+	plainSrv := replay.NewServer(t, replay.Sequence(t, replay.Response{Raw: body}, replay.Load(t, "testdata/answer.response.json")))
+	plain := newModel(t, plainSrv, anthropic.Options{})
+	streamSrv := replay.NewServer(t, replay.Sequence(t,
+		replay.Load(t, fixture),
+		replay.Load(t, "testdata/stream.response.json")))
+	streamed := newModel(t, streamSrv, anthropic.Options{Stream: true})
+
+	first := searchTurn()
+	plainResp := providertest.Generate(t, plain, first, want(`{"location":"San Francisco, CA","unit":"fahrenheit"}`))
+	// A streamed call's arguments are those the model streamed.
+	streamResp := providertest.Streamed(t, streamed, first, want(`{"location": "San Francisco, CA", "unit": "fahrenheit"}`))
+	if !bytes.Equal(streamResp.State, plainResp.State) {
+		t.Errorf("the streamed message's state is\n%s\nwant the state of the message not streamed\n%s", streamResp.State, plainResp.State)
+	}
+	var st struct {
+		Anthropic struct {
+			Blocks []json.RawMessage `json:"blocks"`
+		} `json:"anthropic"`
+	}
+	if err := json.Unmarshal(streamResp.State, &st); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(st.Anthropic.Blocks); n != 2 {
+		t.Fatalf("the streamed state holds %d blocks, want the server_tool_use and the tool_search_tool_result", n)
+	}
+	for i, ptr := range []string{"/content/0", "/content/1"} {
+		if got, want := providertest.At(t, st.Anthropic.Blocks[i], ""), providertest.At(t, body, ptr); got != want {
+			t.Errorf("the streamed state's block %d is %s, want %s as the API sent it", i, got, want)
+		}
+	}
+
+	if _, err := plain.Generate(t.Context(), providertest.Answer(first, plainResp, "64°F")); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range streamed.Stream(t.Context(), providertest.Answer(first, streamResp, "64°F")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, wantMsgs := member(t, streamSrv.Requests()[1].Body, "messages"), member(t, plainSrv.Requests()[1].Body, "messages")
+	if !bytes.Equal(got, wantMsgs) {
+		t.Errorf("after a streamed turn, the next request's messages are\n%s\nwant those sent after the turn not streamed\n%s", got, wantMsgs)
+	}
+}
+
+// member returns the raw bytes of the member name of the JSON object doc,
+// as they were written.
+func member(t *testing.T, doc []byte, name string) []byte {
+	t.Helper()
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(doc, &obj); err != nil {
+		t.Fatal(err)
+	}
+	raw, ok := obj[name]
+	if !ok {
+		t.Fatalf("no member %q in %s", name, doc)
+	}
+	return raw
 }
