@@ -138,7 +138,13 @@
 // only tools annotated read-only), and Options.Prefix keeps the names of
 // several servers apart. Tools hands cannot take as they are (a name
 // outside ^[a-zA-Z0-9_-]{1,64}$, a schema that does not compile or refers
-// to other documents) are left out and reported by Client.Refused.
+// to other documents, or an input schema that does not describe an
+// object) are left out and reported by Client.Refused. An input schema
+// whose root is an object that says nothing of its kind — no "type",
+// $ref, combinator, if, enum or const, such as {"$schema": "..."} alone —
+// is taken as an object's: "type":"object" is added at the front of its
+// root, which MCP requires and its clients check, and the tool is listed
+// and validated with that schema, its bytes otherwise as sent.
 //
 // # When the server's list changes
 //

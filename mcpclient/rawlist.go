@@ -1,6 +1,7 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"reflect"
@@ -121,4 +122,44 @@ func sentSchema(sent json.RawMessage, decoded any) (json.RawMessage, error) {
 		}
 	}
 	return json.Marshal(decoded)
+}
+
+// kindKeywords are the keywords of a root schema by which something other
+// than its "type" can say what kind of value it describes: another schema
+// ($ref and its dynamic kinds, the combinators, if) or the values it
+// allows (enum, const). A root with none of them and no "type" constrains
+// only an object's members, if anything.
+var kindKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if", "enum", "const"}
+
+// typedObject returns the input schema doc with "type":"object" added at
+// the front of its root when the root is a JSON object with no "type" and
+// none of kindKeywords, such as {"$schema": "..."} alone; else doc as it
+// is. MCP requires "type": "object" at the root of an input schema, and
+// its clients check it, refusing a whole listing for one tool without;
+// the arguments of a call are always an object, so the addition narrows
+// nothing a call can do. The bytes are otherwise doc's, for the schema
+// to be listed as sent (sentSchema).
+func typedObject(doc json.RawMessage) json.RawMessage {
+	var root map[string]json.RawMessage
+	if json.Unmarshal(doc, &root) != nil || root == nil {
+		return doc
+	}
+	if _, ok := root["type"]; ok {
+		return doc
+	}
+	for _, k := range kindKeywords {
+		if _, ok := root[k]; ok {
+			return doc
+		}
+	}
+	// doc decoded as an object: its first byte but white space is its
+	// opening brace.
+	open := bytes.IndexByte(doc, '{') + 1
+	typed := make(json.RawMessage, 0, len(doc)+len(`"type":"object",`))
+	typed = append(typed, doc[:open]...)
+	typed = append(typed, `"type":"object"`...)
+	if bytes.TrimLeft(doc[open:], " \t\r\n")[0] != '}' {
+		typed = append(typed, ',')
+	}
+	return append(typed, doc[open:]...)
 }

@@ -49,7 +49,9 @@ type version struct {
 	migratesFrom []string           // the earlier versions whose calls the server upgrades
 	def          string             // the server's definition, to tell a change
 	// The server's schemas as it sent them, listed as they are
-	// (tool.SchemaDocumenter); output is nil when it sent none.
+	// (tool.SchemaDocumenter), the input schema's root typed as an object
+	// where it said nothing of its kind (typedObject); output is nil when
+	// it sent none.
 	inputDoc, outputDoc json.RawMessage
 }
 
@@ -128,7 +130,9 @@ var (
 const maxOutputIssues = 5
 
 // schemasOf returns mt's schemas as the server sent them, where the
-// listing kept them (listingConn), else as the SDK decoded them.
+// listing kept them (listingConn), else as the SDK decoded them; an input
+// schema whose root says nothing of its kind with "type":"object" added
+// (typedObject).
 func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
 	c.sentMu.Lock()
 	sent := c.sent[mt.Name]
@@ -138,6 +142,7 @@ func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
 	if s.input, err = sentSchema(sent.input, mt.InputSchema); err != nil {
 		return s, fmt.Errorf("the input schema: %w", err)
 	}
+	s.input = typedObject(s.input)
 	if mt.OutputSchema != nil {
 		if s.output, err = sentSchema(sent.output, mt.OutputSchema); err != nil {
 			return s, fmt.Errorf("the output schema: %w", err)

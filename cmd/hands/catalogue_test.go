@@ -8,18 +8,22 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hands-go/hands/internal/catalogue"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestCatalogueUpstreamServer is not a test: run as a process with
 // HANDS_TEST_UPSTREAM=catalogue and a server's name as its argument, it is
 // an upstream MCP server on stdio that lists the tools of that server of
 // the catalogue, each tool exactly as recorded (see internal/catalogue),
-// and answers every other request with an error.
+// and answers every other request with an error. With "generated-N" for
+// argument it lists N tools of its own (generatedServer).
 func TestCatalogueUpstreamServer(t *testing.T) {
 	if os.Getenv("HANDS_TEST_UPSTREAM") != "catalogue" {
 		t.Skip("the upstream server of the catalogue tests")
@@ -34,11 +38,29 @@ func TestCatalogueUpstreamServer(t *testing.T) {
 			server = &servers[i]
 		}
 	}
+	if n, ok := strings.CutPrefix(flag.Arg(0), "generated-"); ok {
+		count, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		server = generatedServer(count)
+	}
 	if server == nil {
 		t.Fatalf("no server %q in the catalogue", flag.Arg(0))
 	}
 	replay(os.Stdin, os.Stdout, server)
 	os.Exit(0)
+}
+
+// generatedServer returns a server of n tools, tool_0 to tool_n-1, each
+// of an object schema with no properties, for tests that need more tools
+// than the catalogue's servers list.
+func generatedServer(n int) *catalogue.Server {
+	s := &catalogue.Server{Name: fmt.Sprintf("generated-%d", n), Version: "1"}
+	for i := range n {
+		s.Tools = append(s.Tools, json.RawMessage(fmt.Sprintf(`{"name":"tool_%d","description":"Tool %d.","inputSchema":{"type":"object"}}`, i, i)))
+	}
+	return s
 }
 
 // replay answers the JSON-RPC requests on in, one a line, as the catalogue's
@@ -236,29 +258,36 @@ func TestServeSchemasAsSent(t *testing.T) {
 // upstream named after it (and so its tools prefixed with that name):
 // every tool is listed, under a name used once, with its schemas exactly
 // as its server sent them. The exceptions are the tools whose input
-// schema does not say "type": "object", which MCP requires and clients
+// schema has no "type", which MCP requires to be "object" and clients
 // check (the GitLab server of the catalogue sends nine whose schemas hold
-// only $schema): they are refused, each named on stderr.
+// only $schema): they are listed with "type":"object", added at the front
+// of the root, and their bytes are otherwise as sent.
 func TestServeCatalogue(t *testing.T) {
 	servers, err := catalogue.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var args, notObject []string
+	var args []string
 	want := map[string]listedTool{}
+	untyped := 0
 	for _, s := range servers {
 		args = append(args, "--upstream", s.Name+"="+catalogueUpstream(t, s.Name))
 		for _, raw := range s.Tools {
 			tl := decodeTool(t, raw)
-			var in struct {
-				Type any `json:"type"`
+			var in map[string]json.RawMessage
+			if err := json.Unmarshal(tl.InputSchema, &in); err != nil {
+				t.Fatalf("%s_%s: %v", s.Name, tl.Name, err)
 			}
-			if json.Unmarshal(tl.InputSchema, &in); in.Type != "object" {
-				notObject = append(notObject, s.Name+"_"+tl.Name)
-				continue
+			if _, typed := in["type"]; !typed {
+				untyped++
+				sent := tl.InputSchema
+				tl.InputSchema = append(json.RawMessage(`{"type":"object",`), sent[1:]...)
 			}
 			want[s.Name+"_"+tl.Name] = tl
 		}
+	}
+	if len(want) != 685 || untyped != 9 {
+		t.Fatalf("the catalogue holds %d tools, %d of them with no type at the root of their input schema; want 685 and 9", len(want), untyped)
 	}
 	listed, stderr := rawList(t, args...)
 	seen := map[string]bool{}
@@ -284,14 +313,6 @@ func TestServeCatalogue(t *testing.T) {
 		if !seen[name] {
 			missing++
 			t.Errorf("tool %s is not listed", name)
-		}
-	}
-	for _, name := range notObject {
-		if seen[name] {
-			t.Errorf("tool %s is listed, though its input schema does not describe an object", name)
-		}
-		if !strings.Contains(stderr, name) {
-			t.Errorf("tool %s is not named on stderr", name)
 		}
 	}
 	if missing > 0 {
@@ -330,5 +351,46 @@ func TestServeRefusedUpstream(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "broken") {
 		t.Errorf("stderr does not report the upstream broken:\n%s", stderr)
+	}
+}
+
+// TestServeUpstreamOverBound serves three upstreams in turn: the first
+// takes all but 4 of the tools the upstreams may offer together
+// (toolBudget: one page of tools/list, less the bundled tools), the
+// second's 5 do not fit in what is left, and the third's 4 (the
+// catalogue's Redis server) fit exactly. The second is refused whole and
+// named on stderr with the figures, the first and third are served, and
+// every tool is on the one page of tools/list.
+func TestServeUpstreamOverBound(t *testing.T) {
+	bundled := len(bundledSpecs(t))
+	budget := toolBudget(bundled, false)
+	if budget != mcp.DefaultPageSize-bundled || budget <= 4 {
+		t.Fatalf("toolBudget(%d, false) = %d, want %d, above 4", bundled, budget, mcp.DefaultPageSize-bundled)
+	}
+	listed, stderr := rawList(t,
+		"--upstream", "big="+catalogueUpstream(t, fmt.Sprintf("generated-%d", budget-4)),
+		"--upstream", "over="+catalogueUpstream(t, "generated-5"),
+		"--upstream", "redis="+catalogueUpstream(t, "redis"))
+	count := map[string]int{}
+	for _, raw := range listed {
+		prefix, _, ok := strings.Cut(decodeTool(t, raw).Name, "_")
+		if !ok || (prefix != "big" && prefix != "over" && prefix != "redis") {
+			prefix = "bundled"
+		}
+		count[prefix]++
+	}
+	if want := map[string]int{"bundled": bundled, "big": budget - 4, "redis": 4}; !maps.Equal(count, want) {
+		t.Errorf("listed tools by upstream %v, want %v", count, want)
+	}
+	if len(listed) != mcp.DefaultPageSize {
+		t.Errorf("listed %d tools, want %d, one full page", len(listed), mcp.DefaultPageSize)
+	}
+	want := fmt.Sprintf(`hands: not serving --upstream "over": its 5 tools do not fit: the upstreams before it offer %d of the %d tools upstreams may offer together (%d on one page of tools/list, less hands' own %d)`,
+		budget-4, budget, mcp.DefaultPageSize, bundled)
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr does not say\n%s\nit reads\n%s", want, stderr)
+	}
+	if strings.Contains(stderr, `not serving --upstream "big"`) || strings.Contains(stderr, `not serving --upstream "redis"`) {
+		t.Errorf("stderr says an upstream that fits is not served:\n%s", stderr)
 	}
 }

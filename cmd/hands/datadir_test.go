@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,12 +23,12 @@ import (
 // look for in every answer that must not hold it.
 const secretValue = "the-stored-secret-5f2c"
 
-// serveSession starts serve --http with the token s3cret and returns the
-// base URL, a session of it, and stop.
-func serveSession(t *testing.T) (base string, session *mcp.ClientSession, stop func() error) {
+// serveSession starts serve --http with the token s3cret and the flags
+// args, and returns the base URL, a session of it, and stop.
+func serveSession(t *testing.T, args ...string) (base string, session *mcp.ClientSession, stop func() error) {
 	t.Helper()
 	t.Setenv("HANDS_TOKEN", "s3cret")
-	line, stopServe := startServe(t, "--http", "127.0.0.1:0")
+	line, stopServe := startServe(t, append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	m := regexp.MustCompile(`at (http://127\.0\.0\.1:\d+)/mcp`).FindStringSubmatch(line)
 	if m == nil {
 		stopServe()
@@ -72,17 +73,25 @@ func get(t *testing.T, url string) (int, string) {
 }
 
 // TestDefaultDataDirPrivate walks every file a fresh hands serve --http
-// creates by default, after a value is stored and a file hosted: only the
-// hosted files are served at /files/, none of the others is reachable
-// there, host_file cannot overwrite any of them whatever key it is given,
-// the directory is the user's alone, and the store holds its value across
-// a restart.
+// --result-budget creates by default, after a value is stored, a result
+// cut and kept for read_result, and a file hosted: only the hosted files
+// are served at /files/, none of the others (the stores of values and of
+// cut results among them) is reachable there, host_file cannot overwrite
+// any of them whatever key it is given, the directory is the user's
+// alone, and the store holds its value across a restart.
 func TestDefaultDataDirPrivate(t *testing.T) {
 	data := inTempDir(t)
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	base, session, stop := serveSession(t)
+	base, session, stop := serveSession(t, "--result-budget", "1024")
 	if text, isErr := callText(t, session, "kv_put", map[string]any{"key": "k", "value": secretValue}); isErr {
 		t.Fatalf("kv_put: %s", text)
+	}
+	long := strings.Repeat(secretValue+" ", 200)
+	if text, isErr := callText(t, session, "kv_put", map[string]any{"key": "long", "value": long}); isErr {
+		t.Fatalf("kv_put: %s", text)
+	}
+	if text, isErr := callText(t, session, "kv_get", map[string]any{"key": "long"}); isErr || !strings.Contains(text, `read the rest with read_result {"handle":"res_`) {
+		t.Fatalf("kv_get of %d bytes under a budget of 1024 = %q, isError %v; want it cut, the rest kept", len(long), text, isErr)
 	}
 	if text, isErr := callText(t, session, "host_file", map[string]any{"key": "pages/a.html", "content": "<p>a</p>", "contentType": "text/html"}); isErr {
 		t.Fatalf("host_file: %s", text)
@@ -128,6 +137,11 @@ func TestDefaultDataDirPrivate(t *testing.T) {
 	}
 	if len(internal) == 0 {
 		t.Fatal("hands created no file of its own in the data directory; the walk checks nothing")
+	}
+	for _, want := range []string{kvFile, resultsFile} {
+		if !slices.Contains(internal, want) {
+			t.Errorf("hands' own files are %v, want %s among them", internal, want)
+		}
 	}
 	for _, rel := range internal {
 		content, err := os.ReadFile(filepath.Join(data, rel))

@@ -181,7 +181,6 @@ func version(args []string, stdout, stderr io.Writer) error {
 // runs a quarter as often, for a heap of five times the live one.
 const serveGCPercent = 400
 
-// serve runs the MCP server on stdio or HTTP until ctx ends.
 // serveBudget turns reg's result budgets on for serve: the cut results
 // are kept in results.db in the data directory, or in memory where there
 // is none.
@@ -204,6 +203,7 @@ func serveBudget(ctx context.Context, reg *tool.Registry, budget int, stderr io.
 	return closeStore, nil
 }
 
+// serve runs the MCP server on stdio or HTTP until ctx ends.
 func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	fs := flags("serve", "serve [--http ADDR] [flags]", stdout, stderr)
 	addr := fs.String("http", "", "serve streamable HTTP on `ADDR` (such as 127.0.0.1:8080) instead of stdio")
