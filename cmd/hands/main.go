@@ -186,6 +186,9 @@ const serveGCPercent = 400
 // is none.
 // It returns a function that closes the store.
 func serveBudget(ctx context.Context, reg *tool.Registry, budget int, stderr io.Writer) (func(), error) {
+	if budget < 0 {
+		return nil, &usageError{msg: fmt.Sprintf("--result-budget %d is negative: give a number of bytes, or 0 to cut nothing", budget)}
+	}
 	if budget > 0 && budget < tool.MinResultBudget {
 		return nil, &usageError{msg: fmt.Sprintf("--result-budget %d is below the least budget, %d bytes", budget, tool.MinResultBudget)}
 	}

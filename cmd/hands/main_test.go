@@ -718,3 +718,19 @@ func TestSchemaShowsWhatServeServes(t *testing.T) {
 	}
 	assertCreatedNothing(t, dir)
 }
+
+// TestServeResultBudgetRefused checks that serve refuses a result budget it
+// cannot honour, before serving anything: a negative one, which used to turn
+// budgets on and cut nothing, and one below the least.
+func TestServeResultBudgetRefused(t *testing.T) {
+	for _, budget := range []string{"-1", "100"} {
+		var out, errOut bytes.Buffer
+		err := run(t.Context(), []string{"serve", "--result-budget", budget}, strings.NewReader(""), &out, &errOut)
+		if _, ok := errors.AsType[*usageError](err); !ok {
+			t.Errorf("serve --result-budget %s: err = %v, want a usage error", budget, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("serve --result-budget %s wrote %q", budget, out.String())
+		}
+	}
+}
