@@ -10,6 +10,7 @@ require (
 )
 
 require (
+	github.com/dlclark/regexp2/v2 v2.13.0 // indirect
 	github.com/facebookgo/clock v0.0.0-20150410010913-600d898af40a // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
