@@ -63,8 +63,11 @@ const runs = 3
 // grows with the square of the size fails as soon as large is four times
 // small or more: it is then at least 16 times, against a bound of 10. Each
 // size is measured runs times, alternately, after one run to warm up, and
-// the least cost of each is compared, so that a pause of the machine
-// during one run does not count. Small allocations are forgiven a little
+// the least CPU time of each is compared, so that a pause of the machine
+// during one run does not count; in allocations, the large size's least
+// is compared with the small size's most, since a run that finds its
+// buffers in a sync.Pool allocates none of them, and which runs do is
+// chance. Small allocations are forgiven a little
 // slack (64 KiB, 64 objects), and a CPU time below a millisecond counts as
 // one.
 func Linear(t testing.TB, what string, small, large int, work func(size int)) {
@@ -120,18 +123,30 @@ func linear(t testing.TB, what string, small, large int, work func(size int), me
 	least := func(a, b Cost) Cost {
 		return Cost{CPU: min(a.CPU, b.CPU), Bytes: min(a.Bytes, b.Bytes), Allocs: min(a.Allocs, b.Allocs)}
 	}
+	// The small size is charged the most it allocated in a run and the
+	// large size the least: a buffer taken from a sync.Pool costs a run
+	// nothing and one the pool had not costs it the buffer, and which run
+	// finds one is chance (the race detector drops a quarter of what is put
+	// back, and a collection empties pools), so the small size's least may
+	// be a run that found its buffers and the large size's every run one
+	// that did not, a ratio that says nothing of the work. A square still
+	// shows: the large size's least is then more than the bound times any
+	// run of the small size.
 	var s, l Cost
+	var smallBytes, smallAllocs uint64 // the small size's most
 	for i := range runs {
 		cs := measure(func() { work(small) })
 		cl := measure(func() { work(large) })
+		smallBytes, smallAllocs = max(smallBytes, cs.Bytes), max(smallAllocs, cs.Allocs)
 		if i == 0 {
 			s, l = cs, cl
 			continue
 		}
 		s, l = least(s, cs), least(l, cl)
 	}
+	s.Bytes, s.Allocs = smallBytes, smallAllocs
 	bound := 2.5 * float64(large) / float64(small)
-	t.Logf("%s: size %d: %v CPU, %d bytes, %d objects; size %d: %v CPU, %d bytes, %d objects; bound %.0f×",
+	t.Logf("%s: size %d: %v CPU, %d bytes, %d objects (the most of a run); size %d: %v CPU, %d bytes, %d objects (the least); bound %.0f×",
 		what, small, s.CPU, s.Bytes, s.Allocs, large, l.CPU, l.Bytes, l.Allocs, bound)
 	if cpu && HasCPU {
 		if ratio := float64(l.CPU) / float64(max(s.CPU, time.Millisecond)); ratio > bound {

@@ -78,6 +78,18 @@ func TestLinear(t *testing.T) {
 		}
 		sink += s
 	})
+	// pooled allocates bytes(n) as a pool would that the large size never
+	// finds a buffer in and the small size finds one in on every measured
+	// run but its first: a chance the race detector and collections give.
+	pooled := func(bytes func(n int) int) func(int) {
+		calls := map[int]int{}
+		return func(n int) {
+			calls[n]++
+			if n > 10_000 || calls[n] == 2 { // 1: the warm-up; 2: the first measured run
+				sink += len(make([]byte, bytes(n)))
+			}
+		}
+	}
 	type check func(testing.TB, string, int, int, func(int))
 	for _, tt := range []struct {
 		name         string
@@ -90,6 +102,8 @@ func TestLinear(t *testing.T) {
 		{"square in CPU", 3_000, 12_000, squareCPU, !HasCPU, Linear}, // milliseconds at the small size, over the floor Linear gives CPU time
 		{"square in bytes", 1_000, 8_000, squareAllocs, false, Linear},
 		{"sizes too close", 1_000, 2_000, line, false, Linear},
+		{"a line in pooled buffers", 10_000, 40_000, pooled(func(n int) int { return 64 * n }), true, Linear},
+		{"a square in pooled buffers", 1_000, 16_000, pooled(func(n int) int { return n * n }), false, Linear},
 		{"allocations of a line", 100_000, 400_000, line, true, LinearAllocs},
 		{"allocations of a square in CPU", 3_000, 12_000, squareCPU, true, LinearAllocs},
 		{"allocations of a square in bytes", 1_000, 8_000, squareAllocs, false, LinearAllocs},
