@@ -27,6 +27,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"path/filepath"
 	"slices"
@@ -39,30 +40,26 @@ var files embed.FS
 
 // A Server is one MCP server's recorded tool list.
 type Server struct {
-	Name     string // a short name, unique in the catalogue, such as "filesystem"
-	Package  string // the package the server comes from, such as "@modelcontextprotocol/server-filesystem"
-	Version  string // the package's version
-	Started  string // how the server was started for the capture
-	Captured string // the date of the capture, as YYYY-MM-DD
+	Name     string `json:"name"`     // a short name, unique in the catalogue, such as "filesystem"
+	Package  string `json:"package"`  // the package the server comes from, such as "@modelcontextprotocol/server-filesystem"
+	Version  string `json:"version"`  // the package's version
+	Started  string `json:"started"`  // how the server was started for the capture
+	Captured string `json:"captured"` // the date of the capture, as YYYY-MM-DD
 
 	// Tools are the tool objects of the server's tools/list results, in
 	// the order listed, each exactly as the server wrote it.
-	Tools []json.RawMessage
-}
-
-// file is a server's file in testdata.
-type file struct {
-	Name     string            `json:"name"`
-	Package  string            `json:"package"`
-	Version  string            `json:"version"`
-	Started  string            `json:"started"`
-	Captured string            `json:"captured"`
-	Tools    []json.RawMessage `json:"tools"`
+	Tools []json.RawMessage `json:"tools"`
 }
 
 // Load returns every server of the catalogue, sorted by name.
 func Load() ([]Server, error) {
 	return load(files, "testdata")
+}
+
+// LoadDir returns every server whose file is in dir, sorted by name: the
+// catalogue as it is on disk, which the capture command rewrites.
+func LoadDir(dir string) ([]Server, error) {
+	return load(os.DirFS(dir), ".")
 }
 
 func load(fsys fs.FS, dir string) ([]Server, error) {
@@ -87,14 +84,14 @@ func read(fsys fs.FS, name string) (Server, error) {
 	if err != nil {
 		return Server{}, err
 	}
-	var f file
+	var f Server
 	if err := json.Unmarshal(b, &f); err != nil {
 		return Server{}, fmt.Errorf("catalogue: %s: %w", name, err)
 	}
 	if want := strings.TrimSuffix(filepath.Base(name), ".json"); f.Name != want {
 		return Server{}, fmt.Errorf("catalogue: %s names server %q, not %q", name, f.Name, want)
 	}
-	return Server(f), nil
+	return f, nil
 }
 
 // An Entry is one line of the MANIFEST.

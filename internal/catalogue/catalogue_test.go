@@ -2,6 +2,7 @@ package catalogue_test
 
 import (
 	"encoding/json"
+	"reflect"
 	"testing"
 
 	"github.com/hands-go/hands/internal/catalogue"
@@ -55,4 +56,20 @@ func TestManifest(t *testing.T) {
 		t.Errorf("the catalogue has %d servers, want at least 22", len(servers))
 	}
 	t.Logf("%d servers, %d tools", len(servers), total)
+}
+
+// TestLoadDir checks that the catalogue read from its directory, as the
+// capture command reads it, is the one embedded.
+func TestLoadDir(t *testing.T) {
+	embedded, err := catalogue.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := catalogue.LoadDir("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(onDisk, embedded) {
+		t.Errorf("LoadDir(testdata) read %d servers unlike the %d embedded", len(onDisk), len(embedded))
+	}
 }

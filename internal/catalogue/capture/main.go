@@ -31,10 +31,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hands-go/hands/internal/catalogue"
 )
 
 func main() {
@@ -60,7 +61,7 @@ func main() {
 	if err != nil {
 		log.Fatalf("%s: %v", *name, err)
 	}
-	s := server{
+	s := catalogue.Server{
 		Name: *name, Package: *pkg, Version: *version, Started: *started,
 		Captured: time.Now().UTC().Format(time.DateOnly), Tools: tools,
 	}
@@ -221,7 +222,7 @@ const manifestHeader = "# The servers of the catalogue, one a line: name, packag
 // write records s in the catalogue in dir, as <name>.json, one tool a line
 // with each tool's bytes unchanged, and rewrites the MANIFEST in dir to
 // list every server there.
-func write(dir string, s server) error {
+func write(dir string, s catalogue.Server) error {
 	var b bytes.Buffer
 	head, err := json.Marshal(map[string]string{
 		"name": s.Name, "package": s.Package, "version": s.Version, "started": s.Started, "captured": s.Captured,
@@ -245,7 +246,7 @@ func write(dir string, s server) error {
 	if err := os.WriteFile(filepath.Join(dir, s.Name+".json"), b.Bytes(), 0o644); err != nil {
 		return err
 	}
-	servers, err := readAll(dir)
+	servers, err := catalogue.LoadDir(dir)
 	if err != nil {
 		return err
 	}
@@ -255,36 +256,4 @@ func write(dir string, s server) error {
 		fmt.Fprintf(&m, "%s\t%s@%s\t%d\t%s\n", s.Name, s.Package, s.Version, len(s.Tools), s.Captured)
 	}
 	return os.WriteFile(filepath.Join(dir, "MANIFEST"), []byte(m.String()), 0o644)
-}
-
-// server is a server's file in the catalogue.
-type server struct {
-	Name     string            `json:"name"`
-	Package  string            `json:"package"`
-	Version  string            `json:"version"`
-	Started  string            `json:"started"`
-	Captured string            `json:"captured"`
-	Tools    []json.RawMessage `json:"tools"`
-}
-
-// readAll reads every server's file in dir, sorted by name.
-func readAll(dir string) ([]server, error) {
-	names, err := filepath.Glob(filepath.Join(dir, "*.json"))
-	if err != nil {
-		return nil, err
-	}
-	var servers []server
-	for _, name := range names {
-		b, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		var s server
-		if err := json.Unmarshal(b, &s); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		servers = append(servers, s)
-	}
-	slices.SortFunc(servers, func(a, b server) int { return strings.Compare(a.Name, b.Name) })
-	return servers, nil
 }
