@@ -23,6 +23,7 @@ import (
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/netguard"
 )
 
 // TestOneErrorTechnique holds every package of the module to json v2's way
@@ -223,7 +224,7 @@ func TestErrorsSayTheirPackageOnce(t *testing.T) {
 		{"bind", problem, bind.ErrMissing},
 		{"kv", kvBad, kv.ErrBadKey},
 		{"kv", kvMissing, kv.ErrKeyNotFound},
-		{"toolbox", fetchErr, toolbox.ErrBlocked},
+		{"toolbox", fetchErr, netguard.ErrBlocked},
 		{"sqldb", &sqldb.QueryError{TimedOut: true, Err: fmt.Errorf("%w: canceling statement", sqldb.ErrStatementTimeout)}, sqldb.ErrStatementTimeout},
 		{"dialect", &dialect.RejectError{Dialect: "openai", Err: dialect.ErrRejected}, dialect.ErrRejected},
 		{"mcpclient", &mcpclient.AuthorizationError{Code: "access_denied", Err: mcpclient.ErrAuthorization}, mcpclient.ErrAuthorization},

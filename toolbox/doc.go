@@ -40,8 +40,9 @@
 // at the field's path. What can only be known while running — content over
 // a size limit, a private address behind a public name, a binary response —
 // is an error that wraps a sentinel of this package (ErrTooLarge,
-// ErrBlocked, ErrRedirect, ErrContentType, ErrStatus, ErrSymlink) and whose
-// text tells the model what to change. No error names a path of the
+// ErrRedirect, ErrContentType, ErrStatus, ErrSymlink) or of package
+// netguard (ErrBlocked, as a *netguard.BlockedError), and whose text tells
+// the model what to change. No error names a path of the
 // machine: the model learns keys, not where the bucket is on the disk.
 //
 // # Directory buckets

@@ -12,11 +12,6 @@ var (
 	// ErrTooLarge reports content over a size limit: a file to host, or a
 	// page to fetch.
 	ErrTooLarge = errors.New("toolbox: too large")
-	// ErrBlocked reports a connection that the address guard of
-	// fetch_markdown refused: the page, or a redirect, led to a loopback,
-	// private, link-local or otherwise non-public address. The error is a
-	// *BlockedError.
-	ErrBlocked = errors.New("toolbox: address not allowed")
 	// ErrRedirect reports a redirect that fetch_markdown does not follow:
 	// one too many, or to a scheme other than http and https.
 	ErrRedirect = errors.New("toolbox: redirect not followed")

@@ -8,16 +8,16 @@ import (
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"time"
 	"unicode/utf8"
 
+	"github.com/hands-go/hands/internal/htmlmd"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox/netguard"
 	"golang.org/x/net/html/charset"
 )
 
@@ -70,12 +70,14 @@ type FetchOptions struct {
 	// operator sets to allow non-public addresses, such as an environment
 	// variable of the program. If empty, "FetchOptions.AllowPrivate".
 	AllowPrivateSetting string
+	// Allow lists exact endpoints, "host:port", that may be fetched
+	// although they are not public addresses, so that one internal service
+	// is reachable without turning the guard off (netguard.Options.Allow).
+	// FetchMarkdown panics if an entry is not a host and a port; check a
+	// list from outside with netguard.ParseList.
+	Allow []string
 	// UserAgent is sent with each request. If empty, DefaultUserAgent.
 	UserAgent string
-
-	// allow lets a test reach its own loopback server while the guard stays
-	// on for every other address; see export_test.go.
-	allow func(netip.AddrPort) bool
 }
 
 // DefaultUserAgent is the User-Agent that fetch_markdown sends unless
@@ -127,7 +129,7 @@ func (a *FetchArgs) Validate() error {
 // internet addresses. The check runs in the dialer, on the IP address about
 // to be dialed — after DNS resolution, and again for every redirect — so a
 // name that resolves to a private address and a redirect to one are refused
-// like a literal address (ErrBlocked, as a *BlockedError). Refused are the
+// like a literal address (netguard.ErrBlocked, as a *netguard.BlockedError). Refused are the
 // unspecified, loopback, private (RFC 1918, fc00::/7), link-local
 // (169.254.0.0/16 with the cloud metadata address 169.254.169.254,
 // fe80::/10), multicast, shared (100.64.0.0/10), reserved, documentation
@@ -179,19 +181,16 @@ func newClient(opts *FetchOptions) *http.Client {
 		var t *http.Transport
 		switch rt := c.Transport.(type) {
 		case nil:
-			t = http.DefaultTransport.(*http.Transport).Clone()
 		case *http.Transport:
-			t = rt.Clone()
+			t = rt
 		default:
 			panic(fmt.Sprintf("toolbox.FetchMarkdown: Client.Transport is a %T; the address guard needs an *http.Transport or nil (or set AllowPrivate)", rt))
 		}
-		g := &guard{allow: opts.allow, setting: opts.AllowPrivateSetting}
-		dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second, Control: g.control}
-		t.Proxy = nil
-		t.DialContext = dialer.DialContext
-		t.DialTLSContext = nil
-		// The deprecated hooks too, so that none of them bypasses the guard.
-		t.Dial, t.DialTLS = nil, nil
+		g, err := netguard.New(netguard.Options{Allow: opts.Allow, Setting: cmp.Or(opts.AllowPrivateSetting, "FetchOptions.AllowPrivate")})
+		if err != nil {
+			panic("toolbox.FetchMarkdown: FetchOptions.Allow: " + err.Error())
+		}
+		t = g.Transport(t)
 		c.Transport = t
 	}
 	next := c.CheckRedirect
@@ -242,7 +241,7 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 		if uerr, ok := errors.AsType[*url.Error](err); ok {
 			err = uerr.Err // the URL is said once, below
 		}
-		if berr, ok := errors.AsType[*BlockedError](err); ok {
+		if berr, ok := errors.AsType[*netguard.BlockedError](err); ok {
 			err = berr // not the dialer's wrapping
 		}
 		return "", &opError{op: "fetch " + rawURL, err: err}
@@ -282,12 +281,12 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 		return string(body), nil
 	}
 	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
-	md, cut, err := htmlToMarkdown(ctx, body, resp.Request.URL.String())
+	md, cut, err := htmlmd.Convert(ctx, body, resp.Request.URL.String())
 	if err != nil {
 		return "", &opError{op: "fetch " + final, err: fmt.Errorf("convert to Markdown: %w", err)}
 	}
 	if cut {
-		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", maxNodes)
+		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", htmlmd.MaxNodes)
 	}
 	return string(md), nil
 }

@@ -20,6 +20,7 @@ import (
 
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/netguard"
 )
 
 // A server is a test HTTP server on 127.0.0.1 that counts its requests.
@@ -55,14 +56,9 @@ func only(opts *toolbox.FetchOptions, servers ...*server) *toolbox.FetchOptions 
 	if opts == nil {
 		opts = &toolbox.FetchOptions{}
 	}
-	toolbox.AllowForTest(opts, func(ap netip.AddrPort) bool {
-		for _, s := range servers {
-			if ap == s.addr() {
-				return true
-			}
-		}
-		return false
-	})
+	for _, s := range servers {
+		opts.Allow = append(opts.Allow, s.addr().String())
+	}
 	return opts
 }
 
@@ -210,13 +206,13 @@ func TestFetchRefusals(t *testing.T) {
 		wantErr error  // a sentinel, for a refusal of the handler
 		path    string // "/url", for a validation error
 	}{
-		{name: "loopback server, guard on", url: other.URL + "/", wantErr: toolbox.ErrBlocked},
-		{name: "localhost resolves to loopback", url: "http://localhost:" + other.port() + "/", wantErr: toolbox.ErrBlocked},
-		{name: "IPv6 loopback", url: "http://[::1]:" + other.port() + "/", wantErr: toolbox.ErrBlocked},
-		{name: "redirect to a loopback server", url: srv.URL + "/to-other", wantErr: toolbox.ErrBlocked},
-		{name: "redirect to localhost", url: srv.URL + "/to-localhost", wantErr: toolbox.ErrBlocked},
-		{name: "redirect to IPv6 loopback", url: srv.URL + "/to-ipv6-loopback", wantErr: toolbox.ErrBlocked},
-		{name: "redirect to IPv4-mapped loopback", url: srv.URL + "/to-mapped-loopback", wantErr: toolbox.ErrBlocked},
+		{name: "loopback server, guard on", url: other.URL + "/", wantErr: netguard.ErrBlocked},
+		{name: "localhost resolves to loopback", url: "http://localhost:" + other.port() + "/", wantErr: netguard.ErrBlocked},
+		{name: "IPv6 loopback", url: "http://[::1]:" + other.port() + "/", wantErr: netguard.ErrBlocked},
+		{name: "redirect to a loopback server", url: srv.URL + "/to-other", wantErr: netguard.ErrBlocked},
+		{name: "redirect to localhost", url: srv.URL + "/to-localhost", wantErr: netguard.ErrBlocked},
+		{name: "redirect to IPv6 loopback", url: srv.URL + "/to-ipv6-loopback", wantErr: netguard.ErrBlocked},
+		{name: "redirect to IPv4-mapped loopback", url: srv.URL + "/to-mapped-loopback", wantErr: netguard.ErrBlocked},
 		{name: "redirect to ftp", url: srv.URL + "/to-ftp", wantErr: toolbox.ErrRedirect},
 		{name: "redirect to file", url: srv.URL + "/to-file", wantErr: toolbox.ErrRedirect},
 		{name: "too many redirects", url: srv.URL + "/loop", wantErr: toolbox.ErrRedirect},
@@ -264,21 +260,21 @@ func TestFetchGuardDefault(t *testing.T) {
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") }))
 	for _, u := range []string{srv.URL, "http://localhost:" + srv.port() + "/"} {
 		_, err := fetch(t, toolbox.FetchMarkdown(nil), u)
-		berr, ok := errors.AsType[*toolbox.BlockedError](err)
-		if !ok || !errors.Is(err, toolbox.ErrBlocked) || berr.Reason != "loopback" {
+		berr, ok := errors.AsType[*netguard.BlockedError](err)
+		if !ok || !errors.Is(err, netguard.ErrBlocked) || berr.Reason != "loopback" {
 			t.Errorf("fetch_markdown(%s) = %v, want a loopback *BlockedError", u, err)
 		}
 	}
 	// A caller's own *http.Transport gets the guard too.
 	_, err := fetch(t, toolbox.FetchMarkdown(&toolbox.FetchOptions{Client: &http.Client{Transport: &http.Transport{}}}), srv.URL)
-	if !errors.Is(err, toolbox.ErrBlocked) {
+	if !errors.Is(err, netguard.ErrBlocked) {
 		t.Errorf("fetch_markdown with a caller's Transport = %v, want ErrBlocked", err)
 	}
 	if n := srv.hits.Load(); n != 0 {
 		t.Errorf("the guarded tool reached the loopback server %d times", n)
 	}
 	res := tool.Run(t.Context(), toolbox.FetchMarkdown(nil), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
-	if !res.IsError || !strings.Contains(res.Content, "127.0.0.1 is a loopback address; only public internet addresses may be fetched") {
+	if !res.IsError || !strings.Contains(res.Content, "127.0.0.1 is a loopback address; only public internet addresses may be reached") {
 		t.Errorf("Run = %+v, want an error result that names the loopback address", res)
 	}
 }

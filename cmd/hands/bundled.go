@@ -22,6 +22,7 @@ import (
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/netguard"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -32,8 +33,9 @@ type env struct {
 	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
-	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
-	SQL          *url.URL     `bind:"HANDS_SQL,optional"`   // nil: no SQL tools; opened by openSQL
+	NetAllow     string       `bind:"HANDS_NET_ALLOW,optional"` // host:port, comma-separated
+	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"`     // serve --http's bearer token
+	SQL          *url.URL     `bind:"HANDS_SQL,optional"`       // nil: no SQL tools; opened by openSQL
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
 	KV           *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
@@ -58,10 +60,15 @@ type bundle struct {
 	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
 	upstreamEnv []string
 	bucket      *blob.Bucket
-	hostFile    tool.Interface
-	fetch       tool.Interface
-	kv          []tool.Interface // kv_get, kv_put, kv_delete, kv_list
-	sql         []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	// guard is the address guard of every bundled tool that reaches the
+	// network (HANDS_FETCH_ALLOW_PRIVATE, HANDS_NET_ALLOW); a tool bound
+	// to a backend the operator configured trusts that backend's address
+	// through guard.Trust.
+	guard    *netguard.Guard
+	hostFile tool.Interface
+	fetch    tool.Interface
+	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
+	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -174,7 +181,18 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		closeEnv()
 		return nil, nil, fmt.Errorf("HANDS_OAUTH_GRANT is %q; it is %s or %s", e.OAuthGrant, grantAuthorizationCode, grantClientCredentials)
 	}
+	allow, err := netguard.ParseList(e.NetAllow)
+	if err != nil {
+		closeEnv()
+		return nil, nil, fmt.Errorf("HANDS_NET_ALLOW: %w", err)
+	}
+	guard, err := netguard.New(netguard.Options{AllowPrivate: e.FetchPrivate, Allow: allow, Setting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"})
+	if err != nil {
+		closeEnv()
+		return nil, nil, fmt.Errorf("HANDS_NET_ALLOW: %w", err)
+	}
 	b := &bundle{
+		guard:        guard,
 		token:        e.Token,
 		auth:         &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
 		stateKey:     e.StateKey,
@@ -182,7 +200,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		bucket:       e.Bucket,
 		upstreamEnv:  strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
 		hostFile:     toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, AllowPrivateSetting: "HANDS_FETCH_ALLOW_PRIVATE=true"}),
+		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
 		kv:           toolbox.KVTools(e.KV),
 	}
 	if bucketErr != nil {
@@ -253,6 +271,7 @@ type specEnv struct {
 	PublicURL         string `bind:"HANDS_PUBLIC_URL,optional"`
 	MaxFileBytes      string `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate      string `bind:"HANDS_FETCH_ALLOW_PRIVATE,optional"`
+	NetAllow          string `bind:"HANDS_NET_ALLOW,optional"`
 	Token             string `bind:"HANDS_TOKEN,optional"`
 	SQL               string `bind:"HANDS_SQL,optional"`
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`

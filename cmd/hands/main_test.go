@@ -17,6 +17,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -440,6 +441,33 @@ func TestRefusalsNameTheirSetting(t *testing.T) {
 		if err == nil || !strings.Contains(stdout+stderr+err.Error(), tt.setting) {
 			t.Errorf("call %s: %v; output %q, want a refusal naming %s", tt.tool, err, stdout+stderr, tt.setting)
 		}
+	}
+}
+
+// TestNetAllow checks HANDS_NET_ALLOW: the one endpoint it names is
+// fetched while loopback stays refused on every other port, and a list
+// that is not of endpoints is refused before any tool runs.
+func TestNetAllow(t *testing.T) {
+	inTempDir(t)
+	t.Setenv("HANDS_FETCH_ALLOW_PRIVATE", "false")
+	open := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "the allowed service") }))
+	defer open.Close()
+	var closedHits atomic.Int64
+	closed := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { closedHits.Add(1) }))
+	defer closed.Close()
+	t.Setenv("HANDS_NET_ALLOW", strings.TrimPrefix(open.URL, "http://"))
+	stdout, stderr, err := runCmd(t, "call", "fetch_markdown", `{"url":"`+open.URL+`/"}`)
+	if err != nil || !strings.Contains(stdout, "the allowed service") {
+		t.Errorf("call fetch_markdown on the allowed endpoint: %v; output %q", err, stdout+stderr)
+	}
+	stdout, stderr, err = runCmd(t, "call", "fetch_markdown", `{"url":"`+closed.URL+`/"}`)
+	if err == nil || !strings.Contains(stdout+stderr+err.Error(), "HANDS_NET_ALLOW") || closedHits.Load() != 0 {
+		t.Errorf("call fetch_markdown on another loopback port: %v; output %q; %d hits, want a refusal naming HANDS_NET_ALLOW", err, stdout+stderr, closedHits.Load())
+	}
+	t.Setenv("HANDS_NET_ALLOW", "127.0.0.1")
+	_, stderr, err = runCmd(t, "call", "fetch_markdown", `{"url":"`+open.URL+`/"}`)
+	if err == nil || !strings.Contains(stderr+err.Error(), "HANDS_NET_ALLOW") {
+		t.Errorf("HANDS_NET_ALLOW=127.0.0.1 (no port): %v; stderr %q, want a refusal naming the setting", err, stderr)
 	}
 }
 

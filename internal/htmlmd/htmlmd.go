@@ -1,4 +1,4 @@
-package toolbox
+package htmlmd
 
 import (
 	"bytes"
@@ -24,9 +24,9 @@ import (
 // bounds before it is converted. Each is far above what a readable page
 // uses.
 const (
-	// maxNodes is how many elements and text nodes of a page are
+	// MaxNodes is how many elements and text nodes of a page are
 	// converted; the rest is left out, with a note.
-	maxNodes = 100_000
+	MaxNodes = 100_000
 	// maxNesting is how deep quotes, lists, headings, links, code and
 	// inline formatting are nested; deeper ones become plain blocks
 	// (div) and spans.
@@ -114,12 +114,12 @@ func unhide(s string) string {
 	return strings.ReplaceAll(s, "</"+fmtPrefix, "</")
 }
 
-// htmlToMarkdown converts an HTML page to Markdown, in time and memory
-// linear in the page's size. It stops early, with ctx's error, when ctx
+// Convert converts an HTML page to Markdown, in time and memory
+// linear in the page's size. pageURL resolves the page's relative links. It stops early, with ctx's error, when ctx
 // ends: the parser reads its input through ctx, and nothing more is
 // rendered once ctx is done. cut reports that the page had more than
-// maxNodes nodes, and only the first ones were converted.
-func htmlToMarkdown(ctx context.Context, page []byte, pageURL string) (md []byte, cut bool, err error) {
+// MaxNodes nodes, and only the first ones were converted.
+func Convert(ctx context.Context, page []byte, pageURL string) (md []byte, cut bool, err error) {
 	doc, err := html.Parse(&ctxReader{ctx, bytes.NewReader(hideFormatting(page))})
 	if err != nil {
 		return nil, false, err
@@ -162,7 +162,7 @@ func (r *ctxReader) Read(p []byte) (int, error) {
 // above before the other plugins see it, and stops the rendering when the
 // context ends.
 type bounds struct {
-	cut bool // nodes past maxNodes were left out
+	cut bool // nodes past MaxNodes were left out
 }
 
 func (b *bounds) Name() string { return "hands-bounds" }
@@ -226,7 +226,7 @@ var nestingKinds = map[atom.Atom]atom.Atom{
 // nestingKinds. It restores the names hideFormatting changed; removes
 // comments and the elements the converter removes (script, style, …) and
 // joins the text around them, which the converter would do by repeated
-// concatenation; counts nodes against maxNodes, leaving out all after the
+// concatenation; counts nodes against MaxNodes, leaving out all after the
 // last one; renames elements nested past maxNesting; clamps cell spans; and
 // notes the tables.
 func (s *shaper) walk(n *html.Node, nesting int) {
@@ -313,10 +313,10 @@ func (s *shaper) walk(n *html.Node, nesting int) {
 	}
 }
 
-// count counts one more node, and reports whether it is within maxNodes.
+// count counts one more node, and reports whether it is within MaxNodes.
 // Past it, the shaper is cut: every node after this one is removed.
 func (s *shaper) count() bool {
-	if s.nodes++; s.nodes > maxNodes {
+	if s.nodes++; s.nodes > MaxNodes {
 		s.cut = true
 	}
 	return !s.cut

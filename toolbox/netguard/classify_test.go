@@ -1,11 +1,12 @@
-package toolbox_test
+package netguard_test
 
 import (
 	"errors"
+	"fmt"
 	"net/netip"
 	"testing"
 
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/netguard"
 )
 
 // TestBlockedReason classifies addresses without any network: the guard
@@ -68,7 +69,7 @@ func TestBlockedReason(t *testing.T) {
 		{"2002:7f00:1::", true}, // 6to4 of 127.0.0.1
 		{"2001:db8::1", true},
 	} {
-		got := toolbox.BlockedReason(netip.MustParseAddr(tt.addr))
+		got := netguard.Reason(netip.MustParseAddr(tt.addr))
 		if (got != "") != tt.blocked {
 			t.Errorf("BlockedReason(%s) = %q, want blocked %v", tt.addr, got, tt.blocked)
 		}
@@ -95,21 +96,30 @@ func TestGuardControl(t *testing.T) {
 		{"0.0.0.0:80", "unspecified"},
 		{"not an address", "?"},
 	} {
-		err := toolbox.GuardControl(tt.address)
+		err := control(tt.address)
 		switch {
 		case tt.reason == "":
 			if err != nil {
 				t.Errorf("guard(%s) = %v, want nil", tt.address, err)
 			}
 		case tt.reason == "?":
-			if !errors.Is(err, toolbox.ErrBlocked) {
+			if !errors.Is(err, netguard.ErrBlocked) {
 				t.Errorf("guard(%s) = %v, want ErrBlocked", tt.address, err)
 			}
 		default:
-			berr, ok := errors.AsType[*toolbox.BlockedError](err)
-			if !ok || berr.Reason != tt.reason || !errors.Is(err, toolbox.ErrBlocked) {
+			berr, ok := errors.AsType[*netguard.BlockedError](err)
+			if !ok || berr.Reason != tt.reason || !errors.Is(err, netguard.ErrBlocked) {
 				t.Errorf("guard(%s) = %v, want a %s *BlockedError", tt.address, err, tt.reason)
 			}
 		}
 	}
+}
+
+// control checks address as the dialer's Control function does.
+func control(address string) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: cannot read %q", netguard.ErrBlocked, address)
+	}
+	return (*netguard.Guard)(nil).Check(ap)
 }
