@@ -1,8 +1,8 @@
 package mcpclient
 
 import (
+	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 
@@ -39,9 +38,16 @@ import (
 // get the code, its PKCE verifier and a client secret configured for this
 // server on that document's word alone; an authorization server on
 // another origin declares itself in protected-resource metadata, which
-// the SDK's flow reads. The SDK's handler refuses every such
-// issuer, so legacyHandler runs the flow itself in that one case and
-// leaves every other case to the SDK.
+// the SDK's flow reads. The SDK's handler refuses every such issuer: it
+// takes the root of the origin as the issuer, and metadata naming another
+// fails its RFC 8414 check. So in that one case, once the issuer and the
+// endpoints have passed the checks here, the client shows the SDK the
+// server as a later protocol would publish it — protected-resource
+// metadata naming that issuer, and the issuer's metadata at the URL RFC
+// 8414 derives from it — and the SDK runs the flow, as in every other
+// case. There is one authorization-code flow, the SDK's, with its checks
+// of the redirect's issuer (RFC 9207), of a client registered in advance
+// for another issuer, and its scopes granted per issuer.
 
 // ErrForeignIssuer is matched by an *IssuerError.
 var ErrForeignIssuer = errors.New("mcpclient: authorization server metadata names an issuer of another origin")
@@ -92,25 +98,18 @@ func (e *EndpointError) Unwrap() error { return e.Err }
 // the SDK bounds it.
 const maxMetadataBytes = 1 << 20
 
-// legacyHandler is the SDK's authorization code handler, which it calls
-// for everything but the case the comment above describes.
+// legacyHandler is the SDK's authorization code handler, to which it
+// leaves every flow; for a server of the 2025-03-26 protocol whose issuer
+// lies under a path of its origin, it first shows the SDK's
+// client the metadata the SDK reads (see legacyDiscovery).
 type legacyHandler struct {
-	sdk *auth.AuthorizationCodeHandler
-	cfg *auth.AuthorizationCodeHandlerConfig // the SDK handler's
-
-	mu      sync.Mutex
-	ts      oauth2.TokenSource // from the flow run here, until the SDK's runs again
-	granted []string           // the scopes granted by the flow run here
+	sdk       *auth.AuthorizationCodeHandler
+	cfg       *auth.AuthorizationCodeHandlerConfig // the SDK handler's
+	discovery *legacyDiscovery                     // in cfg.Client's transport
 }
 
 // TokenSource implements auth.OAuthHandler.
 func (h *legacyHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, error) {
-	h.mu.Lock()
-	ts := h.ts
-	h.mu.Unlock()
-	if ts != nil {
-		return ts, nil
-	}
 	return h.sdk.TokenSource(ctx)
 }
 
@@ -118,71 +117,111 @@ func (h *legacyHandler) TokenSource(ctx context.Context) (oauth2.TokenSource, er
 func (h *legacyHandler) Authorize(ctx context.Context, req *http.Request, resp *http.Response) error {
 	challenges, err := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
 	if err != nil || resp.StatusCode == http.StatusForbidden && !insufficientScope(challenges) {
-		return h.viaSDK(ctx, req, resp) // the SDK's answers: an error, or a retry
+		return h.sdk.Authorize(ctx, req, resp) // the SDK's answers: an error, or a retry
 	}
 	server := req.URL.String()
 	if _, err := discoverResource(ctx, challenges, server, h.cfg.Client); err == nil {
-		return h.viaSDK(ctx, req, resp)
+		return h.sdk.Authorize(ctx, req, resp)
 	}
-	asm, err := legacyMetadata(ctx, req.URL, h.cfg.Client)
+	asm, doc, err := legacyMetadata(ctx, req.URL, h.cfg.Client)
 	if err != nil {
 		resp.Body.Close()
 		return err
 	}
-	if asm == nil {
-		return h.viaSDK(ctx, req, resp) // none, or an issuer the SDK takes
+	if asm != nil {
+		h.discovery.publish(req.URL, asm.Issuer, doc)
 	}
-	defer resp.Body.Close()
-	defer io.Copy(io.Discard, resp.Body)
-	return h.authorize(ctx, server, challenges, asm)
+	return h.sdk.Authorize(ctx, req, resp)
 }
 
-// viaSDK runs the SDK's flow, whose tokens are used from then on.
-func (h *legacyHandler) viaSDK(ctx context.Context, req *http.Request, resp *http.Response) error {
-	if err := h.sdk.Authorize(ctx, req, resp); err != nil {
-		return err
+// legacyDiscovery is the transport of the SDK handler's client. For a
+// server of the 2025-03-26 protocol whose issuer passed legacyMetadata's
+// checks, it answers the two requests the SDK's discovery makes that such
+// a server cannot: the protected-resource metadata at the path of the MCP
+// endpoint (RFC 9728), naming the issuer, and the issuer's metadata at its
+// RFC 8414 URL (path insertion), which is the document the server serves
+// at the root of its origin, as it was read and checked. Every other
+// request goes to next.
+type legacyDiscovery struct {
+	next http.RoundTripper
+
+	mu   sync.Mutex
+	docs map[string][]byte // URL → the JSON document answered there
+}
+
+// publish makes the transport answer for the server at u, whose
+// authorization server's metadata, doc, names issuer.
+func (d *legacyDiscovery) publish(u *url.URL, issuer string, doc []byte) {
+	resource := *u
+	resource.Path = "/.well-known/oauth-protected-resource/" + strings.TrimLeft(u.Path, "/")
+	resource.RawPath, resource.RawQuery, resource.Fragment = "", "", ""
+	prm, _ := json.Marshal(map[string]any{"resource": u.String(), "authorization_servers": []string{issuer}})
+	meta, err := url.Parse(issuer)
+	if err != nil {
+		return // legacyMetadata parsed it
 	}
-	h.mu.Lock()
-	h.ts, h.granted = nil, nil
-	h.mu.Unlock()
-	return nil
+	meta.Path = "/.well-known/oauth-authorization-server/" + strings.TrimLeft(meta.Path, "/")
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.docs == nil {
+		d.docs = make(map[string][]byte)
+	}
+	d.docs[resource.String()] = prm
+	d.docs[meta.String()] = doc
+}
+
+// RoundTrip implements http.RoundTripper.
+func (d *legacyDiscovery) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Method == http.MethodGet {
+		d.mu.Lock()
+		doc, ok := d.docs[req.URL.String()]
+		d.mu.Unlock()
+		if ok {
+			return &http.Response{
+				Status: "200 OK", StatusCode: http.StatusOK, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1,
+				Header:        http.Header{"Content-Type": {"application/json"}},
+				Body:          io.NopCloser(bytes.NewReader(doc)),
+				ContentLength: int64(len(doc)),
+				Request:       req,
+			}, nil
+		}
+	}
+	return d.next.RoundTrip(req)
 }
 
 // legacyMetadata reads the authorization-server metadata at the root of
 // the origin of server, the way of the 2025-03-26 protocol, and returns
-// it when its issuer is not the root itself but lies on the same origin.
-// It returns nil when there is no metadata there, or when its issuer is
-// the root, which the SDK takes; an *IssuerError when the issuer lies on
-// another origin.
-func legacyMetadata(ctx context.Context, server *url.URL, client *http.Client) (*oauthex.AuthServerMeta, error) {
+// it, with the document as it was read, when its issuer is not the root
+// itself but lies on the same origin. It returns nil when there is no
+// metadata there, or when its issuer is the root, which the SDK takes; an
+// *IssuerError when the issuer lies on another origin, and an
+// *EndpointError when an endpoint does.
+func legacyMetadata(ctx context.Context, server *url.URL, client *http.Client) (*oauthex.AuthServerMeta, []byte, error) {
 	if server.Scheme != "https" && !loopbackHost(server.Hostname()) {
-		return nil, nil // the SDK refuses to read metadata over plain HTTP
+		return nil, nil, nil // the SDK refuses to read metadata over plain HTTP
 	}
 	root := &url.URL{Scheme: server.Scheme, Host: server.Host}
 	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
 		metadataURL := root.JoinPath(path).String()
-		issuer, err := metadataIssuer(ctx, metadataURL, client)
+		issuer, doc, err := metadataIssuer(ctx, metadataURL, client)
 		if err != nil {
-			return nil, fmt.Errorf("read the authorization server's metadata at %s: %w", metadataURL, err)
+			return nil, nil, fmt.Errorf("read the authorization server's metadata at %s: %w", metadataURL, err)
 		}
 		if issuer == "" {
 			continue // none here
 		}
 		if strings.TrimSuffix(issuer, "/") == root.String() {
-			return nil, nil
+			return nil, nil, nil
 		}
 		iu, err := url.Parse(issuer)
 		if err != nil || !sameOrigin(iu, server) {
-			return nil, &IssuerError{Server: server.String(), MetadataURL: metadataURL, Issuer: issuer, Err: ErrForeignIssuer}
+			return nil, nil, &IssuerError{Server: server.String(), MetadataURL: metadataURL, Issuer: issuer, Err: ErrForeignIssuer}
 		}
-		// The SDK's checks of the document (PKCE, the endpoints' schemes),
-		// on the issuer it names.
-		asm, err := oauthex.GetAuthServerMeta(ctx, metadataURL, issuer, client)
-		if err != nil {
-			return nil, fmt.Errorf("the authorization server's metadata at %s: %w", metadataURL, err)
-		}
-		if asm == nil {
-			return nil, fmt.Errorf("the authorization server's metadata at %s went away", metadataURL)
+		// The SDK checks the document (PKCE, the endpoints' schemes) when
+		// it reads it from legacyDiscovery, which serves these very bytes.
+		asm := new(oauthex.AuthServerMeta)
+		if err := json.Unmarshal(doc, asm); err != nil {
+			return nil, nil, fmt.Errorf("the authorization server's metadata at %s: %w", metadataURL, err)
 		}
 		for _, e := range []struct{ name, url string }{
 			{"authorization_endpoint", asm.AuthorizationEndpoint},
@@ -193,47 +232,55 @@ func legacyMetadata(ctx context.Context, server *url.URL, client *http.Client) (
 				continue // none: the flow refuses a missing one it needs
 			}
 			if eu, err := url.Parse(e.url); err != nil || !sameOrigin(eu, server) {
-				return nil, &EndpointError{Server: server.String(), MetadataURL: metadataURL, Name: e.name, Endpoint: e.url, Err: ErrForeignEndpoint}
+				return nil, nil, &EndpointError{Server: server.String(), MetadataURL: metadataURL, Name: e.name, Endpoint: e.url, Err: ErrForeignEndpoint}
 			}
 		}
-		return asm, nil
+		return asm, doc, nil
 	}
-	return nil, nil
+	return nil, nil, nil
 }
 
-// metadataIssuer returns the issuer of the metadata at metadataURL, or ""
-// when the server answers with a client error (it has none there).
-func metadataIssuer(ctx context.Context, metadataURL string, client *http.Client) (string, error) {
+// metadataIssuer returns the issuer of the metadata at metadataURL, with
+// the document, or "" when the server answers with a client error (it has
+// none there).
+func metadataIssuer(ctx context.Context, metadataURL string, client *http.Client) (string, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metadataURL, nil)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	noRedirects := *client
 	noRedirects.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := noRedirects.Do(req)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 && resp.StatusCode < 500 {
-		return "", nil
+		return "", nil, nil
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("status %s", resp.Status)
+		return "", nil, fmt.Errorf("status %s", resp.Status)
 	}
 	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return "", fmt.Errorf("content type %q, not application/json", resp.Header.Get("Content-Type"))
+		return "", nil, fmt.Errorf("content type %q, not application/json", resp.Header.Get("Content-Type"))
 	}
-	var doc struct {
+	doc, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadataBytes+1))
+	if err != nil {
+		return "", nil, err
+	}
+	if len(doc) > maxMetadataBytes {
+		return "", nil, fmt.Errorf("the metadata is over %d bytes", maxMetadataBytes)
+	}
+	var head struct {
 		Issuer string `json:"issuer"`
 	}
-	if err := json.NewDecoder(io.LimitReader(resp.Body, maxMetadataBytes)).Decode(&doc); err != nil {
-		return "", err
+	if err := json.Unmarshal(doc, &head); err != nil {
+		return "", nil, err
 	}
-	if doc.Issuer == "" {
-		return "", errors.New("the metadata names no issuer")
+	if head.Issuer == "" {
+		return "", nil, errors.New("the metadata names no issuer")
 	}
-	return doc.Issuer, nil
+	return head.Issuer, doc, nil
 }
 
 // sameOrigin reports whether a and b have the same scheme, host and port
@@ -263,111 +310,6 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
-}
-
-// authorize runs the authorization code grant with PKCE against asm, as
-// the SDK's handler does once it has the metadata: the client registered
-// as configured, the scopes of the challenge (with offline_access when
-// refresh tokens are wanted and the server offers it, and those granted
-// before), the resource named (RFC 8707), the redirect's state and issuer
-// checked (RFC 9207).
-func (h *legacyHandler) authorize(ctx context.Context, server string, challenges []oauthex.Challenge, asm *oauthex.AuthServerMeta) error {
-	cfg, err := h.client(ctx, asm)
-	if err != nil {
-		return err
-	}
-	scopes := challengeScopes(challenges, nil)
-	if h.cfg.ScopeFilter != nil {
-		scopes = h.cfg.ScopeFilter(scopes)
-	}
-	if h.cfg.RequestRefreshToken && slices.Contains(asm.ScopesSupported, "offline_access") && !slices.Contains(scopes, "offline_access") {
-		scopes = append(scopes, "offline_access")
-	}
-	h.mu.Lock()
-	for _, s := range h.granted {
-		if !slices.Contains(scopes, s) {
-			scopes = append(scopes, s)
-		}
-	}
-	h.mu.Unlock()
-	cfg.Scopes = scopes
-
-	verifier, state := oauth2.GenerateVerifier(), rand.Text()
-	authURL := cfg.AuthCodeURL(state, oauth2.S256ChallengeOption(verifier), oauth2.SetAuthURLParam("resource", server))
-	res, err := h.cfg.AuthorizationCodeFetcher(ctx, &auth.AuthorizationArgs{URL: authURL})
-	if err != nil {
-		return err
-	}
-	if res.State != state {
-		return errors.New("the authorization redirect's state is not the one sent")
-	}
-	switch {
-	case res.Iss == "" && asm.AuthorizationResponseIssParameterSupported:
-		return errors.New("the authorization redirect names no issuer, though the server says it does")
-	case res.Iss != "" && res.Iss != asm.Issuer:
-		return fmt.Errorf("the authorization redirect names the issuer %q, not %q", res.Iss, asm.Issuer)
-	}
-	tok, err := cfg.Exchange(context.WithValue(ctx, oauth2.HTTPClient, h.cfg.Client), res.Code,
-		oauth2.VerifierOption(verifier), oauth2.SetAuthURLParam("resource", server))
-	if err != nil {
-		return fmt.Errorf("exchange the authorization code: %w", err)
-	}
-	// The source outlives ctx, the request's: it refreshes for the
-	// session's life.
-	refresh := context.WithValue(context.Background(), oauth2.HTTPClient, h.cfg.Client)
-	var ts oauth2.TokenSource
-	if h.cfg.NewTokenSource != nil {
-		if ts, err = h.cfg.NewTokenSource(refresh, cfg, tok); err != nil {
-			return err
-		}
-	} else {
-		ts = cfg.TokenSource(refresh, tok)
-	}
-	h.mu.Lock()
-	h.ts, h.granted = ts, scopes
-	h.mu.Unlock()
-	return nil
-}
-
-// client returns the OAuth configuration of this client at asm, by the
-// SDK's order: a client ID metadata document where the server supports
-// one, else the client registered in advance, else dynamic registration.
-func (h *legacyHandler) client(ctx context.Context, asm *oauthex.AuthServerMeta) (*oauth2.Config, error) {
-	cfg := &oauth2.Config{
-		RedirectURL: h.cfg.RedirectURL,
-		Endpoint:    oauth2.Endpoint{AuthURL: asm.AuthorizationEndpoint, TokenURL: asm.TokenEndpoint},
-	}
-	switch {
-	case h.cfg.ClientIDMetadataDocumentConfig != nil && asm.ClientIDMetadataDocumentSupported:
-		cfg.ClientID = h.cfg.ClientIDMetadataDocumentConfig.URL
-	case h.cfg.PreregisteredClient != nil:
-		if err := checkIssuer(h.cfg.PreregisteredClient.Issuer, asm.Issuer); err != nil {
-			return nil, err
-		}
-		cfg.ClientID = h.cfg.PreregisteredClient.ClientID
-		if a := h.cfg.PreregisteredClient.ClientSecretAuth; a != nil {
-			cfg.ClientSecret = a.ClientSecret
-		}
-		switch methods := asm.TokenEndpointAuthMethodsSupported; {
-		case slices.Contains(methods, "client_secret_post"):
-			cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
-		case slices.Contains(methods, "client_secret_basic"):
-			cfg.Endpoint.AuthStyle = oauth2.AuthStyleInHeader
-		}
-	case h.cfg.DynamicClientRegistrationConfig != nil && asm.RegistrationEndpoint != "":
-		reg, err := oauthex.RegisterClient(ctx, asm.RegistrationEndpoint, h.cfg.DynamicClientRegistrationConfig.Metadata, h.cfg.Client)
-		if err != nil {
-			return nil, fmt.Errorf("register the client: %w", err)
-		}
-		cfg.ClientID, cfg.ClientSecret = reg.ClientID, reg.ClientSecret
-		cfg.Endpoint.AuthStyle = oauth2.AuthStyleInHeader // client_secret_basic, RFC 7591's default
-		if m := reg.TokenEndpointAuthMethod; m == "client_secret_post" || m == "none" {
-			cfg.Endpoint.AuthStyle = oauth2.AuthStyleInParams
-		}
-	default:
-		return nil, errors.New("the authorization server supports none of the client's ways to register")
-	}
-	return cfg, nil
 }
 
 // insufficientScope reports whether a bearer challenge says the token

@@ -210,10 +210,16 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	}
 	redirect := "http://" + l.addr + "/callback"
 	st := &storing{store: store, key: endpoint, client: httpClient}
+	discovery := &legacyDiscovery{next: httpClient.Transport}
+	if discovery.next == nil {
+		discovery.next = http.DefaultTransport
+	}
+	sdkClient := *httpClient
+	sdkClient.Transport = discovery
 	cfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL:              redirect,
 		AuthorizationCodeFetcher: l.fetch,
-		Client:                   httpClient,
+		Client:                   &sdkClient,
 		NewTokenSource:           st.newTokenSource,
 		RequestRefreshToken:      true,
 	}
@@ -243,7 +249,7 @@ func newOAuthHandler(endpoint string, o *OAuth) (auth.OAuthHandler, error) {
 	if err != nil {
 		return nil, &OAuthError{Server: endpoint, Err: err}
 	}
-	return &legacyHandler{sdk: h, cfg: cfg}, nil
+	return &legacyHandler{sdk: h, cfg: cfg, discovery: discovery}, nil
 }
 
 // freePort returns a loopback port that was free a moment ago.

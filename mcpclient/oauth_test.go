@@ -157,6 +157,44 @@ func TestOAuthLegacyIssuer(t *testing.T) {
 	})
 }
 
+// TestOAuthOneFlow runs the authorization-code flow against servers of
+// the 2025-03-26 protocol (whose issuer lies under a path of their
+// origin) and of later ones, with the same fake authorization server, and
+// checks that both hold the same rules, those of the SDK's flow: an
+// issuer named in the redirect but not advertised in the metadata is
+// refused (RFC 9207), one advertised is taken, and a client registered in
+// advance for another issuer reaches no endpoint of this one.
+func TestOAuthOneFlow(t *testing.T) {
+	for _, legacy := range []bool{false, true} {
+		name := "2025-06-18"
+		if legacy {
+			name = "2025-03-26"
+		}
+		t.Run(name+"/unadvertised iss", func(t *testing.T) {
+			a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy, a.Iss = legacy, true })
+			var b oauthtest.Browser
+			_, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+			if err == nil || !strings.Contains(err.Error(), "iss") {
+				t.Fatalf("Connect with an iss the metadata does not advertise = %v, want it refused", err)
+			}
+			a.Mu.Lock()
+			defer a.Mu.Unlock()
+			if len(a.Grants) != 0 {
+				t.Errorf("the token endpoint saw the grants %q, want none: the code must not be exchanged", a.Grants)
+			}
+		})
+		t.Run(name+"/advertised iss", func(t *testing.T) {
+			a := oauthtest.New(t, func(a *oauthtest.Server) { a.Legacy, a.Iss, a.AdvertiseIss = legacy, true, true })
+			var b oauthtest.Browser
+			c, err := connectOAuth(t, a.RS.URL+"/mcp", &mcpclient.OAuth{Browser: b.Open, Store: mcpclient.NoStore})
+			if err != nil {
+				t.Fatalf("Connect with an advertised iss = %v", err)
+			}
+			callWrite(t, c)
+		})
+	}
+}
+
 // TestOAuthRefresh connects with an expired stored token: the client
 // refreshes it, stores the new one, and asks nobody.
 func TestOAuthRefresh(t *testing.T) {

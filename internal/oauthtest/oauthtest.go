@@ -36,6 +36,10 @@ type Server struct {
 	OIDCOnly bool             // serve only OpenID Connect discovery, not RFC 8414 metadata
 	PRMInWWW bool             // name the protected-resource metadata only in the challenge, at a non-default path
 	Deny     bool             // the person declines
+	// Iss makes the authorization endpoint name its issuer in the
+	// redirect (RFC 9207) although its metadata does not say it does,
+	// unless AdvertiseIss is set too.
+	Iss, AdvertiseIss bool
 	// Legacy makes the resource server one of the 2025-03-26 protocol: it
 	// publishes no protected-resource metadata and is its own
 	// authorization server, whose metadata, at the root of its origin,
@@ -152,16 +156,26 @@ func (a *Server) guard(next http.Handler, prmPath string) http.Handler {
 // its issuer is issuer, with its endpoints under it.
 func (a *Server) metadata(issuer string) map[string]any {
 	return map[string]any{
-		"issuer":                                issuer,
-		"authorization_endpoint":                issuer + "/authorize",
-		"token_endpoint":                        issuer + "/token",
-		"registration_endpoint":                 issuer + "/register",
-		"response_types_supported":              []string{"code"},
-		"grant_types_supported":                 []string{"authorization_code", "refresh_token", "client_credentials"},
-		"code_challenge_methods_supported":      []string{"S256"},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "private_key_jwt", "none"},
-		"scopes_supported":                      []string{"read", "write"},
+		"issuer":                                         issuer,
+		"authorization_endpoint":                         issuer + "/authorize",
+		"token_endpoint":                                 issuer + "/token",
+		"registration_endpoint":                          issuer + "/register",
+		"response_types_supported":                       []string{"code"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token", "client_credentials"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"token_endpoint_auth_methods_supported":          []string{"client_secret_basic", "private_key_jwt", "none"},
+		"scopes_supported":                               []string{"read", "write"},
+		"authorization_response_iss_parameter_supported": a.AdvertiseIss,
 	}
+}
+
+// issuer returns the issuer whose endpoint r reached: the resource
+// server's /oauth for a Legacy server, else AS.
+func (a *Server) issuer(r *http.Request) string {
+	if a.Legacy && r.Host == strings.TrimPrefix(a.RS.URL, "http://") {
+		return a.RS.URL + "/oauth"
+	}
+	return a.AS.URL
 }
 
 func (a *Server) serveAS(w http.ResponseWriter, r *http.Request) {
@@ -206,6 +220,9 @@ func (a *Server) serveAS(w http.ResponseWriter, r *http.Request) {
 			a.codes[code] = codeInfo{clientID: q.Get("client_id"), challenge: q.Get("code_challenge"), redirect: q.Get("redirect_uri"), scopes: strings.Fields(q.Get("scope"))}
 			a.Mu.Unlock()
 			back.Set("code", code)
+		}
+		if a.Iss {
+			back.Set("iss", a.issuer(r))
 		}
 		redirect.RawQuery = back.Encode()
 		http.Redirect(w, r, redirect.String(), http.StatusFound)
