@@ -139,6 +139,12 @@ func (m *Memory) Update(ctx context.Context, id string, c Change) (*Task, error)
 	for _, k := range c.Take {
 		delete(t.Responses, k)
 	}
+	for _, k := range c.Drop {
+		if _, ok := t.Requests[k]; ok {
+			delete(t.Requests, k)
+			changed = true
+		}
+	}
 	if c.Lease > 0 {
 		t.Lease = now.Add(c.Lease)
 	}

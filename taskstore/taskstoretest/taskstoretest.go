@@ -313,6 +313,18 @@ func testRequests(t *testing.T, s taskstore.Store, c *clock) {
 	if got := mustGet(t, s, "a"); len(got.Responses) != 1 {
 		t.Errorf("Take was not kept: responses %v", got.Responses)
 	}
+	// A request dropped by the runner is no longer outstanding, and a
+	// late answer to it is ignored.
+	if _, err := s.Update(ctx, "a", taskstore.Change{Ask: map[string]json.RawMessage{"r3": json.RawMessage(`{}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	got, err = s.Update(ctx, "a", taskstore.Change{Drop: []string{"r3"}})
+	if err != nil || got.Status != taskstore.Working || len(got.Requests) != 0 {
+		t.Errorf("after Drop r3, task = %+v, %v; want working, no requests", got, err)
+	}
+	if got, err = s.Answer(ctx, "a", map[string]json.RawMessage{"r3": json.RawMessage(`{}`)}); err != nil || got.Responses["r3"] != nil {
+		t.Errorf("an answer to a dropped request = %v, %v; want it ignored", got.Responses, err)
+	}
 }
 
 func testCancel(t *testing.T, s taskstore.Store, c *clock) {
