@@ -123,3 +123,14 @@ func TestEdgeLayering(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskstoreLayering keeps package taskstore and its conformance kit to
+// the standard library, so that a backend for any database builds on them
+// without the MCP SDK.
+func TestTaskstoreLayering(t *testing.T) {
+	for _, pkg := range deps(t, "./taskstore", "./taskstore/taskstoretest") {
+		if pkg != module+"/taskstore" && pkg != module+"/taskstore/taskstoretest" {
+			t.Errorf("taskstore depends on %s", pkg)
+		}
+	}
+}

@@ -207,6 +207,8 @@ type peer struct {
 	session    *mcp.ServerSession
 	roundTrips bool          // requests go back in the result (see inputRequired)
 	answers    *inputAnswers // the answers given in earlier rounds, when roundTrips
+	task       *task         // the extension's task whose call asks, which asks through it
+	ctx        context.Context
 }
 
 // peerFrom returns the client of the call ctx serves, if it declared
@@ -237,6 +239,11 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if !declared {
 		return nil, fmt.Errorf("%w: %s, which the client did not declare", ErrUnsupported, capability)
 	}
+	if t := taskOf(ctx); p.roundTrips && t != nil && t.ext {
+		// The tasks extension's task asks through the task: the request
+		// is among its inputRequests, and tasks/update brings the answer.
+		return &peer{session: req.Session, task: t, ctx: ctx}, nil
+	}
 	if p.roundTrips && taskOf(ctx) != nil {
 		// A task's call has answered its request already: there is no
 		// result left to carry the request back in.
@@ -257,6 +264,13 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 // which is kept for the rounds after this one (a handler that also asks
 // with tool.Ask runs again, and is not to ask the user twice).
 func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawMessage, error) {
+	if p.task != nil {
+		method := "elicitation/create"
+		if _, ok := params.(*mcp.CreateMessageParams); ok {
+			method = "sampling/createMessage"
+		}
+		return p.task.r.ask(p.ctx, p.task, method, params)
+	}
 	i, data := p.answers.next()
 	if data != nil {
 		return data, nil

@@ -159,8 +159,28 @@
 // task is forgotten once its ttl has passed, its call cancelled if it
 // still runs. TaskOptions (Options.Tasks) bound the tasks per session and
 // in all, the ttl and the result held. The call's progress is also the
-// task's status message, which a client that polls reads. A stateless
-// HTTP server has no session to hold tasks in and refuses them. Tasks
+// task's status message, which a client that polls reads.
+//
+// From protocol version 2026-07-28 tasks are the tasks extension
+// (io.modelcontextprotocol/tasks), which server/discover declares: a
+// client declares it in a request's capabilities, and the server makes a
+// task of a call of a tool that may run as one; a tool that requires one,
+// called by a client that did not declare the extension, is refused with
+// -32021. The client polls tasks/get (the result or the error inline),
+// answers the call's requests to it (Elicit, Sample) with tasks/update,
+// and cancels with tasks/cancel; tasks/result and tasks/list are gone.
+// Over HTTP, tasks/* must carry the task's ID in the Mcp-Name header.
+//
+// Tasks' state is in a taskstore.Store (TaskOptions.Store; in memory by
+// default): servers that share one and one Options.StateKey answer for
+// each other's tasks, stateless HTTP servers included. A task's ID, as
+// the client sees it, is sealed with the state key and bound to its
+// caller (a session before 2026-07-28; the token's user, else the
+// session, after), so that another caller's use of it is "task not
+// found". The server that runs a task holds a lease on it, which it
+// renews; when it stops, the task reads as failed, with a message that
+// tells the model to call the tool again. A stateless HTTP server serves
+// tasks on 2026-07-28 only: before it, tasks need a session. Tasks
 // need the server's own transports (Run, HTTPHandler), which carry the
 // task parameter that the SDK's types drop; a session made directly on
 // the SDK server (MCP) sees task-augmented calls as plain ones.

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -268,6 +269,10 @@ func (h *httpHandler) readBody(w http.ResponseWriter, r *http.Request) bool {
 		}
 		return false
 	}
+	if msg := taskNameMismatch(r.Header, data); msg != "" {
+		writeRPCError(w, http.StatusBadRequest, mcptask.CodeHeaderMismatch, msg)
+		return false
+	}
 	data = mcptask.LiftRequest(data) // see taskCalls
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	r.ContentLength = int64(len(data))
@@ -315,6 +320,72 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	w.Write(data)
+}
+
+// writeRPCError answers a request with a JSON-RPC error of the code.
+func writeRPCError(w http.ResponseWriter, status int, code int64, msg string) {
+	data, _ := json.Marshal(map[string]any{
+		"jsonrpc": "2.0",
+		"error":   map[string]any{"code": code, "message": msg},
+	})
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(data)
+}
+
+// taskNameMismatch checks the Mcp-Name header of a tasks/get, tasks/update
+// or tasks/cancel on protocol version 2026-07-28 or later, which the tasks
+// extension (Streamable HTTP: Routing Headers) has the client set to the
+// task's ID, for load balancers to route on: a header that is missing or
+// names another task than the body (Server Validation) is a mismatch.
+// It returns what is wrong, or "" for a request with nothing to check.
+func taskNameMismatch(h http.Header, body []byte) string {
+	if h.Get("Mcp-Protocol-Version") < mcptask.ExtensionFrom || !bytes.Contains(body, []byte(`"tasks/`)) {
+		return ""
+	}
+	var msg struct {
+		Method string `json:"method"`
+		Params struct {
+			TaskID string `json:"taskId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return "" // not one request: the SDK's to refuse
+	}
+	switch msg.Method {
+	case mcptask.MethodGet, mcptask.MethodUpdate, mcptask.MethodCancel:
+	default:
+		return ""
+	}
+	name, ok := h.Values("Mcp-Name"), false
+	if len(name) != 1 {
+		return fmt.Sprintf("Header mismatch: %s needs one Mcp-Name header, the task's ID", msg.Method)
+	}
+	value := name[0]
+	if inner, found := strings.CutPrefix(value, "=?base64?"); found {
+		if inner, found = strings.CutSuffix(inner, "?="); found {
+			var decoded []byte
+			if decoded, ok = decodeBase64(inner); !ok {
+				return "Header mismatch: the Mcp-Name header's Base64 value does not decode"
+			}
+			value = string(decoded)
+		}
+	}
+	if value != msg.Params.TaskID {
+		return fmt.Sprintf("Header mismatch: Mcp-Name header value %q does not match body value %q", value, msg.Params.TaskID)
+	}
+	return ""
+}
+
+// decodeBase64 decodes standard Base64, padded or not.
+func decodeBase64(s string) ([]byte, bool) {
+	data, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		if data, err = base64.RawStdEncoding.DecodeString(s); err != nil {
+			return nil, false
+		}
+	}
+	return data, true
 }
 
 // httpRequestKey is the context key of the HTTP request that carries a

@@ -89,7 +89,7 @@ type Server struct {
 
 	sessions sync.Map // *mcp.ServerSession → *sessionList: the sessions that listed tools
 
-	tasks     *taskStore
+	tasks     *taskRunner
 	taskModes sync.Map // tool name → tool.TaskSupport, of the tools registered that may run as tasks
 
 	search       *searcher // nil without Options.ToolSearch
@@ -131,7 +131,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 		panic("mcpserver: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget)")
 	}
 	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}, resultBudget: opts.ResultBudget}
-	s.tasks = newTaskStore(opts.Tasks)
+	s.tasks = newTaskRunner(opts.Tasks, states.aead)
 	sdkOpts := &mcp.ServerOptions{
 		Instructions: opts.Instructions,
 		Logger:       logger,

@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/cipher"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hands-go/hands/internal/mcptask"
+	"github.com/hands-go/hands/taskstore"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -48,12 +52,16 @@ const (
 // TaskOptions bound the tasks a Server runs for the tools that may run as
 // tasks (tool.WithTaskSupport). A zero field selects its default.
 type TaskOptions struct {
-	// MaxSessionTasks is how many tasks one session may hold at once,
-	// running or finished and not yet expired; a task-augmented call
-	// beyond it is refused. Zero selects DefaultMaxSessionTasks.
+	// MaxSessionTasks is how many tasks one caller may hold at once,
+	// running or finished and not yet expired: a session before protocol
+	// version 2026-07-28, a verified user or a session after (the callers
+	// a stateless server cannot tell apart share MaxTasks). A call that
+	// would create a task beyond it is refused. Zero selects
+	// DefaultMaxSessionTasks.
 	MaxSessionTasks int
-	// MaxTasks is how many tasks the server holds over all sessions.
-	// Zero selects DefaultMaxTasks.
+	// MaxTasks is how many tasks the store holds over all callers, and
+	// how many calls of tasks this server runs at once. Zero selects
+	// DefaultMaxTasks.
 	MaxTasks int
 	// TTL is how long a task is kept from its creation when the client
 	// asks for no time. Zero selects DefaultTaskTTL.
@@ -69,6 +77,17 @@ type TaskOptions struct {
 	// for tasks/result; a larger one is replaced by an error result that
 	// says so. Zero selects DefaultMaxTaskResultBytes.
 	MaxResultBytes int
+	// Store holds the tasks' state. Servers that share one (and one
+	// Options.StateKey, which seals the task IDs clients are given) answer
+	// for each other's tasks: a task created through one is polled,
+	// answered and cancelled through any. Nil selects a store in this
+	// server's memory (taskstore.NewMemory).
+	Store taskstore.Store
+	// Lease is how long the lease of a task's runner lasts (see package
+	// taskstore): the server renews it at a third of it, and the tasks of
+	// a server that stopped read as failed that long after. Zero selects
+	// DefaultTaskLease.
+	Lease time.Duration
 	// MaxHeldResultBytes is how many bytes of results, as JSON, the server
 	// holds over all its tasks until they expire; a result that would take
 	// it past this is replaced by an error result that says so. Without
@@ -77,47 +96,45 @@ type TaskOptions struct {
 	MaxHeldResultBytes int
 }
 
-// A taskStore holds the tasks of a server's sessions. Each session has
-// its own table and lock; the store's lock guards the table of tables
-// and the count over them.
-type taskStore struct {
-	opts TaskOptions
+// DefaultTaskLease is how long the lease of a task's runner lasts when
+// TaskOptions.Lease is zero: the replica that runs a task renews it at a
+// third of that, and when a replica stops, its tasks read as failed that
+// long after its last renewal.
+const DefaultTaskLease = 30 * time.Second
+
+// A taskRunner runs tasks' calls and answers for tasks, with their state
+// in a taskstore.Store that the servers of other replicas may share.
+type taskRunner struct {
+	opts  TaskOptions
+	store taskstore.Store
+	lim   taskstore.Limits
+	seal  cipher.AEAD // seals task handles; the request states' key
 
 	mu       sync.Mutex
-	sessions map[*mcp.ServerSession]*sessionTasks
-	total    int // tasks held or still running, over all sessions
-
-	held atomic.Int64 // bytes of results held, over all sessions
+	local    map[string]*task              // by store ID: the tasks this server runs
+	sessions map[*mcp.ServerSession]string // the owner names of sessions (SEP-1686 tasks)
+	running  int                           // calls of tasks under way here, cancelled or not
 }
 
-// sessionTasks are one session's tasks.
-type sessionTasks struct {
-	mu    sync.Mutex
-	tasks map[string]*task // by ID: the tasks the session may see
-	slots int              // tasks held, or forgotten with their call still running
-	ended bool             // the session ended; no task is added
-}
-
-// A task is one task-augmented tools/call.
+// A task is one task whose call this server runs.
 type task struct {
-	id      string
-	created time.Time
-	ttl     time.Duration
-	cancel  context.CancelFunc
-	expiry  *time.Timer
-	refs    atomic.Int32 // holds on the task's slot: see unref
+	r      *taskRunner
+	id     string // the store's
+	handle string // the client's: sealed, bound to the owner
+	ss     *mcp.ServerSession
+	ext    bool // the extension's (2026-07-28), not SEP-1686's
+	cancel context.CancelFunc
+	ended  chan struct{} // closed once the task ended, as far as this server knows
+	end    func()        // closes ended, once
+	wake   chan struct{} // a change to write to the store, or answers to look for
 
 	mu      sync.Mutex
-	status  string
-	message string
-	updated time.Time
-	result  json.RawMessage // the CallToolResult, when the call answered one
-	err     error           // the call's JSON-RPC error, when it answered one
-	done    chan struct{}   // closed once status is terminal
-	asking  int             // requests of the call to the client under way
+	message *string                         // progress not yet written
+	asked   int                             // request keys used
+	waiters map[string]chan json.RawMessage // by key: requests waiting for tasks/update
 }
 
-func newTaskStore(opts TaskOptions) *taskStore {
+func newTaskRunner(opts TaskOptions, seal cipher.AEAD) *taskRunner {
 	opts.MaxSessionTasks = cmp.Or(opts.MaxSessionTasks, DefaultMaxSessionTasks)
 	opts.MaxTasks = cmp.Or(opts.MaxTasks, DefaultMaxTasks)
 	opts.TTL = cmp.Or(opts.TTL, DefaultTaskTTL)
@@ -125,15 +142,28 @@ func newTaskStore(opts TaskOptions) *taskStore {
 	opts.PollInterval = cmp.Or(opts.PollInterval, DefaultTaskPollInterval)
 	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, DefaultMaxTaskResultBytes)
 	opts.MaxHeldResultBytes = cmp.Or(opts.MaxHeldResultBytes, DefaultMaxHeldTaskResultBytes)
-	return &taskStore{opts: opts, sessions: map[*mcp.ServerSession]*sessionTasks{}}
+	opts.Lease = cmp.Or(opts.Lease, DefaultTaskLease)
+	store := opts.Store
+	if store == nil {
+		store = taskstore.NewMemory(nil)
+	}
+	return &taskRunner{
+		opts: opts, store: store, seal: seal,
+		lim: taskstore.Limits{
+			MaxTasks: opts.MaxTasks, MaxOwnerTasks: opts.MaxSessionTasks,
+			MaxResultBytes: int64(opts.MaxResultBytes), MaxHeldResultBytes: int64(opts.MaxHeldResultBytes),
+		},
+		local: map[string]*task{}, sessions: map[*mcp.ServerSession]string{},
+	}
 }
 
-// errTaskNotFound is the answer for a task ID the session does not hold:
-// one it never had, one that expired, and one of another session alike.
+// errTaskNotFound is the answer for a task the caller may not see: one
+// never created, one expired, one of another caller, and a handle that
+// does not open, alike.
 var errTaskNotFound = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "task not found"}
 
-// taskID returns a new task ID: 128 random bits, which nobody guesses.
-func taskID() string {
+// randomID returns 128 random bits, which nobody guesses.
+func randomID() string {
 	var b [16]byte
 	rand.Read(b[:])
 	return base64.RawURLEncoding.EncodeToString(b[:])
@@ -144,177 +174,121 @@ func taskID() string {
 // in a loop is bounded by MaxSessionTasks a second.
 const minTaskTTL = time.Second
 
-// ttlOf returns the time a task is kept, given the client's request.
-func (st *taskStore) ttlOf(meta any) time.Duration {
-	ttl := st.opts.TTL
+// ttlOf returns the time a task is kept, given the client's request (nil
+// for none).
+func (r *taskRunner) ttlOf(meta any) time.Duration {
+	ttl := r.opts.TTL
 	if m, ok := meta.(map[string]any); ok {
 		if ms, ok := m["ttl"].(float64); ok && ms >= 0 {
-			ttl = time.Duration(min(ms, float64(st.opts.MaxTTL.Milliseconds()))) * time.Millisecond
+			ttl = time.Duration(min(ms, float64(r.opts.MaxTTL.Milliseconds()))) * time.Millisecond
 		}
 	}
-	return max(min(ttl, st.opts.MaxTTL), minTaskTTL)
+	return max(min(ttl, r.opts.MaxTTL), minTaskTTL)
 }
 
-// add makes a task for a call of ss, within the bounds, and holds a slot
-// for it until both it has expired and its call has returned.
-func (st *taskStore) add(ss *mcp.ServerSession, ttl time.Duration, cancel context.CancelFunc) (*task, error) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	tasks := st.sessions[ss]
-	if tasks == nil {
-		tasks = &sessionTasks{tasks: map[string]*task{}}
-		st.sessions[ss] = tasks
-		go func() {
-			ss.Wait()
-			st.endSession(ss)
-		}()
-	}
-	if st.total >= st.opts.MaxTasks {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: fmt.Sprintf("the server holds %d tasks, its limit; try again later", st.opts.MaxTasks)}
-	}
-	tasks.mu.Lock()
-	defer tasks.mu.Unlock()
-	if tasks.ended {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the session has ended"}
-	}
-	if tasks.slots >= st.opts.MaxSessionTasks {
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("this session holds %d tasks, its limit; a task, cancelled or not, is held until its ttl has passed", st.opts.MaxSessionTasks)}
-	}
-	now := time.Now()
-	t := &task{id: taskID(), created: now, ttl: ttl, cancel: cancel, status: mcptask.Working, updated: now, done: make(chan struct{})}
-	t.refs.Store(2) // the table's, and the call's
-	tasks.tasks[t.id] = t
-	tasks.slots++
-	st.total++
-	t.expiry = time.AfterFunc(ttl, func() { st.expire(ss, t) })
-	return t, nil
+// handleVersion begins every task handle.
+const handleVersion = "ht1."
+
+// handleAD is what a handle is bound to: its owner.
+func handleAD(owner string) []byte {
+	return fmt.Appendf(nil, "hands mcpserver task handle v1\x00%s", owner)
 }
 
-// unref gives up one of the two holds on a task's slot, the table's or
-// the call's, and gives the slot back once both are given up: a task whose
-// call ignores cancellation counts against the bounds until it returns.
-func (st *taskStore) unref(ss *mcp.ServerSession, t *task) {
-	if t.refs.Add(-1) == 0 {
-		st.release(ss)
-	}
+// sealHandle returns the task ID a client is given for the store's id:
+// the id sealed with the request states' key (AES-256-GCM), bound to the
+// owner as request states are bound to their caller, so that any replica with the key opens it, and opens it only for
+// that owner.
+func (r *taskRunner) sealHandle(id, owner string) string {
+	// The nonce is derived from what is sealed, so that a task has one
+	// handle for its owner (tasks/list gives it again); two different
+	// sealings share a nonce with odds of one in 2⁹⁶.
+	sum := sha256.Sum256(append(handleAD(owner), id...))
+	nonce := make([]byte, r.seal.NonceSize(), r.seal.NonceSize()+len(id)+r.seal.Overhead())
+	copy(nonce, sum[:])
+	return handleVersion + base64.RawURLEncoding.EncodeToString(r.seal.Seal(nonce, nonce, []byte(id), handleAD(owner)))
 }
 
-// release gives back a task's slot.
-func (st *taskStore) release(ss *mcp.ServerSession) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.total--
-	if tasks := st.sessions[ss]; tasks != nil {
-		tasks.mu.Lock()
-		tasks.slots--
-		empty := tasks.slots == 0 && tasks.ended
-		tasks.mu.Unlock()
-		if empty {
-			delete(st.sessions, ss)
+// openHandle returns the store's id of a handle sealed for owner, or
+// errTaskNotFound: a handle of another owner, altered, or sealed under
+// another key does not open.
+func (r *taskRunner) openHandle(handle, owner string) (string, error) {
+	data, ok := strings.CutPrefix(handle, handleVersion)
+	if !ok {
+		return "", errTaskNotFound
+	}
+	sealed, err := base64.RawURLEncoding.DecodeString(data)
+	if err != nil || len(sealed) < r.seal.NonceSize() {
+		return "", errTaskNotFound
+	}
+	id, err := r.seal.Open(nil, sealed[:r.seal.NonceSize()], sealed[r.seal.NonceSize():], handleAD(owner))
+	if err != nil {
+		return "", errTaskNotFound
+	}
+	return string(id), nil
+}
+
+// sessionOwner names the owner of a session's SEP-1686 tasks: a name of
+// its own, made when it first creates one, so that a session sees its own
+// tasks only, as before 2026-07-28 tasks were the session's. When the
+// session ends, the tasks it runs here are cancelled.
+func (r *taskRunner) sessionOwner(ss *mcp.ServerSession) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if name, ok := r.sessions[ss]; ok {
+		return name
+	}
+	name := "session " + randomID()
+	r.sessions[ss] = name
+	go func() {
+		ss.Wait()
+		r.endSession(ss)
+	}()
+	return name
+}
+
+// endSession cancels the tasks a session that ended runs here.
+func (r *taskRunner) endSession(ss *mcp.ServerSession) {
+	r.mu.Lock()
+	delete(r.sessions, ss)
+	var list []*task
+	for _, t := range r.local {
+		if t.ss == ss && !t.ext {
+			list = append(list, t)
 		}
 	}
-}
-
-// expire forgets a task whose time is up, cancelling its call if it
-// still runs.
-func (st *taskStore) expire(ss *mcp.ServerSession, t *task) {
-	t.finish(mcptask.Cancelled, "The task expired.", nil, nil)
-	t.cancel()
-	if st.forget(ss, t) {
-		t.mu.Lock()
-		st.held.Add(-int64(len(t.result)))
-		t.mu.Unlock()
-		st.unref(ss, t)
-	}
-}
-
-// hold counts n more bytes of results held, and reports whether they fit
-// within MaxHeldResultBytes; when they do not, nothing is counted.
-func (st *taskStore) hold(n int) bool {
-	if st.held.Add(int64(n)) > int64(st.opts.MaxHeldResultBytes) {
-		st.held.Add(-int64(n))
-		return false
-	}
-	return true
-}
-
-// forget takes t out of its session's table, and reports whether it was
-// there.
-func (st *taskStore) forget(ss *mcp.ServerSession, t *task) bool {
-	st.mu.Lock()
-	tasks := st.sessions[ss]
-	st.mu.Unlock()
-	if tasks == nil {
-		return false
-	}
-	tasks.mu.Lock()
-	defer tasks.mu.Unlock()
-	if tasks.tasks[t.id] != t {
-		return false
-	}
-	delete(tasks.tasks, t.id)
-	return true
-}
-
-// endSession cancels and forgets the tasks of a session that ended.
-func (st *taskStore) endSession(ss *mcp.ServerSession) {
-	st.mu.Lock()
-	tasks := st.sessions[ss]
-	st.mu.Unlock()
-	if tasks == nil {
-		return
-	}
-	tasks.mu.Lock()
-	tasks.ended = true
-	list := make([]*task, 0, len(tasks.tasks))
-	for _, t := range tasks.tasks {
-		list = append(list, t)
-	}
-	tasks.mu.Unlock()
+	r.mu.Unlock()
 	for _, t := range list {
-		if t.expiry.Stop() {
-			st.expire(ss, t)
+		r.store.Cancel(context.Background(), t.id, "The session ended.")
+		t.end()
+		t.cancel()
+	}
+}
+
+// extensionCaller names the owner of a caller's extension tasks, as a
+// request state is bound: the user of a verified token, else the session
+// of a stateful connection, else nobody in particular (""), whose handles
+// are bearer tokens (the extension's Security Considerations allow task
+// IDs to be).
+func extensionCaller(ctx context.Context, extra *mcp.RequestExtra, ss *mcp.ServerSession) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return "user " + extra.TokenInfo.UserID
+	}
+	if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); !stateless && ss != nil && ss.ID() != "" {
+		return "session " + ss.ID()
+	}
+	return ""
+}
+
+// extensionRequest reports whether a request with these params is made
+// on the protocol revision of the tasks extension (2026-07-28 or later).
+func extensionRequest(meta mcp.Meta, ss *mcp.ServerSession) bool {
+	version, _ := meta[mcp.MetaKeyProtocolVersion].(string)
+	if version == "" && ss != nil {
+		if init := ss.InitializeParams(); init != nil {
+			version = init.ProtocolVersion
 		}
 	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	tasks.mu.Lock()
-	empty := tasks.slots == 0
-	tasks.mu.Unlock()
-	if empty && st.sessions[ss] == tasks {
-		delete(st.sessions, ss)
-	}
-}
-
-// lookup returns the task of ss with the given ID.
-func (st *taskStore) lookup(ss *mcp.ServerSession, id string) (*task, error) {
-	st.mu.Lock()
-	tasks := st.sessions[ss]
-	st.mu.Unlock()
-	if tasks == nil {
-		return nil, errTaskNotFound
-	}
-	tasks.mu.Lock()
-	defer tasks.mu.Unlock()
-	t := tasks.tasks[id]
-	if t == nil {
-		return nil, errTaskNotFound
-	}
-	return t, nil
-}
-
-// finish moves t to a terminal status, unless it has one; it reports
-// whether it did.
-func (t *task) finish(status, message string, result json.RawMessage, err error) bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if mcptask.Terminal(t.status) {
-		return false
-	}
-	t.status, t.message, t.result, t.err = status, message, result, err
-	t.updated = time.Now()
-	close(t.done)
-	return true
+	return version >= mcptask.ExtensionFrom
 }
 
 // taskKey is the context key of a task's call, whose value is the task.
@@ -336,53 +310,16 @@ func taskStatusFrom(ctx context.Context) func(any) {
 	return nil
 }
 
-// taskRequests is a sending middleware: a request to the client made by a
-// task's call (elicitation, sampling) carries the task's ID in _meta
-// (io.modelcontextprotocol/related-task), and the task's status is
-// input_required until the client answers.
-func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		t := taskOf(ctx)
-		if t == nil || (method != "elicitation/create" && method != "sampling/createMessage") {
-			return next(ctx, method, req)
-		}
-		if p := req.GetParams(); p != nil {
-			meta := p.GetMeta()
-			if meta == nil {
-				meta = map[string]any{}
-			}
-			meta[mcptask.RelatedMeta] = map[string]any{"taskId": t.id}
-			p.SetMeta(meta)
-		}
-		t.waiting(true)
-		defer t.waiting(false)
-		return next(ctx, method, req)
-	}
-}
-
-// waiting moves a task that is not over to input_required while its call
-// waits for the client (on), and back to working once no request of it
-// waits any more.
-func (t *task) waiting(on bool) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if on {
-		t.asking++
-	} else {
-		t.asking--
-	}
-	if mcptask.Terminal(t.status) {
-		return
-	}
-	t.status, t.updated = mcptask.Working, time.Now()
-	if t.asking > 0 {
-		t.status = mcptask.InputRequired
+// poke asks the task's writer to write now.
+func (t *task) poke() {
+	select {
+	case t.wake <- struct{}{}:
+	default:
 	}
 }
 
 // progressed makes a progress report of the task's call its status
-// message, so that a client that polls (over HTTP, the notifications of a
-// request already answered may have nowhere to go) sees it.
+// message, so that a client that polls sees it.
 func (t *task) progressed(v any) {
 	r, numbered := progressOf(v)
 	msg := r.Message
@@ -397,10 +334,9 @@ func (t *task) progressed(v any) {
 	}
 	msg = cutStatus(msg)
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if !mcptask.Terminal(t.status) && msg != t.message {
-		t.message, t.updated = msg, time.Now()
-	}
+	t.message = &msg
+	t.mu.Unlock()
+	t.poke()
 }
 
 // maxStatusBytes bounds a status message taken from progress: it is sent
@@ -415,25 +351,156 @@ func cutStatus(msg string) string {
 	return strings.ToValidUTF8(msg[:maxStatusBytes], "") + "…"
 }
 
-// wire returns the task's state as the protocol gives it.
-func (t *task) wire(poll time.Duration) mcptask.Task {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	ttl := t.ttl.Milliseconds()
-	w := mcptask.Task{
-		TaskID: t.id, Status: t.status, StatusMessage: t.message,
-		CreatedAt: mcptask.Time(t.created), LastUpdatedAt: mcptask.Time(t.updated), TTL: &ttl,
+// storeError turns an error of the store into the JSON-RPC error a client
+// gets.
+func storeError(err error) error {
+	switch {
+	case errors.Is(err, taskstore.ErrNotFound):
+		return errTaskNotFound
+	case errors.Is(err, taskstore.ErrLimit):
+		msg := strings.TrimPrefix(err.Error(), "taskstore: ")
+		if le, ok := errors.AsType[*taskstore.LimitError](err); ok && le.Limit == taskstore.LimitOwnerTasks {
+			msg = fmt.Sprintf("this caller holds %d tasks, its limit; a task, cancelled or not, is held until its ttl has passed", le.Max)
+		}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg + "; try again later"}
 	}
-	if !mcptask.Terminal(t.status) {
-		w.PollInterval = poll.Milliseconds()
-	}
-	return w
+	return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the task store failed: " + err.Error()}
 }
 
-// taskCalls is the receiving middleware of tasks: it serves the
-// task-augmented tools/call of the tools that may run as tasks, refuses
-// the plain calls of those that must, and tells clients that the server
-// has tasks (initialize) and which tools may run as them (tools/list).
+// ask sends a request of a task's call (2026-07-28) to its client through
+// the task: it is put in the task's inputRequests, the task reads as
+// input_required, and the answer comes with tasks/update, to this server
+// or another that shares the store. It returns the answer's JSON.
+func (r *taskRunner) ask(ctx context.Context, t *task, method string, params any) (json.RawMessage, error) {
+	req, err := json.Marshal(map[string]any{"method": method, "params": params})
+	if err != nil {
+		return nil, err
+	}
+	t.mu.Lock()
+	t.asked++
+	key := fmt.Sprintf("r%d", t.asked) // unique over the task's lifetime (Task Update Requests)
+	answer := make(chan json.RawMessage, 1)
+	if t.waiters == nil {
+		t.waiters = map[string]chan json.RawMessage{}
+	}
+	t.waiters[key] = answer
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		delete(t.waiters, key)
+		t.mu.Unlock()
+	}()
+	if _, err := r.store.Update(ctx, t.id, taskstore.Change{Ask: map[string]json.RawMessage{key: req}}); err != nil {
+		return nil, fmt.Errorf("mcpserver: ask the client through the task: %w", err)
+	}
+	select {
+	case data := <-answer:
+		return data, nil
+	case <-ctx.Done():
+		r.store.Update(context.WithoutCancel(ctx), t.id, taskstore.Change{Drop: []string{key}})
+		return nil, ctx.Err()
+	}
+}
+
+// write keeps a task's state in the store while its call runs: it renews
+// the lease at a third of it, writes the call's progress, hands answers
+// to the requests that wait for them (looking for them at the poll
+// interval while some wait), and cancels the call once the task has
+// ended otherwise (cancelled, expired, its lease lost). It returns when
+// done is closed.
+func (r *taskRunner) write(t *task, done <-chan struct{}) {
+	renew := r.opts.Lease / 3
+	timer := time.NewTimer(renew)
+	defer timer.Stop()
+	ctx := context.Background()
+	for {
+		select {
+		case <-done:
+			return
+		case <-timer.C:
+		case <-t.wake:
+		}
+		t.mu.Lock()
+		c := taskstore.Change{Message: t.message, Lease: r.opts.Lease}
+		t.message = nil
+		waiting := len(t.waiters) > 0
+		t.mu.Unlock()
+		got, err := r.store.Update(ctx, t.id, c)
+		switch {
+		case errors.Is(err, taskstore.ErrEnded), errors.Is(err, taskstore.ErrNotFound), errors.Is(err, taskstore.ErrLeaseLost):
+			t.end()
+			t.cancel()
+			return
+		case err == nil && len(got.Responses) > 0:
+			var taken []string
+			t.mu.Lock()
+			for k, v := range got.Responses {
+				if w := t.waiters[k]; w != nil {
+					w <- v
+					delete(t.waiters, k)
+				}
+				taken = append(taken, k)
+			}
+			waiting = len(t.waiters) > 0
+			t.mu.Unlock()
+			r.store.Update(ctx, t.id, taskstore.Change{Take: taken})
+		}
+		next := renew
+		if waiting {
+			next = min(renew, r.opts.PollInterval)
+		}
+		if !timer.Stop() {
+			select {
+			case <-timer.C:
+			default:
+			}
+		}
+		timer.Reset(next)
+	}
+}
+
+// taskRequests is a sending middleware: a request to the client made by a
+// SEP-1686 task's call (elicitation, sampling) carries the task's ID in
+// _meta (io.modelcontextprotocol/related-task), and the task's status is
+// input_required until the client answers.
+func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		t := taskOf(ctx)
+		if t == nil || t.ext || (method != "elicitation/create" && method != "sampling/createMessage") {
+			return next(ctx, method, req)
+		}
+		if p := req.GetParams(); p != nil {
+			meta := p.GetMeta()
+			if meta == nil {
+				meta = map[string]any{}
+			}
+			meta[mcptask.RelatedMeta] = map[string]any{"taskId": t.handle}
+			p.SetMeta(meta)
+		}
+		t.mu.Lock()
+		t.asked++
+		key := fmt.Sprintf("r%d", t.asked)
+		t.mu.Unlock()
+		// The request goes to the client on the session; the store shows
+		// the task input_required meanwhile.
+		st := s.tasks.store
+		st.Update(ctx, t.id, taskstore.Change{Ask: map[string]json.RawMessage{key: json.RawMessage(`{"method":"` + method + `"}`)}})
+		defer st.Update(context.WithoutCancel(ctx), t.id, taskstore.Change{Drop: []string{key}})
+		return next(ctx, method, req)
+	}
+}
+
+// taskCalls is the receiving middleware of tasks. It serves the
+// tools/call of the tools that may run as tasks: before 2026-07-28
+// (SEP-1686) a call with a task parameter becomes a task, and a plain
+// call of a tool that requires one is refused; from 2026-07-28 (the
+// tasks extension) the server decides: a call of a tool that may run as a
+// task, from a client that declares the extension on the request,
+// becomes one, and one of a tool that requires it from a client that does
+// not is refused with the extension's error. It tells clients that the
+// server has tasks (initialize, server/discover) and which tools may run
+// as them (tools/list), and names the caller of tasks/* for their
+// handlers.
 func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -443,12 +510,25 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 				return withTaskCapability(init), nil
 			}
 			return res, err
+		case "server/discover":
+			res, err := next(ctx, method, req)
+			if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && d.Capabilities != nil {
+				// Capability Negotiation: the server declares the
+				// extension with an empty object.
+				caps := *d.Capabilities
+				caps.Extensions = maps.Clone(caps.Extensions)
+				caps.AddExtension(mcptask.Extension, map[string]any{})
+				d.Capabilities = &caps
+			}
+			return res, err
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 				return withExecution(list), nil
 			}
 			return res, err
+		case mcptask.MethodGet, mcptask.MethodResult, mcptask.MethodCancel, mcptask.MethodList, mcptask.MethodUpdate:
+			return next(s.taskCaller(ctx, method, req))
 		case "tools/call":
 		default:
 			return next(ctx, method, req)
@@ -462,6 +542,19 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			delete(call.Params.Meta, mcptask.ParamMeta)
 		}
 		support, _ := s.taskModes.Load(call.Params.Name)
+		if extensionRequest(call.Params.Meta, call.Session) && !augmented {
+			// Capability Negotiation: a task for a client that declared
+			// the extension on this request, never for another.
+			declared := mcptask.Declared(call.Params.Meta)
+			switch {
+			case support == tool.TaskRequired && !declared:
+				return nil, mcptask.MissingExtension(fmt.Sprintf("the tool %q runs as a task only, and the client did not declare the tasks extension (%s) in this request's capabilities", call.Params.Name, mcptask.Extension))
+			case !declared || support == nil || support == tool.TaskForbidden:
+				return next(ctx, method, req)
+			}
+			owner := extensionCaller(ctx, call.GetExtra(), call.Session)
+			return s.startTask(ctx, next, call, owner, true, s.tasks.opts.TTL)
+		}
 		switch {
 		case !augmented && support == tool.TaskRequired:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("the tool %q runs as a task only: call it with a task parameter (its execution.taskSupport is \"required\")", call.Params.Name)}
@@ -470,166 +563,417 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		case support == nil || support == tool.TaskForbidden:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("the tool %q does not run as a task: call it without a task parameter", call.Params.Name)}
 		case call.Session == nil || ctx.Value(httpRequestKey{}) != nil:
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "tasks need a session, and a stateless server has none: call the tool without a task parameter"}
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "tasks before protocol version 2026-07-28 need a session, and a stateless server has none: call the tool without a task parameter, or on protocol version 2026-07-28 with the tasks extension"}
 		}
-		return s.startTask(ctx, next, call, s.tasks.ttlOf(asked))
+		return s.startTask(ctx, next, call, s.tasks.sessionOwner(call.Session), false, s.tasks.ttlOf(asked))
 	}
 }
 
-// startTask runs a task-augmented call in the background, bound to its
-// session, and answers with the task.
-func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, ttl time.Duration) (mcp.Result, error) {
-	st := s.tasks
-	// The call outlives its request, and ends with its task: cancelled,
-	// expired, or its session ended.
-	run, cancel := context.WithCancel(unrelated{context.WithoutCancel(ctx)})
-	t, err := st.add(call.Session, ttl, cancel)
-	if err != nil {
-		cancel()
-		return nil, err
+// taskCallerKey is the context key of the caller of a tasks/* request.
+type taskCallerKey struct{}
+
+// A taskCaller is who makes a tasks/* request, and on which revision.
+type taskCaller struct {
+	owner    string // whose tasks it may see
+	ext      bool   // the extension's revision (2026-07-28)
+	declared bool   // the request declares the extension
+}
+
+// taskCaller puts the caller of a tasks/* request in ctx.
+func (s *Server) taskCaller(ctx context.Context, method string, req mcp.Request) (context.Context, string, mcp.Request) {
+	var meta mcp.Meta
+	if p := req.GetParams(); p != nil {
+		meta = p.GetMeta()
 	}
-	related := map[string]any{"taskId": t.id}
+	ss, _ := req.GetSession().(*mcp.ServerSession)
+	c := taskCaller{ext: extensionRequest(meta, ss), declared: mcptask.Declared(meta)}
+	if c.ext && !c.declared && ss != nil {
+		// A client that made SEP-1686 tasks (a task parameter) on this
+		// session, whatever its protocol version, polls them as SEP-1686
+		// has it.
+		s.tasks.mu.Lock()
+		_, sep1686 := s.tasks.sessions[ss]
+		s.tasks.mu.Unlock()
+		c.ext = !sep1686
+	}
+	if c.ext {
+		c.owner = extensionCaller(ctx, req.GetExtra(), ss)
+	} else if ss != nil {
+		s.tasks.mu.Lock()
+		c.owner = s.tasks.sessions[ss]
+		s.tasks.mu.Unlock()
+		if c.owner == "" {
+			c.owner = "session none " + randomID() // a session with no task sees none
+		}
+	}
+	return context.WithValue(ctx, taskCallerKey{}, c), method, req
+}
+
+// startTask runs a call in the background as a task of owner, and answers
+// with the task.
+func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, owner string, ext bool, ttl time.Duration) (mcp.Result, error) {
+	r := s.tasks
+	r.mu.Lock()
+	if r.running >= r.opts.MaxTasks {
+		r.mu.Unlock()
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("the server runs %d tasks, its limit; try again later", r.opts.MaxTasks)}
+	}
+	r.running++
+	r.mu.Unlock()
+	id := randomID()
+	created, err := r.store.Create(ctx, taskstore.New{ID: id, Owner: owner, Tool: call.Params.Name, TTL: ttl, Lease: r.opts.Lease}, r.lim)
+	if err != nil {
+		r.mu.Lock()
+		r.running--
+		r.mu.Unlock()
+		return nil, storeError(err)
+	}
+	// The call outlives its request, and ends with its task: cancelled,
+	// expired, its session ended (SEP-1686), or its lease lost.
+	run, cancel := context.WithCancel(unrelated{context.WithoutCancel(ctx)})
+	ended := make(chan struct{})
+	t := &task{r: r, id: id, handle: r.sealHandle(id, owner), ss: call.Session, ext: ext, cancel: cancel, ended: ended, end: sync.OnceFunc(func() { close(ended) }), wake: make(chan struct{}, 1)}
+	r.mu.Lock()
+	r.local[id] = t
+	r.mu.Unlock()
+	expiry := time.AfterFunc(ttl, cancel)
+	if ext {
+		// Progress is not sent on tasks (Task Status Notifications); it
+		// is the task's status message.
+		delete(call.Params.Meta, "progressToken")
+	}
 	run = context.WithValue(run, taskKey{}, t)
+	done := make(chan struct{})
+	go r.write(t, done)
 	go func() {
-		defer st.unref(call.Session, t)
-		defer cancel()
+		defer func() {
+			expiry.Stop()
+			cancel()
+			close(done)
+			r.mu.Lock()
+			delete(r.local, id)
+			r.running--
+			r.mu.Unlock()
+		}()
 		res, err := next(run, "tools/call", call)
-		if err != nil {
-			t.finish(mcptask.Failed, err.Error(), nil, err)
-			return
+		r.finish(t, call.Params.Name, res, err)
+	}()
+	return r.created(t, created), nil
+}
+
+// finish writes the outcome of a task's call to the store.
+func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error) {
+	defer t.end()
+	ctx := context.Background()
+	// The last progress first, so that a reader of the outcome sees it.
+	t.mu.Lock()
+	msg := t.message
+	t.mu.Unlock()
+	if msg != nil {
+		r.store.Update(ctx, t.id, taskstore.Change{Message: msg})
+	}
+	fail := func(err error) {
+		werr, ok := errors.AsType[*jsonrpc.Error](err)
+		if !ok {
+			werr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
-		result, _ := res.(*mcp.CallToolResult)
-		if result == nil {
-			t.finish(mcptask.Failed, "the call answered no result", nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call answered no result"})
-			return
-		}
+		data, _ := json.Marshal(werr)
+		r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Failed, Message: werr.Message, Error: data}, r.lim)
+	}
+	if callErr != nil {
+		fail(callErr)
+		return
+	}
+	result, _ := res.(*mcp.CallToolResult)
+	if result == nil {
+		fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call answered no result"})
+		return
+	}
+	related := map[string]any{"taskId": t.handle}
+	if !t.ext {
 		if result.Meta == nil {
 			result.Meta = mcp.Meta{}
 		}
 		result.Meta[mcptask.RelatedMeta] = related
-		data, err := json.Marshal(result)
-		msg := ""
-		switch {
-		case err != nil:
-		case len(data) > st.opts.MaxResultBytes:
-			msg = fmt.Sprintf("the result of the tool %q is %d bytes, over the limit of %d bytes a task holds", call.Params.Name, len(data), st.opts.MaxResultBytes)
-		case !st.hold(len(data)):
-			msg = fmt.Sprintf("the result of the tool %q is %d bytes, more than the server can hold now (its tasks hold %d bytes of results at most); try again later", call.Params.Name, len(data), st.opts.MaxHeldResultBytes)
-		}
-		if msg != "" {
-			data, err = json.Marshal(&mcp.CallToolResult{Meta: mcp.Meta{mcptask.RelatedMeta: related}, Content: []mcp.Content{&mcp.TextContent{Text: msg}}, IsError: true})
-			result.IsError = true
-			st.held.Add(int64(len(data))) // small, and given back as any other
-		}
-		if err != nil {
-			t.finish(mcptask.Failed, err.Error(), nil, &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()})
-			return
-		}
-		status, message := mcptask.Completed, ""
-		if result.IsError {
-			status, message = mcptask.Failed, "The tool reported an error; tasks/result has it."
-		}
-		if !t.finish(status, message, data, nil) {
-			st.held.Add(-int64(len(data))) // the task ended first: nothing held
-		}
-	}()
-	return &mcptask.CreateResult{Task: t.wire(st.opts.PollInterval)}, nil
+	}
+	data, err := json.Marshal(result)
+	if err != nil {
+		fail(err)
+		return
+	}
+	_, err = r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Completed, Result: data}, r.lim)
+	le, ok := errors.AsType[*taskstore.LimitError](err)
+	if !ok {
+		return // finished, or the task ended first: nothing held
+	}
+	msgText := fmt.Sprintf("the result of the tool %q is %d bytes, over the limit of %d bytes a task holds", name, len(data), le.Max)
+	if le.Limit == taskstore.LimitHeldBytes {
+		msgText = fmt.Sprintf("the result of the tool %q is %d bytes, more than the server can hold now (its tasks hold %d bytes of results at most); try again later", name, len(data), le.Max)
+	}
+	small := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: msgText}}, IsError: true}
+	if !t.ext {
+		small.Meta = mcp.Meta{mcptask.RelatedMeta: related}
+	}
+	data, _ = json.Marshal(small)
+	// Small, and held as any other until the task expires.
+	r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Completed, Result: data}, taskstore.Limits{})
+}
+
+// created returns the result of a call that created a task.
+func (r *taskRunner) created(t *task, st *taskstore.Task) mcp.Result {
+	if !t.ext {
+		return &mcptask.CreateResult{Task: r.sep1686(t.handle, st)}
+	}
+	// Polymorphic Results: resultType "task", the task's fields inline.
+	w := r.detailed(t.handle, st)
+	w.ResultType = "task"
+	data, _ := json.Marshal(w)
+	return &mcptask.RawResult{JSON: data}
+}
+
+// sep1686 returns a task as SEP-1686 writes it (before 2026-07-28): a call
+// whose tool reported an error is failed, and tasks/result has it.
+func (r *taskRunner) sep1686(handle string, st *taskstore.Task) mcptask.Task {
+	ttl := st.TTL().Milliseconds()
+	w := mcptask.Task{
+		TaskID: handle, Status: st.Status, StatusMessage: st.Message,
+		CreatedAt: mcptask.Time(st.Created), LastUpdatedAt: mcptask.Time(st.Updated), TTL: &ttl,
+	}
+	if w.Status == taskstore.InputRequired || w.Status == taskstore.Working {
+		w.PollInterval = r.opts.PollInterval.Milliseconds()
+	}
+	if st.Status == taskstore.Completed && toolError(st.Result) {
+		w.Status = mcptask.Failed
+		w.StatusMessage = "The tool reported an error; tasks/result has it."
+	}
+	return w
+}
+
+// toolError reports whether a CallToolResult has isError set.
+func toolError(result json.RawMessage) bool {
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return bytes.Contains(result, []byte(`"isError"`)) && json.Unmarshal(result, &r) == nil && r.IsError
+}
+
+// detailed returns a task as the extension writes it (DetailedTask), with
+// resultType "complete" as tasks/get answers it.
+func (r *taskRunner) detailed(handle string, st *taskstore.Task) *mcptask.DetailedTask {
+	ttl := st.TTL().Milliseconds()
+	w := &mcptask.DetailedTask{
+		ResultType: "complete", TaskID: handle, Status: st.Status, StatusMessage: st.Message,
+		CreatedAt: mcptask.Time(st.Created), LastUpdatedAt: mcptask.Time(st.Updated), TTLMs: &ttl,
+	}
+	switch st.Status {
+	case taskstore.Working:
+		w.PollIntervalMs = r.opts.PollInterval.Milliseconds()
+	case taskstore.InputRequired:
+		w.PollIntervalMs = r.opts.PollInterval.Milliseconds()
+		w.InputRequests = st.Requests
+	case taskstore.Completed:
+		w.Result = st.Result
+	case taskstore.Failed:
+		w.Error = st.Error
+	}
+	return w
 }
 
 // unrelated is a task's context: the request's values, but for the SDK's
 // tie to the request, under which the SDK's streamable HTTP server sends
 // a message on the request's own stream — closed once the task is
 // answered, so that the call's progress and its requests to the client
-// would be dropped. Without it they go on the session's standalone
-// stream. The SDK does not export the key, so it is known by its type's
-// name; should that change, TestTaskAsks fails over HTTP.
+// would be dropped — and for the stateless HTTP request, whose end
+// would end the call. The SDK does not export its key, so it is known by
+// its type's name; should that change, TestTaskAsks fails over HTTP.
 type unrelated struct{ context.Context }
 
 func (u unrelated) Value(key any) any {
+	if _, ok := key.(httpRequestKey); ok {
+		return nil
+	}
 	if t := reflect.TypeOf(key); t != nil && t.Name() == "idContextKey" && t.PkgPath() == "github.com/modelcontextprotocol/go-sdk/mcp" {
 		return nil
 	}
 	return u.Context.Value(key)
 }
 
-// addTaskMethods serves tasks/get, tasks/result, tasks/cancel and
-// tasks/list, each over the calling session's tasks only.
+// lookup returns the task of a handle, as the caller in ctx may see it.
+func (r *taskRunner) lookup(ctx context.Context, handle string) (*taskstore.Task, taskCaller, error) {
+	c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+	id, err := r.openHandle(handle, c.owner)
+	if err != nil {
+		return nil, c, err
+	}
+	st, err := r.store.Get(ctx, id)
+	if err != nil {
+		return nil, c, storeError(err)
+	}
+	if st.Owner != c.owner {
+		return nil, c, errTaskNotFound
+	}
+	return st, c, nil
+}
+
+// refuseMethod returns the error of a tasks/* method on a revision that does not
+// have it, or from a client that did not declare the extension.
+func refuseMethod(c taskCaller, method string, sep1686, ext bool) error {
+	switch {
+	case c.ext && !ext, !c.ext && !sep1686:
+		return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("%s is not a method of this protocol version", method)}
+	case c.ext && !c.declared:
+		// Error Handling: a non-declaring client's tasks/* is refused.
+		return mcptask.MissingExtension(fmt.Sprintf("%s needs the tasks extension (%s) in the request's capabilities", method, mcptask.Extension))
+	}
+	return nil
+}
+
+// addTaskMethods serves tasks/get, tasks/cancel, and before 2026-07-28
+// tasks/result and tasks/list, and from 2026-07-28 tasks/update, each over
+// the caller's own tasks only.
 func (s *Server) addTaskMethods() {
-	st := s.tasks
+	r := s.tasks
 	must := func(err error) {
 		if err != nil {
 			panic(err)
 		}
 	}
-	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodGet, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.IDParams) (*mcptask.TaskResult, error) {
-		t, err := st.lookup(ss, p.TaskID)
+	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodGet, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.IDParams) (*mcptask.RawResult, error) {
+		c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+		if err := refuseMethod(c, mcptask.MethodGet, true, true); err != nil {
+			return nil, err
+		}
+		st, c, err := r.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
-		return &mcptask.TaskResult{Task: t.wire(st.opts.PollInterval)}, nil
+		var w any = r.detailed(p.TaskID, st)
+		if !c.ext {
+			w = r.sep1686(p.TaskID, st)
+		}
+		data, err := json.Marshal(w)
+		return &mcptask.RawResult{JSON: data}, err
 	}))
 	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodResult, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.IDParams) (*mcptask.RawResult, error) {
-		t, err := st.lookup(ss, p.TaskID)
+		c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+		if err := refuseMethod(c, mcptask.MethodResult, true, false); err != nil {
+			return nil, err
+		}
+		st, _, err := r.lookup(ctx, p.TaskID)
+		for err == nil && !taskstore.Terminal(st.Status) {
+			r.mu.Lock()
+			t := r.local[st.ID]
+			r.mu.Unlock()
+			var ended <-chan struct{}
+			if t != nil {
+				ended = t.ended
+			}
+			poll := time.NewTimer(r.opts.PollInterval)
+			select {
+			case <-ended:
+			case <-poll.C:
+			case <-ctx.Done():
+				poll.Stop()
+				return nil, ctx.Err()
+			}
+			poll.Stop()
+			st, _, err = r.lookup(ctx, p.TaskID)
+		}
 		if err != nil {
 			return nil, err
 		}
-		select {
-		case <-t.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		switch {
-		case t.err != nil:
-			return nil, t.err
-		case t.result != nil:
-			return &mcptask.RawResult{JSON: t.result}, nil
+		switch st.Status {
+		case taskstore.Completed:
+			return &mcptask.RawResult{JSON: st.Result}, nil
+		case taskstore.Failed:
+			werr := &jsonrpc.Error{}
+			if json.Unmarshal(st.Error, werr) != nil {
+				werr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: st.Message}
+			}
+			return nil, werr
 		}
 		res := &mcp.CallToolResult{
-			Meta:    mcp.Meta{mcptask.RelatedMeta: map[string]any{"taskId": t.id}},
-			Content: []mcp.Content{&mcp.TextContent{Text: cmp.Or(t.message, "The task was cancelled.")}},
+			Meta:    mcp.Meta{mcptask.RelatedMeta: map[string]any{"taskId": p.TaskID}},
+			Content: []mcp.Content{&mcp.TextContent{Text: cmp.Or(st.Message, "The task was cancelled.")}},
 			IsError: true,
 		}
 		data, err := json.Marshal(res)
-		if err != nil {
-			return nil, err
-		}
-		return &mcptask.RawResult{JSON: data}, nil
+		return &mcptask.RawResult{JSON: data}, err
 	}))
-	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodCancel, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.IDParams) (*mcptask.TaskResult, error) {
-		t, err := st.lookup(ss, p.TaskID)
+	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodCancel, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.IDParams) (*mcptask.RawResult, error) {
+		c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+		if err := refuseMethod(c, mcptask.MethodCancel, true, true); err != nil {
+			return nil, err
+		}
+		st, c, err := r.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
-		if !t.finish(mcptask.Cancelled, "The task was cancelled by request.", nil, nil) {
+		cancelled, err := r.store.Cancel(ctx, st.ID, "The task was cancelled by request.")
+		switch {
+		case errors.Is(err, taskstore.ErrEnded) && c.ext:
+			// Task Cancellation: an acknowledgement, whatever the task
+			// became.
+		case errors.Is(err, taskstore.ErrEnded):
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "the task has already ended"}
+		case err != nil:
+			return nil, storeError(err)
 		}
-		t.cancel()
-		return &mcptask.TaskResult{Task: t.wire(st.opts.PollInterval)}, nil
+		r.mu.Lock()
+		t := r.local[st.ID]
+		r.mu.Unlock()
+		if t != nil && err == nil {
+			// The task runs here: its call ends now, not at its writer's
+			// next renewal.
+			t.end()
+			t.cancel()
+		}
+		if c.ext {
+			return &mcptask.RawResult{JSON: json.RawMessage(`{"resultType":"complete"}`)}, nil
+		}
+		data, err := json.Marshal(mcptask.TaskResult{Task: r.sep1686(p.TaskID, cancelled)})
+		return &mcptask.RawResult{JSON: data}, err
+	}))
+	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodUpdate, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.UpdateParams) (*mcptask.RawResult, error) {
+		c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+		if err := refuseMethod(c, mcptask.MethodUpdate, false, true); err != nil {
+			return nil, err
+		}
+		st, _, err := r.lookup(ctx, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		// Task Update Requests: answers to keys not outstanding are
+		// ignored; the acknowledgement may come before the task shows
+		// the answers.
+		if _, err := r.store.Answer(ctx, st.ID, p.InputResponses); err != nil && !errors.Is(err, taskstore.ErrEnded) {
+			return nil, storeError(err)
+		}
+		r.mu.Lock()
+		t := r.local[st.ID]
+		r.mu.Unlock()
+		if t != nil {
+			t.poke() // the task runs here: its writer hands the answers over now
+		}
+		return &mcptask.RawResult{JSON: json.RawMessage(`{"resultType":"complete"}`)}, nil
 	}))
 	must(mcp.AddReceivingCustomMethod(s.mcp, mcptask.MethodList, func(ctx context.Context, ss *mcp.ServerSession, p *mcptask.ListParams) (*mcptask.ListResult, error) {
+		c, _ := ctx.Value(taskCallerKey{}).(taskCaller)
+		if err := refuseMethod(c, mcptask.MethodList, true, false); err != nil {
+			return nil, err
+		}
 		if p != nil && p.Cursor != "" {
 			// The tasks of a session fit one page (MaxSessionTasks), so no
 			// cursor was handed out.
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "invalid cursor"}
 		}
 		res := &mcptask.ListResult{Tasks: []mcptask.Task{}}
-		st.mu.Lock()
-		tasks := st.sessions[ss]
-		st.mu.Unlock()
-		if tasks == nil {
-			return res, nil
+		list, err := r.store.List(ctx, c.owner)
+		if err != nil {
+			return nil, storeError(err)
 		}
-		tasks.mu.Lock()
-		list := make([]*task, 0, len(tasks.tasks))
-		for _, t := range tasks.tasks {
-			list = append(list, t)
-		}
-		tasks.mu.Unlock()
-		slices.SortFunc(list, func(a, b *task) int { return cmp.Or(a.created.Compare(b.created), strings.Compare(a.id, b.id)) })
-		for _, t := range list {
-			res.Tasks = append(res.Tasks, t.wire(st.opts.PollInterval))
+		for _, st := range list {
+			res.Tasks = append(res.Tasks, r.sep1686(r.sealHandle(st.ID, c.owner), st))
 		}
 		return res, nil
 	}))

@@ -14,6 +14,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -329,3 +330,74 @@ func Execution(meta mcp.Meta) string {
 
 // marshal writes v as JSON, the members kept as written as they were.
 func marshal(v any) ([]byte, error) { return jsonv2.Marshal(v, jsonv2.Deterministic(true)) }
+
+// The tasks extension (io.modelcontextprotocol/tasks, SEP-2663), which
+// carries tasks from protocol revision 2026-07-28.
+const (
+	// Extension names the extension in capabilities' extensions.
+	Extension = "io.modelcontextprotocol/tasks"
+	// MethodUpdate is the extension's method that answers a task's
+	// inputRequests.
+	MethodUpdate = "tasks/update"
+	// ExtensionFrom is the first protocol revision that carries tasks as
+	// the extension; before it, they are SEP-1686's.
+	ExtensionFrom = "2026-07-28"
+	// CodeMissingCapability is the JSON-RPC error of a request that needs
+	// a capability, or an extension, the client did not declare
+	// (MissingRequiredClientCapabilityError).
+	CodeMissingCapability = -32021
+	// CodeHeaderMismatch is the JSON-RPC error of a Streamable HTTP request
+	// whose headers do not match its body (HeaderMismatchError).
+	CodeHeaderMismatch = -32020
+)
+
+// A DetailedTask is a task as the extension writes it: the result of
+// tasks/get (resultType "complete"), and, with resultType "task", of a
+// tools/call that created it (CreateTaskResult).
+type DetailedTask struct {
+	ResultType    string `json:"resultType"`
+	TaskID        string `json:"taskId"`
+	Status        string `json:"status"`
+	StatusMessage string `json:"statusMessage,omitempty"`
+	CreatedAt     string `json:"createdAt"`
+	LastUpdatedAt string `json:"lastUpdatedAt"`
+	// TTLMs is how long, in milliseconds from its creation, the task is
+	// kept; nil for unlimited.
+	TTLMs *int64 `json:"ttlMs"`
+	// PollIntervalMs is the time the server suggests between two polls.
+	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
+	// InputRequests are the server's requests that wait for the client, by
+	// key, in status input_required.
+	InputRequests map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	// Result is the call's result, in status completed.
+	Result json.RawMessage `json:"result,omitempty"`
+	// Error is the call's JSON-RPC error, in status failed.
+	Error json.RawMessage `json:"error,omitempty"`
+}
+
+// UpdateParams are the params of tasks/update.
+type UpdateParams struct {
+	mcp.ParamsBase
+	TaskID         string                     `json:"taskId"`
+	InputResponses map[string]json.RawMessage `json:"inputResponses"`
+}
+
+// Declared reports whether the per-request client capabilities in meta
+// (io.modelcontextprotocol/clientCapabilities) declare the extension.
+func Declared(meta mcp.Meta) bool {
+	caps, _ := meta[mcp.MetaKeyClientCapabilities].(map[string]any)
+	ext, _ := caps["extensions"].(map[string]any)
+	_, ok := ext[Extension]
+	return ok
+}
+
+// MissingExtension returns the error of a request that needs the
+// extension from a client that did not declare it (the extension's
+// Capability Negotiation).
+func MissingExtension(message string) *jsonrpc.Error {
+	return &jsonrpc.Error{
+		Code:    CodeMissingCapability,
+		Message: message,
+		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + Extension + `":{}}}}`),
+	}
+}

@@ -1,0 +1,366 @@
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/taskstore"
+	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/auth"
+)
+
+// An extClient speaks the tasks extension (protocol 2026-07-28) to a
+// stateless HTTP server as written, as the user its bearer token names.
+type extClient struct {
+	t    *testing.T
+	url  string
+	user string
+	// declared is whether requests declare the extension.
+	declared bool
+}
+
+// extReply is a JSON-RPC reply.
+type extReply struct {
+	status int
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int64           `json:"code"`
+		Message string          `json:"message"`
+		Data    json.RawMessage `json:"data"`
+	} `json:"error"`
+}
+
+// send posts one request with the headers 2026-07-28 asks for (Mcp-Name:
+// the tool's name, or the task's ID on tasks/*), unless header overrides
+// them.
+func (c extClient) send(method string, params map[string]any, header ...string) extReply {
+	c.t.Helper()
+	caps := map[string]any{"elicitation": map[string]any{}}
+	if c.declared {
+		caps["extensions"] = map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}
+	}
+	params["_meta"] = map[string]any{
+		"io.modelcontextprotocol/protocolVersion":    "2026-07-28",
+		"io.modelcontextprotocol/clientCapabilities": caps,
+	}
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 7, "method": method, "params": params})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	name, _ := params["name"].(string)
+	if id, ok := params["taskId"].(string); ok {
+		name = id
+	}
+	h := []string{"Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", method, "Authorization", "Bearer " + c.user}
+	if name != "" {
+		h = append(h, "Mcp-Name", name)
+	}
+	status, out := post(c.t, http.DefaultClient, c.url, "", string(body), append(h, header...)...)
+	r := extReply{status: status}
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		c.t.Fatalf("%s: %v in %q", method, err, out)
+	}
+	return r
+}
+
+// extTask is a task as the extension writes it.
+type extTask struct {
+	ResultType     string                     `json:"resultType"`
+	TaskID         string                     `json:"taskId"`
+	Status         string                     `json:"status"`
+	StatusMessage  string                     `json:"statusMessage"`
+	TTLMs          *int64                     `json:"ttlMs"`
+	PollIntervalMs int64                      `json:"pollIntervalMs"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests"`
+	Result         json.RawMessage            `json:"result"`
+	Error          *struct {
+		Code    int64  `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (c extClient) start(name string) extTask {
+	c.t.Helper()
+	r := c.send("tools/call", map[string]any{"name": name, "arguments": map[string]any{}})
+	var task extTask
+	if r.Error != nil || json.Unmarshal(r.Result, &task) != nil || task.ResultType != "task" || task.TaskID == "" {
+		c.t.Fatalf("tools/call %s: %s, %+v; want a CreateTaskResult", name, r.Result, r.Error)
+	}
+	return task
+}
+
+func (c extClient) get(id string) (extTask, extReply) {
+	c.t.Helper()
+	r := c.send("tasks/get", map[string]any{"taskId": id})
+	var task extTask
+	if r.Error == nil {
+		if err := json.Unmarshal(r.Result, &task); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	return task, r
+}
+
+// await polls tasks/get until the task's status is one of want.
+func (c extClient) await(id string, want ...string) extTask {
+	c.t.Helper()
+	for range 10_000 {
+		task, r := c.get(id)
+		if r.Error != nil {
+			c.t.Fatalf("tasks/get: %+v", r.Error)
+		}
+		for _, w := range want {
+			if task.Status == w {
+				return task
+			}
+		}
+		time.Sleep(time.Millisecond) // a poll, as a client makes; no duration is asserted
+	}
+	c.t.Fatalf("task %s never reached %v", id, want)
+	return extTask{}
+}
+
+// users verifies any token as the user it names.
+func users(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+	return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
+}
+
+// replicas are servers of one registry that share a task store and a
+// state key, each behind stateless HTTP on 127.0.0.1.
+func replicas(t *testing.T, reg *tool.Registry, opts mcpserver.TaskOptions, n int) []string {
+	t.Helper()
+	if opts.Store == nil {
+		opts.Store = taskstore.NewMemory(nil)
+	}
+	key := make([]byte, mcpserver.StateKeyBytes)
+	key[0] = 1
+	var urls []string
+	for range n {
+		srv := mcpserver.New(reg, &mcpserver.Options{StateKey: key, Tasks: opts})
+		ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+		t.Cleanup(ts.Close)
+		urls = append(urls, ts.URL)
+	}
+	return urls
+}
+
+// askingTools adds to taskTools one that asks its user for a name, as a
+// task.
+func askingTools(t *testing.T) *taskTools {
+	tt := newTaskTools(t)
+	type name struct {
+		Name string `json:"name"`
+	}
+	greet := tool.New("greet", "Greet the user by name.", func(ctx context.Context, _ struct{}) (string, error) {
+		who, err := mcpserver.Elicit[name](ctx, "Your name?")
+		if err != nil {
+			return "", err
+		}
+		return "Hello, " + who.Name + "!", nil
+	}, tool.WithTaskSupport(tool.TaskRequired))
+	if err := tt.reg.Add(&tool.Scope{Name: "asking", Tools: []tool.Interface{greet}}); err != nil {
+		t.Fatal(err)
+	}
+	return tt
+}
+
+// TestTaskExtensionDiscover: server/discover declares the extension.
+func TestTaskExtensionDiscover(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	r := extClient{t: t, url: urls[0], user: "ada"}.send("server/discover", map[string]any{})
+	var d struct {
+		Capabilities struct {
+			Extensions map[string]json.RawMessage `json:"extensions"`
+		} `json:"capabilities"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Result, &d) != nil || string(d.Capabilities.Extensions["io.modelcontextprotocol/tasks"]) != "{}" {
+		t.Errorf("server/discover: %s, %+v; want capabilities.extensions with io.modelcontextprotocol/tasks: {}", r.Result, r.Error)
+	}
+}
+
+// TestTaskExtensionNegotiation: a client that does not declare the
+// extension gets a tool that requires a task refused with -32021 naming
+// the extension, an optional one called plainly, and its tasks/* refused
+// likewise; tasks/result and tasks/list are not methods of 2026-07-28.
+func TestTaskExtensionNegotiation(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	plain := extClient{t: t, url: urls[0], user: "ada"}
+	r := plain.send("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}})
+	if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(string(r.Error.Data), `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
+		t.Errorf("undeclared call of a task-required tool: %d %s %+v; want -32021 naming the extension", r.status, r.Result, r.Error)
+	}
+	r = plain.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}})
+	if r.Error != nil || !strings.Contains(string(r.Result), "quick done") {
+		t.Errorf("undeclared call of an optional tool: %s, %+v; want its result", r.Result, r.Error)
+	}
+	declared := plain
+	declared.declared = true
+	task := declared.start("quick")
+	if r := plain.send("tasks/get", map[string]any{"taskId": task.TaskID}); r.Error == nil || r.Error.Code != -32021 {
+		t.Errorf("undeclared tasks/get: %+v, want -32021", r.Error)
+	}
+	for _, method := range []string{"tasks/result", "tasks/list"} {
+		if r := declared.send(method, map[string]any{"taskId": task.TaskID}); r.Error == nil || r.Error.Code != -32601 {
+			t.Errorf("%s on 2026-07-28: %s %+v, want -32601", method, r.Result, r.Error)
+		}
+	}
+	done := declared.await(task.TaskID, "completed")
+	if done.ResultType != "complete" || !strings.Contains(string(done.Result), "quick done") || done.PollIntervalMs != 0 {
+		t.Errorf("completed task: %+v, want resultType complete and the result inline", done)
+	}
+}
+
+// TestTaskExtensionReplicas: two replicas share a store and a state key; a
+// task created through one is polled, answered and cancelled through the
+// other.
+func TestTaskExtensionReplicas(t *testing.T) {
+	tt := askingTools(t)
+	urls := replicas(t, tt.reg, mcpserver.TaskOptions{PollInterval: time.Millisecond, Lease: 3 * time.Second}, 2)
+	a := extClient{t: t, url: urls[0], user: "ada", declared: true}
+	b := a
+	b.url = urls[1]
+
+	task := a.start("greet")
+	asking := b.await(task.TaskID, "input_required")
+	var req struct {
+		Method string `json:"method"`
+		Params struct {
+			Message string `json:"message"`
+		} `json:"params"`
+	}
+	if len(asking.InputRequests) != 1 {
+		t.Fatalf("input_required task: %+v, want one input request", asking)
+	}
+	var key string
+	for k, v := range asking.InputRequests {
+		key = k
+		if json.Unmarshal(v, &req) != nil || req.Method != "elicitation/create" || req.Params.Message != "Your name?" {
+			t.Errorf("input request %s, want the elicitation", v)
+		}
+	}
+	r := b.send("tasks/update", map[string]any{"taskId": task.TaskID, "inputResponses": map[string]any{
+		key: map[string]any{"action": "accept", "content": map[string]any{"name": "Luca"}},
+	}})
+	if r.Error != nil || string(r.Result) != `{"resultType":"complete"}` {
+		t.Fatalf("tasks/update: %s %+v, want an empty acknowledgement", r.Result, r.Error)
+	}
+	done := b.await(task.TaskID, "completed", "failed")
+	if !strings.Contains(string(done.Result), "Hello, Luca!") {
+		t.Errorf("answered task: %+v, want its result greeting Luca", done)
+	}
+
+	slow := b.start("slow")
+	<-tt.started
+	if r := a.send("tasks/cancel", map[string]any{"taskId": slow.TaskID}); r.Error != nil || string(r.Result) != `{"resultType":"complete"}` {
+		t.Fatalf("tasks/cancel through the other replica: %s %+v", r.Result, r.Error)
+	}
+	if got, _ := b.get(slow.TaskID); got.Status != "cancelled" {
+		t.Errorf("after tasks/cancel, status %q, want cancelled", got.Status)
+	}
+	select {
+	case <-tt.ended: // the runner learned of it from the store
+	case <-time.After(time.Minute):
+		t.Fatal("the cancelled task's call still runs on the other replica")
+	}
+}
+
+// TestTaskExtensionCaller: a task's ID is sealed and bound to its caller:
+// another user's tasks/get, tasks/update and tasks/cancel with it, and an
+// altered one, get "task not found", as a task never created does.
+func TestTaskExtensionCaller(t *testing.T) {
+	tt := newTaskTools(t)
+	urls := replicas(t, tt.reg, mcpserver.TaskOptions{}, 2)
+	ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
+	bob := extClient{t: t, url: urls[1], user: "bob", declared: true}
+	task := ada.start("slow")
+	<-tt.started
+	altered := []byte(task.TaskID)
+	altered[len(altered)-2] ^= 1
+	for _, id := range []string{task.TaskID, string(altered), "made-up"} {
+		for _, c := range []struct {
+			who    extClient
+			method string
+		}{{bob, "tasks/get"}, {bob, "tasks/update"}, {bob, "tasks/cancel"}, {ada, "tasks/get"}} {
+			if c.who.user == "ada" && id == task.TaskID {
+				continue
+			}
+			r := c.who.send(c.method, map[string]any{"taskId": id, "inputResponses": map[string]any{}})
+			if r.Error == nil || r.Error.Code != -32602 || r.Error.Message != "task not found" {
+				t.Errorf("%s's %s of %.12s…: %s %+v, want -32602 task not found", c.who.user, c.method, id, r.Result, r.Error)
+			}
+		}
+	}
+	if got, r := ada.get(task.TaskID); r.Error != nil || got.Status != "working" {
+		t.Errorf("ada's task after bob's attempts: %+v %+v, want working", got, r.Error)
+	}
+	close(tt.release)
+}
+
+// TestTaskExtensionMcpName: over HTTP, tasks/* carries the task's ID in
+// Mcp-Name (Streamable HTTP: Routing Headers); a request without it, or
+// naming another task, is refused with 400 and -32020 before it is
+// served. The Base64 form of the header is decoded.
+func TestTaskExtensionMcpName(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	c := extClient{t: t, url: urls[0], user: "ada", declared: true}
+	task := c.start("quick")
+	for _, h := range [][]string{{"Mcp-Name", "another"}, {"Mcp-Name", ""}} {
+		for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+			r := c.send(method, map[string]any{"taskId": task.TaskID, "inputResponses": map[string]any{}}, h...)
+			if r.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32020 {
+				t.Errorf("%s with Mcp-Name %q: %d %+v, want 400 and -32020", method, h[1], r.status, r.Error)
+			}
+		}
+	}
+	encoded := "=?base64?" + base64.StdEncoding.EncodeToString([]byte(task.TaskID)) + "?="
+	if r := c.send("tasks/get", map[string]any{"taskId": task.TaskID}, "Mcp-Name", encoded); r.Error != nil {
+		t.Errorf("tasks/get with the ID in Base64: %+v", r.Error)
+	}
+}
+
+// TestTaskExtensionLeaseLapse: when the replica running a task stops
+// renewing its lease, the other reports the task failed, with a message
+// that tells the model to call the tool again. The store's clock is the
+// test's.
+func TestTaskExtensionLeaseLapse(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		return now
+	}
+	tt := newTaskTools(t)
+	// The lease outlasts the test: the runner renews it at a third of an
+	// hour, which the store's clock passes without it.
+	store := taskstore.NewMemory(&taskstore.MemoryOptions{Now: clock})
+	urls := replicas(t, tt.reg, mcpserver.TaskOptions{Store: store, Lease: time.Hour / 2, TTL: 2 * time.Hour, MaxTTL: 2 * time.Hour}, 2)
+	a := extClient{t: t, url: urls[0], user: "ada", declared: true}
+	b := a
+	b.url = urls[1]
+	task := a.start("slow")
+	<-tt.started
+	if got, _ := b.get(task.TaskID); got.Status != "working" {
+		t.Fatalf("within the lease: %+v, want working", got)
+	}
+	mu.Lock()
+	now = now.Add(time.Hour / 2)
+	mu.Unlock()
+	got, r := b.get(task.TaskID)
+	if r.Error != nil || got.Status != "failed" || got.StatusMessage != taskstore.LapsedMessage || got.Error == nil || got.Error.Code != -32603 {
+		t.Errorf("past the lease: %+v %+v, want failed, with LapsedMessage and an internal error", got, r.Error)
+	}
+	close(tt.release)
+	select {
+	case <-tt.ended:
+	default:
+	}
+}
