@@ -208,6 +208,10 @@ type Change struct {
 	// Take removes the responses of these keys from Task.Responses: the
 	// runner has taken them.
 	Take []string
+	// Drop removes the requests of these keys from Task.Requests: the
+	// runner no longer waits for them (answered another way, or given
+	// up). An answer that comes later for one of them is ignored.
+	Drop []string
 	// Lease, if positive, renews the lease to end this long from now.
 	Lease time.Duration
 }
