@@ -2,6 +2,7 @@ package taskstore
 
 import (
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"time"
@@ -169,4 +170,68 @@ func (t *Task) follow() bool {
 	}
 	t.Status = s
 	return true
+}
+
+// A record is a Task as a backend stores it: MarshalRecord and
+// UnmarshalRecord keep every byte of the requests, the answers and the
+// outcome as they were given, and every instant to the nanosecond.
+type record struct {
+	ID        string            `json:"id"`
+	Owner     string            `json:"owner"`
+	Tool      string            `json:"tool,omitempty"`
+	Status    string            `json:"status"`
+	Message   string            `json:"message,omitempty"`
+	Created   int64             `json:"created"` // Unix nanoseconds
+	Updated   int64             `json:"updated"`
+	Expires   int64             `json:"expires"`
+	Lease     int64             `json:"lease"`
+	Requests  map[string][]byte `json:"requests,omitempty"`
+	Responses map[string][]byte `json:"responses,omitempty"`
+	Result    []byte            `json:"result,omitempty"`
+	Error     []byte            `json:"error,omitempty"`
+}
+
+// MarshalRecord encodes t for a backend to store.
+func MarshalRecord(t *Task) ([]byte, error) {
+	r := record{
+		ID: t.ID, Owner: t.Owner, Tool: t.Tool, Status: t.Status, Message: t.Message,
+		Created: t.Created.UnixNano(), Updated: t.Updated.UnixNano(), Expires: t.Expires.UnixNano(), Lease: t.Lease.UnixNano(),
+		Requests: rawToBytes(t.Requests), Responses: rawToBytes(t.Responses), Result: t.Result, Error: t.Error,
+	}
+	return json.Marshal(r)
+}
+
+// UnmarshalRecord decodes what MarshalRecord encoded.
+func UnmarshalRecord(data []byte) (*Task, error) {
+	var r record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("taskstore: a stored task is not a record: %w", err)
+	}
+	return &Task{
+		ID: r.ID, Owner: r.Owner, Tool: r.Tool, Status: r.Status, Message: r.Message,
+		Created: time.Unix(0, r.Created), Updated: time.Unix(0, r.Updated), Expires: time.Unix(0, r.Expires), Lease: time.Unix(0, r.Lease),
+		Requests: bytesToRaw(r.Requests), Responses: bytesToRaw(r.Responses), Result: r.Result, Error: r.Error,
+	}, nil
+}
+
+func rawToBytes(m map[string]json.RawMessage) map[string][]byte {
+	if len(m) == 0 {
+		return nil
+	}
+	c := make(map[string][]byte, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func bytesToRaw(m map[string][]byte) map[string]json.RawMessage {
+	if len(m) == 0 {
+		return nil
+	}
+	c := make(map[string]json.RawMessage, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
 }
