@@ -5,7 +5,6 @@ import (
 	"container/heap"
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -62,12 +61,7 @@ func (m *Memory) lookup(id string, now time.Time) (*Task, error) {
 	if t == nil {
 		return nil, ErrNotFound
 	}
-	if !Terminal(t.Status) && !now.Before(t.Lease) {
-		t.Status, t.Message, t.Error = Failed, LapsedMessage, LapsedError
-		t.Requests, t.Responses = nil, nil
-		t.Updated = t.Lease
-		m.held += int64(len(t.Error))
-	}
+	m.apply(t, func() error { LapseAt(t, now); return nil })
 	return t, nil
 }
 
@@ -86,14 +80,11 @@ func (m *Memory) Create(ctx context.Context, n New, lim Limits) (*Task, error) {
 	if n.Owner != "" && lim.MaxOwnerTasks > 0 && m.owners[n.Owner] >= lim.MaxOwnerTasks {
 		return nil, &LimitError{Limit: LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 	}
-	t := &Task{
-		ID: n.ID, Owner: n.Owner, Tool: n.Tool, Status: Working, Message: n.Message,
-		Created: now, Updated: now, Expires: now.Add(n.TTL), Lease: now.Add(n.Lease),
-	}
+	t := NewTask(n, now)
 	m.tasks[t.ID] = t
 	m.owners[t.Owner]++
 	heap.Push(&m.byExp, t)
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 // Get implements Store.
@@ -104,145 +95,53 @@ func (m *Memory) Get(ctx context.Context, id string) (*Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	return t.clone(), nil
+	return t.Clone(), nil
 }
 
 // Update implements Store.
 func (m *Memory) Update(ctx context.Context, id string, c Change) (*Task, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	m.sweep(now)
-	t := m.tasks[id]
-	switch {
-	case t == nil:
-		return nil, ErrNotFound
-	case Terminal(t.Status):
-		return nil, ErrEnded
-	case !now.Before(t.Lease):
-		m.lookup(id, now) // the task fails, as any reader sees it
-		return nil, ErrLeaseLost
-	}
-	changed := false
-	if c.Message != nil && *c.Message != t.Message {
-		t.Message, changed = *c.Message, true
-	}
-	if len(c.Ask) > 0 {
-		if t.Requests == nil {
-			t.Requests = map[string]json.RawMessage{}
-		}
-		for k, v := range c.Ask {
-			t.Requests[k] = slices.Clone(v)
-		}
-		changed = true
-	}
-	for _, k := range c.Take {
-		delete(t.Responses, k)
-	}
-	for _, k := range c.Drop {
-		if _, ok := t.Requests[k]; ok {
-			delete(t.Requests, k)
-			changed = true
-		}
-	}
-	if c.Lease > 0 {
-		t.Lease = now.Add(c.Lease)
-	}
-	if t.follow() || changed {
-		t.Updated = now
-	}
-	return t.clone(), nil
-}
-
-// follow sets the status of a task that has not ended from its requests,
-// and reports whether that changed it.
-func (t *Task) follow() bool {
-	s := Working
-	if len(t.Requests) > 0 {
-		s = InputRequired
-	}
-	if s == t.Status {
-		return false
-	}
-	t.Status = s
-	return true
+	return m.step(id, func(t *Task, now time.Time) error { return StepUpdate(t, c, now) })
 }
 
 // Answer implements Store.
 func (m *Memory) Answer(ctx context.Context, id string, answers map[string]json.RawMessage) (*Task, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	t, err := m.lookup(id, now)
-	if err != nil {
-		return nil, err
-	}
-	if Terminal(t.Status) {
-		return nil, ErrEnded
-	}
-	changed := false
-	for k, v := range answers {
-		if _, ok := t.Requests[k]; !ok {
-			continue
-		}
-		delete(t.Requests, k)
-		if t.Responses == nil {
-			t.Responses = map[string]json.RawMessage{}
-		}
-		t.Responses[k] = slices.Clone(v)
-		changed = true
-	}
-	if t.follow() || changed {
-		t.Updated = now
-	}
-	return t.clone(), nil
+	return m.step(id, func(t *Task, now time.Time) error { return StepAnswer(t, answers, now) })
 }
 
 // Cancel implements Store.
 func (m *Memory) Cancel(ctx context.Context, id, message string) (*Task, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	now := m.now()
-	t, err := m.lookup(id, now)
-	if err != nil {
-		return nil, err
-	}
-	if Terminal(t.Status) {
-		return nil, ErrEnded
-	}
-	t.Status, t.Message, t.Updated = Cancelled, message, now
-	t.Requests, t.Responses = nil, nil
-	return t.clone(), nil
+	return m.step(id, func(t *Task, now time.Time) error { return StepCancel(t, message, now) })
 }
 
 // Finish implements Store.
 func (m *Memory) Finish(ctx context.Context, id string, o Outcome, lim Limits) (*Task, error) {
+	return m.step(id, func(t *Task, now time.Time) error { return StepFinish(t, o, lim, m.held, now) })
+}
+
+// step applies a step to the task with the ID, held and not expired, at
+// the store's now, and returns a copy of it.
+func (m *Memory) step(id string, step func(t *Task, now time.Time) error) (*Task, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.now()
 	m.sweep(now)
 	t := m.tasks[id]
-	switch {
-	case t == nil:
+	if t == nil {
 		return nil, ErrNotFound
-	case Terminal(t.Status):
-		return nil, ErrEnded
-	case !now.Before(t.Lease):
-		m.lookup(id, now)
-		return nil, ErrLeaseLost
 	}
-	size := int64(len(o.Result) + len(o.Error))
-	if lim.MaxResultBytes > 0 && size > lim.MaxResultBytes {
-		return nil, &LimitError{Limit: LimitResultBytes, Max: lim.MaxResultBytes, Size: size}
+	if err := m.apply(t, func() error { return step(t, now) }); err != nil {
+		return nil, err
 	}
-	if lim.MaxHeldResultBytes > 0 && m.held+size > lim.MaxHeldResultBytes {
-		return nil, &LimitError{Limit: LimitHeldBytes, Max: lim.MaxHeldResultBytes, Size: size}
-	}
-	m.held += size
-	t.Status, t.Message, t.Updated = o.Status, o.Message, now
-	t.Result, t.Error = slices.Clone(o.Result), slices.Clone(o.Error)
-	t.Requests, t.Responses = nil, nil
-	return t.clone(), nil
+	return t.Clone(), nil
+}
+
+// apply runs change on t and counts the bytes t holds after it (the lapse
+// of a lease adds its error's; Finish, its outcome's).
+func (m *Memory) apply(t *Task, change func() error) error {
+	before := t.HeldBytes()
+	err := change()
+	m.held += t.HeldBytes() - before
+	return err
 }
 
 // List implements Store.
@@ -255,7 +154,7 @@ func (m *Memory) List(ctx context.Context, owner string) ([]*Task, error) {
 	for id, t := range m.tasks {
 		if t.Owner == owner {
 			t, _ = m.lookup(id, now)
-			list = append(list, t.clone())
+			list = append(list, t.Clone())
 		}
 	}
 	slices.SortFunc(list, func(a, b *Task) int {
@@ -271,27 +170,6 @@ func (m *Memory) Held() int64 {
 	defer m.mu.Unlock()
 	m.sweep(m.now())
 	return m.held
-}
-
-// clone returns a copy of t that shares nothing with it.
-func (t *Task) clone() *Task {
-	c := *t
-	c.Requests = cloneMap(t.Requests)
-	c.Responses = cloneMap(t.Responses)
-	c.Result = slices.Clone(t.Result)
-	c.Error = slices.Clone(t.Error)
-	return &c
-}
-
-func cloneMap(m map[string]json.RawMessage) map[string]json.RawMessage {
-	if m == nil {
-		return nil
-	}
-	c := maps.Clone(m)
-	for k, v := range c {
-		c[k] = slices.Clone(v)
-	}
-	return c
 }
 
 // An expiryHeap is a min-heap of tasks by expiry (container/heap).

@@ -1,0 +1,86 @@
+package sqltasks_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/hands-go/hands/internal/pgtest"
+	"github.com/hands-go/hands/sqldb"
+	_ "github.com/hands-go/hands/sqldb/pgdb"
+	"github.com/hands-go/hands/sqldb/sqlitedb"
+	"github.com/hands-go/hands/taskstore"
+	"github.com/hands-go/hands/taskstore/sqltasks"
+	"github.com/hands-go/hands/taskstore/taskstoretest"
+)
+
+// TestConformancePostgres runs the store kit on a real PostgreSQL, each
+// case in a table of its own.
+func TestConformancePostgres(t *testing.T) {
+	srv := pgtest.Start(t)
+	db, err := sqldb.Open(t.Context(), srv.URL+"&allow_superuser=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	run(t, db)
+}
+
+// TestConformanceSQLite runs the store kit on a SQLite file.
+func TestConformanceSQLite(t *testing.T) {
+	db, err := sqlitedb.OpenFile(t.Context(), filepath.Join(t.TempDir(), "tasks.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	run(t, db)
+}
+
+func run(t *testing.T, db *sql.DB) {
+	var n atomic.Int64
+	taskstoretest.Run(t, func(t *testing.T, now func() time.Time) taskstore.Store {
+		s, err := sqltasks.New(context.Background(), db, &sqltasks.Options{Table: fmt.Sprintf("tasks_%d", n.Add(1)), Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+// TestServerClock reads time from PostgreSQL's clock when the store has
+// none of its own: a task created is stamped between two readings of it.
+func TestServerClock(t *testing.T) {
+	srv := pgtest.Start(t)
+	db, err := sqldb.Open(t.Context(), srv.URL+"&allow_superuser=true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	s, err := sqltasks.New(t.Context(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverNow := func() time.Time {
+		var us int64
+		if err := db.QueryRowContext(t.Context(), "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT)").Scan(&us); err != nil {
+			t.Fatal(err)
+		}
+		return time.UnixMicro(us)
+	}
+	before := serverNow()
+	task, err := s.Create(t.Context(), taskstore.New{ID: "a", TTL: time.Hour, Lease: time.Minute}, taskstore.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := serverNow()
+	if task.Created.Before(before) || task.Created.After(after) {
+		t.Errorf("created at %v, not within the server's clock readings %v and %v", task.Created, before, after)
+	}
+	if _, err := sqltasks.New(t.Context(), db, &sqltasks.Options{Table: "x; DROP TABLE y"}); err == nil {
+		t.Error("New with a table name that is not an identifier succeeded")
+	}
+}
