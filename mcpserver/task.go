@@ -355,7 +355,7 @@ func cutStatus(msg string) string {
 // gets.
 func storeError(err error) error {
 	switch {
-	case errors.Is(err, taskstore.ErrNotFound):
+	case errors.Is(err, taskstore.ErrTaskNotFound):
 		return errTaskNotFound
 	case errors.Is(err, taskstore.ErrLimit):
 		msg := strings.TrimPrefix(err.Error(), "taskstore: ")
@@ -427,7 +427,7 @@ func (r *taskRunner) write(t *task, done <-chan struct{}) {
 		t.mu.Unlock()
 		got, err := r.store.Update(ctx, t.id, c)
 		switch {
-		case errors.Is(err, taskstore.ErrEnded), errors.Is(err, taskstore.ErrNotFound), errors.Is(err, taskstore.ErrLeaseLost):
+		case errors.Is(err, taskstore.ErrEnded), errors.Is(err, taskstore.ErrTaskNotFound), errors.Is(err, taskstore.ErrLeaseLost):
 			t.end()
 			t.cancel()
 			return

@@ -59,7 +59,7 @@ func (m *Memory) lookup(id string, now time.Time) (*Task, error) {
 	m.sweep(now)
 	t := m.tasks[id]
 	if t == nil {
-		return nil, ErrNotFound
+		return nil, ErrTaskNotFound
 	}
 	m.apply(t, func() error { LapseAt(t, now); return nil })
 	return t, nil
@@ -75,10 +75,10 @@ func (m *Memory) Create(ctx context.Context, n New, lim Limits) (*Task, error) {
 		return nil, ErrExists
 	}
 	if lim.MaxTasks > 0 && len(m.tasks) >= lim.MaxTasks {
-		return nil, &LimitError{Limit: LimitTasks, Max: int64(lim.MaxTasks)}
+		return nil, &LimitError{Err: ErrLimit, Limit: LimitTasks, Max: int64(lim.MaxTasks)}
 	}
 	if n.Owner != "" && lim.MaxOwnerTasks > 0 && m.owners[n.Owner] >= lim.MaxOwnerTasks {
-		return nil, &LimitError{Limit: LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
+		return nil, &LimitError{Err: ErrLimit, Limit: LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 	}
 	t := NewTask(n, now)
 	m.tasks[t.ID] = t
@@ -127,7 +127,7 @@ func (m *Memory) step(id string, step func(t *Task, now time.Time) error) (*Task
 	m.sweep(now)
 	t := m.tasks[id]
 	if t == nil {
-		return nil, ErrNotFound
+		return nil, ErrTaskNotFound
 	}
 	if err := m.apply(t, func() error { return step(t, now) }); err != nil {
 		return nil, err

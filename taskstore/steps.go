@@ -139,10 +139,10 @@ func StepFinish(t *Task, o Outcome, lim Limits, held int64, now time.Time) error
 	}
 	size := int64(len(o.Result) + len(o.Error))
 	if lim.MaxResultBytes > 0 && size > lim.MaxResultBytes {
-		return &LimitError{Limit: LimitResultBytes, Max: lim.MaxResultBytes, Size: size}
+		return &LimitError{Err: ErrLimit, Limit: LimitResultBytes, Max: lim.MaxResultBytes, Size: size}
 	}
 	if lim.MaxHeldResultBytes > 0 && held+size > lim.MaxHeldResultBytes {
-		return &LimitError{Limit: LimitHeldBytes, Max: lim.MaxHeldResultBytes, Size: size}
+		return &LimitError{Err: ErrLimit, Limit: LimitHeldBytes, Max: lim.MaxHeldResultBytes, Size: size}
 	}
 	t.Status, t.Message, t.Updated = o.Status, o.Message, now
 	t.Result, t.Error = slices.Clone(o.Result), slices.Clone(o.Error)

@@ -26,7 +26,7 @@
 // and takes durations, never instants, from its callers: replicas whose
 // clocks differ agree on a task's expiry and lease. A task is removed at
 // Task.Expires, its creation plus the TTL asked; from then on every method
-// reports ErrNotFound.
+// reports ErrTaskNotFound.
 //
 // # Leases
 //
@@ -84,9 +84,9 @@ var LapsedError = json.RawMessage(`{"code":-32603,"message":"the server running 
 // Errors of the stores. A backend returns them, or errors that wrap them,
 // so that errors.Is tells them apart.
 var (
-	// ErrNotFound reports a task the store does not hold: never created,
+	// ErrTaskNotFound reports a task the store does not hold: never created,
 	// or expired.
-	ErrNotFound = errors.New("taskstore: task not found")
+	ErrTaskNotFound = errors.New("taskstore: task not found")
 	// ErrExists reports a Create with the ID of a task the store holds.
 	ErrExists = errors.New("taskstore: a task with this ID exists")
 	// ErrEnded reports a change to a task that has ended (completed,
@@ -113,6 +113,7 @@ type LimitError struct {
 	Limit string // LimitTasks, LimitOwnerTasks, LimitResultBytes or LimitHeldBytes
 	Max   int64  // the bound
 	Size  int64  // for LimitResultBytes and LimitHeldBytes, the result's bytes
+	Err   error  // ErrLimit
 }
 
 // Error says which bound refused what.
@@ -129,8 +130,8 @@ func (e *LimitError) Error() string {
 	}
 }
 
-// Unwrap returns ErrLimit.
-func (e *LimitError) Unwrap() error { return ErrLimit }
+// Unwrap returns Err.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // Limits bound what a store holds. The server passes its own on every
 // call that may exceed them, so that a backend holds no configuration of
@@ -233,7 +234,7 @@ type Outcome struct {
 // them. Each method is atomic: it reads and changes one task (or, for
 // Create, the counts of tasks) as one step, as if the calls to the store
 // from all replicas were made one at a time. Each method returns the
-// ErrNotFound of a task past its expiry, even one a backend has not
+// ErrTaskNotFound of a task past its expiry, even one a backend has not
 // removed yet. Methods that return a *Task return a copy. Methods are
 // safe for concurrent use. A Store's errors other than those of this
 // package (a lost connection) are returned as they are, and the server

@@ -166,9 +166,9 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 	case "exists":
 		return nil, taskstore.ErrExists
 	case "tasks":
-		return nil, &taskstore.LimitError{Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
+		return nil, &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
 	case "owner":
-		return nil, &taskstore.LimitError{Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
+		return nil, &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 	}
 	return nil, fmt.Errorf("redistasks: create: the script answered %q", res)
 }
@@ -198,14 +198,14 @@ func (s *Store) read(ctx context.Context, id string) (*taskstore.Task, string, t
 	version, _ := vals[0].(string)
 	rec, _ := vals[1].(string)
 	if version == "" || rec == "" {
-		return nil, "", now, taskstore.ErrNotFound
+		return nil, "", now, taskstore.ErrTaskNotFound
 	}
 	t, err := taskstore.UnmarshalRecord([]byte(rec))
 	if err != nil {
 		return nil, "", now, err
 	}
 	if !now.Before(t.Expires) {
-		return nil, "", now, taskstore.ErrNotFound
+		return nil, "", now, taskstore.ErrTaskNotFound
 	}
 	return t, version, now, nil
 }
@@ -246,9 +246,9 @@ func (s *Store) change(ctx context.Context, id string, maxHeld int64, step func(
 			}
 			return t, nil
 		case "notfound":
-			return nil, taskstore.ErrNotFound
+			return nil, taskstore.ErrTaskNotFound
 		case "held":
-			return nil, &taskstore.LimitError{Limit: taskstore.LimitHeldBytes, Max: maxHeld, Size: t.HeldBytes() - before}
+			return nil, &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitHeldBytes, Max: maxHeld, Size: t.HeldBytes() - before}
 		case "conflict":
 			continue
 		default:

@@ -237,7 +237,7 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 			return fmt.Errorf("sqltasks: create: %w", err)
 		}
 		if lim.MaxTasks > 0 && tasks >= int64(lim.MaxTasks) {
-			return &taskstore.LimitError{Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
+			return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
 		}
 		if n.Owner != "" && lim.MaxOwnerTasks > 0 {
 			var owned int64
@@ -245,7 +245,7 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 				return fmt.Errorf("sqltasks: count the owner's tasks: %w", err)
 			}
 			if owned >= int64(lim.MaxOwnerTasks) {
-				return &taskstore.LimitError{Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
+				return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 			}
 		}
 		t := taskstore.NewTask(n, now)
@@ -305,7 +305,7 @@ func (s *Store) change(ctx context.Context, id string, counted bool, step func(t
 		var rec []byte
 		switch err := tx.QueryRowContext(ctx, s.q.lockTask, id).Scan(&version, &rec); {
 		case errors.Is(err, sql.ErrNoRows):
-			return taskstore.ErrNotFound
+			return taskstore.ErrTaskNotFound
 		case err != nil:
 			return fmt.Errorf("sqltasks: read %s: %w", id, err)
 		}
@@ -314,7 +314,7 @@ func (s *Store) change(ctx context.Context, id string, counted bool, step func(t
 			return err
 		}
 		if !now.Before(t.Expires) {
-			return taskstore.ErrNotFound
+			return taskstore.ErrTaskNotFound
 		}
 		before := t.HeldBytes()
 		changed, err := step(t, held, now)

@@ -123,7 +123,7 @@ func testCreateGet(t *testing.T, s taskstore.Store, c *clock) {
 	if got := mustGet(t, s, "a"); got.Owner != "user u" {
 		t.Errorf("a refused Create changed the task's owner to %q", got.Owner)
 	}
-	if _, err := s.Get(ctx, "missing"); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Get(ctx, "missing"); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Get of a task never created = %v, want ErrNotFound", err)
 	}
 }
@@ -150,19 +150,19 @@ func testExpiry(t *testing.T, s taskstore.Store, c *clock) {
 	c.advance(time.Minute - time.Millisecond)
 	mustGet(t, s, "a")
 	c.advance(time.Millisecond)
-	if _, err := s.Get(ctx, "a"); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Get(ctx, "a"); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Get at expiry = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Update(ctx, "a", taskstore.Change{Lease: time.Hour}); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Update(ctx, "a", taskstore.Change{Lease: time.Hour}); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Update at expiry = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Answer(ctx, "a", nil); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Answer(ctx, "a", nil); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Answer at expiry = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Cancel(ctx, "a", "x"); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Cancel(ctx, "a", "x"); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Cancel at expiry = %v, want ErrNotFound", err)
 	}
-	if _, err := s.Finish(ctx, "a", taskstore.Outcome{Status: taskstore.Completed, Result: json.RawMessage(`{}`)}, noLimits); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Finish(ctx, "a", taskstore.Outcome{Status: taskstore.Completed, Result: json.RawMessage(`{}`)}, noLimits); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("Finish at expiry = %v, want ErrNotFound", err)
 	}
 	if list, err := s.List(ctx, "o"); err != nil || len(list) != 0 {
@@ -192,7 +192,7 @@ func testTaskLimits(t *testing.T, s taskstore.Store, c *clock) {
 	if err := create("u3", "user u"); !errors.As(err, &le) || le.Limit != taskstore.LimitOwnerTasks || le.Max != 2 || !errors.Is(err, taskstore.ErrLimit) {
 		t.Errorf("third task of an owner = %v, want a LimitError of owner tasks, 2", err)
 	}
-	if _, err := s.Get(ctx, "u3"); !errors.Is(err, taskstore.ErrNotFound) {
+	if _, err := s.Get(ctx, "u3"); !errors.Is(err, taskstore.ErrTaskNotFound) {
 		t.Errorf("a refused task is held: Get = %v", err)
 	}
 	// Owner "" has no share of its own; MaxTasks bounds it.
