@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/bind"
@@ -29,18 +30,22 @@ import (
 
 // env is what the bundled tools are bound to.
 type env struct {
-	Bucket       *blob.Bucket `bind:"HANDS_BUCKET,optional"` // nil: the default bucket
-	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
-	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
-	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
-	NetAllow     string       `bind:"HANDS_NET_ALLOW,optional"` // host:port, comma-separated
-	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"`     // serve --http's bearer token
-	SQL          *url.URL     `bind:"HANDS_SQL,optional"`       // nil: no SQL tools; opened by openSQL
-	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
-	KV           *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
-	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
-	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
-	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
+	Bucket         *blob.Bucket  `bind:"HANDS_BUCKET,optional"` // nil: the default bucket
+	PublicURL      string        `bind:"HANDS_PUBLIC_URL,optional"`
+	MaxFileBytes   int           `bind:"HANDS_MAX_FILE_BYTES,optional"`
+	FetchPrivate   bool          `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
+	NetAllow       string        `bind:"HANDS_NET_ALLOW,optional"`  // host:port, comma-separated
+	TaskStore      bind.Secret   `bind:"HANDS_TASK_STORE,optional"` // serve's task store URL, which may hold a password
+	TaskLease      time.Duration `bind:"HANDS_TASK_LEASE,optional"`
+	MaxTasks       int           `bind:"HANDS_MAX_TASKS,optional"`
+	MaxCallerTasks int           `bind:"HANDS_MAX_CALLER_TASKS,optional"`
+	Token          bind.Secret   `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
+	SQL            *url.URL      `bind:"HANDS_SQL,optional"`   // nil: no SQL tools; opened by openSQL
+	SQLWrite       bool          `bind:"HANDS_SQL_WRITE,default=false"`
+	KV             *kv.Store     `bind:"HANDS_KV,optional"`            // nil: the default store
+	UpstreamEnv    string        `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
+	StateKey       bind.Secret   `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
+	ResultBudget   int           `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -64,11 +69,18 @@ type bundle struct {
 	// network (HANDS_FETCH_ALLOW_PRIVATE, HANDS_NET_ALLOW); a tool bound
 	// to a backend the operator configured trusts that backend's address
 	// through guard.Trust.
-	guard    *netguard.Guard
-	hostFile tool.Interface
-	fetch    tool.Interface
-	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
-	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	guard *netguard.Guard
+	// taskStore, taskLease, maxTasks and maxCallerTasks configure serve's
+	// tasks (HANDS_TASK_STORE, HANDS_TASK_LEASE, HANDS_MAX_TASKS,
+	// HANDS_MAX_CALLER_TASKS); zero values select mcpserver's defaults.
+	taskStore      bind.Secret
+	taskLease      time.Duration
+	maxTasks       int
+	maxCallerTasks int
+	hostFile       tool.Interface
+	fetch          tool.Interface
+	kv             []tool.Interface // kv_get, kv_put, kv_delete, kv_list
+	sql            []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -192,16 +204,20 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		return nil, nil, fmt.Errorf("HANDS_NET_ALLOW: %w", err)
 	}
 	b := &bundle{
-		guard:        guard,
-		token:        e.Token,
-		auth:         &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
-		stateKey:     e.StateKey,
-		resultBudget: e.ResultBudget,
-		bucket:       e.Bucket,
-		upstreamEnv:  strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
-		hostFile:     toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
-		kv:           toolbox.KVTools(e.KV),
+		guard:          guard,
+		taskStore:      e.TaskStore,
+		taskLease:      e.TaskLease,
+		maxTasks:       e.MaxTasks,
+		maxCallerTasks: e.MaxCallerTasks,
+		token:          e.Token,
+		auth:           &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
+		stateKey:       e.StateKey,
+		resultBudget:   e.ResultBudget,
+		bucket:         e.Bucket,
+		upstreamEnv:    strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
+		hostFile:       toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:          toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
+		kv:             toolbox.KVTools(e.KV),
 	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
@@ -272,6 +288,10 @@ type specEnv struct {
 	MaxFileBytes      string `bind:"HANDS_MAX_FILE_BYTES,optional"`
 	FetchPrivate      string `bind:"HANDS_FETCH_ALLOW_PRIVATE,optional"`
 	NetAllow          string `bind:"HANDS_NET_ALLOW,optional"`
+	TaskStore         string `bind:"HANDS_TASK_STORE,optional"`
+	TaskLease         string `bind:"HANDS_TASK_LEASE,optional"`
+	MaxTasks          string `bind:"HANDS_MAX_TASKS,optional"`
+	MaxCallerTasks    string `bind:"HANDS_MAX_CALLER_TASKS,optional"`
 	Token             string `bind:"HANDS_TOKEN,optional"`
 	SQL               string `bind:"HANDS_SQL,optional"`
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`

@@ -32,6 +32,10 @@
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
+//	HANDS_TASK_STORE             where tasks are kept for replicas: mem://, redis://, postgres://, sqlite://
+//	HANDS_TASK_LEASE             how long a task runs unrenewed before it reads as failed (30s)
+//	HANDS_MAX_TASKS              tasks held over all callers (1024)
+//	HANDS_MAX_CALLER_TASKS       tasks one caller holds at once (32)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
 //	HANDS_OAUTH_ISSUER           the one authorization server that client is registered with
 //	HANDS_OAUTH_CLIENT_SECRET    that client's secret

@@ -235,6 +235,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		upstream = append(upstream, spec)
 		return nil
 	})
+	taskStore := fs.String("task-store", "", "keep the state of tasks in `URL`, which replicas share: mem:// (the default), redis://:PASSWORD@HOST:PORT/DB, postgres://USER:PASSWORD@HOST/DB or sqlite:///FILE (default $HANDS_TASK_STORE)")
 	toolSearch := fs.Bool("tool-search", false, "list the --upstream tools only once a call of the search_tools tool finds them; the bundled tools stay listed")
 	var upstreamEnvNames []string
 	fs.Func("upstream-env", "pass the environment variable `NAME` on to --upstream commands, which get only HOME, PATH, LANG, LC_*, TMPDIR, TZ, TERM, USER, LOGNAME and SHELL otherwise (repeatable)", func(v string) error {
@@ -317,6 +318,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		defer closeStore()
 	}
 	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, ResultBudget: budget, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	store, closeTasks, err := openTaskStore(ctx, cmp.Or(*taskStore, tools.taskStore.Reveal()))
+	if err != nil {
+		return err
+	}
+	defer closeTasks()
+	srvOpts.Tasks = mcpserver.TaskOptions{Store: store, Lease: tools.taskLease, MaxTasks: tools.maxTasks, MaxSessionTasks: tools.maxCallerTasks}
 	if *toolSearch {
 		srvOpts.ToolSearch = &mcpserver.ToolSearchOptions{}
 	}
