@@ -150,7 +150,10 @@
 //
 // On notifications/tools/list_changed the client lists the tools again,
 // on a goroutine of its own that Close ends, and calls Options.OnChange
-// with what changed. Each name is one tool for the life of the client, so
+// with what changed. A server of protocol 2026-07-28 may say how long its
+// list stays fresh (ttlMs, SEP-2549): until then Client.Refresh does not
+// ask it again, unless it has sent list_changed since, which always
+// makes the client list again. Each name is one tool for the life of the client, so
 // a registry built on Client.Tools follows the server:
 //
 //   - a tool the server changed keeps its identity, and its Spec and

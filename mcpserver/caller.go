@@ -103,8 +103,24 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 		if caller.Session != nil {
 			s.remember(caller, names)
 		}
+		list.TTLMs, list.CacheScope = s.listTTLMs, s.listScope()
 		return list, nil
 	}
+}
+
+// listScope returns the cacheScope of a tools/list result (SEP-2549):
+// "private" when the list may depend on who asks — the registry has an
+// enabled predicate, which may read CallerFrom, or tool search lists to
+// each session the tools its searches found — so that a shared cache
+// keeps it for that caller alone; "public" when every caller is listed
+// the same tools. A list the SDK would mark public by default could
+// otherwise be served from a shared cache to a caller it was not made
+// for.
+func (s *Server) listScope() string {
+	if s.reg.HasPredicates() || s.search != nil {
+		return "private"
+	}
+	return "public"
 }
 
 // list returns what the server knows of a session's list, or nil if the

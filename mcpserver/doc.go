@@ -112,6 +112,15 @@
 // HTTP mode there are no sessions to notify; clients list tools again on
 // their next request.
 //
+// From protocol 2026-07-28 a tools/list result carries caching hints
+// (SEP-2549): ttlMs, how long a client may keep it (Options.ListTTL, 0 by
+// default), and cacheScope. A list that may depend on the caller — the
+// registry has an enabled predicate, or Options.ToolSearch lists each
+// session what it found — is "private": a shared cache (a gateway, a
+// proxy) keeps it for that caller's authorization alone. Any other list
+// is "public", the same for every caller. StaticTokens makes a Verify for
+// several callers, one token each, each served as a user of its own.
+//
 // The server follows its registry as it changes. Sync registers the tools
 // added since (tool.Registry.Add) and registers again each tool whose Spec
 // changed, so tools/list shows the spec as it is now, and tells the
