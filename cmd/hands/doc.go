@@ -30,6 +30,8 @@
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
+//	HANDS_TOKENS                 with --http, several callers' tokens instead: NAME=TOKEN,… (--tokens FILE)
+//	HANDS_LIST_TTL               how long clients may keep a tools/list result (--list-ttl)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
 //	HANDS_OAUTH_ISSUER           the one authorization server that client is registered with
