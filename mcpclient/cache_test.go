@@ -120,10 +120,10 @@ func TestListCachedPerCaller(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tt := range []struct {
-		name     string
-		tools    []tool.Interface
+		name               string
+		tools              []tool.Interface
 		adminSees, bobSees []string
-		scope    string
+		scope              string
 	}{
 		{"filtered", []tool.Interface{open, admin}, []string{"admin_report", "open_report"}, []string{"open_report"}, "private"},
 		{"the same for all", []tool.Interface{open}, []string{"open_report"}, []string{"open_report"}, "public"},
