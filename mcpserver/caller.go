@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hands-go/hands/internal/mcptrace"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,6 +73,7 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		caller := callerOf(req)
 		ctx = context.WithValue(ctx, callerKey{}, caller)
+		ctx = served(ctx, method, req, caller)
 		if caller.Session != nil && method != "tools/list" {
 			if l := s.list(caller.Session); l != nil {
 				l.seen(caller)
@@ -121,6 +124,30 @@ func (s *Server) listScope() string {
 		return "private"
 	}
 	return "public"
+}
+
+// served returns ctx continuing the trace the request carries (SEP-414:
+// traceparent, tracestate and baggage in its _meta, else in its HTTP
+// headers) and marked with what otelhands records of an MCP request
+// (mcptrace.Served): the method, the session's ID where there is one,
+// the protocol version.
+func served(ctx context.Context, method string, req mcp.Request, caller Caller) context.Context {
+	var meta map[string]any
+	if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+		meta = p.GetMeta()
+	}
+	ctx, link := mcptrace.Extract(ctx, meta, caller.Header)
+	s := mcptrace.Served{Method: method, Link: link}
+	s.ProtocolVersion, _ = meta[mcp.MetaKeyProtocolVersion].(string)
+	if caller.Session != nil {
+		if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); !stateless {
+			s.SessionID = caller.Session.ID()
+		}
+		if ip := caller.Session.InitializeParams(); s.ProtocolVersion == "" && ip != nil {
+			s.ProtocolVersion = ip.ProtocolVersion
+		}
+	}
+	return mcptrace.WithServed(ctx, s)
 }
 
 // list returns what the server knows of a session's list, or nil if the

@@ -130,6 +130,21 @@
 // listing take no lock that Sync holds. A tool that reports itself
 // disabled is no longer listed, as for any predicate.
 //
+// # Tracing
+//
+// A request whose _meta carries W3C trace context (traceparent,
+// tracestate, baggage: SEP-414; else the same HTTP headers) is served in
+// that trace: its context continues the client's span, so that the spans
+// of otelhands.Tools, installed on the registry, are its children. The
+// context is also marked with the request's method, session and protocol
+// version, which otelhands records as OpenTelemetry's MCP conventions ask
+// (a tools/call span named "tools/call {tool}", of kind server, with
+// mcp.method.name and mcp.session.id, and mcp.server.operation.duration).
+// A span the context had already (an HTTP instrumentation's) stays the
+// parent when the request names none, and is linked when it does. The
+// Mcp-Method and Mcp-Name headers of protocol 2026-07-28 (SEP-2243) are
+// checked against the body by the SDK's handler.
+//
 // # Deferred tools
 //
 // With Options.ToolSearch, a server of many tools lists few. The tools
