@@ -161,7 +161,8 @@ type Options struct {
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
 	// declares none. Its ctx is chosen as Elicit's (mcpserver.Sample
-	// passes such a request on).
+	// passes such a request on). Protocol 2026-07-28 deprecates sampling
+	// (SEP-2577); it works on every revision still.
 	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 

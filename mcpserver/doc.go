@@ -54,7 +54,11 @@
 // and over MCP, a question a handler asks with tool.Ask is put to the user
 // as a form of one text field, when the client declared elicitation, and
 // the handler runs again with the answer. So a handler written for either
-// works in both.
+// works in both. Protocol 2026-07-28 deprecates logging and sampling
+// (SEP-2577), without changing the wire: Log and Sample work on every
+// revision, but new servers log to standard error or through
+// OpenTelemetry, and call a model provider themselves. Elicitation is
+// not deprecated.
 //
 // The answers of earlier rounds travel in the call's request state, which
 // the client holds, so the server seals it (AES-256-GCM under
