@@ -91,8 +91,9 @@ var databaseDrivers = []string{"github.com/jackc/pgx", "github.com/ncruces/go-sq
 
 // TestEdgeLayering keeps the edge packages on the APIs they build on, not
 // on the implementations beside them: a client of MCP servers needs no
-// server, instrumentation needs the OpenTelemetry API, never its SDK or
-// an exporter, which the program that sets up telemetry chooses, and the
+// server, instrumentation (and the trace context that mcpclient and
+// mcpserver carry across a hop) needs the OpenTelemetry API, never its SDK
+// or an exporter, which the program that sets up telemetry chooses, and the
 // portable resource packages link no database driver, so that a program
 // links only the drivers it imports.
 func TestEdgeLayering(t *testing.T) {
@@ -100,8 +101,8 @@ func TestEdgeLayering(t *testing.T) {
 		pkg       string
 		forbidden []string // package path prefixes
 	}{
-		{"./mcpclient", []string{module + "/mcpserver"}},
-		{"./mcpserver", []string{module + "/mcpclient"}},
+		{"./mcpclient", []string{module + "/mcpserver", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
+		{"./mcpserver", []string{module + "/mcpclient", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
 		{"./otelhands", []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc", module + "/mcpserver", module + "/mcpclient"}},
 		{"./provider/...", []string{module + "/mcpserver", module + "/mcpclient", module + "/otelhands", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},

@@ -161,7 +161,8 @@ type Options struct {
 	// Sample, when set, answers the server's sampling/createMessage
 	// requests, and the client declares the sampling capability. Nil
 	// declares none. Its ctx is chosen as Elicit's (mcpserver.Sample
-	// passes such a request on).
+	// passes such a request on). Protocol 2026-07-28 deprecates sampling
+	// (SEP-2577); it works on every revision still.
 	Sample func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error)
 }
 
@@ -185,7 +186,10 @@ type Client struct {
 	client  *mcp.Client
 	session atomic.Pointer[mcp.ClientSession] // replaced when the client reconnects
 
-	refreshMu sync.Mutex // one listing at a time
+	refreshMu sync.Mutex    // one listing at a time
+	listedAt  time.Time     // when the latest listing's last page arrived; under refreshMu
+	listTTL   time.Duration // how long that listing is fresh (the least ttlMs of its pages); under refreshMu
+	changedAt atomic.Bool   // the server said its list changed since the latest listing began
 
 	mu      sync.Mutex
 	byName  map[string]*remote // the tools offered now, by their names on the server
@@ -267,7 +271,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 		}
 		c.name = nameOr(c.name, "mcp")
 	}
-	if _, err := c.refresh(ctx); err != nil {
+	if _, err := c.refresh(ctx, true); err != nil {
 		session.Close()
 		return nil, err
 	}
@@ -318,7 +322,7 @@ func (c *Client) keep(ctx context.Context) {
 				return
 			}
 			c.logger.InfoContext(ctx, "mcpclient: reconnected", "server", c.name)
-			ch, err := c.refresh(ctx)
+			ch, err := c.refresh(ctx, true) // a new session: what the old one listed may be gone
 			if err != nil {
 				c.logger.WarnContext(ctx, "mcpclient: listing tools after reconnecting failed", "server", c.name, "err", err)
 			} else if c.opts.OnChange != nil && (len(ch.Added) > 0 || len(ch.Updated) > 0 || len(ch.Removed) > 0) {
@@ -541,9 +545,12 @@ func (c *Client) Refused() []error {
 
 // Refresh lists the server's tools again, updates Tools and returns what
 // changed; Options.OnChange is not called. The client lists the tools by
-// itself when the server sends notifications/tools/list_changed.
+// itself when the server sends notifications/tools/list_changed. While
+// the latest list is fresh by the server's hint (its ttlMs, from protocol
+// 2026-07-28), and the server has not said since that it changed,
+// Refresh does not ask the server again and returns no change.
 func (c *Client) Refresh(ctx context.Context) (Change, error) {
-	return c.refresh(ctx)
+	return c.refresh(ctx, false)
 }
 
 // Close ends the session (and stops a server started by Command) and the
@@ -569,6 +576,7 @@ func (c *Client) Close() error {
 // only wakes the client's goroutine: listing from inside the handler
 // would wait on the connection that is delivering the notification.
 func (c *Client) changed() {
+	c.changedAt.Store(true)
 	select {
 	case c.wake <- struct{}{}:
 	default: // a listing is already due
@@ -584,7 +592,7 @@ func (c *Client) follow(ctx context.Context) {
 			return
 		case <-c.wake:
 		}
-		ch, err := c.refresh(ctx)
+		ch, err := c.refresh(ctx, false)
 		if err != nil {
 			c.logger.WarnContext(ctx, "mcpclient: listing tools after a change failed", "server", c.name, "err", err)
 			continue
@@ -606,16 +614,16 @@ func (c *Client) listContext(ctx context.Context) (context.Context, context.Canc
 }
 
 // refresh lists the tools, page by page within Options.ListTimeout,
-// MaxListPages and MaxTools, and applies the list.
-func (c *Client) refresh(ctx context.Context) (Change, error) {
+// MaxListPages and MaxTools, and applies the list. Unless force is set,
+// it does not list while the latest list is fresh by the server's ttlMs
+// (SEP-2549) and the server has not said since that its list changed.
+func (c *Client) refresh(ctx context.Context, force bool) (Change, error) {
 	c.refreshMu.Lock()
 	defer c.refreshMu.Unlock()
-	ctx, cancel := c.listContext(ctx)
-	defer cancel()
-	var listed []*mcp.Tool
-	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
-	maxPages := cmp.Or(c.opts.MaxListPages, DefaultMaxListPages)
-	params := &mcp.ListToolsParams{}
+	told := c.changedAt.Swap(false)
+	if !force && !told && c.listTTL > 0 && time.Since(c.listedAt) < c.listTTL {
+		return Change{}, nil
+	}
 	c.sentMu.Lock()
 	c.sent = nil
 	c.sentMu.Unlock()
@@ -624,24 +632,52 @@ func (c *Client) refresh(ctx context.Context) (Change, error) {
 		c.sent = nil
 		c.sentMu.Unlock()
 	}()
+	listed, ttl, err := c.list(ctx)
+	if err != nil {
+		if told {
+			c.changedAt.Store(true) // the next refresh lists
+		}
+		c.listTTL = 0
+		return Change{}, err
+	}
+	// Taken once the last page arrived, so that the SDK's own cache of
+	// each page (keyed by cursor, fresh from its arrival) is stale
+	// whenever this listing is, and a listing reaches the server.
+	c.listedAt, c.listTTL = time.Now(), ttl
+	return c.apply(listed), nil
+}
+
+// list lists the tools, page by page within Options.ListTimeout,
+// MaxListPages and MaxTools, and returns them and how long the list is
+// fresh: the least ttlMs of its pages. Their schemas as sent are in
+// c.sent, which refresh empties before and after.
+func (c *Client) list(ctx context.Context) ([]*mcp.Tool, time.Duration, error) {
+	ctx, cancel := c.listContext(ctx)
+	defer cancel()
+	var listed []*mcp.Tool
+	ttl := time.Duration(math.MaxInt64)
+	maxTools := cmp.Or(c.opts.MaxTools, DefaultMaxTools)
+	maxPages := cmp.Or(c.opts.MaxListPages, DefaultMaxListPages)
+	params := &mcp.ListToolsParams{}
 	for pages := 1; ; pages++ {
 		if maxPages > 0 && pages > maxPages {
-			return Change{}, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
+			return nil, 0, fmt.Errorf("mcpclient: %s lists its tools on more than %d pages (Options.MaxListPages)", c.name, maxPages)
 		}
 		res, err := c.session.Load().ListTools(ctx, params)
 		if err != nil {
-			return Change{}, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
+			return nil, 0, fmt.Errorf("mcpclient: list the tools of %s: %w", c.name, err)
 		}
 		if maxTools > 0 && len(listed)+len(res.Tools) > maxTools {
-			return Change{}, fmt.Errorf("mcpclient: %s lists more than %d tools (Options.MaxTools)", c.name, maxTools)
+			return nil, 0, fmt.Errorf("mcpclient: %s lists more than %d tools (Options.MaxTools)", c.name, maxTools)
 		}
 		listed = append(listed, res.Tools...)
+		ttl = min(ttl, time.Duration(max(res.TTLMs, 0))*time.Millisecond)
 		if res.NextCursor == "" {
 			break
 		}
 		params.Cursor = res.NextCursor
 	}
-	return c.apply(listed), nil
+	return listed, ttl, nil
 }
 
 // apply makes the tools offered follow a listing.

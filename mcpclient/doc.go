@@ -131,6 +131,16 @@
 //     their totals. Ending the hands call — its context cancelled, or
 //     Options.Timeout passed — sends notifications/cancelled.
 //
+// # Tracing
+//
+// A call made inside an OpenTelemetry span (an agent run traced by
+// otelhands, say) carries the span's W3C trace context to the server in
+// the request's _meta — traceparent, tracestate and baggage, as SEP-414
+// names them — and, over HTTP, in the same headers, so that the server's
+// spans continue the caller's trace; mcpserver reads them. Nothing is sent
+// outside a span. From protocol 2026-07-28 every request over HTTP also
+// carries SEP-2243's Mcp-Method and Mcp-Name headers (the SDK's).
+//
 // # Choosing tools
 //
 // Options.Allow and Options.Deny name remote tools to offer or leave out,
@@ -150,7 +160,10 @@
 //
 // On notifications/tools/list_changed the client lists the tools again,
 // on a goroutine of its own that Close ends, and calls Options.OnChange
-// with what changed. Each name is one tool for the life of the client, so
+// with what changed. A server of protocol 2026-07-28 may say how long its
+// list stays fresh (ttlMs, SEP-2549): until then Client.Refresh does not
+// ask it again, unless it has sent list_changed since, which always
+// makes the client list again. Each name is one tool for the life of the client, so
 // a registry built on Client.Tools follows the server:
 //
 //   - a tool the server changed keeps its identity, and its Spec and

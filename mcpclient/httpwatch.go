@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hands-go/hands/internal/mcptask"
+	"github.com/hands-go/hands/internal/mcptrace"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -91,6 +92,12 @@ type sent struct {
 }
 
 func (t watchTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if mcptrace.Carries(r.Context()) {
+		// The W3C headers of the call's trace, for what reads HTTP
+		// (a proxy, an HTTP server span); the server reads _meta.
+		r = r.Clone(r.Context())
+		mcptrace.InjectHeader(r.Context(), r.Header)
+	}
 	msg := t.sentMessage(r)
 	var onMessage func(data []byte) []byte // sees each message of the answer; returns a replacement, or nil
 	switch {

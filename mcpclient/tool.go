@@ -21,6 +21,7 @@ import (
 	"github.com/hands-go/hands/dynamic"
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
+	"github.com/hands-go/hands/internal/mcptrace"
 	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -361,6 +362,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 		// The token names the call in the server's requests (callOf) too, so
 		// it is sent whether or not anyone reads the call's progress.
 		params.SetProgressToken(token)
+		params.Meta = mcptrace.Inject(ctx, params.Meta) // SEP-414: the server's spans continue the caller's trace
 		call, interrupt := context.WithCancelCause(ctx)
 		defer interrupt(nil)
 		call = context.WithValue(call, interruptKey{}, interrupt)

@@ -3,11 +3,13 @@ package mcpserver
 import (
 	"context"
 	"net/http"
+	"reflect"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/hands-go/hands/internal/mcptrace"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -71,6 +73,7 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		caller := callerOf(req)
 		ctx = context.WithValue(ctx, callerKey{}, caller)
+		ctx = served(ctx, method, req, caller)
 		if caller.Session != nil && method != "tools/list" {
 			if l := s.list(caller.Session); l != nil {
 				l.seen(caller)
@@ -103,8 +106,48 @@ func (s *Server) perCaller(next mcp.MethodHandler) mcp.MethodHandler {
 		if caller.Session != nil {
 			s.remember(caller, names)
 		}
+		list.TTLMs, list.CacheScope = s.listTTLMs, s.listScope()
 		return list, nil
 	}
+}
+
+// listScope returns the cacheScope of a tools/list result (SEP-2549):
+// "private" when the list may depend on who asks — the registry has an
+// enabled predicate, which may read CallerFrom, or tool search lists to
+// each session the tools its searches found — so that a shared cache
+// keeps it for that caller alone; "public" when every caller is listed
+// the same tools. A list the SDK would mark public by default could
+// otherwise be served from a shared cache to a caller it was not made
+// for.
+func (s *Server) listScope() string {
+	if s.reg.HasPredicates() || s.search != nil {
+		return "private"
+	}
+	return "public"
+}
+
+// served returns ctx continuing the trace the request carries (SEP-414:
+// traceparent, tracestate and baggage in its _meta, else in its HTTP
+// headers) and marked with what otelhands records of an MCP request
+// (mcptrace.Served): the method, the session's ID where there is one,
+// the protocol version.
+func served(ctx context.Context, method string, req mcp.Request, caller Caller) context.Context {
+	var meta map[string]any
+	if p := req.GetParams(); p != nil && !reflect.ValueOf(p).IsNil() {
+		meta = p.GetMeta()
+	}
+	ctx, link := mcptrace.Extract(ctx, meta, caller.Header)
+	s := mcptrace.Served{Method: method, Link: link}
+	s.ProtocolVersion, _ = meta[mcp.MetaKeyProtocolVersion].(string)
+	if caller.Session != nil {
+		if _, stateless := ctx.Value(httpRequestKey{}).(context.Context); !stateless {
+			s.SessionID = caller.Session.ID()
+		}
+		if ip := caller.Session.InitializeParams(); s.ProtocolVersion == "" && ip != nil {
+			s.ProtocolVersion = ip.ProtocolVersion
+		}
+	}
+	return mcptrace.WithServed(ctx, s)
 }
 
 // list returns what the server knows of a session's list, or nil if the

@@ -297,6 +297,11 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 // object of msg and the attributes. In a call that did not come over MCP,
 // Log does nothing. Levels map to the protocol's at the SDK's mcp.Level
 // constants: slog.LevelInfo is "info", slog.LevelWarn "warning", and so on.
+//
+// Protocol 2026-07-28 deprecates logging (SEP-2577): it still works on
+// every revision, but new code should log to standard error (on stdio)
+// or through OpenTelemetry (otelhands, log/slog with an OpenTelemetry
+// bridge), which the deprecation names as its replacement.
 func Log(ctx context.Context, level slog.Level, msg string, args ...any) {
 	req, ok := RequestFrom(ctx)
 	if !ok || req.Session == nil {
@@ -360,6 +365,11 @@ func loggingLevel(l slog.Level) mcp.LoggingLevel {
 // again from the start, when Sample returns the answer. So a handler asks
 // before it changes anything, as with tool.Ask (see the package
 // documentation). On earlier versions Sample waits for the answer.
+//
+// Protocol 2026-07-28 deprecates sampling (SEP-2577): it still works on
+// every revision, for clients that declare it, but few clients do, and
+// the deprecation's replacement is a server that calls a model provider's
+// API itself (package provider, say).
 func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	p, err := peerFrom(ctx, "sampling")
 	if err != nil {

@@ -54,7 +54,11 @@
 // and over MCP, a question a handler asks with tool.Ask is put to the user
 // as a form of one text field, when the client declared elicitation, and
 // the handler runs again with the answer. So a handler written for either
-// works in both.
+// works in both. Protocol 2026-07-28 deprecates logging and sampling
+// (SEP-2577), without changing the wire: Log and Sample work on every
+// revision, but new servers log to standard error or through
+// OpenTelemetry, and call a model provider themselves. Elicitation is
+// not deprecated.
 //
 // The answers of earlier rounds travel in the call's request state, which
 // the client holds, so the server seals it (AES-256-GCM under
@@ -112,6 +116,15 @@
 // HTTP mode there are no sessions to notify; clients list tools again on
 // their next request.
 //
+// From protocol 2026-07-28 a tools/list result carries caching hints
+// (SEP-2549): ttlMs, how long a client may keep it (Options.ListTTL, 0 by
+// default), and cacheScope. A list that may depend on the caller — the
+// registry has an enabled predicate, or Options.ToolSearch lists each
+// session what it found — is "private": a shared cache (a gateway, a
+// proxy) keeps it for that caller's authorization alone. Any other list
+// is "public", the same for every caller. StaticTokens makes a Verify for
+// several callers, one token each, each served as a user of its own.
+//
 // The server follows its registry as it changes. Sync registers the tools
 // added since (tool.Registry.Add) and registers again each tool whose Spec
 // changed, so tools/list shows the spec as it is now, and tells the
@@ -120,6 +133,21 @@
 // spec changed (tool.SpecVersioner), or one that cannot say. Calls and
 // listing take no lock that Sync holds. A tool that reports itself
 // disabled is no longer listed, as for any predicate.
+//
+// # Tracing
+//
+// A request whose _meta carries W3C trace context (traceparent,
+// tracestate, baggage: SEP-414; else the same HTTP headers) is served in
+// that trace: its context continues the client's span, so that the spans
+// of otelhands.Tools, installed on the registry, are its children. The
+// context is also marked with the request's method, session and protocol
+// version, which otelhands records as OpenTelemetry's MCP conventions ask
+// (a tools/call span named "tools/call {tool}", of kind server, with
+// mcp.method.name and mcp.session.id, and mcp.server.operation.duration).
+// A span the context had already (an HTTP instrumentation's) stays the
+// parent when the request names none, and is linked when it does. The
+// Mcp-Method and Mcp-Name headers of protocol 2026-07-28 (SEP-2243) are
+// checked against the body by the SDK's handler.
 //
 // # Deferred tools
 //

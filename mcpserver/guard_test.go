@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -137,6 +138,57 @@ func TestStaticToken(t *testing.T) {
 		}
 		if err != nil && err != auth.ErrInvalidToken {
 			t.Errorf("StaticToken(%q) given %.20q: error %v, want auth.ErrInvalidToken", tt.token, tt.got, err)
+		}
+	}
+}
+
+// TestStaticTokens checks that each caller's token is served as that
+// caller, that any other token, a prefix or an empty one is refused, and
+// that a setup error names the callers but never a token.
+func TestStaticTokens(t *testing.T) {
+	verify, err := mcpserver.StaticTokens(map[string]string{"ada": "ada-s3cret", "bob": "bob-s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		got, user string // user "" for a refusal
+	}{
+		{"ada-s3cret", "ada"},
+		{"bob-s3cret", "bob"},
+		{"ada-s3cre", ""},
+		{"bob-s3crett", ""},
+		{"", ""},
+		{"ada", ""},
+	} {
+		info, err := verify(context.Background(), tt.got, nil)
+		switch {
+		case tt.user == "" && err != auth.ErrInvalidToken:
+			t.Errorf("given %q: %v, %v; want auth.ErrInvalidToken", tt.got, info, err)
+		case tt.user != "" && (err != nil || info.UserID != tt.user):
+			t.Errorf("given %q: %v, %v; want user %s", tt.got, info, err, tt.user)
+		}
+	}
+	for _, tt := range []struct {
+		tokens map[string]string
+		names  []string // what the error names
+	}{
+		{map[string]string{}, nil},
+		{map[string]string{"ada": "same-s3cret", "bob": "same-s3cret"}, []string{"ada", "bob"}},
+		{map[string]string{"ada": ""}, []string{"ada"}},
+		{map[string]string{"": "lone-s3cret"}, nil},
+	} {
+		_, err := mcpserver.StaticTokens(tt.tokens)
+		if err == nil {
+			t.Errorf("StaticTokens(%d callers) made a Verify, want an error", len(tt.tokens))
+			continue
+		}
+		if strings.Contains(err.Error(), "s3cret") {
+			t.Errorf("the error %q shows a token", err)
+		}
+		for _, n := range tt.names {
+			if !strings.Contains(err.Error(), strconv.Quote(n)) {
+				t.Errorf("the error %q does not name the caller %s", err, n)
+			}
 		}
 	}
 }

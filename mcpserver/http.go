@@ -3,16 +3,20 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -129,6 +133,56 @@ func StaticToken(token, user string) auth.TokenVerifier {
 		}
 		return &auth.TokenInfo{UserID: user, Expiration: time.Now().Add(time.Hour)}, nil
 	}
+}
+
+// StaticTokens returns a Verify for several secret tokens, one a caller:
+// tokens maps each caller's name to its token, and a request that
+// presents a token is served as UserID the name it maps from, so that
+// what is kept per user — enabled predicates' lists, result budgets,
+// request states — is kept per caller. Each presented token is compared
+// with every caller's, in constant time, so the time taken shows neither
+// which caller's token it is nor where it differs from any. It returns an
+// error, naming the callers but never their tokens, when a name or a
+// token is empty or two callers share a token (which would make them one
+// caller), and when tokens is empty.
+func StaticTokens(tokens map[string]string) (auth.TokenVerifier, error) {
+	if len(tokens) == 0 {
+		return nil, errors.New("mcpserver: StaticTokens needs at least one caller's token")
+	}
+	type entry struct {
+		user   string
+		digest [sha256.Size]byte
+	}
+	entries := make([]entry, 0, len(tokens))
+	owner := make(map[[sha256.Size]byte]string, len(tokens))
+	for _, user := range slices.Sorted(maps.Keys(tokens)) {
+		token := tokens[user]
+		switch {
+		case user == "":
+			return nil, errors.New("mcpserver: StaticTokens has a token without a caller's name")
+		case token == "":
+			return nil, fmt.Errorf("mcpserver: the token of caller %q is empty", user)
+		}
+		d := sha256.Sum256([]byte(token))
+		if other, ok := owner[d]; ok {
+			return nil, fmt.Errorf("mcpserver: callers %q and %q have the same token; give each its own", other, user)
+		}
+		owner[d] = user
+		entries = append(entries, entry{user, d})
+	}
+	return func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+		d := sha256.Sum256([]byte(got))
+		match := -1
+		for i := range entries { // every entry, whichever matches
+			if subtle.ConstantTimeCompare(d[:], entries[i].digest[:]) == 1 {
+				match = i
+			}
+		}
+		if match < 0 {
+			return nil, auth.ErrInvalidToken
+		}
+		return &auth.TokenInfo{UserID: entries[match].user, Expiration: time.Now().Add(time.Hour)}, nil
+	}, nil
 }
 
 // HTTPHandler returns a handler for MCP's streamable HTTP transport.

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"reflect"
 	"slices"
 	"strconv"
@@ -70,6 +71,15 @@ type Options struct {
 	// Each tool listed declares its budget to clients in its _meta, as
 	// anthropic/maxResultSizeChars (see ResultBudgetMeta).
 	ResultBudget int
+	// ListTTL is how long a client may take a tools/list result as fresh
+	// and not list again (the result's ttlMs, from protocol 2026-07-28;
+	// SEP-2549): notifications/tools/list_changed still tells it of a
+	// change at once. Zero, the default, or less sends 0: the list is
+	// stale at once. Whatever the TTL, a list that may depend on the
+	// caller (an enabled predicate, Options.ToolSearch) is marked
+	// cacheScope "private", which a shared cache keeps for that caller
+	// alone; any other list is "public".
+	ListTTL time.Duration
 }
 
 // A Server serves a registry's tools over MCP. It is safe for concurrent
@@ -94,6 +104,7 @@ type Server struct {
 
 	search       *searcher // nil without Options.ToolSearch
 	resultBudget int       // Options.ResultBudget
+	listTTLMs    int       // Options.ListTTL, in milliseconds
 }
 
 // A watchedTool is a tool whose spec may change after it is registered.
@@ -130,7 +141,8 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	if opts.ResultBudget != 0 && reg.Budget() == nil {
 		panic("mcpserver: Options.ResultBudget needs the registry's result budgets on (tool.Registry.SetBudget)")
 	}
-	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}, resultBudget: opts.ResultBudget}
+	s := &Server{reg: reg, logger: logger, states: states, registered: map[string]registration{}, refused: map[string]string{}, known: map[string]tool.Interface{}, resultBudget: opts.ResultBudget,
+		listTTLMs: int(min(max(opts.ListTTL.Milliseconds(), 0), math.MaxInt32))}
 	s.tasks = newTaskRunner(opts.Tasks, states.aead)
 	sdkOpts := &mcp.ServerOptions{
 		Instructions: opts.Instructions,

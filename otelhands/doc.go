@@ -44,9 +44,28 @@
 // registry served without the agent loop (by mcpserver, say):
 // reg.Use(otelhands.Tools(&otelhands.Options{Registry: reg})).
 //
+// # Across MCP
+//
+// A call that an MCP client made of a tool mcpserver serves is traced as
+// OpenTelemetry's MCP semantic conventions trace the server's side of a
+// tools/call (open-telemetry/semantic-conventions-genai, docs/gen-ai/mcp.md;
+// the mcp.* names of semantic conventions 1.41.0, which later releases of
+// the main conventions deprecate in its favour): its execute_tool span,
+// which those conventions take as the MCP span, is named "tools/call
+// {tool}", of kind server, with mcp.method.name, mcp.protocol.version and,
+// on a session that has one, mcp.session.id; its parent is the client's
+// span that the request's _meta named (SEP-414: traceparent, tracestate,
+// baggage, which mcpclient puts there for every call made inside a span,
+// and mcpserver reads, else the request's W3C headers), and a span the
+// server's context had already (an HTTP server span) is linked. So one
+// trace runs from an agent's run through every gateway to the tool that
+// answers.
+//
 // # Metrics
 //
 // gen_ai.client.operation.duration (seconds, by gen_ai.operation.name and
+// error.type), mcp.server.operation.duration (seconds, for calls served
+// over MCP, by mcp.method.name, gen_ai.tool.name, mcp.protocol.version and
 // error.type), gen_ai.client.token.usage (by gen_ai.token.type), and
 // hands.tool.errors (failed tool calls, by gen_ai.tool.name and
 // error.type), and hands.tool.deprecated_uses (uses of a deprecated tool or

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hands-go/hands/agent"
+	"github.com/hands-go/hands/internal/mcptrace"
 	"github.com/hands-go/hands/tool"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -88,6 +89,7 @@ type instruments struct {
 	opts       Options
 	tracer     trace.Tracer
 	duration   metric.Float64Histogram // gen_ai.client.operation.duration
+	served     metric.Float64Histogram // mcp.server.operation.duration
 	tokens     metric.Int64Histogram   // gen_ai.client.token.usage
 	errors     metric.Int64Counter     // hands.tool.errors
 	deprecated metric.Int64Counter     // hands.tool.deprecated_uses
@@ -114,6 +116,10 @@ func newInstruments(o *Options) *instruments {
 	in.duration, err = meter.Float64Histogram("gen_ai.client.operation.duration",
 		metric.WithDescription("GenAI operation duration."), metric.WithUnit("s"),
 		metric.WithExplicitBucketBoundaries(0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92))
+	errs = errors.Join(errs, err)
+	in.served, err = meter.Float64Histogram("mcp.server.operation.duration",
+		metric.WithDescription("MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent."), metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300))
 	errs = errors.Join(errs, err)
 	in.tokens, err = meter.Int64Histogram("gen_ai.client.token.usage",
 		metric.WithDescription("Number of input and output tokens used."), metric.WithUnit("{token}"),
@@ -344,16 +350,37 @@ func (in *instruments) tool(next tool.Handler) tool.Handler {
 			if d := description(tools, call.Name); d != "" {
 				spanAttrs = append(spanAttrs, semconv.GenAIToolDescription(d))
 			}
+			name, kind := spanName(opExecuteTool, call.Name), trace.SpanKindInternal
+			var links []trace.Link
+			var mcpAttrs []attribute.KeyValue // of mcp.server.operation.duration, for a call served over MCP
+			if served, ok := mcptrace.ServedFrom(ctx); ok && served.Method == "tools/call" {
+				// The call an MCP client made (mcpserver): this span is the
+				// MCP server span too, and continues the client's trace.
+				name, kind = spanName(served.Method, call.Name), trace.SpanKindServer
+				method := semconv.McpMethodNameKey.String(served.Method)
+				spanAttrs = append(spanAttrs, method)
+				mcpAttrs = []attribute.KeyValue{method, semconv.GenAIOperationNameKey.String(opExecuteTool), semconv.GenAIToolNameKey.String(call.Name)}
+				if served.ProtocolVersion != "" {
+					version := semconv.McpProtocolVersionKey.String(served.ProtocolVersion)
+					spanAttrs, mcpAttrs = append(spanAttrs, version), append(mcpAttrs, version)
+				}
+				if served.SessionID != "" {
+					spanAttrs = append(spanAttrs, semconv.McpSessionIDKey.String(served.SessionID))
+				}
+				if served.Link.IsValid() {
+					links = append(links, trace.Link{SpanContext: served.Link})
+				}
+				ctx = mcptrace.WithServed(ctx, mcptrace.Served{}) // a call this one makes in-process is not served
+			}
 			start := time.Now()
-			ctx, span := in.tracer.Start(ctx, spanName(opExecuteTool, call.Name), trace.WithSpanKind(trace.SpanKindInternal),
-				trace.WithAttributes(spanAttrs...))
+			ctx, span := in.tracer.Start(ctx, name, trace.WithSpanKind(kind), trace.WithAttributes(spanAttrs...), trace.WithLinks(links...))
 			defer span.End()
 			if in.opts.RecordContent {
 				span.SetAttributes(semconv.GenAIToolCallArgumentsKey.String(in.cut(string(call.Args))))
 			}
 			for ev := range next.Stream(ctx, call) {
 				if res := ev.Result; res != nil {
-					in.result(ctx, span, attrs, start, res)
+					in.result(ctx, span, attrs, mcpAttrs, start, res)
 				}
 				if !yield(ev) {
 					return
@@ -378,7 +405,9 @@ func description(tools lookuper, name string) string {
 
 // result records the outcome of a tool call on its span and in the
 // metrics.
-func (in *instruments) result(ctx context.Context, span trace.Span, attrs []attribute.KeyValue, start time.Time, res *tool.Result) {
+// mcpAttrs, when not nil, are the attributes of the call's
+// mcp.server.operation.duration, for a call served over MCP.
+func (in *instruments) result(ctx context.Context, span trace.Span, attrs, mcpAttrs []attribute.KeyValue, start time.Time, res *tool.Result) {
 	if in.opts.RecordContent {
 		span.SetAttributes(semconv.GenAIToolCallResultKey.String(in.cut(res.Content)))
 	}
@@ -394,6 +423,9 @@ func (in *instruments) result(ctx context.Context, span trace.Span, attrs []attr
 		}
 		span.SetStatus(codes.Error, msg)
 		attrs = append(attrs, semconv.ErrorTypeKey.String(kind))
+		if mcpAttrs != nil {
+			mcpAttrs = append(mcpAttrs, semconv.ErrorTypeKey.String(kind))
+		}
 		in.errors.Add(ctx, 1, metric.WithAttributes(attrs...))
 	}
 	if len(res.Deprecated) > 0 {
@@ -402,7 +434,11 @@ func (in *instruments) result(ctx context.Context, span trace.Span, attrs []attr
 			in.deprecated.Add(ctx, 1, metric.WithAttributes(append(slices.Clip(attrs), DeprecatedKey.String(p))...))
 		}
 	}
-	in.duration.Record(ctx, time.Since(start).Seconds(), metric.WithAttributes(attrs...))
+	took := time.Since(start).Seconds()
+	in.duration.Record(ctx, took, metric.WithAttributes(attrs...))
+	if mcpAttrs != nil {
+		in.served.Record(ctx, took, metric.WithAttributes(mcpAttrs...))
+	}
 }
 
 // errorTypes name the kinds of tool failure, in the order they are

@@ -39,13 +39,15 @@ type env struct {
 	TaskLease      time.Duration `bind:"HANDS_TASK_LEASE,optional"`
 	MaxTasks       int           `bind:"HANDS_MAX_TASKS,optional"`
 	MaxCallerTasks int           `bind:"HANDS_MAX_CALLER_TASKS,optional"`
-	Token          bind.Secret   `bind:"HANDS_TOKEN,optional"` // serve --http's bearer token
-	SQL            *url.URL      `bind:"HANDS_SQL,optional"`   // nil: no SQL tools; opened by openSQL
+	Token          bind.Secret   `bind:"HANDS_TOKEN,optional"`  // serve --http's bearer token
+	Tokens         bind.Secret   `bind:"HANDS_TOKENS,optional"` // serve --http's callers: NAME=TOKEN, comma-separated
+	SQL            *url.URL      `bind:"HANDS_SQL,optional"`    // nil: no SQL tools; opened by openSQL
 	SQLWrite       bool          `bind:"HANDS_SQL_WRITE,default=false"`
 	KV             *kv.Store     `bind:"HANDS_KV,optional"`            // nil: the default store
 	UpstreamEnv    string        `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
 	StateKey       bind.Secret   `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
 	ResultBudget   int           `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
+	ListTTL        time.Duration `bind:"HANDS_LIST_TTL,optional"`      // serve's ttlMs of tools/list
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -57,10 +59,14 @@ type env struct {
 // bundle is the bundled tools and the bucket they write to.
 type bundle struct {
 	token    bind.Secret // HANDS_TOKEN, from the environment or the config file
+	tokens   bind.Secret // HANDS_TOKENS, likewise
 	auth     *upstreamAuth
 	stateKey bind.Secret // HANDS_STATE_KEY, likewise
 	// resultBudget is serve's budget of a result (HANDS_RESULT_BUDGET).
 	resultBudget int
+	// listTTL is how long serve's clients may keep a tools/list result
+	// (HANDS_LIST_TTL).
+	listTTL time.Duration
 	// upstreamEnv names the variables passed on to upstream commands
 	// (HANDS_UPSTREAM_ENV), besides those of --upstream-env.
 	upstreamEnv []string
@@ -210,6 +216,8 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		maxTasks:       e.MaxTasks,
 		maxCallerTasks: e.MaxCallerTasks,
 		token:          e.Token,
+		tokens:         e.Tokens,
+		listTTL:        e.ListTTL,
 		auth:           &upstreamAuth{clientID: e.OAuthClientID, issuer: e.OAuthIssuer, clientSecret: e.OAuthClientSecret, grant: e.OAuthGrant},
 		stateKey:       e.StateKey,
 		resultBudget:   e.ResultBudget,
@@ -293,6 +301,8 @@ type specEnv struct {
 	MaxTasks          string `bind:"HANDS_MAX_TASKS,optional"`
 	MaxCallerTasks    string `bind:"HANDS_MAX_CALLER_TASKS,optional"`
 	Token             string `bind:"HANDS_TOKEN,optional"`
+	Tokens            string `bind:"HANDS_TOKENS,optional"`
+	ListTTL           string `bind:"HANDS_LIST_TTL,optional"`
 	SQL               string `bind:"HANDS_SQL,optional"`
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`
 	KV                string `bind:"HANDS_KV,optional"`

@@ -221,6 +221,8 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	})
 	resultBudget := fs.Int("result-budget", 0, "cut each tool result a caller reads to `BYTES`, unless the tool has a budget of its own, keeping the rest for read_result (default $HANDS_RESULT_BUDGET, else 0: no cut)")
 	token := fs.String("token", "", "with --http, require `TOKEN` as a bearer token on /mcp and the playground's tools.json; /files/ stays public (default $HANDS_TOKEN)")
+	tokensFile := fs.String("tokens", "", "with --http, serve several callers, each with a bearer token of its own, read from `FILE`: one NAME=TOKEN line a caller; each is a caller apart, with its own cut results, request states and enabled tools (default $HANDS_TOKENS, the pairs comma-separated)")
+	listTTL := fs.Duration("list-ttl", 0, "tell clients they may keep a tools/list result for `D` before listing again; a change is still announced at once (default $HANDS_LIST_TTL, else 0)")
 	var upstream []upstreamSpec
 	fs.Func("upstream", "also serve the tools of the MCP server that `'[NAME=]CMD ARGS'` starts, or at an http(s) URL, validated by hands first; NAME names it and prefixes its tools' names with NAME_ (repeatable)", func(v string) error {
 		spec, err := parseUpstream(v)
@@ -257,6 +259,12 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *token != "" && *addr == "" {
 		return &usageError{msg: "--token needs --http: a server on stdio answers only the process that started it, and takes no token"}
 	}
+	if *tokensFile != "" && *addr == "" {
+		return &usageError{msg: "--tokens needs --http: a server on stdio answers only the process that started it, and takes no token"}
+	}
+	if *listTTL < 0 {
+		return &usageError{msg: fmt.Sprintf("--list-ttl %v is negative: give a duration, or 0 for lists that are stale at once", *listTTL)}
+	}
 
 	var ln net.Listener
 	publicBase := ""
@@ -277,8 +285,22 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	for _, u := range tools.unavailable {
 		fmt.Fprintf(stderr, "hands: %s; it answers every call with this error\n", u)
 	}
-	if t := cmp.Or(*token, tools.token.Reveal()); t != "" {
-		httpOpts.Verify = mcpserver.StaticToken(t, "owner")
+	verify, callers, err := callerTokens(*tokensFile, tools.tokens.Reveal())
+	if err != nil {
+		return err
+	}
+	single := cmp.Or(*token, tools.token.Reveal())
+	switch {
+	case verify != nil && single != "":
+		return &usageError{msg: "both a single token (--token, HANDS_TOKEN) and several callers' (--tokens, HANDS_TOKENS) are set: give the single one a NAME=TOKEN line among the others"}
+	case verify != nil:
+		httpOpts.Verify = verify
+	case single != "":
+		httpOpts.Verify = mcpserver.StaticToken(single, "owner")
+	}
+	ttl := cmp.Or(*listTTL, tools.listTTL)
+	if ttl < 0 {
+		return &usageError{msg: fmt.Sprintf("HANDS_LIST_TTL %v is negative: give a duration, or 0 for lists that are stale at once", ttl)}
 	}
 	reg, err := tools.registry()
 	if err != nil {
@@ -317,7 +339,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		}
 		defer closeStore()
 	}
-	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, ResultBudget: budget, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
+	srvOpts := &mcpserver.Options{Name: "hands", StateKey: stateKey, ResultBudget: budget, ListTTL: ttl, Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 	store, closeTasks, err := openTaskStore(ctx, cmp.Or(*taskStore, tools.taskStore.Reveal()))
 	if err != nil {
 		return err
@@ -360,7 +382,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if *stateless {
 		modes = append(modes, "stateless")
 	}
-	if httpOpts.Verify != nil {
+	switch {
+	case len(callers) > 0:
+		modes = append(modes, fmt.Sprintf("bearer tokens of %d callers required: %s", len(callers), strings.Join(callers, ", ")))
+	case httpOpts.Verify != nil:
 		modes = append(modes, "bearer token required")
 	}
 	mode := ""

@@ -491,17 +491,17 @@ func TestTokenFromConfig(t *testing.T) {
 }
 
 // TestUpstreamEnv checks that an upstream command gets the safe variables
-// and those the operator names, never HANDS_TOKEN, and no credential it
-// was not given.
+// and those the operator names, never HANDS_TOKEN or HANDS_TOKENS, and no
+// credential it was not given.
 func TestUpstreamEnv(t *testing.T) {
-	env := []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "HANDS_TOKEN=s3cret", "HANDS_BUCKET=mem://",
+	env := []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "HANDS_TOKEN=s3cret", "HANDS_TOKENS=ada=s3cret", "HANDS_BUCKET=mem://",
 		"AWS_SECRET_ACCESS_KEY=k", "OPENAI_API_KEY=sk", "GITHUB_TOKEN=g"}
 	for _, tt := range []struct {
 		pass []string
 		want []string
 	}{
 		{nil, []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C"}},
-		{[]string{"GITHUB_TOKEN", "HANDS_TOKEN"}, []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "GITHUB_TOKEN=g"}},
+		{[]string{"GITHUB_TOKEN", "HANDS_TOKEN", "HANDS_TOKENS"}, []string{"PATH=/bin", "HOME=/home/h", "LC_ALL=C", "GITHUB_TOKEN=g"}},
 	} {
 		if got := upstreamEnv(env, tt.pass); !slices.Equal(got, tt.want) {
 			t.Errorf("upstreamEnv(%q) = %q, want %q", tt.pass, got, tt.want)

@@ -434,12 +434,12 @@ var safeEnv = []string{"HOME", "PATH", "LANG", "LC_", "TMPDIR", "TEMP", "TMP", "
 // the variables of env named in safeEnv or in pass, and no other — an
 // upstream is another program, and hands' credentials (its token, cloud
 // and model keys) are not its to see unless the operator passes them on
-// by name. HANDS_TOKEN and HANDS_STATE_KEY are never passed.
+// by name. HANDS_TOKEN, HANDS_TOKENS and HANDS_STATE_KEY are never passed.
 func upstreamEnv(env, pass []string) []string {
 	out := make([]string, 0, len(safeEnv)+len(pass))
 	for _, kv := range env {
 		name, _, _ := strings.Cut(kv, "=")
-		if name == "HANDS_TOKEN" || name == "HANDS_STATE_KEY" {
+		if name == "HANDS_TOKEN" || name == "HANDS_TOKENS" || name == "HANDS_STATE_KEY" {
 			continue
 		}
 		if slices.Contains(safeEnv, name) || slices.Contains(pass, name) || strings.HasPrefix(name, "LC_") {
