@@ -18,7 +18,7 @@ const maxInlineDepth = 64
 // (draft 2020-12) document: each referenced schema once, under $defs,
 // whatever cycles the references make.
 type converter struct {
-	defs  map[string]any            // $defs of the document
+	defs  map[string]any              // $defs of the document
 	names map[*openapi3.Schema]string // the $defs name of each referenced schema
 	taken map[string]bool
 	queue []*openapi3.SchemaRef
