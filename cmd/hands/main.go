@@ -276,6 +276,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	for _, u := range tools.unavailable {
 		fmt.Fprintf(stderr, "hands: %s; it answers every call with this error\n", u)
 	}
+	for _, n := range tools.notices {
+		fmt.Fprintf(stderr, "hands: %s\n", n)
+	}
 	if t := cmp.Or(*token, tools.token.Reveal()); t != "" {
 		httpOpts.Verify = mcpserver.StaticToken(t, "owner")
 	}

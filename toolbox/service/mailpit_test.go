@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/mailpittest"
+	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox/service"
 )
@@ -218,5 +220,25 @@ func TestMailpitReadOnly(t *testing.T) {
 	writable := toolsOf(t, []service.Config{mailConfig(mp)}, nil)
 	if a := writable["call_service"].Spec().Annotations; a == nil || a.ReadOnly || !a.Destructive {
 		t.Errorf("call_service's annotations = %+v, want destructive", a)
+	}
+}
+
+// TestToolsEveryDialect checks that the tools' schemas are sent whole in
+// every provider dialect, whatever the services' documents hold.
+func TestToolsEveryDialect(t *testing.T) {
+	for _, readOnly := range []bool{false, true} {
+		svcs, err := service.New([]service.Config{{Name: "mail", BaseURL: "http://127.0.0.1:9", Document: "/nonexistent.json", ReadOnly: readOnly}}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var specs []tool.Spec
+		for _, tl := range svcs.Tools() {
+			specs = append(specs, tl.Spec())
+		}
+		for _, d := range dialect.Dialects() {
+			if err := provider.CheckTools(d, specs); err != nil {
+				t.Errorf("%s: %v", d.Name, err)
+			}
+		}
 	}
 }
