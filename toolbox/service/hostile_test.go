@@ -28,7 +28,7 @@ type fakeAPI struct {
 	answer http.HandlerFunc
 }
 
-func newFakeAPI(t *testing.T, doc string) *fakeAPI {
+func newFakeAPI(t testing.TB, doc string) *fakeAPI {
 	f := &fakeAPI{doc: doc}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/openapi.json" {
