@@ -24,6 +24,7 @@ import (
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/service"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -48,6 +49,7 @@ type env struct {
 	StateKey       bind.Secret   `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
 	ResultBudget   int           `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
 	ListTTL        time.Duration `bind:"HANDS_LIST_TTL,optional"`      // serve's ttlMs of tools/list
+	Services       string        `bind:"HANDS_SERVICES,optional"`      // NAME=BASE|DOCUMENT[|option…], comma-separated
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -87,13 +89,17 @@ type bundle struct {
 	fetch          tool.Interface
 	kv             []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql            []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	services       []tool.Interface // call_service and describe_service, when HANDS_SERVICES is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
+	// notices says, for serve, what else an operator should know: a
+	// service whose document did not load (its calls try again).
+	notices []string
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...)
+	return append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -237,6 +243,19 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", t.Name(), kvErr))
 		}
 	}
+	if e.Services != "" {
+		svcs, err := openServices(e.Services, guard, nil)
+		if err != nil {
+			closeEnv()
+			return nil, nil, err
+		}
+		if uses == usesAll {
+			for _, err := range unjoin(svcs.Load(ctx)) {
+				b.notices = append(b.notices, fmt.Sprintf("HANDS_SERVICES: %v; its calls try to load it again", err))
+			}
+		}
+		b.services = svcs.Tools()
+	}
 	if db != nil {
 		b.sql = []tool.Interface{
 			toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
@@ -244,6 +263,32 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		}
 	}
 	return b, closeEnv, nil
+}
+
+// openServices reads HANDS_SERVICES' list of services and makes them, each
+// reached through guard with its base URL trusted. lookup reads the
+// credentials' variables (nil: the environment).
+func openServices(list string, guard *netguard.Guard, lookup func(string) (string, bool)) (*service.Services, error) {
+	configs, err := service.Parse(list)
+	if err != nil {
+		return nil, fmt.Errorf("HANDS_SERVICES: %w", err)
+	}
+	svcs, err := service.New(configs, &service.Options{Guard: guard, LookupEnv: lookup})
+	if err != nil {
+		return nil, fmt.Errorf("HANDS_SERVICES: %w", err)
+	}
+	return svcs, nil
+}
+
+// unjoin returns the errors errors.Join joined, or err alone.
+func unjoin(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		return j.Unwrap()
+	}
+	return []error{err}
 }
 
 // openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
@@ -313,21 +358,31 @@ type specEnv struct {
 	OAuthIssuer       string `bind:"HANDS_OAUTH_ISSUER,optional"`
 	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
 	OAuthGrant        string `bind:"HANDS_OAUTH_GRANT,optional"`
+	Services          string `bind:"HANDS_SERVICES,optional"`
 }
 
 // specTools returns the tools serve would serve with the environment and
 // configFile, for their specs alone: bound to a bucket and a store in
 // memory, and the SQL tools to a database of HANDS_SQL's engine that is
 // never connected to, so that printing them opens and creates nothing.
-func specTools(ctx context.Context, configFile string) ([]tool.Interface, error) {
+func specTools(ctx context.Context, configFile string) (tools []tool.Interface, err error) {
 	var e specEnv
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, err
 	}
-	tools := append([]tool.Interface{
+	tools = append([]tool.Interface{
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	if e.Services != "" {
+		// The specs depend on the names and read-only flags alone: no
+		// document is read, and no credential is needed.
+		svcs, err := openServices(e.Services, nil, func(string) (string, bool) { return "unused", true })
+		if err != nil {
+			return nil, err
+		}
+		defer func() { tools = append(tools, svcs.Tools()...) }()
+	}
 	if e.SQL == "" {
 		return tools, nil
 	}

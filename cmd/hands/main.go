@@ -285,6 +285,9 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	for _, u := range tools.unavailable {
 		fmt.Fprintf(stderr, "hands: %s; it answers every call with this error\n", u)
 	}
+	for _, n := range tools.notices {
+		fmt.Fprintf(stderr, "hands: %s\n", n)
+	}
 	verify, callers, err := callerTokens(*tokensFile, tools.tokens.Reveal())
 	if err != nil {
 		return err

@@ -48,6 +48,8 @@ var settings = []setting{
 		what: "the database of sql_query and sql_schema: sqlite:///FILE, which must exist unless HANDS_SQL_WRITE=true (it is opened read-only), or postgres://USER:PASSWORD@HOST/DB; a PostgreSQL role that may run programs or read the server's files (a superuser, say) is refused unless the URL adds allow_superuser=true: bind one that may read only what the model may"},
 	{env: "HANDS_SQL_WRITE", def: "false", commands: "serve, call",
 		what: "let sql_query change data and the schema; it is then annotated as destructive"},
+	{env: "HANDS_SERVICES", def: "none: no service tools", commands: "serve, call",
+		what: "the HTTP APIs of call_service and describe_service, comma-separated NAME=BASE_URL|DOCUMENT[|header=HEADER:ENV_VAR][|read-only], DOCUMENT the URL or file of the API's OpenAPI 3 or Swagger 2.0 document in JSON; only BASE_URL is reached (trusted by the address guard), a header's value is read from ENV_VAR and never shown, and read-only offers the GET and HEAD operations alone"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_TOKENS", flag: "tokens", def: "none", commands: "serve --http",
