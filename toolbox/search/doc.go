@@ -26,9 +26,9 @@
 // Options.MaxSnippetBytes (400 unless set), with markup removed, so the
 // text put in front of the model is bounded whatever the backend sends:
 //
-//	1. Welcome to Python.org
-//	   https://www.python.org/
-//	   The official home of the Python Programming Language
+//  1. Welcome to Python.org
+//     https://www.python.org/
+//     The official home of the Python Programming Language
 //
 // # Failures
 //
