@@ -23,6 +23,7 @@ import (
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/search"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -38,6 +39,7 @@ type env struct {
 	SQL          *url.URL     `bind:"HANDS_SQL,optional"`       // nil: no SQL tools; opened by openSQL
 	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
 	KV           *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
+	Search       string       `bind:"HANDS_SEARCH,optional"`        // "": no web_search; opened by search.Open
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
 	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
 	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
@@ -69,13 +71,14 @@ type bundle struct {
 	fetch    tool.Interface
 	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	web      []tool.Interface // web_search, when HANDS_SEARCH is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...)
+	return append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.web...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -203,6 +206,10 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
 		kv:           toolbox.KVTools(e.KV),
 	}
+	if b.web, err = webTools(e.Search, guard); err != nil {
+		closeEnv()
+		return nil, nil, err
+	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
 		b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", b.hostFile.Name(), bucketErr))
@@ -220,6 +227,23 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		}
 	}
 	return b, closeEnv, nil
+}
+
+// webTools returns web_search when HANDS_SEARCH names a backend, dialing
+// through guard, which it makes trust the backend's endpoint. The key comes
+// from the backend's own variable (BRAVE_API_KEY, TAVILY_API_KEY, or the
+// one key_env names), never from the URL. image_generate (package
+// toolbox/image) is not served: its Gemini SDK would add html/template and
+// about 57 MB to the binary (docs/DESIGN.md).
+func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error) {
+	if searchURL == "" {
+		return nil, nil
+	}
+	b, err := search.Open(searchURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("HANDS_SEARCH: %w", err)
+	}
+	return []tool.Interface{search.WebSearch(b, &search.Options{Guard: guard})}, nil
 }
 
 // openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
@@ -276,6 +300,7 @@ type specEnv struct {
 	SQL               string `bind:"HANDS_SQL,optional"`
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`
 	KV                string `bind:"HANDS_KV,optional"`
+	Search            string `bind:"HANDS_SEARCH,optional"`
 	UpstreamEnv       string `bind:"HANDS_UPSTREAM_ENV,optional"`
 	StateKey          string `bind:"HANDS_STATE_KEY,optional"`
 	ResultBudget      string `bind:"HANDS_RESULT_BUDGET,optional"`
@@ -298,17 +323,21 @@ func specTools(ctx context.Context, configFile string) ([]tool.Interface, error)
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	web, err := webTools(e.Search, nil)
+	if err != nil {
+		return nil, err
+	}
 	if e.SQL == "" {
-		return tools, nil
+		return append(tools, web...), nil
 	}
 	db, err := unconnectedDB(e.SQL)
 	if err != nil {
 		return nil, err
 	}
-	return append(tools,
+	return append(append(tools,
 		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
 		toolbox.SQLSchema(db, ""),
-	), nil
+	), web...), nil
 }
 
 // unconnectedDB returns a database handle of the engine that the URL s

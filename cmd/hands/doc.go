@@ -30,6 +30,7 @@
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
+//	HANDS_SEARCH                 the search API of web_search: brave://, tavily:// or searxng://HOST
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth

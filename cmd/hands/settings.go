@@ -48,6 +48,8 @@ var settings = []setting{
 		what: "the database of sql_query and sql_schema: sqlite:///FILE, which must exist unless HANDS_SQL_WRITE=true (it is opened read-only), or postgres://USER:PASSWORD@HOST/DB; a PostgreSQL role that may run programs or read the server's files (a superuser, say) is refused unless the URL adds allow_superuser=true: bind one that may read only what the model may"},
 	{env: "HANDS_SQL_WRITE", def: "false", commands: "serve, call",
 		what: "let sql_query change data and the schema; it is then annotated as destructive"},
+	{env: "HANDS_SEARCH", def: "none: no web_search", commands: "serve, call",
+		what: "the search API of web_search: brave:// (key in BRAVE_API_KEY), tavily:// (key in TAVILY_API_KEY) or searxng://HOST (add ?tls=false for http); ?key_env=NAME reads the key from another variable, ?endpoint=URL sends the requests elsewhere; a key in the URL is refused"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_UPSTREAM_ENV", flag: "upstream-env", def: "none", commands: "serve, diff",
