@@ -24,6 +24,7 @@ import (
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/search"
 	"github.com/hands-go/hands/toolbox/service"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
@@ -50,6 +51,7 @@ type env struct {
 	ResultBudget   int           `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
 	ListTTL        time.Duration `bind:"HANDS_LIST_TTL,optional"`      // serve's ttlMs of tools/list
 	Services       string        `bind:"HANDS_SERVICES,optional"`      // NAME=BASE|DOCUMENT[|option…], comma-separated
+	Search         string        `bind:"HANDS_SEARCH,optional"`        // "": no web_search; opened by search.Open
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -90,6 +92,7 @@ type bundle struct {
 	kv             []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql            []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	services       []tool.Interface // call_service and describe_service, when HANDS_SERVICES is set
+	web            []tool.Interface // web_search, when HANDS_SEARCH is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -99,7 +102,7 @@ type bundle struct {
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...)
+	return append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -233,6 +236,10 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		fetch:          toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
 		kv:             toolbox.KVTools(e.KV),
 	}
+	if b.web, err = webTools(e.Search, guard); err != nil {
+		closeEnv()
+		return nil, nil, err
+	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
 		b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", b.hostFile.Name(), bucketErr))
@@ -289,6 +296,23 @@ func unjoin(err error) []error {
 		return j.Unwrap()
 	}
 	return []error{err}
+}
+
+// webTools returns web_search when HANDS_SEARCH names a backend, dialing
+// through guard, which it makes trust the backend's endpoint. The key comes
+// from the backend's own variable (BRAVE_API_KEY, TAVILY_API_KEY, or the
+// one key_env names), never from the URL. image_generate (package
+// toolbox/image) is not served: its Gemini SDK would add html/template and
+// about 57 MB to the binary (docs/DESIGN.md).
+func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error) {
+	if searchURL == "" {
+		return nil, nil
+	}
+	b, err := search.Open(searchURL, nil)
+	if err != nil {
+		return nil, fmt.Errorf("HANDS_SEARCH: %w", err)
+	}
+	return []tool.Interface{search.WebSearch(b, &search.Options{Guard: guard})}, nil
 }
 
 // openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
@@ -351,6 +375,7 @@ type specEnv struct {
 	SQL               string `bind:"HANDS_SQL,optional"`
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`
 	KV                string `bind:"HANDS_KV,optional"`
+	Search            string `bind:"HANDS_SEARCH,optional"`
 	UpstreamEnv       string `bind:"HANDS_UPSTREAM_ENV,optional"`
 	StateKey          string `bind:"HANDS_STATE_KEY,optional"`
 	ResultBudget      string `bind:"HANDS_RESULT_BUDGET,optional"`
@@ -383,17 +408,21 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 		}
 		defer func() { tools = append(tools, svcs.Tools()...) }()
 	}
+	web, err := webTools(e.Search, nil)
+	if err != nil {
+		return nil, err
+	}
 	if e.SQL == "" {
-		return tools, nil
+		return append(tools, web...), nil
 	}
 	db, err := unconnectedDB(e.SQL)
 	if err != nil {
 		return nil, err
 	}
-	return append(tools,
+	return append(append(tools,
 		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
 		toolbox.SQLSchema(db, ""),
-	), nil
+	), web...), nil
 }
 
 // unconnectedDB returns a database handle of the engine that the URL s

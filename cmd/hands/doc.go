@@ -31,6 +31,7 @@
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
 //	HANDS_SERVICES               HTTP APIs for call_service and describe_service, from their OpenAPI documents
+//	HANDS_SEARCH                 the search API of web_search: brave://, tavily:// or searxng://HOST
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_TOKENS                 with --http, several callers' tokens instead: NAME=TOKEN,… (--tokens FILE)
 //	HANDS_LIST_TTL               how long clients may keep a tools/list result (--list-ttl)

@@ -762,3 +762,28 @@ func TestServeResultBudgetRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchSetting checks that HANDS_SEARCH adds web_search to what serve
+// and schema list, every provider taking it, and that a URL that holds a
+// key is refused without the key in the message.
+func TestSearchSetting(t *testing.T) {
+	inTempDir(t)
+	const key = "sk-cmd-test-51ac0e"
+	t.Setenv("HANDS_SEARCH", "")
+	if stdout, _, err := runCmd(t, "schema"); err != nil || strings.Contains(stdout, "web_search") {
+		t.Errorf("schema without HANDS_SEARCH = %v, lists web_search: %v", err, strings.Contains(stdout, "web_search"))
+	}
+	t.Setenv("HANDS_SEARCH", "brave://")
+	t.Setenv("BRAVE_API_KEY", key)
+	for _, d := range dialectNames() {
+		stdout, stderr, err := runCmd(t, "schema", "--dialect", d, "web_search")
+		if err != nil || !strings.Contains(stdout, `"web_search"`) || strings.Contains(stdout+stderr, key) {
+			t.Errorf("schema --dialect %s web_search with HANDS_SEARCH = %v, %q; want the tool, without the key", d, err, stderr)
+		}
+	}
+	t.Setenv("HANDS_SEARCH", "brave://?key="+key)
+	_, stderr, err := runCmd(t, "schema")
+	if err == nil || !strings.Contains(err.Error()+stderr, "HANDS_SEARCH") || strings.Contains(err.Error()+stderr, key) {
+		t.Errorf("schema with a key in HANDS_SEARCH = %v, %q; want an error naming HANDS_SEARCH, without the key", err, stderr)
+	}
+}

@@ -50,6 +50,8 @@ var settings = []setting{
 		what: "let sql_query change data and the schema; it is then annotated as destructive"},
 	{env: "HANDS_SERVICES", def: "none: no service tools", commands: "serve, call",
 		what: "the HTTP APIs of call_service and describe_service, comma-separated NAME=BASE_URL|DOCUMENT[|header=HEADER:ENV_VAR][|read-only], DOCUMENT the URL or file of the API's OpenAPI 3 or Swagger 2.0 document in JSON; only BASE_URL is reached (trusted by the address guard), a header's value is read from ENV_VAR and never shown, and read-only offers the GET and HEAD operations alone"},
+	{env: "HANDS_SEARCH", def: "none: no web_search", commands: "serve, call",
+		what: "the search API of web_search: brave:// (key in BRAVE_API_KEY), tavily:// (key in TAVILY_API_KEY) or searxng://HOST (add ?tls=false for http); ?key_env=NAME reads the key from another variable, ?endpoint=URL sends the requests elsewhere; a key in the URL is refused"},
 	{env: "HANDS_TOKEN", flag: "token", def: "none", commands: "serve --http",
 		what: "require this bearer token on /mcp and the playground's tools.json; the files at /files/ stay public URLs"},
 	{env: "HANDS_TOKENS", flag: "tokens", def: "none", commands: "serve --http",

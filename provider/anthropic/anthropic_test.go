@@ -8,10 +8,10 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/provider/anthropic"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 )
 
 // The tests in this file replay hand-written API responses

@@ -7,9 +7,9 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/anthropic"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 )
 
 // TestIncomplete checks that a max_tokens stop inside a tool_use block and

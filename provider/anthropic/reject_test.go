@@ -3,9 +3,9 @@ package anthropic_test
 import (
 	"testing"
 
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/anthropic"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/tool"
 )
 

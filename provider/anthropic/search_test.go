@@ -12,9 +12,9 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/anthropic"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/tool"
 )
 

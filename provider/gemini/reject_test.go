@@ -3,9 +3,9 @@ package gemini_test
 import (
 	"testing"
 
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/gemini"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/tool"
 )
 

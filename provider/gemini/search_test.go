@@ -9,9 +9,9 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/gemini"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/tool"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/internal/golden"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/provider/openai"
 	"github.com/hands-go/hands/tool"
 )

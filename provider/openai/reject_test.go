@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"github.com/hands-go/hands/dialect"
+	"github.com/hands-go/hands/internal/replay"
 	"github.com/hands-go/hands/provider/internal/providertest"
-	"github.com/hands-go/hands/provider/internal/replay"
 	"github.com/hands-go/hands/provider/openai"
 	"github.com/hands-go/hands/tool"
 )

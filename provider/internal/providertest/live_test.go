@@ -3,6 +3,7 @@ package providertest
 import (
 	"context"
 	"fmt"
+	"github.com/hands-go/hands/internal/replay"
 	"sync"
 	"testing"
 
@@ -41,7 +42,7 @@ func TestLive(t *testing.T) {
 		{"wrong sum", []*agent.Response{call, {Text: "6913"}}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			msgs := Capture(t, func(tb testing.TB) { Live(tb, &script{responses: tt.responses}) })
+			msgs := replay.Capture(t, func(tb testing.TB) { Live(tb, &script{responses: tt.responses}) })
 			if tt.pass && len(msgs) > 0 {
 				t.Errorf("Live failed a model that did it right: %q", msgs)
 			}

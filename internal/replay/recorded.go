@@ -156,14 +156,34 @@ type cassette struct {
 			ParsedBody any                 `yaml:"parsed_body"`
 		} `yaml:"request"`
 		Response struct {
-			Status struct {
-				Code int `yaml:"code"`
-			} `yaml:"status"`
+			Status     cassetteStatus      `yaml:"status"`
 			Headers    map[string][]string `yaml:"headers"`
 			Body       any                 `yaml:"body"`
 			ParsedBody any                 `yaml:"parsed_body"`
 		} `yaml:"response"`
 	} `yaml:"interactions"`
+}
+
+// A cassetteStatus is a response's status as a cassette writes it: a map
+// with its code ("status: {code: 200, message: OK}"), or, in newer
+// cassettes of pydantic-ai, the bare number ("status: 200").
+type cassetteStatus struct {
+	Code int `yaml:"code"`
+}
+
+// UnmarshalYAML reads either form.
+func (s *cassetteStatus) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode {
+		return n.Decode(&s.Code)
+	}
+	var m struct {
+		Code int `yaml:"code"`
+	}
+	if err := n.Decode(&m); err != nil {
+		return err
+	}
+	s.Code = m.Code
+	return nil
 }
 
 // LoadCassette reads the exchanges of a VCR cassette in YAML, as vcrpy
