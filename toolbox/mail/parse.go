@@ -265,22 +265,19 @@ func sectionString(section []int) string {
 	return strings.Join(s, ".")
 }
 
-// markdown returns what the model reads: the headers, the text, the
-// attachments, and the notes, cut to limit bytes.
+// markdown returns what the model reads: the headers, the notes on what
+// was left out and the list of attachments, then the text, cut to limit
+// bytes. The text comes last so that a cut takes only text.
 func (m *readMessage) markdown(uriOf func(section string) string, limit int) string {
 	var b strings.Builder
 	for _, h := range m.header {
 		fmt.Fprintf(&b, "%s: %s\n", h.name, h.value)
 	}
-	b.WriteString("\n")
-	if m.text.Len() == 0 {
-		b.WriteString("(the message has no text)\n")
-	} else {
-		b.WriteString(m.text.String())
-		b.WriteString("\n")
+	for _, n := range m.notes {
+		b.WriteString("[" + n + "]\n")
 	}
 	if len(m.attachments) > 0 {
-		b.WriteString("\nAttachments:\n")
+		b.WriteString("Attachments:\n")
 		for _, a := range m.attachments {
 			name := cmpStr(a.filename, "(unnamed)")
 			fmt.Fprintf(&b, "- %s (%s, %d bytes): ", name, mediaOnly(a.mime), a.size)
@@ -291,8 +288,12 @@ func (m *readMessage) markdown(uriOf func(section string) string, limit int) str
 			}
 		}
 	}
-	for _, n := range m.notes {
-		b.WriteString("\n[" + n + "]\n")
+	b.WriteString("\n")
+	if m.text.Len() == 0 {
+		b.WriteString("(the message has no text)\n")
+	} else {
+		b.WriteString(m.text.String())
+		b.WriteString("\n")
 	}
 	return truncate(b.String(), limit)
 }
