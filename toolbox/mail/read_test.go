@@ -270,8 +270,8 @@ func TestParseMessageBounded(t *testing.T) {
 func TestParseMessageLinear(t *testing.T) {
 	limits := readLimits{maxTextBytes: 64 << 20, maxAttachmentBytes: 64 << 20}
 	for _, tt := range []struct {
-		name        string
-		make        func(int) []byte
+		name         string
+		make         func(int) []byte
 		small, large int
 	}{
 		{"parts", bomb, 2_500, 10_000},
