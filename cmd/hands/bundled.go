@@ -42,6 +42,13 @@ type env struct {
 	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
 	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
 
+	// The email tools' servers and settings (emailTools).
+	SMTP       bind.Secret `bind:"HANDS_SMTP,optional"`
+	IMAP       bind.Secret `bind:"HANDS_IMAP,optional"`
+	EmailFrom  string      `bind:"HANDS_EMAIL_FROM,optional"`
+	EmailAllow string      `bind:"HANDS_EMAIL_ALLOW,optional"`
+	EmailCA    string      `bind:"HANDS_EMAIL_CA,optional"`
+
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
 	OAuthIssuer       string      `bind:"HANDS_OAUTH_ISSUER,optional"`
@@ -69,13 +76,14 @@ type bundle struct {
 	fetch    tool.Interface
 	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	email    []tool.Interface // send_email (HANDS_SMTP), email_list and email_read (HANDS_IMAP)
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...)
+	return append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.email...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -95,6 +103,7 @@ func (b *bundle) names() []string {
 const (
 	usesAll    = "" // serve: every tool
 	usesBucket = "host_file"
+	usesAttach = "send_email" // reads the bucket's files as attachments
 )
 
 // bundledTools loads the environment and builds the tools. publicBase is the
@@ -126,7 +135,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			return nil, nil, fmt.Errorf("HANDS_SQL: %w", err)
 		}
 	}
-	writes := uses == usesAll || uses == usesBucket
+	writes := uses == usesAll || uses == usesBucket || uses == usesAttach
 	var kvErr, bucketErr error
 	if e.KV == nil && (uses == usesAll || strings.HasPrefix(uses, "kv_")) {
 		store, err := openDefaultKV(ctx)
@@ -213,6 +222,15 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", t.Name(), kvErr))
 		}
 	}
+	var attachFrom *blob.Bucket // nil: no file store to attach from
+	if bucketErr == nil {
+		attachFrom = e.Bucket
+	}
+	b.email, err = emailTools(emailEnv{SMTP: e.SMTP.Reveal(), IMAP: e.IMAP.Reveal(), From: e.EmailFrom, Allow: e.EmailAllow, CA: e.EmailCA}, attachFrom, guard)
+	if err != nil {
+		closeEnv()
+		return nil, nil, err
+	}
 	if db != nil {
 		b.sql = []tool.Interface{
 			toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
@@ -283,6 +301,11 @@ type specEnv struct {
 	OAuthIssuer       string `bind:"HANDS_OAUTH_ISSUER,optional"`
 	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
 	OAuthGrant        string `bind:"HANDS_OAUTH_GRANT,optional"`
+	SMTP              string `bind:"HANDS_SMTP,optional"`
+	IMAP              string `bind:"HANDS_IMAP,optional"`
+	EmailFrom         string `bind:"HANDS_EMAIL_FROM,optional"`
+	EmailAllow        string `bind:"HANDS_EMAIL_ALLOW,optional"`
+	EmailCA           string `bind:"HANDS_EMAIL_CA,optional"`
 }
 
 // specTools returns the tools serve would serve with the environment and
@@ -298,17 +321,23 @@ func specTools(ctx context.Context, configFile string) ([]tool.Interface, error)
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	// The email tools' specs depend on the sender and the allowlist; the
+	// CA file is not read, and nothing connects.
+	email, err := emailTools(emailEnv{SMTP: e.SMTP, IMAP: e.IMAP, From: e.EmailFrom, Allow: e.EmailAllow}, memblob.OpenBucket(nil), nil)
+	if err != nil {
+		return nil, err
+	}
 	if e.SQL == "" {
-		return tools, nil
+		return append(tools, email...), nil
 	}
 	db, err := unconnectedDB(e.SQL)
 	if err != nil {
 		return nil, err
 	}
-	return append(tools,
+	return append(append(tools,
 		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
 		toolbox.SQLSchema(db, ""),
-	), nil
+	), email...), nil
 }
 
 // unconnectedDB returns a database handle of the engine that the URL s

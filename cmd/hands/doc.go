@@ -30,6 +30,11 @@
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
 //	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
+//	HANDS_SMTP                   the SMTP server of send_email: smtp://USER:PASSWORD@HOST:587 or smtps://…
+//	HANDS_EMAIL_FROM             the sender of send_email's messages (the model never chooses it)
+//	HANDS_EMAIL_ALLOW            the only recipients send_email may send to: addresses, @domains
+//	HANDS_IMAP                   the IMAP server of email_list and email_read: imaps://USER:PASSWORD@HOST/FOLDER
+//	HANDS_EMAIL_CA               a PEM file of CAs the email servers' certificates may also be signed by
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
