@@ -115,7 +115,7 @@ func bucketAttachment(bucket *blob.Bucket) mailtools.AttachmentFunc {
 		case w.status == http.StatusNotFound:
 			return nil, "", fs.ErrNotExist
 		case w.over:
-			return nil, "", mailtools.ErrTooLarge
+			return nil, "", mailtools.ErrMailTooLarge
 		case w.status != http.StatusOK:
 			return nil, "", fmt.Errorf("the file %q cannot be attached: %s", key, strings.TrimSpace(w.body.String()))
 		}
@@ -148,7 +148,7 @@ func (w *boundedWriter) Write(p []byte) (int, error) {
 	w.WriteHeader(http.StatusOK)
 	if w.over || int64(w.body.Len()+len(p)) > w.max {
 		w.over = true
-		return 0, mailtools.ErrTooLarge // stops the copy
+		return 0, mailtools.ErrMailTooLarge // stops the copy
 	}
 	return w.body.Write(p)
 }

@@ -12,9 +12,9 @@ var (
 	// ErrRecipient reports a recipient that the operator's allowlist
 	// (SendOptions.Allow) does not name.
 	ErrRecipient = errors.New("mail: recipient not allowed")
-	// ErrTooLarge reports a message over a size limit, or more
+	// ErrMailTooLarge reports a message over a size limit, or more
 	// attachments than allowed.
-	ErrTooLarge = errors.New("mail: too large")
+	ErrMailTooLarge = errors.New("mail: too large")
 	// ErrAttachment reports an attachment that cannot be had: no such
 	// key, or no store of attachments configured.
 	ErrAttachment = errors.New("mail: attachment not found")

@@ -41,7 +41,7 @@ const (
 
 // An AttachmentFunc returns the content and the media type of the
 // attachment stored at key, reading at most maxBytes of it: a larger one
-// is an error wrapping ErrTooLarge. A key that names nothing is an error
+// is an error wrapping ErrMailTooLarge. A key that names nothing is an error
 // wrapping fs.ErrNotExist. Its errors reach the model, so they must name
 // no path or credential.
 type AttachmentFunc func(ctx context.Context, key string, maxBytes int64) (body []byte, contentType string, err error)
@@ -369,7 +369,7 @@ func (s *sender) compose(ctx context.Context, a SendArgs, to, cc []*netmail.Addr
 	}
 	var buf bytes.Buffer
 	over := func() error {
-		return fmt.Errorf("%w: the message is over the limit of %d bytes with its attachments encoded; send smaller or fewer files", ErrTooLarge, s.maxBytes)
+		return fmt.Errorf("%w: the message is over the limit of %d bytes with its attachments encoded; send smaller or fewer files", ErrMailTooLarge, s.maxBytes)
 	}
 	var text message.Header
 	text.SetContentType("text/plain", map[string]string{"charset": "utf-8"})
@@ -408,7 +408,7 @@ func (s *sender) compose(ctx context.Context, a SendArgs, to, cc []*netmail.Addr
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			return nil, "", fmt.Errorf("%w: attachments/%d: no file has the key %q; attach a file that exists", ErrAttachment, i, at.Key)
-		case errors.Is(err, ErrTooLarge):
+		case errors.Is(err, ErrMailTooLarge):
 			return nil, "", over()
 		case err != nil:
 			return nil, "", fmt.Errorf("attachments/%d (%s): %w", i, at.Key, err)
@@ -489,7 +489,7 @@ func (s *sender) deliver(ctx context.Context, rcpts []string, msg []byte) error 
 		}
 	}
 	if max, ok := c.MaxMessageSize(); ok && max > 0 && len(msg) > max {
-		return &opError{op: "send the message", err: fmt.Errorf("%w: the message is %d bytes and the server takes at most %d; send smaller or fewer files", ErrTooLarge, len(msg), max)}
+		return &opError{op: "send the message", err: fmt.Errorf("%w: the message is %d bytes and the server takes at most %d; send smaller or fewer files", ErrMailTooLarge, len(msg), max)}
 	}
 	if err := c.Mail(s.from.Address, nil); err != nil {
 		return fail("send the message", err)

@@ -27,7 +27,7 @@ func files(m map[string]string) AttachmentFunc {
 			return nil, "", fs.ErrNotExist
 		}
 		if int64(len(body)) > maxBytes {
-			return nil, "", ErrTooLarge
+			return nil, "", ErrMailTooLarge
 		}
 		ct := "application/octet-stream"
 		if strings.HasSuffix(key, ".txt") {
@@ -310,8 +310,8 @@ func TestSendEmailLimits(t *testing.T) {
 		args string
 		want error
 	}{
-		{`{"to":["a@example.com"],"subject":"s","body":"b","attachments":[{"key":"big.bin"}]}`, ErrTooLarge},
-		{`{"to":["a@example.com"],"subject":"s","body":"` + strings.Repeat("y", 5<<10) + `"}`, ErrTooLarge},
+		{`{"to":["a@example.com"],"subject":"s","body":"b","attachments":[{"key":"big.bin"}]}`, ErrMailTooLarge},
+		{`{"to":["a@example.com"],"subject":"s","body":"` + strings.Repeat("y", 5<<10) + `"}`, ErrMailTooLarge},
 		{`{"to":["a@example.com"],"subject":"s","body":"b","attachments":[{"key":"missing.pdf"}]}`, ErrAttachment},
 	} {
 		if _, err := send.CallJSON(t.Context(), json.RawMessage(tt.args)); !errors.Is(err, tt.want) {
