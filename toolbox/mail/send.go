@@ -242,17 +242,13 @@ func SendEmail(serverURL string, opts *SendOptions) (*tool.Tool[SendArgs, *Sent]
 	if timeout <= 0 {
 		timeout = DefaultSendTimeout
 	}
-	desc := "Send a plain-text email from " + from.Address + ", with files attached by their key in the file store. " +
-		"The recipients get it at once and it cannot be taken back: check the recipients, subject and text first."
+	desc := "Send a plain-text email from " + from.Address
+	if opts.Attachment != nil {
+		desc += ", with files attached by their key in the file store"
+	}
+	desc += ". The recipients get it at once and it cannot be taken back: check the recipients, subject and text first."
 	if len(opts.Allow) > 0 {
 		desc += " Only these recipients are allowed: " + strings.Join(opts.Allow, ", ") + "."
-	}
-	if opts.Attachment == nil {
-		desc = "Send a plain-text email from " + from.Address + ". " +
-			"The recipients get it at once and it cannot be taken back: check the recipients, subject and text first."
-		if len(opts.Allow) > 0 {
-			desc += " Only these recipients are allowed: " + strings.Join(opts.Allow, ", ") + "."
-		}
 	}
 	return tool.New(cmp.Or(opts.Name, "send_email"), desc, s.send,
 		tool.WithTitle("Send an email"),
