@@ -53,6 +53,13 @@ type env struct {
 	Services       string        `bind:"HANDS_SERVICES,optional"`      // NAME=BASE|DOCUMENT[|option…], comma-separated
 	Search         string        `bind:"HANDS_SEARCH,optional"`        // "": no web_search; opened by search.Open
 
+	// The email tools' servers and settings (emailTools).
+	SMTP       bind.Secret `bind:"HANDS_SMTP,optional"`
+	IMAP       bind.Secret `bind:"HANDS_IMAP,optional"`
+	EmailFrom  string      `bind:"HANDS_EMAIL_FROM,optional"`
+	EmailAllow string      `bind:"HANDS_EMAIL_ALLOW,optional"`
+	EmailCA    string      `bind:"HANDS_EMAIL_CA,optional"`
+
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
 	OAuthIssuer       string      `bind:"HANDS_OAUTH_ISSUER,optional"`
@@ -93,6 +100,7 @@ type bundle struct {
 	sql            []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	services       []tool.Interface // call_service and describe_service, when HANDS_SERVICES is set
 	web            []tool.Interface // web_search, when HANDS_SEARCH is set
+	email          []tool.Interface // send_email (HANDS_SMTP), email_list and email_read (HANDS_IMAP)
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -102,7 +110,7 @@ type bundle struct {
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...)
+	return append(append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...), b.email...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -122,6 +130,7 @@ func (b *bundle) names() []string {
 const (
 	usesAll    = "" // serve: every tool
 	usesBucket = "host_file"
+	usesAttach = "send_email" // reads the bucket's files as attachments
 )
 
 // bundledTools loads the environment and builds the tools. publicBase is the
@@ -153,7 +162,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			return nil, nil, fmt.Errorf("HANDS_SQL: %w", err)
 		}
 	}
-	writes := uses == usesAll || uses == usesBucket
+	writes := uses == usesAll || uses == usesBucket || uses == usesAttach
 	var kvErr, bucketErr error
 	if e.KV == nil && (uses == usesAll || strings.HasPrefix(uses, "kv_")) {
 		store, err := openDefaultKV(ctx)
@@ -262,6 +271,15 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 			}
 		}
 		b.services = svcs.Tools()
+	}
+	var attachFrom *blob.Bucket // nil: no file store to attach from
+	if bucketErr == nil {
+		attachFrom = e.Bucket
+	}
+	b.email, err = emailTools(emailEnv{SMTP: e.SMTP.Reveal(), IMAP: e.IMAP.Reveal(), From: e.EmailFrom, Allow: e.EmailAllow, CA: e.EmailCA}, attachFrom, guard)
+	if err != nil {
+		closeEnv()
+		return nil, nil, err
 	}
 	if db != nil {
 		b.sql = []tool.Interface{
@@ -384,6 +402,11 @@ type specEnv struct {
 	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
 	OAuthGrant        string `bind:"HANDS_OAUTH_GRANT,optional"`
 	Services          string `bind:"HANDS_SERVICES,optional"`
+	SMTP              string `bind:"HANDS_SMTP,optional"`
+	IMAP              string `bind:"HANDS_IMAP,optional"`
+	EmailFrom         string `bind:"HANDS_EMAIL_FROM,optional"`
+	EmailAllow        string `bind:"HANDS_EMAIL_ALLOW,optional"`
+	EmailCA           string `bind:"HANDS_EMAIL_CA,optional"`
 }
 
 // specTools returns the tools serve would serve with the environment and
@@ -412,17 +435,23 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 	if err != nil {
 		return nil, err
 	}
+	// The email tools' specs depend on the sender and the allowlist; the
+	// CA file is not read, and nothing connects.
+	email, err := emailTools(emailEnv{SMTP: e.SMTP, IMAP: e.IMAP, From: e.EmailFrom, Allow: e.EmailAllow}, memblob.OpenBucket(nil), nil)
+	if err != nil {
+		return nil, err
+	}
 	if e.SQL == "" {
-		return append(tools, web...), nil
+		return append(append(tools, web...), email...), nil
 	}
 	db, err := unconnectedDB(e.SQL)
 	if err != nil {
 		return nil, err
 	}
-	return append(append(tools,
+	return append(append(append(tools,
 		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
 		toolbox.SQLSchema(db, ""),
-	), web...), nil
+	), web...), email...), nil
 }
 
 // unconnectedDB returns a database handle of the engine that the URL s

@@ -32,6 +32,11 @@
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
 //	HANDS_SERVICES               HTTP APIs for call_service and describe_service, from their OpenAPI documents
 //	HANDS_SEARCH                 the search API of web_search: brave://, tavily:// or searxng://HOST
+//	HANDS_SMTP                   the SMTP server of send_email: smtp://USER:PASSWORD@HOST:587 or smtps://…
+//	HANDS_EMAIL_FROM             the sender of send_email's messages (the model never chooses it)
+//	HANDS_EMAIL_ALLOW            the only recipients send_email may send to: addresses, @domains
+//	HANDS_IMAP                   the IMAP server of email_list and email_read: imaps://USER:PASSWORD@HOST/FOLDER
+//	HANDS_EMAIL_CA               a PEM file of CAs the email servers' certificates may also be signed by
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_TOKENS                 with --http, several callers' tokens instead: NAME=TOKEN,… (--tokens FILE)
 //	HANDS_LIST_TTL               how long clients may keep a tools/list result (--list-ttl)

@@ -56,7 +56,7 @@
 // A call takes at most Options.Timeout, reads at most
 // Options.MaxResponseBytes of body and returns at most
 // Options.MaxOutputBytes: the status, the content type and the body as
-// text. A status other than 2xx is an error (ErrStatus) that carries the
+// text. A status other than 2xx is an error (ErrServiceStatus) that carries the
 // start of the body, where APIs say what was wrong. A JSON body is checked
 // against the document's schema of that response; what does not match is
 // noted after the body, not refused: the data is the service's, and the

@@ -14,9 +14,9 @@ var (
 	// ErrUnknownOperation reports an operation the service's document
 	// does not have (or that a read-only service does not offer).
 	ErrUnknownOperation = errors.New("service: no such operation")
-	// ErrUnsupported reports an operation call_service cannot send, such
+	// ErrOperationUnsupported reports an operation call_service cannot send, such
 	// as one whose body is neither JSON nor a form.
-	ErrUnsupported = errors.New("service: operation not supported")
+	ErrOperationUnsupported = errors.New("service: operation not supported")
 	// ErrDocument reports an OpenAPI document that cannot be used: not
 	// JSON, neither OpenAPI 3 nor Swagger 2.0, or with a schema that does
 	// not compile.
@@ -27,13 +27,13 @@ var (
 	// ErrRef reports a $ref to a document that is not read: another host,
 	// a file outside the document's folder, another scheme.
 	ErrRef = errors.New("service: $ref not followed")
-	// ErrTooLarge reports a request or response body over its limit.
-	ErrTooLarge = errors.New("service: too large")
-	// ErrRedirect reports a redirect that leaves the service's base URL,
+	// ErrServiceTooLarge reports a request or response body over its limit.
+	ErrServiceTooLarge = errors.New("service: too large")
+	// ErrServiceRedirect reports a redirect that leaves the service's base URL,
 	// or one too many.
-	ErrRedirect = errors.New("service: redirect not followed")
-	// ErrStatus reports a response whose HTTP status is not a success.
-	ErrStatus = errors.New("service: unsuccessful HTTP status")
+	ErrServiceRedirect = errors.New("service: redirect not followed")
+	// ErrServiceStatus reports a response whose HTTP status is not a success.
+	ErrServiceStatus = errors.New("service: unsuccessful HTTP status")
 )
 
 // An opError is the failure of one thing done with a service: its text is

@@ -173,7 +173,7 @@ func TestOversizedBody(t *testing.T) {
 	f := newFakeAPI(t, itemsDoc)
 	ts := toolsOf(t, []service.Config{f.config()}, &service.Options{MaxRequestBytes: 1000, MaxResponseBytes: 1000})
 	res := ts.callAPI(t, "putItem", map[string]any{"path": map[string]any{"id": "1"}, "body": map[string]any{"name": strings.Repeat("x", 2000)}})
-	if !res.IsError || !errors.Is(res.Err, service.ErrTooLarge) {
+	if !res.IsError || !errors.Is(res.Err, service.ErrServiceTooLarge) {
 		t.Errorf("a body of 2000 bytes over a limit of 1000: %+v", res)
 	}
 	if n := len(f.requests()); n != 0 {
@@ -184,7 +184,7 @@ func TestOversizedBody(t *testing.T) {
 		fmt.Fprintf(w, `{"uri":%q}`, strings.Repeat("y", 5000))
 	}
 	res = ts.callAPI(t, "getItem", map[string]any{"path": map[string]any{"id": "1"}})
-	if !res.IsError || !errors.Is(res.Err, service.ErrTooLarge) {
+	if !res.IsError || !errors.Is(res.Err, service.ErrServiceTooLarge) {
 		t.Errorf("a response of 5000 bytes over a limit of 1000: %+v", res)
 	}
 }
@@ -215,8 +215,8 @@ func TestRedirects(t *testing.T) {
 	ts := toolsOf(t, []service.Config{f.config()}, nil)
 	for _, id := range []string{"away", "outside", "metadata"} {
 		res := ts.callAPI(t, "getItem", map[string]any{"path": map[string]any{"id": id}})
-		if !res.IsError || !errors.Is(res.Err, service.ErrRedirect) {
-			t.Errorf("a redirect %s: %+v, want ErrRedirect", id, res)
+		if !res.IsError || !errors.Is(res.Err, service.ErrServiceRedirect) {
+			t.Errorf("a redirect %s: %+v, want ErrServiceRedirect", id, res)
 		}
 	}
 	res := ts.callAPI(t, "getItem", map[string]any{"path": map[string]any{"id": "within"}})

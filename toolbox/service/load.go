@@ -159,7 +159,7 @@ func (s *service) get(ctx context.Context, u *url.URL) ([]byte, error) {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("%w: %s answered %s", ErrStatus, u.Redacted(), resp.Status)
+		return nil, fmt.Errorf("%w: %s answered %s", ErrServiceStatus, u.Redacted(), resp.Status)
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocumentBytes+1))
 	if err != nil {

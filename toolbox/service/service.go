@@ -64,7 +64,7 @@ type Options struct {
 	// DefaultMaxRequestBytes.
 	MaxRequestBytes int
 	// MaxResponseBytes is the largest response body read; a longer one
-	// fails the call (ErrTooLarge). If zero or less,
+	// fails the call (ErrServiceTooLarge). If zero or less,
 	// DefaultMaxResponseBytes.
 	MaxResponseBytes int64
 	// MaxOutputBytes is the most a call returns: a longer body is cut at
@@ -159,14 +159,14 @@ func validHeaderValue(v string) bool {
 // under the base URL for a call, on the same origin for a document.
 func (s *service) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > MaxRedirects {
-		return fmt.Errorf("%w: stopped after %d redirects", ErrRedirect, MaxRedirects)
+		return fmt.Errorf("%w: stopped after %d redirects", ErrServiceRedirect, MaxRedirects)
 	}
 	first := via[0].URL
 	if !sameOrigin(req.URL, first) {
-		return fmt.Errorf("%w: the service redirects to %s, away from %s", ErrRedirect, req.URL.Redacted(), first.Scheme+"://"+first.Host)
+		return fmt.Errorf("%w: the service redirects to %s, away from %s", ErrServiceRedirect, req.URL.Redacted(), first.Scheme+"://"+first.Host)
 	}
 	if sameOrigin(first, s.base) && underBase(first.EscapedPath(), s.base.EscapedPath()) && !underBase(req.URL.EscapedPath(), s.base.EscapedPath()) {
-		return fmt.Errorf("%w: the service redirects to %s, outside its base URL %s", ErrRedirect, req.URL.Redacted(), s.base.Redacted())
+		return fmt.Errorf("%w: the service redirects to %s, outside its base URL %s", ErrServiceRedirect, req.URL.Redacted(), s.base.Redacted())
 	}
 	return nil
 }
@@ -285,14 +285,14 @@ func (s *Services) call(ctx context.Context, a CallArgs) (string, error) {
 		return "", invalid(ctx, "/operation", err)
 	}
 	if o.unsupported != "" {
-		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: %s", ErrUnsupported, o.unsupported)}
+		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: %s", ErrOperationUnsupported, o.unsupported)}
 	}
 	args := strings.TrimSpace(a.Arguments)
 	if args == "" {
 		args = "{}"
 	}
 	if len(args) > s.maxReq+64<<10 {
-		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the arguments are %d bytes, and a request's body may be %d", ErrTooLarge, len(args), s.maxReq)}
+		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the arguments are %d bytes, and a request's body may be %d", ErrServiceTooLarge, len(args), s.maxReq)}
 	}
 	_, v, err := o.schema()
 	if err != nil {
@@ -314,7 +314,7 @@ func (s *Services) call(ctx context.Context, a CallArgs) (string, error) {
 		return "", validation(ctx, issues)
 	}
 	if len(body) > s.maxReq {
-		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the request body is %d bytes, over the limit of %d", ErrTooLarge, len(body), s.maxReq)}
+		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the request body is %d bytes, over the limit of %d", ErrServiceTooLarge, len(body), s.maxReq)}
 	}
 	return s.send(ctx, svc, o, method, rawURL, header, body)
 }
@@ -324,7 +324,7 @@ func (s *Services) send(ctx context.Context, svc *service, o *operation, method,
 	u, err := url.Parse(rawURL)
 	if err != nil || !sameOrigin(u, svc.base) || !underBase(u.EscapedPath(), svc.base.EscapedPath()) {
 		// Cannot happen: every value was escaped. Refuse all the same.
-		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the request's URL is not under the base URL", ErrUnsupported)}
+		return "", &opError{service: svc.cfg.Name, op: o.key(), err: fmt.Errorf("%w: the request's URL is not under the base URL", ErrOperationUnsupported)}
 	}
 	var rd io.Reader
 	if body != nil {
@@ -345,19 +345,19 @@ func (s *Services) send(ctx context.Context, svc *service, o *operation, method,
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > s.maxResp {
-		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the response is %d bytes and the limit is %d; ask for less (a smaller page, a filter)", ErrTooLarge, resp.ContentLength, s.maxResp)}
+		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the response is %d bytes and the limit is %d; ask for less (a smaller page, a filter)", ErrServiceTooLarge, resp.ContentLength, s.maxResp)}
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, s.maxResp+1))
 	if err != nil {
 		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("read the response: %w", err)}
 	}
 	if int64(len(data)) > s.maxResp {
-		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the response is over the limit of %d bytes; ask for less (a smaller page, a filter)", ErrTooLarge, s.maxResp)}
+		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the response is over the limit of %d bytes; ask for less (a smaller page, a filter)", ErrServiceTooLarge, s.maxResp)}
 	}
 	ct := resp.Header.Get("Content-Type")
 	text := bodyText(data, ct)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the service answered %s: %s", ErrStatus, resp.Status, svc.redact(truncate(text, 4<<10)))}
+		return "", &opError{service: svc.cfg.Name, op: what, err: fmt.Errorf("%w: the service answered %s: %s", ErrServiceStatus, resp.Status, svc.redact(truncate(text, 4<<10)))}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", resp.Proto, resp.Status)
