@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -17,11 +18,13 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/memkv"
+	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/browser"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
@@ -41,6 +44,8 @@ type env struct {
 	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
 	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
 	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
+	Browser       string      `bind:"HANDS_BROWSER,optional"` // "": no browser tools; chromium, a path, or ws://
+	BrowserScript bool        `bind:"HANDS_BROWSER_SCRIPT,default=false"`
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -69,13 +74,14 @@ type bundle struct {
 	fetch    tool.Interface
 	kv       []tool.Interface // kv_get, kv_put, kv_delete, kv_list
 	sql      []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
+	browser  []tool.Interface // browse, screenshot, browser_execute, when HANDS_BROWSER is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...)
+	return append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.browser...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -113,10 +119,14 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		return nil, nil, err
 	}
 	var db *sql.DB // HANDS_SQL's
+	var web *browser.Browser // HANDS_BROWSER's
 	closeEnv := func() {
 		bind.Close(&e)
 		if db != nil {
 			db.Close()
+		}
+		if web != nil {
+			web.Close()
 		}
 	}
 	if e.SQL != nil {
@@ -203,6 +213,18 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
 		kv:           toolbox.KVTools(e.KV),
 	}
+	if e.Browser != "" {
+		opts, err := browserOptions(e.Browser, e.BrowserScript)
+		if err == nil {
+			opts.Guard, opts.Caller = guard, callerID
+			web, err = browser.New(opts)
+		}
+		if err != nil {
+			closeEnv()
+			return nil, nil, fmt.Errorf("HANDS_BROWSER: %w", err)
+		}
+		b.browser = []tool.Interface{web.Browse(), web.Screenshot(), web.Execute()}
+	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
 		b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", b.hostFile.Name(), bucketErr))
@@ -220,6 +242,41 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		}
 	}
 	return b, closeEnv, nil
+}
+
+// browserOptions reads HANDS_BROWSER: chromium (the system Chromium,
+// found on PATH), the path of a Chromium or Chrome executable, or the
+// ws:// or wss:// DevTools URL of a running browser. Screenshots are not
+// hosted: host_file's bucket has no write path for other tools yet.
+func browserOptions(s string, script bool) (*browser.Options, error) {
+	opts := &browser.Options{Script: script, ScriptSetting: "HANDS_BROWSER_SCRIPT=true"}
+	switch {
+	case s == "chromium":
+	case strings.HasPrefix(s, "ws://"), strings.HasPrefix(s, "wss://"):
+		opts.RemoteURL = s
+	case filepath.IsAbs(s):
+		opts.ExecPath = s
+	default:
+		return nil, fmt.Errorf("%q is neither chromium (the system Chromium), the absolute path of a Chromium executable, nor a ws:// DevTools URL", s)
+	}
+	return opts, nil
+}
+
+// callerID names the caller of a served call for the browser tools, which
+// give each caller a browser context of its own: the user of a verified
+// token, else the MCP session. A call with neither gets a context of its
+// own.
+func callerID(ctx context.Context) string {
+	c, ok := mcpserver.CallerFrom(ctx)
+	switch {
+	case !ok:
+		return ""
+	case c.Token != nil && c.Token.UserID != "":
+		return "user " + c.Token.UserID
+	case c.Session != nil:
+		return fmt.Sprintf("session %p", c.Session)
+	}
+	return ""
 }
 
 // openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
@@ -283,6 +340,8 @@ type specEnv struct {
 	OAuthIssuer       string `bind:"HANDS_OAUTH_ISSUER,optional"`
 	OAuthClientSecret string `bind:"HANDS_OAUTH_CLIENT_SECRET,optional"`
 	OAuthGrant        string `bind:"HANDS_OAUTH_GRANT,optional"`
+	Browser           string `bind:"HANDS_BROWSER,optional"`
+	BrowserScript     bool   `bind:"HANDS_BROWSER_SCRIPT,default=false"`
 }
 
 // specTools returns the tools serve would serve with the environment and
@@ -298,6 +357,18 @@ func specTools(ctx context.Context, configFile string) ([]tool.Interface, error)
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	if e.Browser != "" {
+		// A browser that is never started or connected to.
+		opts, err := browserOptions(e.Browser, e.BrowserScript)
+		if err != nil {
+			return nil, fmt.Errorf("HANDS_BROWSER: %w", err)
+		}
+		web, err := browser.New(&browser.Options{RemoteURL: "ws://127.0.0.1:1/", Script: opts.Script})
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, web.Browse(), web.Screenshot(), web.Execute())
+	}
 	if e.SQL == "" {
 		return tools, nil
 	}

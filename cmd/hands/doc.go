@@ -28,8 +28,10 @@
 //	HANDS_BUCKET                 where host_file writes: file://…, mem:// or s3://…
 //	HANDS_PUBLIC_URL             the public base URL of the bucket's files
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
-//	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
+//	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown and the browser reach loopback and private addresses
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
+//	HANDS_BROWSER                the browser tools' browser: chromium, an executable's path, or ws://…
+//	HANDS_BROWSER_SCRIPT         let browser_execute run JavaScript steps the model writes
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth

@@ -36,7 +36,9 @@ type refusal struct {
 	err    error  // a *netguard.BlockedError
 }
 
-func (r refusal) String() string { return fmt.Sprintf("refused a connection to %s: %v", r.target, r.err) }
+func (r refusal) String() string {
+	return fmt.Sprintf("refused a connection to %s: %v", r.target, r.err)
+}
 
 // maxRefusals bounds the refusals a proxy remembers between two calls.
 const maxRefusals = 20
