@@ -32,20 +32,20 @@ import (
 
 // env is what the bundled tools are bound to.
 type env struct {
-	Bucket       *blob.Bucket `bind:"HANDS_BUCKET,optional"` // nil: the default bucket
-	PublicURL    string       `bind:"HANDS_PUBLIC_URL,optional"`
-	MaxFileBytes int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
-	FetchPrivate bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
-	NetAllow     string       `bind:"HANDS_NET_ALLOW,optional"` // host:port, comma-separated
-	Token        bind.Secret  `bind:"HANDS_TOKEN,optional"`     // serve --http's bearer token
-	SQL          *url.URL     `bind:"HANDS_SQL,optional"`       // nil: no SQL tools; opened by openSQL
-	SQLWrite     bool         `bind:"HANDS_SQL_WRITE,default=false"`
-	KV           *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
-	UpstreamEnv  string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
-	StateKey     bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
-	ResultBudget int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
-	Browser       string      `bind:"HANDS_BROWSER,optional"` // "": no browser tools; chromium, a path, or ws://
-	BrowserScript bool        `bind:"HANDS_BROWSER_SCRIPT,default=false"`
+	Bucket        *blob.Bucket `bind:"HANDS_BUCKET,optional"` // nil: the default bucket
+	PublicURL     string       `bind:"HANDS_PUBLIC_URL,optional"`
+	MaxFileBytes  int          `bind:"HANDS_MAX_FILE_BYTES,optional"`
+	FetchPrivate  bool         `bind:"HANDS_FETCH_ALLOW_PRIVATE,default=false"`
+	NetAllow      string       `bind:"HANDS_NET_ALLOW,optional"` // host:port, comma-separated
+	Token         bind.Secret  `bind:"HANDS_TOKEN,optional"`     // serve --http's bearer token
+	SQL           *url.URL     `bind:"HANDS_SQL,optional"`       // nil: no SQL tools; opened by openSQL
+	SQLWrite      bool         `bind:"HANDS_SQL_WRITE,default=false"`
+	KV            *kv.Store    `bind:"HANDS_KV,optional"`            // nil: the default store
+	UpstreamEnv   string       `bind:"HANDS_UPSTREAM_ENV,optional"`  // names, comma-separated
+	StateKey      bind.Secret  `bind:"HANDS_STATE_KEY,optional"`     // serve's request-state key, base64
+	ResultBudget  int          `bind:"HANDS_RESULT_BUDGET,optional"` // serve's budget of a result, in bytes
+	Browser       string       `bind:"HANDS_BROWSER,optional"`       // "": no browser tools; chromium, a path, or ws://
+	BrowserScript bool         `bind:"HANDS_BROWSER_SCRIPT,default=false"`
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -118,7 +118,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
-	var db *sql.DB // HANDS_SQL's
+	var db *sql.DB           // HANDS_SQL's
 	var web *browser.Browser // HANDS_BROWSER's
 	closeEnv := func() {
 		bind.Close(&e)
