@@ -10,6 +10,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -18,11 +19,13 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/memkv"
+	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/browser"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"github.com/hands-go/hands/toolbox/search"
 	"github.com/hands-go/hands/toolbox/service"
@@ -54,11 +57,13 @@ type env struct {
 	Search         string        `bind:"HANDS_SEARCH,optional"`        // "": no web_search; opened by search.Open
 
 	// The email tools' servers and settings (emailTools).
-	SMTP       bind.Secret `bind:"HANDS_SMTP,optional"`
-	IMAP       bind.Secret `bind:"HANDS_IMAP,optional"`
-	EmailFrom  string      `bind:"HANDS_EMAIL_FROM,optional"`
-	EmailAllow string      `bind:"HANDS_EMAIL_ALLOW,optional"`
-	EmailCA    string      `bind:"HANDS_EMAIL_CA,optional"`
+	SMTP          bind.Secret `bind:"HANDS_SMTP,optional"`
+	IMAP          bind.Secret `bind:"HANDS_IMAP,optional"`
+	EmailFrom     string      `bind:"HANDS_EMAIL_FROM,optional"`
+	EmailAllow    string      `bind:"HANDS_EMAIL_ALLOW,optional"`
+	EmailCA       string      `bind:"HANDS_EMAIL_CA,optional"`
+	Browser       string      `bind:"HANDS_BROWSER,optional"` // "": no browser tools; chromium, a path, or ws://
+	BrowserScript bool        `bind:"HANDS_BROWSER_SCRIPT,default=false"`
 
 	// How serve signs in to upstreams that ask for OAuth (upstreamAuth).
 	OAuthClientID     string      `bind:"HANDS_OAUTH_CLIENT_ID,optional"`
@@ -101,6 +106,7 @@ type bundle struct {
 	services       []tool.Interface // call_service and describe_service, when HANDS_SERVICES is set
 	web            []tool.Interface // web_search, when HANDS_SEARCH is set
 	email          []tool.Interface // send_email (HANDS_SMTP), email_list and email_read (HANDS_IMAP)
+	browser        []tool.Interface // browse, screenshot, browser_execute, when HANDS_BROWSER is set
 	// unavailable says, for serve, which tools answer every call with an
 	// error because their default store could not be opened.
 	unavailable []string
@@ -110,7 +116,7 @@ type bundle struct {
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...), b.email...)
+	return append(append(append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...), b.email...), b.browser...)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -148,11 +154,15 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
-	var db *sql.DB // HANDS_SQL's
+	var db *sql.DB           // HANDS_SQL's
+	var web *browser.Browser // HANDS_BROWSER's
 	closeEnv := func() {
 		bind.Close(&e)
 		if db != nil {
 			db.Close()
+		}
+		if web != nil {
+			web.Close()
 		}
 	}
 	if e.SQL != nil {
@@ -249,6 +259,18 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		closeEnv()
 		return nil, nil, err
 	}
+	if e.Browser != "" {
+		opts, err := browserOptions(e.Browser, e.BrowserScript)
+		if err == nil {
+			opts.Guard, opts.Caller = guard, callerID
+			web, err = browser.New(opts)
+		}
+		if err != nil {
+			closeEnv()
+			return nil, nil, fmt.Errorf("HANDS_BROWSER: %w", err)
+		}
+		b.browser = []tool.Interface{web.Browse(), web.Screenshot(), web.Execute()}
+	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
 		b.unavailable = append(b.unavailable, fmt.Sprintf("%s: %v", b.hostFile.Name(), bucketErr))
@@ -333,6 +355,41 @@ func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error)
 	return []tool.Interface{search.WebSearch(b, &search.Options{Guard: guard})}, nil
 }
 
+// browserOptions reads HANDS_BROWSER: chromium (the system Chromium,
+// found on PATH), the path of a Chromium or Chrome executable, or the
+// ws:// or wss:// DevTools URL of a running browser. Screenshots are not
+// hosted: host_file's bucket has no write path for other tools yet.
+func browserOptions(s string, script bool) (*browser.Options, error) {
+	opts := &browser.Options{Script: script, ScriptSetting: "HANDS_BROWSER_SCRIPT=true"}
+	switch {
+	case s == "chromium":
+	case strings.HasPrefix(s, "ws://"), strings.HasPrefix(s, "wss://"):
+		opts.RemoteURL = s
+	case filepath.IsAbs(s):
+		opts.ExecPath = s
+	default:
+		return nil, fmt.Errorf("%q is neither chromium (the system Chromium), the absolute path of a Chromium executable, nor a ws:// DevTools URL", s)
+	}
+	return opts, nil
+}
+
+// callerID names the caller of a served call for the browser tools, which
+// give each caller a browser context of its own: the user of a verified
+// token, else the MCP session. A call with neither gets a context of its
+// own.
+func callerID(ctx context.Context) string {
+	c, ok := mcpserver.CallerFrom(ctx)
+	switch {
+	case !ok:
+		return ""
+	case c.Token != nil && c.Token.UserID != "":
+		return "user " + c.Token.UserID
+	case c.Session != nil:
+		return fmt.Sprintf("session %p", c.Session)
+	}
+	return ""
+}
+
 // openSQL opens HANDS_SQL's database. Unless writes are allowed, a SQLite
 // file is opened read-only (mode=ro), so that a mistyped path is an error
 // naming it rather than a new, empty database.
@@ -407,6 +464,8 @@ type specEnv struct {
 	EmailFrom         string `bind:"HANDS_EMAIL_FROM,optional"`
 	EmailAllow        string `bind:"HANDS_EMAIL_ALLOW,optional"`
 	EmailCA           string `bind:"HANDS_EMAIL_CA,optional"`
+	Browser           string `bind:"HANDS_BROWSER,optional"`
+	BrowserScript     bool   `bind:"HANDS_BROWSER_SCRIPT,default=false"`
 }
 
 // specTools returns the tools serve would serve with the environment and
@@ -422,6 +481,18 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
 		toolbox.FetchMarkdown(nil),
 	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+	if e.Browser != "" {
+		// A browser that is never started or connected to.
+		opts, err := browserOptions(e.Browser, e.BrowserScript)
+		if err != nil {
+			return nil, fmt.Errorf("HANDS_BROWSER: %w", err)
+		}
+		web, err := browser.New(&browser.Options{RemoteURL: "ws://127.0.0.1:1/", Script: opts.Script})
+		if err != nil {
+			return nil, err
+		}
+		tools = append(tools, web.Browse(), web.Screenshot(), web.Execute())
+	}
 	if e.Services != "" {
 		// The specs depend on the names and read-only flags alone: no
 		// document is read, and no credential is needed.

@@ -28,7 +28,7 @@
 //	HANDS_BUCKET                 where host_file writes: file://…, mem:// or s3://…
 //	HANDS_PUBLIC_URL             the public base URL of the bucket's files
 //	HANDS_MAX_FILE_BYTES         the largest file host_file accepts
-//	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown reach loopback and private addresses
+//	HANDS_FETCH_ALLOW_PRIVATE    let fetch_markdown and the browser reach loopback and private addresses
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
 //	HANDS_SERVICES               HTTP APIs for call_service and describe_service, from their OpenAPI documents
 //	HANDS_SEARCH                 the search API of web_search: brave://, tavily:// or searxng://HOST
@@ -37,6 +37,8 @@
 //	HANDS_EMAIL_ALLOW            the only recipients send_email may send to: addresses, @domains
 //	HANDS_IMAP                   the IMAP server of email_list and email_read: imaps://USER:PASSWORD@HOST/FOLDER
 //	HANDS_EMAIL_CA               a PEM file of CAs the email servers' certificates may also be signed by
+//	HANDS_BROWSER                the browser tools' browser: chromium, an executable's path, or ws://…
+//	HANDS_BROWSER_SCRIPT         let browser_execute run JavaScript steps the model writes
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_TOKENS                 with --http, several callers' tokens instead: NAME=TOKEN,… (--tokens FILE)
 //	HANDS_LIST_TTL               how long clients may keep a tools/list result (--list-ttl)
