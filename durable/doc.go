@@ -12,7 +12,9 @@
 // is a CallActivity, which runs the call through the registry, as
 // agent.Run does (tool.Registry.Stream). The workflow itself only decides
 // what comes next from what the activities returned, which Temporal
-// records; a worker that takes over a run replays that record.
+// records, with agent.Run's own steps (agent.AfterTurn, agent.TurnLimit,
+// agent.RejectedResult), so that a turn ends as it would in agent.Run; a
+// worker that takes over a run replays that record.
 //
 // A call's activity takes its ToolPolicy: the policy's Timeout, or else
 // the tool's own (tool.WithTimeout) plus TimeoutMargin, is the activity's

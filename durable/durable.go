@@ -203,6 +203,20 @@ type TurnOutput struct {
 	NeedsApproval []string `json:"needsApproval,omitempty"`
 }
 
+// response returns the turn's response as the model gave it, its calls
+// with their IDs.
+func (o TurnOutput) response() *agent.Response {
+	return &agent.Response{
+		Text:            o.Message.Text,
+		Calls:           o.Message.Calls,
+		State:           o.Message.State,
+		FinishReason:    o.Finish,
+		RawFinishReason: o.RawFinish,
+		FinishMessage:   o.FinishMessage,
+		Usage:           o.Usage,
+	}
+}
+
 // Turn is TurnActivity: it asks the model for one turn, with the request
 // agent.Run would build (agent.NewRequestFor): the tools the portable
 // search loaded in the history included.
