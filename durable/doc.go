@@ -32,6 +32,20 @@
 // bounds the activity, its progress is heartbeats, and arguments the
 // server refuses (an mcpclient.ToolError with issues) are not retried.
 //
+// # The size of a run's history
+//
+// Temporal records every activity's input and result, and ends a run
+// whose history passes its limit (50 MiB by default). A turn's activity
+// gets only the messages its previous turn did not have (TurnInput), so
+// a run's history grows by about the size of each turn's new messages:
+// with its turns, not with their square. The activity finds the earlier
+// messages in its worker's memory, where the run's previous turn left
+// them, or asks the run for them (QueryHistory) when another worker ran
+// that turn or this one has restarted since; a Query adds nothing to the
+// history. A whole history still crosses Temporal as the run's input and
+// result and as that Query's answer, so it must fit in one payload (2 MiB
+// by default).
+//
 // # Calls, at most once or at least once
 //
 // A worker may stop half-way through a call. Temporal then learns only
@@ -100,5 +114,8 @@
 // annotations and policy as the worker that decides sees them, as the
 // retries do. The tests replay recorded histories (testdata) through a
 // worker.WorkflowReplayer, on which Register puts the workflow, so a
-// change that would break runs under way fails them.
+// change that would break runs under way fails them. A change made on
+// purpose goes through workflow.GetVersion: the runs started before turns
+// sent only their new messages go on sending the whole history, to the
+// activity they started with, which Register still registers.
 package durable

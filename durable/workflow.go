@@ -61,9 +61,23 @@ func (a *Agent) Run(ctx workflow.Context, in Input) (agent.History, error) {
 		StartToCloseTimeout: modelTimeout,
 		RetryPolicy:         a.opts.ModelRetry,
 	})
+	// Each turn's activity gets the messages its previous turn did not
+	// have, and the digest of those it had: the messages before sent.
+	// Runs started before that change send the whole history.
+	deltas := workflow.GetVersion(ctx, turnDeltas, workflow.DefaultVersion, 1) == 1
+	sent, digested := 0, ""
 	for turn := 1; ; turn++ {
 		var out TurnOutput
-		if err := workflow.ExecuteActivity(modelCtx, TurnActivity, TurnInput{Turn: turn, History: r.history}).Get(ctx, &out); err != nil {
+		in, name := TurnInput{Turn: turn, History: r.history}, wholeTurnActivity
+		if deltas {
+			in, name = TurnInput{Turn: turn, From: sent, Digest: digested, History: r.history[sent:]}, TurnActivity
+			var err error
+			if digested, err = digest(digested, in.History); err != nil {
+				return r.history, err
+			}
+			sent = len(r.history)
+		}
+		if err := workflow.ExecuteActivity(modelCtx, name, in).Get(ctx, &out); err != nil {
 			return r.history, err
 		}
 		// The turn ends as agent.Run ends it: the same messages, the
