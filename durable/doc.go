@@ -101,7 +101,9 @@
 // The program in examples/approval runs against a local Temporal server: a
 // run whose destructive tool waits for approval, in one process or across
 // a worker that is killed while it waits; its documentation says how to
-// start the server and run it.
+// build and start a server for it, and for your own workers' tests: the
+// module's internal/devserver, in memory on 127.0.0.1:7233 with the
+// namespace "default", which stays up in the background until killed.
 //
 // # Determinism
 //
