@@ -79,6 +79,11 @@
 // with a user message that begins with [MalformedCallText], and the model
 // tries again on the next turn.
 //
+// [AfterTurn] is that decision, and [TurnLimit] and [RejectedResult] the
+// others that end a turn, for a loop that runs Run's steps elsewhere (the
+// durable package runs them in a Temporal workflow) and must end its
+// turns as Run does.
+//
 // # Approval and questions
 //
 // A call can wait for a person in two ways. Options.NeedsApproval is a

@@ -171,8 +171,8 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		if history, err = l.calls(ctx, history, turn, states); err != nil {
 			return history, err
 		}
-		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
+		if err := TurnLimit(turn, l.maxTurns); err != nil {
+			return history, err
 		}
 		turn++
 	}
@@ -195,30 +195,21 @@ func (l *loop) run(ctx context.Context, history History, turn int, states map[st
 		if resp.Usage != (Usage{}) && !l.emit(Event{Kind: EventUsage, Turn: turn, Usage: resp.Usage}) {
 			return history, errStopped
 		}
-		switch resp.FinishReason {
-		case FinishLength, FinishContentFilter, FinishRefusal:
-			return history, &IncompleteError{Turn: turn, Response: &out, Err: incompleteKind(out.FinishReason)}
-		}
-		history = append(history, Message{Role: RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State})
-		if len(calls) == 0 {
-			if resp.FinishReason != FinishMalformedCall {
-				return history, nil
-			}
-			text := MalformedCallText
-			if resp.FinishMessage != "" {
-				text += "\n\n" + resp.FinishMessage
-			}
-			history = append(history, UserText(text))
-			if turn >= l.maxTurns {
-				return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
-			}
-			continue
-		}
-		if history, err = l.calls(ctx, history, turn, nil); err != nil {
+		msgs, done, err := AfterTurn(turn, &out)
+		if err != nil {
 			return history, err
 		}
-		if turn >= l.maxTurns {
-			return history, &TurnLimitError{Turns: l.maxTurns, Err: ErrTurnLimit}
+		history = append(history, msgs...)
+		if done {
+			return history, nil
+		}
+		if len(calls) > 0 {
+			if history, err = l.calls(ctx, history, turn, nil); err != nil {
+				return history, err
+			}
+		}
+		if err := TurnLimit(turn, l.maxTurns); err != nil {
+			return history, err
 		}
 	}
 }
@@ -389,7 +380,7 @@ func (l *loop) runCalls(ctx context.Context, turn int, jobs []job) (results map[
 	if len(rejected) > 0 {
 		tools = tool.HandlerFunc(func(ctx context.Context, call tool.Call) iter.Seq[tool.Event] {
 			if d := rejected[call.ID]; d != nil {
-				res := tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: d.Reason, Err: ErrCallRejected}, Err: tool.ErrDenied})
+				res := RejectedResult(call, d.Reason)
 				return func(yield func(tool.Event) bool) { yield(tool.Event{Result: &res}) }
 			}
 			return l.tools.Stream(ctx, call)

@@ -66,3 +66,61 @@ func ToolMessage(call ToolCall, res tool.Result) Message {
 	}
 	return m
 }
+
+// AfterTurn returns what Run does with the response of turn, whose calls
+// have their IDs (CallIDs): the messages it appends to the history, and
+// whether the run ends with them (done).
+//
+//   - A truncated, filtered or refused response (FinishLength,
+//     FinishContentFilter, FinishRefusal) appends nothing and ends the run
+//     with an *IncompleteError: its calls never run, since their arguments
+//     may be cut off.
+//   - A response with calls appends the assistant message. Its calls run
+//     next, in order, each recorded with ToolMessage (RejectedResult for
+//     one a person rejected), and then TurnLimit says whether the model
+//     gets another turn.
+//   - A response without calls appends the assistant message and ends the
+//     run, unless it ended with FinishMalformedCall: then a user message
+//     that begins with MalformedCallText, and gives the response's
+//     FinishMessage, follows it, and TurnLimit says whether the model gets
+//     another turn.
+func AfterTurn(turn int, resp *Response) (msgs []Message, done bool, err error) {
+	if kind := incompleteKind(resp.FinishReason); kind != nil {
+		return nil, true, &IncompleteError{Turn: turn, Response: resp, Err: kind}
+	}
+	msgs = []Message{{Role: RoleAssistant, Text: resp.Text, Calls: resp.Calls, State: resp.State}}
+	if len(resp.Calls) > 0 {
+		return msgs, false, nil
+	}
+	if resp.FinishReason != FinishMalformedCall {
+		return msgs, true, nil
+	}
+	text := MalformedCallText
+	if resp.FinishMessage != "" {
+		text += "\n\n" + resp.FinishMessage
+	}
+	return append(msgs, UserText(text)), false, nil
+}
+
+// TurnLimit returns the *TurnLimitError with which Run ends after turn, a
+// turn that did not end the run (AfterTurn), when it was the last of
+// maxTurns (DefaultMaxTurns when maxTurns is zero or less); nil when the
+// model gets another turn.
+func TurnLimit(turn, maxTurns int) error {
+	if maxTurns <= 0 {
+		maxTurns = DefaultMaxTurns
+	}
+	if turn >= maxTurns {
+		return &TurnLimitError{Turns: maxTurns, Err: ErrTurnLimit}
+	}
+	return nil
+}
+
+// RejectedResult returns the result Run gives a call that a person
+// rejected with reason (a Decision of VerdictReject): the call does not
+// run, and the model reads that a person rejected it, and why. Its error
+// is a *tool.DeniedError, matching tool.ErrDenied, whose reason is a
+// *RejectionError, matching ErrCallRejected.
+func RejectedResult(call tool.Call, reason string) tool.Result {
+	return tool.ErrorResult(call, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &RejectionError{Reason: reason, Err: ErrCallRejected}, Err: tool.ErrDenied})
+}

@@ -12,7 +12,9 @@
 // is a CallActivity, which runs the call through the registry, as
 // agent.Run does (tool.Registry.Stream). The workflow itself only decides
 // what comes next from what the activities returned, which Temporal
-// records; a worker that takes over a run replays that record.
+// records, with agent.Run's own steps (agent.AfterTurn, agent.TurnLimit,
+// agent.RejectedResult), so that a turn ends as it would in agent.Run; a
+// worker that takes over a run replays that record.
 //
 // A call's activity takes its ToolPolicy: the policy's Timeout, or else
 // the tool's own (tool.WithTimeout) plus TimeoutMargin, is the activity's
@@ -29,6 +31,20 @@
 // select its approval (agent.Destructive) and its retries, its timeout
 // bounds the activity, its progress is heartbeats, and arguments the
 // server refuses (an mcpclient.ToolError with issues) are not retried.
+//
+// # The size of a run's history
+//
+// Temporal records every activity's input and result, and ends a run
+// whose history passes its limit (50 MiB by default). A turn's activity
+// gets only the messages its previous turn did not have (TurnInput), so
+// a run's history grows by about the size of each turn's new messages:
+// with its turns, not with their square. The activity finds the earlier
+// messages in its worker's memory, where the run's previous turn left
+// them, or asks the run for them (QueryHistory) when another worker ran
+// that turn or this one has restarted since; a Query adds nothing to the
+// history. A whole history still crosses Temporal as the run's input and
+// result and as that Query's answer, so it must fit in one payload (2 MiB
+// by default).
 //
 // # Calls, at most once or at least once
 //
@@ -85,7 +101,9 @@
 // The program in examples/approval runs against a local Temporal server: a
 // run whose destructive tool waits for approval, in one process or across
 // a worker that is killed while it waits; its documentation says how to
-// start the server and run it.
+// build and start a server for it, and for your own workers' tests: the
+// module's internal/devserver, in memory on 127.0.0.1:7233 with the
+// namespace "default", which stays up in the background until killed.
 //
 // # Determinism
 //
@@ -98,5 +116,8 @@
 // annotations and policy as the worker that decides sees them, as the
 // retries do. The tests replay recorded histories (testdata) through a
 // worker.WorkflowReplayer, on which Register puts the workflow, so a
-// change that would break runs under way fails them.
+// change that would break runs under way fails them. A change made on
+// purpose goes through workflow.GetVersion: the runs started before turns
+// sent only their new messages go on sending the whole history, to the
+// activity they started with, which Register still registers.
 package durable

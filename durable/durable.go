@@ -21,8 +21,9 @@ import (
 const (
 	// WorkflowName is the run's workflow type.
 	WorkflowName = "hands.Run"
-	// TurnActivity asks the model for one turn.
-	TurnActivity = "hands.Turn"
+	// TurnActivity asks the model for one turn, given the messages added
+	// to the run's history since its previous turn (TurnInput).
+	TurnActivity = "hands.TurnFrom"
 	// CallActivity runs one tool call.
 	CallActivity = "hands.Call"
 	// UpdateDecide sends a person's agent.Decision about a pending call.
@@ -55,7 +56,24 @@ const (
 	// ErrTypeTurnLimit: the model was still calling tools at the turn
 	// limit; the run ends.
 	ErrTypeTurnLimit = "hands.TurnLimit"
+	// ErrTypeHistory: a turn's activity could not find the run's history
+	// before the messages of its input (TurnInput), which it asks the run
+	// for when its worker does not hold them: its worker has no client
+	// (an SDK test environment's activities have none), or the run's
+	// history is shorter than the input says; not retried.
+	ErrTypeHistory = "hands.History"
 )
+
+// wholeTurnActivity is the name of the turn activity of the runs started
+// before TurnActivity: its input holds the run's whole history (From is
+// zero). A worker still registers it, for such runs.
+const wholeTurnActivity = "hands.Turn"
+
+// turnDeltas is the change of the workflow that sends each turn's
+// activity only the messages its previous turn did not have
+// (workflow.GetVersion): runs started before it go on with
+// wholeTurnActivity.
+const turnDeltas = "hands.turn-deltas"
 
 // DefaultToolTimeout is a call's StartToCloseTimeout when neither its
 // tool's policy nor the tool itself (tool.WithTimeout) bounds it.
@@ -127,9 +145,10 @@ type Options struct {
 // An Agent runs hands' agent loop on Temporal: Register puts its workflow
 // and activities on a worker, and clients start runs of WorkflowName.
 type Agent struct {
-	model agent.Model
-	reg   *tool.Registry
-	opts  Options
+	model     agent.Model
+	reg       *tool.Registry
+	opts      Options
+	histories historyCache // of the runs whose turns this worker ran last
 }
 
 // New returns an Agent that asks model and runs the tools of reg. A nil
@@ -160,11 +179,14 @@ type activityRegistrar interface {
 // Register registers the workflow (WorkflowName) on w and, when w takes
 // activities too (a worker.Worker and a test environment do, a
 // worker.WorkflowReplayer does not: a replay runs none), the activities
-// (TurnActivity, CallActivity).
+// (TurnActivity, CallActivity; and the turn activity of the runs started
+// before TurnActivity took only the messages a turn adds, for those
+// runs).
 func (a *Agent) Register(w Registrar) {
 	w.RegisterWorkflowWithOptions(a.Run, workflow.RegisterOptions{Name: WorkflowName})
 	if w, ok := w.(activityRegistrar); ok {
 		w.RegisterActivityWithOptions(a.Turn, activity.RegisterOptions{Name: TurnActivity})
+		w.RegisterActivityWithOptions(a.Turn, activity.RegisterOptions{Name: wholeTurnActivity})
 		w.RegisterActivityWithOptions(a.Call, activity.RegisterOptions{Name: CallActivity})
 	}
 }
@@ -183,9 +205,21 @@ type Input struct {
 	MaxTurns int `json:"maxTurns,omitempty"`
 }
 
-// TurnInput is the input of TurnActivity.
+// TurnInput is the input of TurnActivity: the messages of the run's
+// history from From on, those its previous turn did not have, so that
+// what Temporal records of a run grows with its turns and not with their
+// square. The activity finds the messages before From where the run's
+// previous turn left them, in its worker's memory, or else asks the run
+// for them (QueryHistory).
 type TurnInput struct {
-	Turn    int           `json:"turn"`
+	Turn int `json:"turn"`
+	// From is how many messages of the run's history come before
+	// History; zero when History is the whole history.
+	From int `json:"from,omitempty"`
+	// Digest is the digest of the run's history before From, which the
+	// activity checks the messages in its worker's memory against.
+	Digest string `json:"digest,omitempty"`
+	// History is the run's history from From on.
 	History agent.History `json:"history"`
 }
 
@@ -203,12 +237,30 @@ type TurnOutput struct {
 	NeedsApproval []string `json:"needsApproval,omitempty"`
 }
 
+// response returns the turn's response as the model gave it, its calls
+// with their IDs.
+func (o TurnOutput) response() *agent.Response {
+	return &agent.Response{
+		Text:            o.Message.Text,
+		Calls:           o.Message.Calls,
+		State:           o.Message.State,
+		FinishReason:    o.Finish,
+		RawFinishReason: o.RawFinish,
+		FinishMessage:   o.FinishMessage,
+		Usage:           o.Usage,
+	}
+}
+
 // Turn is TurnActivity: it asks the model for one turn, with the request
 // agent.Run would build (agent.NewRequestFor): the tools the portable
 // search loaded in the history included.
 func (a *Agent) Turn(ctx context.Context, in TurnInput) (TurnOutput, error) {
+	history, err := a.turnHistory(ctx, in)
+	if err != nil {
+		return TurnOutput{}, err
+	}
 	var resp *agent.Response
-	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequestFor(ctx, a.model, a.reg, a.opts.System, in.History)) {
+	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequestFor(ctx, a.model, a.reg, a.opts.System, history)) {
 		if err != nil {
 			return TurnOutput{}, fmt.Errorf("durable: turn %d: %w", in.Turn, err)
 		}
@@ -221,7 +273,7 @@ func (a *Agent) Turn(ctx context.Context, in TurnInput) (TurnOutput, error) {
 	if resp == nil {
 		return TurnOutput{}, fmt.Errorf("durable: turn %d: the model returned no response", in.Turn)
 	}
-	calls := agent.CallIDs(resp.Calls, in.Turn, in.History)
+	calls := agent.CallIDs(resp.Calls, in.Turn, history)
 	out := TurnOutput{
 		Message:       agent.Message{Role: agent.RoleAssistant, Text: resp.Text, Calls: calls, State: resp.State},
 		Finish:        resp.FinishReason,

@@ -2,7 +2,6 @@ package durable
 
 import (
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -28,8 +27,8 @@ type run struct {
 // approval, and after a call that asked a question, the workflow waits
 // for an UpdateDecide; QueryPending and QueryHistory read where it is.
 // It returns the history, or ends with an application error of type
-// ErrTypeIncomplete or ErrTypeTurnLimit, or the model's error once the
-// turn's retries end.
+// ErrTypeIncomplete or ErrTypeTurnLimit, whose message is agent.Run's
+// error's, or the model's error once the turn's retries end.
 func (a *Agent) Run(ctx workflow.Context, in Input) (agent.History, error) {
 	r := &run{history: in.History}
 	if err := workflow.SetQueryHandler(ctx, QueryHistory, func() (agent.History, error) { return r.history, nil }); err != nil {
@@ -54,9 +53,6 @@ func (a *Agent) Run(ctx workflow.Context, in Input) (agent.History, error) {
 	if in.MaxTurns > 0 {
 		maxTurns = in.MaxTurns
 	}
-	if maxTurns <= 0 {
-		maxTurns = agent.DefaultMaxTurns
-	}
 	modelTimeout := a.opts.ModelTimeout
 	if modelTimeout <= 0 {
 		modelTimeout = DefaultModelTimeout
@@ -65,37 +61,43 @@ func (a *Agent) Run(ctx workflow.Context, in Input) (agent.History, error) {
 		StartToCloseTimeout: modelTimeout,
 		RetryPolicy:         a.opts.ModelRetry,
 	})
+	// Each turn's activity gets the messages its previous turn did not
+	// have, and the digest of those it had: the messages before sent.
+	// Runs started before that change send the whole history.
+	deltas := workflow.GetVersion(ctx, turnDeltas, workflow.DefaultVersion, 1) == 1
+	sent, digested := 0, ""
 	for turn := 1; ; turn++ {
 		var out TurnOutput
-		if err := workflow.ExecuteActivity(modelCtx, TurnActivity, TurnInput{Turn: turn, History: r.history}).Get(ctx, &out); err != nil {
+		in, name := TurnInput{Turn: turn, History: r.history}, wholeTurnActivity
+		if deltas {
+			in, name = TurnInput{Turn: turn, From: sent, Digest: digested, History: r.history[sent:]}, TurnActivity
+			var err error
+			if digested, err = digest(digested, in.History); err != nil {
+				return r.history, err
+			}
+			sent = len(r.history)
+		}
+		if err := workflow.ExecuteActivity(modelCtx, name, in).Get(ctx, &out); err != nil {
 			return r.history, err
 		}
-		switch out.Finish {
-		case agent.FinishLength, agent.FinishContentFilter, agent.FinishRefusal:
-			return r.history, temporal.NewNonRetryableApplicationError(
-				fmt.Sprintf("durable: turn %d: the response is incomplete (%s)", turn, out.Finish), ErrTypeIncomplete, nil, out)
+		// The turn ends as agent.Run ends it: the same messages, the
+		// same errors.
+		msgs, done, err := agent.AfterTurn(turn, out.response())
+		if err != nil {
+			return r.history, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeIncomplete, nil, out)
 		}
-		r.history = append(r.history, out.Message)
-		at := len(r.history) - 1 // the assistant message, while its calls run
-		calls := out.Message.Calls
-		if len(calls) == 0 && out.Finish != agent.FinishMalformedCall {
+		at := len(r.history) // the assistant message, while its calls run
+		r.history = append(r.history, msgs...)
+		if done {
 			return r.history, nil
 		}
-		if len(calls) == 0 {
-			text := agent.MalformedCallText
-			if out.FinishMessage != "" {
-				text += "\n\n" + out.FinishMessage
-			}
-			r.history = append(r.history, agent.UserText(text))
-		}
-		for i := range calls {
-			if err := a.callOne(ctx, r, at, i, slices.Contains(out.NeedsApproval, calls[i].ID)); err != nil {
+		for i, c := range out.Message.Calls {
+			if err := a.callOne(ctx, r, at, i, slices.Contains(out.NeedsApproval, c.ID)); err != nil {
 				return r.history, err
 			}
 		}
-		if turn >= maxTurns {
-			return r.history, temporal.NewNonRetryableApplicationError(
-				(&agent.TurnLimitError{Turns: maxTurns}).Error(), ErrTypeTurnLimit, nil)
+		if err := agent.TurnLimit(turn, maxTurns); err != nil {
+			return r.history, temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTurnLimit, nil)
 		}
 	}
 }
@@ -239,9 +241,7 @@ func (r *run) wait(ctx workflow.Context, p agent.Pending) (agent.Decision, error
 // rejected returns the tool message of a call a person rejected, as
 // agent.Resume records it.
 func rejected(call agent.ToolCall, d agent.Decision) agent.Message {
-	c := tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}
-	res := tool.ErrorResult(c, &tool.DeniedError{Tool: call.Name, CallID: call.ID, Reason: &agent.RejectionError{Reason: d.Reason, Err: agent.ErrCallRejected}, Err: tool.ErrDenied})
-	return agent.ToolMessage(call, res)
+	return agent.ToolMessage(call, agent.RejectedResult(tool.Call{ID: call.ID, Name: call.Name, Args: call.Args}, d.Reason))
 }
 
 // activityOptions returns the options of the calls of the named tool, from

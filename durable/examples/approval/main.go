@@ -3,11 +3,22 @@
 // so it outlives the worker process that started it, and the approval can
 // come from anywhere, days later.
 //
-// It needs a Temporal server; for one on your machine, install the
-// Temporal CLI (https://docs.temporal.io/cli) and start its development
-// server, which listens on localhost:7233:
+// It needs a Temporal server. The durable module has one, which its tests
+// use: internal/devserver, a server in memory on 127.0.0.1:7233 with the
+// namespace "default", the address and namespace this example dials by
+// default (-hostport and -namespace choose others; TEMPORAL_ADDRESS, when
+// set, is the address of both). From the durable directory, build it once
+// — a cold build takes about 520 CPU-seconds, ten minutes on a busy
+// machine of two cores, and 2.6 GB of memory — into $(go env GOBIN), or else
+// $(go env GOPATH)/bin, which your PATH should hold, and start it in the
+// background, where it stays without the terminal until you kill the
+// process it names; it returns once the server takes clients:
 //
-//	temporal server start-dev
+//	go install -C internal/devserver .
+//	devserver -detach
+//
+// The server keeps nothing: its runs are gone once it stops. A Temporal
+// CLI's development server (temporal server start-dev) serves as well.
 //
 // Then, from the durable directory, the whole run in one process — a
 // worker, a run that pauses, the approval, the answer:
@@ -15,16 +26,25 @@
 //	go run ./examples/approval
 //
 // Or across processes, as in production: a worker, a run started, the
-// worker stopped and another started, then the decision:
+// worker stopped and another started, then the decision; the worker and
+// start print the command to run next:
 //
-//	go run ./examples/approval worker -dir /tmp/ws &
-//	go run ./examples/approval start -id tidy 'remove notes.txt'
-//	kill %1; go run ./examples/approval worker -dir /tmp/ws &
-//	go run ./examples/approval approve -id tidy      # or: reject -id tidy 'keep it'
+//	go install ./examples/approval
+//	approval worker &
+//	approval start -id tidy 'remove notes.txt'
+//	kill %1; approval worker &
+//	approval approve -id tidy
 //
-// Start, approve and reject wait for the run to pause at most -wait (a
-// minute by default), and give up at once, saying why, on an ID no run
-// has or on a run that has ended.
+// (or approval reject -id tidy 'keep it'). Start, approve and reject wait
+// for the run to pause at most -wait (a minute by default), and give up at
+// once, saying why, on an ID no run has or on a run that has ended.
+//
+// The files it uses: the worker's workspace, a directory from which the
+// remove tool removes files — -dir names it, by default hands-approval in
+// the system's temporary directory ($TMPDIR, else /tmp) — which the worker
+// creates when it is missing, with a notes.txt in it for the run to
+// remove; the one-process run makes a workspace of its own, and removes
+// it. Nothing else: the run's state is the Temporal server's.
 //
 // The model is a stand-in that answers by rule, so that the example needs
 // no API key; a program gives durable.New a provider's agent.Model
@@ -39,6 +59,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -49,6 +70,7 @@ import (
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
+	sdklog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hands-go/hands/agent"
@@ -71,7 +93,22 @@ type config struct {
 	id                         string        // the run's workflow ID
 	dir                        string        // the workspace the tool removes files from
 	wait                       time.Duration // how long to wait for the run to pause
+	// server are the flags given of hostPort, namespace and queue, for
+	// the next command printed; nil when none is (the demonstration).
+	server []string
 }
+
+// next prints the command to run next, with the server's flags given to
+// this one.
+func (cfg config) next(stdout io.Writer, command string, args ...string) {
+	if cfg.server == nil {
+		return
+	}
+	fmt.Fprintln(stdout, "next: approval "+strings.Join(append(append([]string{command}, cfg.server...), args...), " "))
+}
+
+// defaultDir is the worker's workspace when -dir names none.
+func defaultDir() string { return filepath.Join(os.TempDir(), "hands-approval") }
 
 // Why start, approve and reject find no call waiting for a decision.
 var (
@@ -87,33 +124,53 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		cmd, args = args[0], args[1:]
 	}
 	var cfg config
+	hostPort := os.Getenv("TEMPORAL_ADDRESS")
+	if hostPort == "" {
+		hostPort = client.DefaultHostPort
+	}
 	fs := flag.NewFlagSet(cmd, flag.ContinueOnError)
-	fs.StringVar(&cfg.hostPort, "hostport", client.DefaultHostPort, "the Temporal server's address")
+	fs.StringVar(&cfg.hostPort, "hostport", hostPort, "the Temporal server's address (default $TEMPORAL_ADDRESS, or "+client.DefaultHostPort+")")
 	fs.StringVar(&cfg.namespace, "namespace", client.DefaultNamespace, "the Temporal namespace")
 	fs.StringVar(&cfg.queue, "queue", "hands-approval", "the task queue")
 	fs.StringVar(&cfg.id, "id", "", "the run's workflow ID (start, approve, reject)")
-	fs.StringVar(&cfg.dir, "dir", "", "the workspace of the remove tool (worker)")
+	fs.StringVar(&cfg.dir, "dir", defaultDir(), "the workspace of the remove tool, created with a notes.txt when missing (worker)")
 	fs.DurationVar(&cfg.wait, "wait", time.Minute, "how long to wait for the run to pause (start, approve, reject)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	c, err := client.Dial(client.Options{HostPort: cfg.hostPort, Namespace: cfg.namespace})
+	if cmd != "demo" {
+		cfg.server = []string{}
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "hostport" || f.Name == "namespace" || f.Name == "queue" {
+				cfg.server = append(cfg.server, "-"+f.Name, f.Value.String())
+			}
+		})
+	}
+	// The SDK's warnings and errors, not its log of every step.
+	logger := sdklog.NewStructuredLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	c, err := client.Dial(client.Options{HostPort: cfg.hostPort, Namespace: cfg.namespace, Logger: logger})
 	if err != nil {
-		return err
+		return fmt.Errorf("the Temporal server at %s: %w", cfg.hostPort, err)
 	}
 	defer c.Close()
 	switch cmd {
 	case "demo":
 		return demo(ctx, c, cfg, stdout)
 	case "worker":
-		if cfg.dir == "" {
-			return errors.New("worker: -dir names the workspace")
+		created, err := workspace(cfg.dir)
+		if err != nil {
+			return err
 		}
 		w, err := startWorker(c, cfg)
 		if err != nil {
 			return err
 		}
 		defer w.Stop()
+		if created {
+			fmt.Fprintf(stdout, "created the workspace %s, with notes.txt\n", cfg.dir)
+		}
+		fmt.Fprintf(stdout, "worker of task queue %s on %s, workspace %s\n", cfg.queue, cfg.hostPort, cfg.dir)
+		cfg.next(stdout, "start", "-id", "tidy", "'remove notes.txt'")
 		<-ctx.Done()
 		return nil
 	case "start":
@@ -128,6 +185,18 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return decide(ctx, c, cfg, cmd == "approve", strings.Join(fs.Args(), " "), stdout)
 	}
 	return fmt.Errorf("unknown command %q: want worker, start, approve or reject, or none", cmd)
+}
+
+// workspace creates the workspace dir, with a notes.txt in it, when it is
+// missing, and reports whether it did.
+func workspace(dir string) (bool, error) {
+	if _, err := os.Stat(dir); err == nil || !errors.Is(err, os.ErrNotExist) {
+		return false, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return false, err
+	}
+	return true, os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("old notes\n"), 0o644)
 }
 
 // demo runs a worker, starts a run that removes notes.txt from a new
@@ -212,6 +281,7 @@ func start(ctx context.Context, c client.Client, cfg config, message string, std
 		return err
 	}
 	fmt.Fprintf(stdout, "run %s waits for %s: %s %s\n", cfg.id, p.Kind, p.Call.Name, p.Call.Args)
+	cfg.next(stdout, "approve", "-id", cfg.id)
 	return nil
 }
 

@@ -20,6 +20,7 @@ import (
 const exampleArgs = "HANDS_APPROVAL_ARGS"
 
 func TestMain(m *testing.M) {
+	runDocScript()
 	if args := os.Getenv(exampleArgs); args != "" {
 		ctx, stop := context.WithCancel(context.Background())
 		defer stop()
@@ -129,6 +130,7 @@ func TestAcrossProcesses(t *testing.T) {
 		t.Fatalf("approve: %v", err)
 	}
 	want := `run tidy waits for approval: remove {"path":"notes.txt"}
+next: approval approve ` + strings.Join(flags, " ") + ` -id tidy
 approve call_1_1
 answer: done: removed notes.txt
 `

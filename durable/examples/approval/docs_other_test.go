@@ -1,0 +1,6 @@
+//go:build !linux
+
+package main
+
+// runDocScript runs TestDocumentedCommands' script, on Linux alone.
+func runDocScript() {}
