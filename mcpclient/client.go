@@ -213,6 +213,11 @@ type Client struct {
 	arrivalSeq  uint64
 	arrivalLost uint64 // arrivals below this number were dropped
 
+	// now and sleep are the clock that tasks of the extension are polled
+	// by: time.Now and sleepCtx, but in tests.
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
 	worker  sync.WaitGroup
@@ -225,7 +230,7 @@ type Client struct {
 // SDK — and lists its tools. ctx bounds the connection and the first
 // listing, not the session.
 func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
-	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text()}
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text(), now: time.Now, sleep: sleepCtx}
 	if opts != nil {
 		c.opts = *opts
 	}

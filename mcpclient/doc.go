@@ -70,15 +70,37 @@
 //
 // # Tasks
 //
-// A remote tool whose execution.taskSupport is "required" is called as an
-// MCP task: the call creates the task, polls it with tasks/get at the
-// server's pollInterval (held between 100 ms and 10 s), passes its status
-// messages on as progress, and fetches its result with tasks/result, which
-// is then read as a plain call's result is, within the same bounds. The
-// call's context and timeout bound the whole; when the call ends first,
-// the task is cancelled on the server. A tool whose task support is
-// "optional" is called plainly. Both are tool.TaskOptional to hands'
-// own clients.
+// With a server of protocol revision 2025-11-25 (SEP-1686), a remote tool
+// whose execution.taskSupport is "required" is called as an MCP task: the
+// call creates the task, polls it with tasks/get at the server's
+// pollInterval (held between 100 ms and 10 s), passes its status messages
+// on as progress, and fetches its result with tasks/result, which is then
+// read as a plain call's result is, within the same bounds. A tool whose
+// task support is "optional" is called plainly.
+//
+// From 2026-07-28, tasks are an extension (io.modelcontextprotocol/tasks,
+// SEP-2663), which the client declares in the capabilities of every
+// tools/call and tasks/* request: the server decides which calls become
+// tasks, and answers those with the task in place of the result. The
+// client then polls tasks/get, waiting the server's pollIntervalMs before
+// each (at least 100 ms, at most a minute), and half again as long each
+// time while the task goes on unchanged, up to 5 s or the server's
+// interval when that is longer; passes its status messages on as
+// progress; answers the server's requests among its inputRequests, once
+// each, through Options.Elicit and Options.Sample with the call's context
+// (a request the client did not declare ends the call), sending the
+// answers with tasks/update; and returns the result or the JSON-RPC error
+// the task ends with, inline in tasks/get, as a plain call's. Over
+// streamable HTTP, tasks/get, tasks/update and tasks/cancel carry the
+// task's ID in the Mcp-Name header. The call gives up, and cancels the
+// task, once the task's ttlMs has passed since the client read it.
+//
+// On either revision the call's context and timeout bound the whole, and
+// 10 000 polls bound a call without a timeout; when the call ends first,
+// the task is cancelled on the server (tasks/cancel, within 5 s, which
+// may hold a call of a tool that does not require a task past its end by
+// as long). Tools that require or allow tasks are tool.TaskOptional to
+// hands' own clients.
 //
 // # A remote tool is a hands tool
 //

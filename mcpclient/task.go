@@ -55,15 +55,16 @@ type taskKey struct{}
 // middleware that adds the task parameter to a tools/call.
 func (c *Client) addTaskMethods() {
 	for _, err := range []error{
-		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](c.client, mcptask.MethodGet),
+		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcptask.GetResult](c.client, mcptask.MethodGet),
 		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcp.CallToolResult](c.client, mcptask.MethodResult),
 		mcp.AddSendingCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](c.client, mcptask.MethodCancel),
+		mcp.AddSendingCustomMethod[*mcptask.UpdateParams, *mcptask.Ack](c.client, mcptask.MethodUpdate),
 	} {
 		if err != nil {
 			panic(err) // the SDK took a task method for its own: a mistake at build time
 		}
 	}
-	c.client.AddSendingMiddleware(taskSending)
+	c.client.AddSendingMiddleware(taskSending, declaringTasks)
 }
 
 // taskSending is a sending middleware: a tools/call whose context asks for
@@ -93,6 +94,9 @@ func taskSending(next mcp.MethodHandler) mcp.MethodHandler {
 // the tool's result either way.
 func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTask bool) (*mcp.CallToolResult, error) {
 	session := c.session.Load()
+	if extension(session) {
+		return c.callExtension(ctx, session, params, asTask)
+	}
 	if !asTask {
 		return session.CallTool(ctx, params)
 	}
@@ -132,11 +136,17 @@ func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTas
 	return res, err
 }
 
-// createTask sends a tools/call as a task. The call may end while its
-// answer is on the way, and then the task, once known, must be cancelled:
-// so the request outlives the call by cancelTaskTimeout at most.
+// createTask sends a tools/call as a task: with the task parameter meta
+// (SEP-1686), or, when meta is nil, as the extension's server decides.
+// The call may end while its answer is on the way, and then the task,
+// once known, must be cancelled: so the request outlives the call by
+// cancelTaskTimeout at most.
 func createTask(ctx context.Context, session *mcp.ClientSession, params *mcp.CallToolParams, meta *mcptask.Metadata) (*mcp.CallToolResult, error) {
-	rctx, cancel := context.WithCancel(context.WithValue(context.WithoutCancel(ctx), taskKey{}, meta))
+	rctx := context.WithoutCancel(ctx)
+	if meta != nil {
+		rctx = context.WithValue(rctx, taskKey{}, meta)
+	}
+	rctx, cancel := context.WithCancel(rctx)
 	defer cancel()
 	defer context.AfterFunc(ctx, func() {
 		grace := time.NewTimer(cancelTaskTimeout)
@@ -195,7 +205,7 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 			return nil, ctx.Err()
 		case <-t.C:
 		}
-		got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, session, mcptask.MethodGet, &mcptask.IDParams{TaskID: task.TaskID})
+		got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.GetResult](ctx, session, mcptask.MethodGet, &mcptask.IDParams{TaskID: task.TaskID})
 		if err != nil {
 			return nil, err
 		}

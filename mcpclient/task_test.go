@@ -33,6 +33,12 @@ type taskUpstream struct {
 
 func newTaskUpstream(t *testing.T) *taskUpstream {
 	t.Helper()
+	return newTaskUpstreamWith(t, mcpserver.TaskOptions{PollInterval: 100 * time.Millisecond})
+}
+
+// newTaskUpstreamWith is newTaskUpstream with tasks bounded by opts.
+func newTaskUpstreamWith(t *testing.T, opts mcpserver.TaskOptions) *taskUpstream {
+	t.Helper()
 	u := &taskUpstream{started: make(chan struct{}, 10), ended: make(chan error, 10), release: make(chan struct{})}
 	type reportArgs struct {
 		Topic string `json:"topic"`
@@ -48,7 +54,7 @@ func newTaskUpstream(t *testing.T) *taskUpstream {
 			return "", ctx.Err()
 		}
 	}, tool.WithTaskSupport(tool.TaskRequired))
-	srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{PollInterval: 100 * time.Millisecond}}, report)
+	srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: opts}, report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -443,33 +449,12 @@ func TestTaskBadUpstream(t *testing.T) {
 	}
 }
 
-// TestTaskStateless: a stateless server has no session to hold a task in,
-// and says so, rather than starting a task nobody can poll.
-func TestTaskStateless(t *testing.T) {
-	u := newTaskUpstream(t)
-	ts := httptest.NewServer(u.srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
-	defer ts.Close()
-	c, err := mcpclient.Connect(t.Context(), mcpclient.HTTP(ts.URL, nil), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	res := call(t.Context(), find(t, c, "report"), "report", `{"topic":"x"}`)
-	if !res.IsError || !strings.Contains(res.Content, "stateless") {
-		t.Errorf("a task on a stateless server = %+v, want an error that says why", res)
-	}
-	select {
-	case <-u.started:
-		t.Error("the tool ran")
-	default:
-	}
-}
-
 // TestTaskAsks: a task's tool asks the client (mcpserver.Elicit). On
 // protocol versions before 2026-07-28 the request carries the task's ID
-// and the task is input_required until the answer; from 2026-07-28, a
-// request goes back in the call's result, which a task has given already,
-// so the tool is told the client cannot be asked.
+// and the task is input_required until the answer; from 2026-07-28 (the
+// tasks extension, in memory) the request is among the task's
+// inputRequests, which the client answers with tasks/update, and the
+// client's Elicit gets the call's context.
 func TestTaskAsks(t *testing.T) {
 	for _, over := range []string{inMemory, overSSE} {
 		t.Run(over, func(t *testing.T) {
@@ -483,33 +468,39 @@ func TestTaskAsks(t *testing.T) {
 				}
 				return fmt.Sprintf("confirmed: %v", answer.OK), nil
 			}, tool.WithTaskSupport(tool.TaskRequired))
-			srv, err := mcpserver.NewTools(nil, ask)
+			srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{PollInterval: 100 * time.Millisecond}}, ask)
 			if err != nil {
 				t.Fatal(err)
 			}
 			u := &taskUpstream{srv: srv}
 			var c *mcpclient.Client
-			var status, related string
+			var status, related, who string
 			elicit := func(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				who, _ = ctx.Value(whoKey{}).(string)
 				rel, _ := req.Params.Meta[mcptask.RelatedMeta].(map[string]any)
 				related, _ = rel["taskId"].(string)
-				got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, c.Session(), mcptask.MethodGet, &mcptask.IDParams{TaskID: related})
-				if err == nil {
-					status = got.Status
+				if related != "" {
+					got, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.GetResult](ctx, c.Session(), mcptask.MethodGet, &mcptask.IDParams{TaskID: related})
+					if err == nil {
+						status = got.Status
+					}
 				}
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 			}
 			c = u.connect(t, over, &mcpclient.Options{Elicit: elicit})
 			version := c.Session().InitializeResult().ProtocolVersion
-			res := call(t.Context(), find(t, c, "deploy"), "deploy", `{}`)
-			if version >= "2026-07-28" {
-				if !strings.Contains(res.Content, "not asked") || !strings.Contains(res.Content, "in a task") {
-					t.Errorf("deploy on %s = %+v, want the tool told it cannot ask", version, res)
-				}
-				return
-			}
+			res := call(context.WithValue(t.Context(), whoKey{}, "ada"), find(t, c, "deploy"), "deploy", `{}`)
 			if res.IsError || res.Content != "confirmed: true" {
 				t.Fatalf("deploy on %s = %+v", version, res)
+			}
+			if who != "ada" {
+				t.Errorf("on %s, Elicit's ctx is not the call's (who = %q)", version, who)
+			}
+			if version >= "2026-07-28" {
+				if related != "" {
+					t.Errorf("on %s, the task's request names the task %q: want it among the task's inputRequests", version, related)
+				}
+				return
 			}
 			if related == "" || status != "input_required" {
 				t.Errorf("while the client was asked: related task %q, status %q; want the task, input_required", related, status)
@@ -523,10 +514,10 @@ func TestTaskAsks(t *testing.T) {
 // task's request carries the task's ID (related-task) and comes on no
 // call's stream, so the client names the call by the task it created:
 // each caller is asked once, and each call gets its own caller's answer.
-// Over HTTP only: in memory the session speaks 2026-07-28, on which a task
-// cannot ask (TestTaskAsks).
+// In memory, where the session speaks 2026-07-28, the requests are among
+// each task's inputRequests, which its own call answers.
 func TestTaskRequestsNameTheirCall(t *testing.T) {
-	for _, over := range []string{overSSE, overJSON} {
+	for _, over := range []string{inMemory, overSSE, overJSON} {
 		t.Run(over, func(t *testing.T) {
 			var arrivals atomic.Int32
 			both := make(chan struct{})

@@ -79,7 +79,7 @@ type liftingRoundTripper struct {
 }
 
 func (t liftingRoundTripper) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(r)
+	resp, err := t.next.RoundTrip(nameTask(r))
 	if err != nil || resp.Body == nil || resp.StatusCode != http.StatusOK {
 		return resp, err
 	}

@@ -194,7 +194,9 @@
 // client declares it in a request's capabilities, and the server makes a
 // task of a call of a tool that may run as one; a tool that requires one,
 // called by a client that did not declare the extension, is refused with
-// -32021. The client polls tasks/get (the result or the error inline),
+// -32021 (over HTTP, with 400 Bad Request). SEP-1686's task parameter is
+// not of that revision, and is ignored. The client polls tasks/get (the
+// result or the error inline),
 // answers the call's requests to it (Elicit, Sample) with tasks/update,
 // and cancels with tasks/cancel; tasks/result and tasks/list are gone.
 // Over HTTP, tasks/* must carry the task's ID in the Mcp-Name header.

@@ -497,10 +497,11 @@ func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
 // tasks extension) the server decides: a call of a tool that may run as a
 // task, from a client that declares the extension on the request,
 // becomes one, and one of a tool that requires it from a client that does
-// not is refused with the extension's error. It tells clients that the
-// server has tasks (initialize, server/discover) and which tools may run
-// as them (tools/list), and names the caller of tasks/* for their
-// handlers.
+// not is refused with the extension's error, whether or not the call
+// carries SEP-1686's task parameter, which that revision does not have.
+// It tells clients that the server has tasks (initialize,
+// server/discover) and which tools may run as them (tools/list), and
+// names the caller of tasks/* for their handlers.
 func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
@@ -542,9 +543,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			delete(call.Params.Meta, mcptask.ParamMeta)
 		}
 		support, _ := s.taskModes.Load(call.Params.Name)
-		if extensionRequest(call.Params.Meta, call.Session) && !augmented {
+		if extensionRequest(call.Params.Meta, call.Session) {
 			// Capability Negotiation: a task for a client that declared
-			// the extension on this request, never for another.
+			// the extension on this request, never for another. SEP-1686's
+			// task parameter is not of this revision, and is ignored as
+			// an unknown field (the extension's Backward Compatibility).
 			declared := mcptask.Declared(call.Params.Meta)
 			switch {
 			case support == tool.TaskRequired && !declared:
@@ -588,9 +591,9 @@ func (s *Server) taskCaller(ctx context.Context, method string, req mcp.Request)
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	c := taskCaller{ext: extensionRequest(meta, ss), declared: mcptask.Declared(meta)}
 	if c.ext && !c.declared && ss != nil {
-		// A client that made SEP-1686 tasks (a task parameter) on this
-		// session, whatever its protocol version, polls them as SEP-1686
-		// has it.
+		// A client that made SEP-1686 tasks (a task parameter, on an
+		// earlier revision) on this session polls them as SEP-1686 has
+		// it, as the extension's Backward Compatibility asks.
 		s.tasks.mu.Lock()
 		_, sep1686 := s.tasks.sessions[ss]
 		s.tasks.mu.Unlock()

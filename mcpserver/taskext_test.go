@@ -188,14 +188,15 @@ func TestTaskExtensionDiscover(t *testing.T) {
 
 // TestTaskExtensionNegotiation: a client that does not declare the
 // extension gets a tool that requires a task refused with -32021 naming
-// the extension, an optional one called plainly, and its tasks/* refused
+// the extension, over HTTP with 400 Bad Request as 2026-07-28 has it for
+// that error, an optional one called plainly, and its tasks/* refused
 // likewise; tasks/result and tasks/list are not methods of 2026-07-28.
 func TestTaskExtensionNegotiation(t *testing.T) {
 	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
 	plain := extClient{t: t, url: urls[0], user: "ada"}
 	r := plain.send("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}})
-	if r.Error == nil || r.Error.Code != -32021 || !strings.Contains(string(r.Error.Data), `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
-		t.Errorf("undeclared call of a task-required tool: %d %s %+v; want -32021 naming the extension", r.status, r.Result, r.Error)
+	if r.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32021 || !strings.Contains(string(r.Error.Data), `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
+		t.Errorf("undeclared call of a task-required tool: %d %s %+v; want 400 and -32021 naming the extension", r.status, r.Result, r.Error)
 	}
 	r = plain.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}})
 	if r.Error != nil || !strings.Contains(string(r.Result), "quick done") {
@@ -204,8 +205,8 @@ func TestTaskExtensionNegotiation(t *testing.T) {
 	declared := plain
 	declared.declared = true
 	task := declared.start("quick")
-	if r := plain.send("tasks/get", map[string]any{"taskId": task.TaskID}); r.Error == nil || r.Error.Code != -32021 {
-		t.Errorf("undeclared tasks/get: %+v, want -32021", r.Error)
+	if r := plain.send("tasks/get", map[string]any{"taskId": task.TaskID}); r.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32021 {
+		t.Errorf("undeclared tasks/get: %d %+v, want 400 and -32021", r.status, r.Error)
 	}
 	for _, method := range []string{"tasks/result", "tasks/list"} {
 		if r := declared.send(method, map[string]any{"taskId": task.TaskID}); r.Error == nil || r.Error.Code != -32601 {
@@ -215,6 +216,33 @@ func TestTaskExtensionNegotiation(t *testing.T) {
 	done := declared.await(task.TaskID, "completed")
 	if done.ResultType != "complete" || !strings.Contains(string(done.Result), "quick done") || done.PollIntervalMs != 0 {
 		t.Errorf("completed task: %+v, want resultType complete and the result inline", done)
+	}
+}
+
+// TestTaskExtensionTaskParameter: at 2026-07-28 the task parameter of
+// SEP-1686 is not part of the protocol, and is ignored as an unknown field
+// (SEP-2663, Backward Compatibility): with the extension declared the
+// server decides as it does without it, and without it a tool that
+// requires a task is refused and an optional one called plainly — never
+// a task of SEP-1686.
+func TestTaskExtensionTaskParameter(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	plain := extClient{t: t, url: urls[0], user: "ada"}
+	declared := plain
+	declared.declared = true
+	param := map[string]any{"ttl": 60000}
+	r := declared.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}, "task": param})
+	var task extTask
+	if r.Error != nil || json.Unmarshal(r.Result, &task) != nil || task.ResultType != "task" || strings.Contains(string(r.Result), `"task":`) {
+		t.Errorf("declared call with a task parameter: %s %+v; want the extension's task", r.Result, r.Error)
+	}
+	r = plain.send("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}, "task": param})
+	if r.Error == nil || r.Error.Code != -32021 {
+		t.Errorf("undeclared call of a task-required tool with a task parameter: %s %+v; want -32021", r.Result, r.Error)
+	}
+	r = plain.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}, "task": param})
+	if r.Error != nil || !strings.Contains(string(r.Result), "quick done") {
+		t.Errorf("undeclared call of an optional tool with a task parameter: %s %+v; want its result", r.Result, r.Error)
 	}
 }
 
@@ -362,5 +390,20 @@ func TestTaskExtensionLeaseLapse(t *testing.T) {
 	select {
 	case <-tt.ended:
 	default:
+	}
+}
+
+// TestTaskStatelessSEP1686: a stateless server has no session to hold a
+// task of SEP-1686 in (2025-11-25, a task parameter), and says so, rather
+// than starting a task nobody can poll.
+func TestTaskStatelessSEP1686(t *testing.T) {
+	tt := newTaskTools(t)
+	srv := mcpserver.New(tt.reg, nil)
+	ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true}))
+	defer ts.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"quick","arguments":{},"task":{"ttl":60000}}}`
+	status, out := post(t, http.DefaultClient, ts.URL, "", body, "Mcp-Protocol-Version", "2025-11-25")
+	if !strings.Contains(out, "stateless") || !strings.Contains(out, `"error"`) {
+		t.Errorf("a SEP-1686 task on a stateless server: %d %s, want an error that says why", status, out)
 	}
 }

@@ -17,7 +17,11 @@ import (
 // it: with several clients calling, any guess could show one user's
 // question to another. It refuses with mcpserver.ErrUnsupported when that
 // client did not declare the capability. A client that takes the request
-// in the call's result gets it there (interruptOn).
+// in the call's result gets it there (interruptOn). A client whose call
+// serve made a task of the tasks extension (2026-07-28) gets it among
+// that task's inputRequests, and its answer by tasks/update: the call
+// waits for it, and so does the upstream's own task, whose inputRequest
+// the request was (mcpclient answers those with the call's context).
 func relayElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, done, err := callerOf(ctx)
 	if err != nil {

@@ -10,6 +10,7 @@ package mcptask
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
@@ -53,6 +54,9 @@ const (
 	// ExecutionMeta carries a listed tool's execution
 	// ({"taskSupport": "required"}).
 	ExecutionMeta = "com.github.hands-go/execution"
+	// DetailedMeta carries the extension's CreateTaskResult (resultType
+	// "task", the task's fields inline), whole but for its _meta.
+	DetailedMeta = "com.github.hands-go/detailed-task"
 )
 
 // A Task is the state of one task, as tasks/get, tasks/cancel and
@@ -243,7 +247,9 @@ func liftMember(msg []byte, name string, when func(object) bool, lift func(json.
 
 // LiftResult moves what the SDK would drop from a result into _meta: the
 // task of a CreateTaskResult (under CreatedMeta, with an empty content,
-// so that it reads as a CallToolResult), and the execution of each tool
+// so that it reads as a CallToolResult), the extension's CreateTaskResult
+// (resultType "task": its members under DetailedMeta, likewise), and the
+// execution of each tool
 // of a tools/list page (under ExecutionMeta). Other results come back as
 // they are, and so do the tools' schemas, byte for byte.
 func LiftResult(result json.RawMessage) json.RawMessage {
@@ -257,6 +263,32 @@ func LiftResult(result json.RawMessage) json.RawMessage {
 	changed := false
 	if _, content := o["content"]; !content && o.move("task", CreatedMeta) {
 		o["content"] = jsontext.Value("[]")
+		changed = true
+	}
+	if _, content := o["content"]; !content && isTaskResult(o) {
+		// The extension's CreateTaskResult: the task is the result itself.
+		var meta object
+		if m, ok := o["_meta"]; ok && jsonv2.Unmarshal(m, &meta) != nil {
+			return result // a _meta that is not an object is the SDK's to refuse
+		}
+		if meta == nil {
+			meta = object{}
+		}
+		task := object{}
+		for k, v := range o {
+			if k != "_meta" {
+				task[k] = v
+			}
+		}
+		data, err := marshal(task)
+		if err != nil {
+			return result
+		}
+		meta[DetailedMeta] = data
+		if data, err = marshal(meta); err != nil {
+			return result
+		}
+		o = object{"_meta": data, "content": jsontext.Value("[]"), "resultType": o["resultType"]}
 		changed = true
 	}
 	if tools, ok := o["tools"]; ok {
@@ -292,6 +324,13 @@ func LiftResult(result json.RawMessage) json.RawMessage {
 		return result
 	}
 	return data
+}
+
+// isTaskResult reports whether o is the extension's CreateTaskResult
+// (resultType "task").
+func isTaskResult(o object) bool {
+	var rt string
+	return jsonv2.Unmarshal(o["resultType"], &rt) == nil && rt == "task"
 }
 
 // LiftResponse is LiftResult for one JSON-RPC message as written: a
@@ -400,4 +439,63 @@ func MissingExtension(message string) *jsonrpc.Error {
 		Message: message,
 		Data:    json.RawMessage(`{"requiredCapabilities":{"extensions":{"` + Extension + `":{}}}}`),
 	}
+}
+
+// GetResult is the result of tasks/get as a client reads it, on either
+// revision: the SDK decodes a method's results into one type, so it holds
+// SEP-1686's task (Task) and the fields the extension adds or names
+// otherwise (DetailedTask's).
+type GetResult struct {
+	mcp.ResultBase
+	Task
+	ResultType     string                     `json:"resultType,omitempty"`
+	TTLMs          *int64                     `json:"ttlMs,omitempty"`
+	PollIntervalMs int64                      `json:"pollIntervalMs,omitempty"`
+	InputRequests  map[string]json.RawMessage `json:"inputRequests,omitempty"`
+	Result         json.RawMessage            `json:"result,omitempty"`
+	Error          json.RawMessage            `json:"error,omitempty"`
+}
+
+// Detailed returns the task of a tasks/get result as the extension
+// writes it.
+func (r *GetResult) Detailed() DetailedTask {
+	return DetailedTask{
+		ResultType: r.ResultType, TaskID: r.TaskID, Status: r.Status, StatusMessage: r.StatusMessage,
+		CreatedAt: r.CreatedAt, LastUpdatedAt: r.LastUpdatedAt, TTLMs: r.TTLMs, PollIntervalMs: r.PollIntervalMs,
+		InputRequests: r.InputRequests, Result: r.Result, Error: r.Error,
+	}
+}
+
+// Ack is the empty acknowledgement of tasks/update and, from 2026-07-28,
+// tasks/cancel.
+type Ack struct {
+	mcp.ResultBase
+	ResultType string `json:"resultType,omitempty"`
+}
+
+// Declare returns meta with the extension declared in its per-request
+// client capabilities (io.modelcontextprotocol/clientCapabilities), which
+// it holds already, as the SDK put them there; meta as it is when it
+// holds none, or none that reads as an object.
+func Declare(meta mcp.Meta) mcp.Meta {
+	caps, ok := meta[mcp.MetaKeyClientCapabilities]
+	if !ok {
+		return meta
+	}
+	var m map[string]any
+	if mm, ok := caps.(map[string]any); ok {
+		m = mm
+	} else if data, err := json.Marshal(caps); err != nil || json.Unmarshal(data, &m) != nil || m == nil {
+		return meta
+	}
+	ext, _ := m["extensions"].(map[string]any)
+	ext = maps.Clone(ext)
+	if ext == nil {
+		ext = map[string]any{}
+	}
+	ext[Extension] = map[string]any{}
+	m = maps.Clone(m)
+	m["extensions"] = ext
+	meta[mcp.MetaKeyClientCapabilities] = m
+	return meta
 }

@@ -3,6 +3,7 @@ package mcptask
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
 	"reflect"
 	"testing"
 )
@@ -19,6 +20,10 @@ var liftCases = []struct {
 	{"not an object", `["task"]`, `["task"]`},
 	{"meta not an object", `{"_meta":3,"task":{}}`, `{"_meta":3,"task":{}}`},
 	{"not JSON", `{"task":`, `{"task":`},
+	{"the extension's created task", `{"resultType":"task","taskId":"t","status":"working","ttlMs":null,"_meta":{"a":1}}`,
+		`{"_meta":{"a":1,"com.github.hands-go/detailed-task":{"resultType":"task","status":"working","taskId":"t","ttlMs":null}},"content":[],"resultType":"task"}`},
+	{"the extension's task, polled", `{"resultType":"complete","taskId":"t","status":"completed","result":{"content":[]}}`, `{"resultType":"complete","taskId":"t","status":"completed","result":{"content":[]}}`},
+	{"the extension's task with content", `{"resultType":"task","taskId":"t","content":[]}`, `{"resultType":"task","taskId":"t","content":[]}`},
 }
 
 func TestLiftResult(t *testing.T) {
@@ -86,10 +91,35 @@ func FuzzLift(f *testing.F) {
 					t.Fatalf("LiftResult(%s): lifted task %v, want %v", in, task, before["task"])
 				}
 			}
+			if task, ok := meta[DetailedMeta]; ok && before["resultType"] == "task" {
+				want := maps.Clone(before)
+				delete(want, "_meta")
+				if !reflect.DeepEqual(task, want) {
+					t.Fatalf("LiftResult(%s): lifted task %v, want %v", in, task, want)
+				}
+			}
 		}
 		LiftParams(json.RawMessage(in))
 		LiftRequest([]byte(in))
 		LiftResponse([]byte(in))
 		LowerTool(json.RawMessage(in))
 	})
+}
+
+// TestDeclare declares the extension in the per-request capabilities the
+// SDK wrote, keeping what they declare, and leaves meta without them as
+// it is.
+func TestDeclare(t *testing.T) {
+	type caps struct {
+		Elicitation *struct{}      `json:"elicitation,omitempty"`
+		Extensions  map[string]any `json:"extensions,omitempty"`
+	}
+	meta := Declare(map[string]any{"io.modelcontextprotocol/clientCapabilities": &caps{Elicitation: &struct{}{}, Extensions: map[string]any{"x/y": map[string]any{"a": 1}}}})
+	got, _ := json.Marshal(meta)
+	if want := `{"io.modelcontextprotocol/clientCapabilities":{"elicitation":{},"extensions":{"io.modelcontextprotocol/tasks":{},"x/y":{"a":1}}}}`; string(got) != want {
+		t.Errorf("Declare\n got %s\nwant %s", got, want)
+	}
+	if meta := Declare(map[string]any{"progressToken": "p"}); len(meta) != 1 {
+		t.Errorf("Declare without capabilities added %v", meta)
+	}
 }
