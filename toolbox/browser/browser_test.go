@@ -349,7 +349,7 @@ func TestBrowser(t *testing.T) {
 		}
 		res = tool.Run(as(""), b.Execute(), tool.Call{Name: "browser_execute", Args: json.RawMessage(`{"steps":[
 			{"action":"navigate","url":"` + srv.URL + `/form"},{"action":"click","selector":"#missing"}]}`)})
-		if !errors.Is(res.Err, ErrNotFound) || !strings.Contains(res.Content, "step 1 (click)") {
+		if !errors.Is(res.Err, ErrElementNotFound) || !strings.Contains(res.Content, "step 1 (click)") {
 			t.Errorf("a click on no element = %v", res.Err)
 		}
 	})

@@ -21,10 +21,10 @@ var (
 	// ErrLoad reports a page that did not load: a name that does not
 	// resolve, a refused connection, an error status of the browser.
 	ErrLoad = errors.New("browser: page did not load")
-	// ErrNotFound reports a step whose selector matches no element.
-	ErrNotFound = errors.New("browser: no element matches")
-	// ErrTooLarge reports a screenshot over the size limit.
-	ErrTooLarge = errors.New("browser: too large")
+	// ErrElementNotFound reports a step whose selector matches no element.
+	ErrElementNotFound = errors.New("browser: no element matches")
+	// ErrBrowserTooLarge reports a screenshot over the size limit.
+	ErrBrowserTooLarge = errors.New("browser: too large")
 	// ErrScript reports a script step that threw, or a script step the
 	// operator has not allowed.
 	ErrScript = errors.New("browser: script")

@@ -248,7 +248,7 @@ func (b *Browser) step(t *tab, s ScriptStep) (*Extracted, error) {
 			return nil, t.fail("", err)
 		}
 		if !ok {
-			return nil, fmt.Errorf("%w: %s", ErrNotFound, s.Selector)
+			return nil, fmt.Errorf("%w: %s", ErrElementNotFound, s.Selector)
 		}
 		return nil, nil
 	case ActionWaitIdle:
@@ -307,7 +307,7 @@ func (t *tab) onElement(selector string, a chromedp.Action[chromedp.Void]) error
 	defer cancel()
 	err := chromedp.Do(ctx, a)
 	if err != nil && t.ctx.Err() == nil && ctx.Err() != nil {
-		return fmt.Errorf("%w: %s (waited %s; add a waitFor step for an element that appears later)", ErrNotFound, selector, wait.Round(time.Second))
+		return fmt.Errorf("%w: %s (waited %s; add a waitFor step for an element that appears later)", ErrElementNotFound, selector, wait.Round(time.Second))
 	}
 	return t.fail("", err)
 }

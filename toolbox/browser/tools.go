@@ -278,7 +278,7 @@ func (a *ScreenshotArgs) Validate() error { return checkURL("/url", a.URL) }
 // CSS pixels tall), as an image part. With Options.Host, the image is
 // also hosted, and its URL returned as text and as a link part. An image
 // over Options.MaxImageBytes as a PNG is sent as a JPEG; one over it even
-// so is refused with ErrTooLarge.
+// so is refused with ErrBrowserTooLarge.
 func (b *Browser) Screenshot() *tool.Tool[ScreenshotArgs, []tool.Part] {
 	desc := "Load a web page (http or https) in a browser and return a screenshot of it: the viewport, or the whole page with fullPage."
 	if b.opts.Host != nil {
@@ -386,7 +386,7 @@ func (b *Browser) capture(t *tab, full bool) ([]byte, string, error) {
 		return nil, "", t.fail("capture the page", err)
 	}
 	if len(img) > b.opts.MaxImageBytes {
-		return nil, "", fmt.Errorf("%w: the screenshot is %d bytes even as a JPEG, and the limit is %d; capture the viewport, or a smaller one", ErrTooLarge, len(img), b.opts.MaxImageBytes)
+		return nil, "", fmt.Errorf("%w: the screenshot is %d bytes even as a JPEG, and the limit is %d; capture the viewport, or a smaller one", ErrBrowserTooLarge, len(img), b.opts.MaxImageBytes)
 	}
 	return img, "image/jpeg", nil
 }
