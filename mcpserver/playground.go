@@ -121,7 +121,7 @@ func (p *playground) renderIndex(static fs.FS) []byte {
 
 // contentSecurityPolicy lets the page load its own files and talk to its
 // own origin, and nothing else.
-const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; media-src data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
 func (p *playground) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !hostAllowed(r) {

@@ -1,8 +1,12 @@
 package mcpserver_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/color"
+	pngenc "image/png"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/hands-go/hands/internal/browsertest"
 	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/tool"
 )
 
 // byLabel returns an XPath for the control labelled label, inside the
@@ -412,5 +417,66 @@ func TestPlaygroundBrowserOrigin(t *testing.T) {
 	body, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("body")))
 	if err != nil || !strings.Contains(body, "is not allowed on a loopback address") {
 		t.Errorf("the page under a rebound name = %q, %v; want the refusal", body, err)
+	}
+}
+
+// TestPlaygroundBrowserPicture checks that the page shows an image part as
+// a picture the browser decodes, a link part to an http(s) URL as a link,
+// and a link of another scheme as its JSON, never as a link.
+func TestPlaygroundBrowserPicture(t *testing.T) {
+	ctx := browsertest.New(t, 1024, 768)
+	var png bytes.Buffer
+	img := image.NewRGBA(image.Rect(0, 0, 3, 2))
+	img.Set(1, 1, color.RGBA{R: 255, A: 255})
+	if err := pngenc.Encode(&png, img); err != nil {
+		t.Fatal(err)
+	}
+	draw := tool.New("draw", "Draw a picture.", func(ctx context.Context, _ struct{}) ([]tool.Part, error) {
+		return []tool.Part{
+			tool.Text("a picture"),
+			tool.Image("image/png", png.Bytes()),
+			tool.Link("https://files.example.com/p.png", "p.png", "image/png"),
+			tool.Link("javascript:alert(1)", "bad", ""),
+			tool.Image("image/svg+xml", []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)),
+		}, nil
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Tools: []tool.Interface{draw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, _ := newPlayground(t, reg, nil)
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/#draw"),
+		chromedp.WaitVisible(chromedp.ID("call")),
+		chromedp.Click(chromedp.ID("call")),
+		chromedp.WaitVisible(chromedp.CSS("#result .result.ok figure.picture img")),
+	); err != nil {
+		t.Fatal(err)
+	}
+	// The picture decoded, at its size: the page's policy let the data:
+	// URL through.
+	var size []int
+	for range 200 {
+		size, err = chromedp.Run(ctx, chromedp.Evaluate[[]int](`(() => {
+			const img = document.querySelector("#result figure.picture img");
+			return [img.complete ? img.naturalWidth : -1, img.naturalHeight, document.querySelectorAll("#result figure.picture").length];
+		})()`))
+		if err != nil || size[0] != -1 {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err != nil || fmt.Sprint(size) != "[3 2 1]" {
+		t.Errorf("the picture's natural size and the pictures shown = %v, %v; want [3 2 1] (the SVG is not shown as one)", size, err)
+	}
+	links, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#result a")).map(a => a.href + " " + a.rel + " " + a.target)`))
+	if err != nil || fmt.Sprint(links) != "[https://files.example.com/p.png noopener noreferrer _blank]" {
+		t.Errorf("links = %q, %v; want only the https one, opening apart", links, err)
+	}
+	other, err := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("#result pre.other")).map(p => p.textContent).join("\n")`))
+	if err != nil || !strings.Contains(other, "javascript:alert(1)") || !strings.Contains(other, "image/svg+xml") {
+		t.Errorf("blocks shown as JSON = %q, %v; want the javascript: link and the SVG", other, err)
 	}
 }

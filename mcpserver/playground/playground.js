@@ -214,13 +214,43 @@ function showProgress(p) {
   $("progress-log").append(el("li", { text: p.message ? `${amount}: ${p.message}` : amount }));
 }
 
+// The image types the page shows as pictures: raster formats, never SVG,
+// whose markup is a document of its own.
+const pictureTypes = new Set(["image/png", "image/jpeg", "image/gif", "image/webp"]);
+
+// renderContent returns the element that shows one content block of a
+// result: text as text, an image as a picture (a data: URL, which the
+// page's policy allows for images alone), audio with controls, a link to
+// an http(s) resource as a link that opens apart, and anything else as its
+// JSON.
+function renderContent(c) {
+  if (c.type === "text") return el("pre", { class: "text", tabindex: "0", text: c.text });
+  const base64 = /^[A-Za-z0-9+/]*={0,2}$/;
+  const data = c.type === "image" ? c.data : c.type === "resource" ? c.resource?.blob : undefined;
+  const mime = String((c.type === "resource" ? c.resource?.mimeType : c.mimeType) || "").toLowerCase();
+  if (typeof data === "string" && pictureTypes.has(mime) && base64.test(data)) {
+    return el("figure", { class: "picture" },
+      el("img", { src: `data:${mime};base64,${data}`, alt: `${c.type === "image" ? "an image" : c.resource.uri} the tool returned` }),
+      el("figcaption", { text: `${mime}, ${Math.floor(data.length * 3 / 4)} bytes` }));
+  }
+  if (c.type === "audio" && /^audio\/[a-z0-9.+-]+$/.test(mime) && typeof c.data === "string" && base64.test(c.data)) {
+    return el("audio", { controls: true, src: `data:${mime};base64,${c.data}` });
+  }
+  if (c.type === "resource_link") {
+    let url = null;
+    try { url = new URL(c.uri); } catch { /* not a URL */ }
+    if (url && (url.protocol === "https:" || url.protocol === "http:")) {
+      return el("p", { class: "link" }, el("a", { href: url.href, target: "_blank", rel: "noopener noreferrer", text: c.name || c.uri }),
+        document.createTextNode(c.mimeType ? ` (${c.mimeType})` : ""));
+    }
+  }
+  return el("pre", { class: "other", tabindex: "0", text: JSON.stringify(c, null, 2) });
+}
+
 function renderResult(res) {
   const box = el("div", { class: res.isError ? "result error" : "result ok" });
   box.append(el("p", { class: "verdict", text: res.isError ? "The tool returned an error result. A model reads:" : "The tool returned:" }));
-  for (const c of res.content || []) {
-    if (c.type === "text") box.append(el("pre", { class: "text", tabindex: "0", text: c.text }));
-    else box.append(el("pre", { class: "other", tabindex: "0", text: JSON.stringify(c, null, 2) }));
-  }
+  for (const c of res.content || []) box.append(renderContent(c));
   if (res.structuredContent !== undefined) {
     box.append(el("p", { class: "label", text: "Structured output:" }), el("pre", { class: "structured", tabindex: "0", text: JSON.stringify(res.structuredContent, null, 2) }));
   }
