@@ -3,7 +3,6 @@ package image
 import (
 	"cmp"
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net"
@@ -11,25 +10,68 @@ import (
 	"net/url"
 	"os"
 	"strings"
-
-	"github.com/openai/openai-go/v3"
-	"github.com/openai/openai-go/v3/option"
-	"google.golang.org/genai"
+	"sync"
 )
 
-// The backends a URL may name, by scheme.
+// The backends' schemes. Each backend's SDK is in a package of its own,
+// which registers it when imported, so that a program links only the SDKs
+// of the backends it offers: openaiimage (OpenAI's Images API: gpt-image-1
+// and its successors) and geminiimage (the Gemini API's image models,
+// through generateContent with the IMAGE modality).
 const (
-	// OpenAI is OpenAI's Images API (gpt-image-1 and its successors).
 	OpenAI = "openai"
-	// Gemini is the Gemini API's image models, through generateContent
-	// with the IMAGE modality (gemini-2.5-flash-image and its successors).
 	Gemini = "gemini"
 )
 
+// A Driver makes images with one API's SDK. A backend's package registers
+// its driver with Register.
+type Driver interface {
+	// Generate asks the backend b for n images of prompt, in shape
+	// ("square", "landscape" or "portrait"), sending with client.
+	Generate(ctx context.Context, b *Backend, client *http.Client, prompt, shape string, n int) ([]Picture, error)
+	// Status returns the HTTP status and the message of an error of the
+	// driver's SDK, or 0 and "" for any other error.
+	Status(err error) (int, string)
+}
+
+// A Picture is one generated image, before it is checked.
+type Picture struct {
+	Data []byte
+	MIME string // as the backend claims it
+}
+
+// A driverInfo is a registered driver and its defaults.
+type driverInfo struct {
+	driver          Driver
+	defaultEndpoint string
+	keyEnv          string
+	exampleModel    string
+}
+
 var (
-	defaultEndpoints = map[string]string{OpenAI: "https://api.openai.com/v1/", Gemini: "https://generativelanguage.googleapis.com/"}
-	defaultKeyEnvs   = map[string]string{OpenAI: "OPENAI_API_KEY", Gemini: "GEMINI_API_KEY"}
+	driversMu sync.RWMutex
+	drivers   = map[string]driverInfo{}
 )
+
+// Register makes d the driver of the backends of scheme, whose API is at
+// defaultEndpoint unless a URL says otherwise, with its key in the
+// variable keyEnv; exampleModel is a model named in errors. It panics if
+// the scheme has a driver.
+func Register(scheme, defaultEndpoint, keyEnv, exampleModel string, d Driver) {
+	driversMu.Lock()
+	defer driversMu.Unlock()
+	if _, ok := drivers[scheme]; ok {
+		panic("image.Register: a second driver for " + scheme)
+	}
+	drivers[scheme] = driverInfo{driver: d, defaultEndpoint: defaultEndpoint, keyEnv: keyEnv, exampleModel: exampleModel}
+}
+
+// knownPackages names the package of each backend this module has, for
+// errors about a scheme whose driver the program did not import.
+var knownPackages = map[string]string{
+	OpenAI: "github.com/hands-go/hands/toolbox/image/openaiimage",
+	Gemini: "github.com/hands-go/hands/toolbox/image/geminiimage",
+}
 
 // A Backend is an image API, its model, endpoint and key. Its String
 // method and its errors never show the key.
@@ -39,6 +81,7 @@ type Backend struct {
 	endpoint *url.URL
 	key      string
 	keyEnv   string
+	driver   Driver
 }
 
 // Name returns the backend's name: OpenAI or Gemini.
@@ -46,6 +89,12 @@ func (b *Backend) Name() string { return b.name }
 
 // Model returns the model that makes the images.
 func (b *Backend) Model() string { return b.model }
+
+// Endpoint returns the API's base URL.
+func (b *Backend) Endpoint() string { return b.endpoint.String() }
+
+// Key returns the API key, for a driver to send.
+func (b *Backend) Key() string { return b.key }
 
 // String returns the backend, model and endpoint, never the key.
 func (b *Backend) String() string { return b.name + " " + b.model + " at " + b.endpoint.Redacted() }
@@ -68,31 +117,36 @@ func Open(rawURL string, getenv func(string) string) (*Backend, error) {
 	if err != nil {
 		return nil, errors.New("image: the backend URL does not parse; write openai://MODEL or gemini://MODEL")
 	}
-	def, ok := defaultEndpoints[u.Scheme]
+	driversMu.RLock()
+	info, ok := drivers[u.Scheme]
+	driversMu.RUnlock()
 	if !ok {
+		if pkg, known := knownPackages[u.Scheme]; known {
+			return nil, fmt.Errorf("image: this program has no %s backend; it is in package %s, which the program must import", u.Scheme, pkg)
+		}
 		return nil, fmt.Errorf("image: no backend for the scheme %q; the schemes are openai and gemini", u.Scheme)
 	}
 	if u.User != nil {
-		return nil, fmt.Errorf("image: %s: the URL holds user information; put the key in %s, never in the URL", u.Scheme, defaultKeyEnvs[u.Scheme])
+		return nil, fmt.Errorf("image: %s: the URL holds user information; put the key in %s, never in the URL", u.Scheme, info.keyEnv)
 	}
 	if u.Host == "" || u.Path != "" && u.Path != "/" {
-		return nil, fmt.Errorf("image: %s: name the model as the URL's host, as in %s://%s", u.Scheme, u.Scheme, map[string]string{OpenAI: "gpt-image-1", Gemini: "gemini-2.5-flash-image"}[u.Scheme])
+		return nil, fmt.Errorf("image: %s: name the model as the URL's host, as in %s://%s", u.Scheme, u.Scheme, info.exampleModel)
 	}
 	q := u.Query()
 	for name := range q {
 		switch name {
 		case "endpoint", "key_env":
 		case "key", "api_key", "token":
-			return nil, fmt.Errorf("image: %s: the URL holds a key (%s=); put it in %s, or in a variable that key_env=NAME names", u.Scheme, name, defaultKeyEnvs[u.Scheme])
+			return nil, fmt.Errorf("image: %s: the URL holds a key (%s=); put it in %s, or in a variable that key_env=NAME names", u.Scheme, name, info.keyEnv)
 		default:
 			return nil, fmt.Errorf("image: %s: unknown parameter %q; the parameters are endpoint and key_env", u.Scheme, name)
 		}
 	}
-	ep, err := url.Parse(cmp.Or(q.Get("endpoint"), def))
+	ep, err := url.Parse(cmp.Or(q.Get("endpoint"), info.defaultEndpoint))
 	if err != nil || (ep.Scheme != "http" && ep.Scheme != "https") || ep.Hostname() == "" || ep.User != nil {
 		return nil, fmt.Errorf("image: %s: the endpoint must be an http or https URL with a host and no user information", u.Scheme)
 	}
-	b := &Backend{name: u.Scheme, model: u.Host, endpoint: ep, keyEnv: cmp.Or(q.Get("key_env"), defaultKeyEnvs[u.Scheme])}
+	b := &Backend{name: u.Scheme, model: u.Host, endpoint: ep, keyEnv: cmp.Or(q.Get("key_env"), info.keyEnv), driver: info.driver}
 	if b.key = strings.TrimSpace(getenv(b.keyEnv)); b.key == "" {
 		return nil, fmt.Errorf("image: %s needs an API key: set %s", u.Scheme, b.keyEnv)
 	}
@@ -111,15 +165,6 @@ func (b *Backend) hostPort() string {
 	return net.JoinHostPort(b.endpoint.Hostname(), port)
 }
 
-// generator returns the backend's generator, sending with client.
-func (b *Backend) generator(client *http.Client) generator {
-	if b.name == OpenAI {
-		c := openai.NewClient(option.WithAPIKey(b.key), option.WithBaseURL(b.endpoint.String()), option.WithHTTPClient(client), option.WithMaxRetries(0))
-		return &openAIGenerator{client: c, model: b.model}
-	}
-	return &geminiGenerator{backend: b, http: client}
-}
-
 // fail turns an SDK's error into a *BackendError without the key.
 func (b *Backend) fail(err error) error {
 	if berr, ok := errors.AsType[*BackendError](err); ok {
@@ -128,12 +173,9 @@ func (b *Backend) fail(err error) error {
 		c.Detail = b.redact(c.Detail)
 		return &c
 	}
-	status, detail := 0, err.Error()
-	if oerr, ok := errors.AsType[*openai.Error](err); ok {
-		status, detail = oerr.StatusCode, cmp.Or(oerr.Message, oerr.Code, http.StatusText(oerr.StatusCode))
-	}
-	if gerr, ok := errors.AsType[genai.APIError](err); ok {
-		status, detail = gerr.Code, cmp.Or(gerr.Message, gerr.Status)
+	status, detail := b.driver.Status(err)
+	if status == 0 {
+		detail = err.Error()
 	}
 	kind := ErrImageBackend
 	switch status {
@@ -158,76 +200,4 @@ func (b *Backend) redact(s string) string {
 		return s
 	}
 	return strings.ReplaceAll(s, b.key, "[redacted]")
-}
-
-// An openAIGenerator calls OpenAI's Images API.
-type openAIGenerator struct {
-	client openai.Client
-	model  string
-}
-
-func (o *openAIGenerator) generate(ctx context.Context, prompt, shape string, n int) ([]picture, error) {
-	size := map[string]openai.ImageGenerateParamsSize{
-		"square":    openai.ImageGenerateParamsSize1024x1024,
-		"landscape": openai.ImageGenerateParamsSize1536x1024,
-		"portrait":  openai.ImageGenerateParamsSize1024x1536,
-	}[shape]
-	resp, err := o.client.Images.Generate(ctx, openai.ImageGenerateParams{
-		Prompt: prompt, Model: openai.ImageModel(o.model), N: openai.Int(int64(n)), Size: size,
-	})
-	if err != nil {
-		return nil, err
-	}
-	mime := "image/" + cmp.Or(string(resp.OutputFormat), "png")
-	var out []picture
-	for _, d := range resp.Data {
-		if d.B64JSON == "" {
-			continue
-		}
-		data, err := base64.StdEncoding.DecodeString(d.B64JSON)
-		if err != nil {
-			return nil, &BackendError{Detail: "the image's base64 does not decode", Err: ErrImageType}
-		}
-		out = append(out, picture{data: data, mime: mime})
-	}
-	return out, nil
-}
-
-// A geminiGenerator calls the Gemini API's generateContent with the IMAGE
-// modality.
-type geminiGenerator struct {
-	backend *Backend
-	http    *http.Client
-}
-
-func (g *geminiGenerator) generate(ctx context.Context, prompt, shape string, n int) ([]picture, error) {
-	client, err := genai.NewClient(ctx, &genai.ClientConfig{
-		APIKey: g.backend.key, Backend: genai.BackendGeminiAPI, HTTPClient: g.http,
-		HTTPOptions: genai.HTTPOptions{BaseURL: g.backend.endpoint.String()},
-	})
-	if err != nil {
-		return nil, err
-	}
-	aspect := map[string]string{"square": "1:1", "landscape": "3:2", "portrait": "2:3"}[shape]
-	var out []picture
-	for range n { // one image per request
-		resp, err := client.Models.GenerateContent(ctx, g.backend.model, genai.Text(prompt), &genai.GenerateContentConfig{
-			ResponseModalities: []string{"IMAGE"},
-			ImageConfig:        &genai.ImageConfig{AspectRatio: aspect},
-		})
-		if err != nil {
-			return nil, err
-		}
-		for _, c := range resp.Candidates {
-			if c.Content == nil {
-				continue
-			}
-			for _, p := range c.Content.Parts {
-				if p.InlineData != nil && strings.HasPrefix(p.InlineData.MIMEType, "image/") {
-					out = append(out, picture{data: p.InlineData.Data, mime: p.InlineData.MIMEType})
-				}
-			}
-		}
-	}
-	return out, nil
 }

@@ -122,17 +122,6 @@ func (a *Args) Validate() error {
 	return nil
 }
 
-// A picture is one generated image, before it is checked.
-type picture struct {
-	data []byte
-	mime string // as the backend claims it
-}
-
-// A generator makes images with one backend.
-type generator interface {
-	generate(ctx context.Context, prompt, shape string, n int) ([]picture, error)
-}
-
 // Generate returns the image_generate tool: it asks backend for images of
 // the model's prompt and returns each as an image part, checked to be the
 // type the backend claimed and at most Options.MaxBytes; with
@@ -158,7 +147,7 @@ func Generate(backend *Backend, opts *Options) *tool.Tool[Args, []tool.Part] {
 		panic("image.Generate: " + err.Error())
 	}
 	client := &http.Client{Transport: &limitTransport{next: guard.Transport(opts.Transport), limit: int64(g.maxBytes)*g.maxCountInt64()*4/3 + 1<<20}}
-	g.gen = backend.generator(client)
+	g.client = client
 	timeout := opts.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout
@@ -176,7 +165,7 @@ func Generate(backend *Backend, opts *Options) *tool.Tool[Args, []tool.Part] {
 // A generatorTool is the state of an image_generate tool.
 type generatorTool struct {
 	backend  *Backend
-	gen      generator
+	client   *http.Client
 	maxBytes int
 	maxCount int
 	host     func(ctx context.Context, key string, body []byte, contentType string) (string, error)
@@ -191,7 +180,7 @@ func (g *generatorTool) run(ctx context.Context, a Args) ([]tool.Part, error) {
 		n = min(a.Count, g.maxCount)
 	}
 	tool.Progress(ctx, fmt.Sprintf("generating %d image(s) with %s", n, g.backend.name))
-	pics, err := g.gen.generate(ctx, a.Prompt, cmp.Or(a.Shape, "square"), n)
+	pics, err := g.backend.driver.Generate(ctx, g.backend, g.client, a.Prompt, cmp.Or(a.Shape, "square"), n)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -208,11 +197,11 @@ func (g *generatorTool) run(ctx context.Context, a Args) ([]tool.Part, error) {
 		if err != nil {
 			return nil, err
 		}
-		note := fmt.Sprintf("image %d: %dx%d %s, %d bytes", i+1, w, h, mime, len(p.data))
+		note := fmt.Sprintf("image %d: %dx%d %s, %d bytes", i+1, w, h, mime, len(p.Data))
 		var link *tool.Part
 		if g.host != nil {
 			key := "images/" + randomName() + extension(mime)
-			url, err := g.host(ctx, key, p.data, mime)
+			url, err := g.host(ctx, key, p.Data, mime)
 			if err != nil {
 				return nil, fmt.Errorf("image: store the image: %w", err)
 			}
@@ -221,7 +210,7 @@ func (g *generatorTool) run(ctx context.Context, a Args) ([]tool.Part, error) {
 			link = &l
 		}
 		notes = append(notes, note)
-		parts = append(parts, tool.Image(mime, p.data))
+		parts = append(parts, tool.Image(mime, p.Data))
 		if link != nil {
 			parts = append(parts, *link)
 		}
@@ -231,19 +220,19 @@ func (g *generatorTool) run(ctx context.Context, a Args) ([]tool.Part, error) {
 
 // check returns a picture's media type and size: its bytes must be at most
 // the limit, sniff as the type the backend claimed, and decode as one.
-func (g *generatorTool) check(p picture) (mime string, w, h int, err error) {
-	if len(p.data) > g.maxBytes {
-		return "", 0, 0, &BackendError{Backend: g.backend.name, Detail: fmt.Sprintf("the image is %d bytes and the limit is %d", len(p.data), g.maxBytes), Err: ErrImageTooLarge}
+func (g *generatorTool) check(p Picture) (mime string, w, h int, err error) {
+	if len(p.Data) > g.maxBytes {
+		return "", 0, 0, &BackendError{Backend: g.backend.name, Detail: fmt.Sprintf("the image is %d bytes and the limit is %d", len(p.Data), g.maxBytes), Err: ErrImageTooLarge}
 	}
-	claimed := strings.ToLower(strings.TrimSpace(strings.Split(p.mime, ";")[0]))
-	sniffed := http.DetectContentType(p.data)
+	claimed := strings.ToLower(strings.TrimSpace(strings.Split(p.MIME, ";")[0]))
+	sniffed := http.DetectContentType(p.Data)
 	if sniffed != claimed {
 		return "", 0, 0, &BackendError{Backend: g.backend.name, Detail: fmt.Sprintf("the image is said to be %s but its bytes are %s", cmp.Or(claimed, "of no type"), sniffed), Err: ErrImageType}
 	}
 	if claimed == "image/webp" {
 		return claimed, 0, 0, nil // the standard library has no WebP decoder; the sniff stands
 	}
-	cfg, _, err := image.DecodeConfig(bytes.NewReader(p.data))
+	cfg, _, err := image.DecodeConfig(bytes.NewReader(p.Data))
 	if err != nil {
 		return "", 0, 0, &BackendError{Backend: g.backend.name, Detail: fmt.Sprintf("the %s does not decode: %v", claimed, err), Err: ErrImageType}
 	}

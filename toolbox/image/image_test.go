@@ -19,6 +19,8 @@ import (
 	"github.com/hands-go/hands/provider"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox/image"
+	_ "github.com/hands-go/hands/toolbox/image/geminiimage"
+	_ "github.com/hands-go/hands/toolbox/image/openaiimage"
 )
 
 // secret is the API key of every test: no output may hold it.
