@@ -105,7 +105,7 @@ func TestEdgeLayering(t *testing.T) {
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
 		{"./otelhands", []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc", module + "/mcpserver", module + "/mcpclient"}},
 		{"./provider/...", []string{module + "/mcpserver", module + "/mcpclient", module + "/otelhands", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
-		{"./toolbox", append([]string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}, databaseDrivers...)},
+		{"./toolbox/...", append([]string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}, databaseDrivers...)},
 		{"./tooltest", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", "go.opentelemetry.io/"}},
 		{"./sqldb", databaseDrivers},
 		{"./kv", databaseDrivers},
@@ -113,6 +113,49 @@ func TestEdgeLayering(t *testing.T) {
 		{"./bind", databaseDrivers},
 		{"./tool", databaseDrivers},
 		{"./agent", databaseDrivers},
+	} {
+		for _, dep := range deps(t, tt.pkg) {
+			for _, f := range tt.forbidden {
+				if dep == f || strings.HasPrefix(dep, f+"/") {
+					t.Errorf("%s depends on %s", tt.pkg, dep)
+				}
+			}
+		}
+	}
+}
+
+// TestToolboxWeight keeps each package of toolbox to what its own tools
+// need, so that a program links only the tools it uses: the KV tools
+// bring no HTML converter, bucket or SQL, the SQL tools no HTML converter,
+// bucket or KV store, fetch_markdown no bucket, database or KV store, and
+// host_file no HTML converter or parser, database or KV store. Package toolbox
+// itself, which they all import, is the standard library alone.
+func TestToolboxWeight(t *testing.T) {
+	const (
+		markdown = "github.com/JohannesKaufmann/html-to-markdown"
+		xnet     = "golang.org/x/net"
+		gocloud  = "gocloud.dev"
+		sqldb    = module + "/sqldb"
+		kv       = module + "/kv"
+		netguard = module + "/toolbox/netguard"
+		files    = module + "/toolbox/files"
+		web      = module + "/toolbox/web"
+		sqltool  = module + "/toolbox/sqltool"
+		kvtool   = module + "/toolbox/kvtool"
+	)
+	for _, dep := range deps(t, "./toolbox") {
+		if dep != module+"/toolbox" {
+			t.Errorf("toolbox depends on %s: it holds what the tools share, in the standard library alone", dep)
+		}
+	}
+	for _, tt := range []struct {
+		pkg       string
+		forbidden []string // package path prefixes
+	}{
+		{"./toolbox/kvtool", append([]string{markdown, xnet, gocloud, sqldb, netguard, files, web, sqltool}, databaseDrivers...)},
+		{"./toolbox/sqltool", append([]string{markdown, xnet, gocloud, kv, netguard, files, web, kvtool}, databaseDrivers...)},
+		{"./toolbox/web", append([]string{gocloud, sqldb, kv, files, sqltool, kvtool}, databaseDrivers...)},
+		{"./toolbox/files", append([]string{markdown, xnet + "/html", sqldb, kv, netguard, web, sqltool, kvtool}, databaseDrivers...)},
 	} {
 		for _, dep := range deps(t, tt.pkg) {
 			for _, f := range tt.forbidden {

@@ -21,8 +21,11 @@ import (
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
+	"github.com/hands-go/hands/toolbox/kvtool"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/sqltool"
+	"github.com/hands-go/hands/toolbox/web"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -199,9 +202,9 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		resultBudget: e.ResultBudget,
 		bucket:       e.Bucket,
 		upstreamEnv:  strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
-		hostFile:     toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:        toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
-		kv:           toolbox.KVTools(e.KV),
+		hostFile:     files.HostFile(e.Bucket, public, &files.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:        web.FetchMarkdown(&web.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
+		kv:           kvtool.Tools(e.KV),
 	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
@@ -215,8 +218,8 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	}
 	if db != nil {
 		b.sql = []tool.Interface{
-			toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
-			toolbox.SQLSchema(db, ""),
+			sqltool.Query(db, &sqltool.Options{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+			sqltool.Schema(db, ""),
 		}
 	}
 	return b, closeEnv, nil
@@ -252,7 +255,7 @@ func (u unavailable) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.E
 }
 
 // files serves the bucket's objects read-only, with their content types.
-func (b *bundle) files() http.Handler { return toolbox.FileServer(b.bucket) }
+func (b *bundle) files() http.Handler { return files.Server(b.bucket) }
 
 // dialectNames lists the predefined dialects.
 func dialectNames() []string {
@@ -295,9 +298,9 @@ func specTools(ctx context.Context, configFile string) ([]tool.Interface, error)
 		return nil, err
 	}
 	tools := append([]tool.Interface{
-		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
-		toolbox.FetchMarkdown(nil),
-	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+		files.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
+		web.FetchMarkdown(nil),
+	}, kvtool.Tools(kv.New(memkv.New(), nil))...)
 	if e.SQL == "" {
 		return tools, nil
 	}
@@ -306,8 +309,8 @@ func specTools(ctx context.Context, configFile string) ([]tool.Interface, error)
 		return nil, err
 	}
 	return append(tools,
-		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
-		toolbox.SQLSchema(db, ""),
+		sqltool.Query(db, &sqltool.Options{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+		sqltool.Schema(db, ""),
 	), nil
 }
 
