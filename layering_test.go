@@ -32,12 +32,13 @@ func deps(t *testing.T, pkgs ...string) []string {
 }
 
 // TestLayering keeps heavy dependencies out of the core packages: importing
-// tool, schema, dialect, agent or toolsearch must never pull in an SDK, a cloud client,
-// x/text or OpenTelemetry (which lives in otelhands).
+// tool, schema, dialect, agent, toolsearch or claims must never pull in an
+// SDK, a cloud client, x/text or OpenTelemetry (which lives in otelhands).
 func TestLayering(t *testing.T) {
-	for _, pkg := range deps(t, "./tool", "./schema", "./dialect", "./agent", "./toolsearch") {
+	core := map[string]bool{"tool": true, "schema": true, "dialect": true, "agent": true, "toolsearch": true, "claims": true}
+	for _, pkg := range deps(t, "./tool", "./schema", "./dialect", "./agent", "./toolsearch", "./claims") {
 		if pkg == module || strings.HasPrefix(pkg, module+"/") {
-			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "dialect" && rest != "agent" && rest != "toolsearch" && !strings.HasPrefix(rest, "internal/") {
+			if rest := strings.TrimPrefix(pkg, module+"/"); !core[rest] && !strings.HasPrefix(rest, "internal/") {
 				t.Errorf("core package depends on %s, which sits above it", pkg)
 			}
 			continue

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/internal/jsonname"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -571,7 +572,10 @@ func titled(t reflect.Type, s *jsonschema.Schema) (*jsonschema.Schema, error) {
 		if !ok {
 			return nil, fmt.Errorf("field %s: the %s tag is titles=A|B|…, got %q", field.Name, ElicitTag, tag)
 		}
-		name := jsonName(field)
+		name, _, _ := strings.Cut(field.Tag.Get("json"), ",")
+		if !jsonname.Valid(name) {
+			name = field.Name // as encoding/json, and the form's schema, name it
+		}
 		p := s.Properties[name]
 		if p == nil {
 			return nil, fmt.Errorf("field %s has titles but is not in the form", field.Name)
@@ -617,14 +621,6 @@ func allTitled(options []*jsonschema.Schema) bool {
 		}
 	}
 	return true
-}
-
-// jsonName returns the name under which encoding/json puts a field.
-func jsonName(f reflect.StructField) string {
-	if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" {
-		return name
-	}
-	return f.Name
 }
 
 // fromText returns the JSON of a person's answer: the answer itself when

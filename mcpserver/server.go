@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/claims"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
@@ -49,8 +50,9 @@ type Options struct {
 	// they expire, a bounded share for each user or session
 	// (ErrStateLimit), and the latest of those of the callers it cannot
 	// tell apart (ErrStateOverrun; see the package doc); replicas share a
-	// store so that a state used at one is refused at the others.
-	StateClaims StateClaims
+	// store, such as a claims.Dir or claims.SQL, so that a state used at
+	// one is refused at the others.
+	StateClaims claims.Store
 	// Tasks bound the tasks the server runs for tools that may run as
 	// tasks (tool.WithTaskSupport); the zero value selects every default.
 	Tasks TaskOptions
