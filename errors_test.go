@@ -22,8 +22,8 @@ import (
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/web"
 )
 
 // TestOneErrorTechnique holds every package of the module to json v2's way
@@ -214,7 +214,7 @@ func TestErrorsSayTheirPackageOnce(t *testing.T) {
 	store := kv.New(memkv.New(), nil)
 	_, kvBad := store.Get(ctx, "")
 	_, kvMissing := store.Get(ctx, "absent")
-	_, fetchErr := toolbox.FetchMarkdown(nil).Call(ctx, toolbox.FetchArgs{URL: "http://127.0.0.1:1/"})
+	_, fetchErr := web.FetchMarkdown(nil).Call(ctx, web.FetchArgs{URL: "http://127.0.0.1:1/"})
 	for _, tt := range []struct {
 		pkg  string
 		err  error

@@ -32,12 +32,13 @@ func deps(t *testing.T, pkgs ...string) []string {
 }
 
 // TestLayering keeps heavy dependencies out of the core packages: importing
-// tool, schema, dialect, agent or toolsearch must never pull in an SDK, a cloud client,
-// x/text or OpenTelemetry (which lives in otelhands).
+// tool, schema, dialect, agent, toolsearch or claims must never pull in an
+// SDK, a cloud client, x/text or OpenTelemetry (which lives in otelhands).
 func TestLayering(t *testing.T) {
-	for _, pkg := range deps(t, "./tool", "./schema", "./dialect", "./agent", "./toolsearch") {
+	core := map[string]bool{"tool": true, "schema": true, "dialect": true, "agent": true, "toolsearch": true, "claims": true}
+	for _, pkg := range deps(t, "./tool", "./schema", "./dialect", "./agent", "./toolsearch", "./claims") {
 		if pkg == module || strings.HasPrefix(pkg, module+"/") {
-			if rest := strings.TrimPrefix(pkg, module+"/"); rest != "tool" && rest != "schema" && rest != "dialect" && rest != "agent" && rest != "toolsearch" && !strings.HasPrefix(rest, "internal/") {
+			if rest := strings.TrimPrefix(pkg, module+"/"); !core[rest] && !strings.HasPrefix(rest, "internal/") {
 				t.Errorf("core package depends on %s, which sits above it", pkg)
 			}
 			continue
@@ -106,7 +107,7 @@ func TestEdgeLayering(t *testing.T) {
 		{"./dynamic", []string{module + "/mcpserver", module + "/mcpclient"}},
 		{"./otelhands", []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc", module + "/mcpserver", module + "/mcpclient"}},
 		{"./provider/...", []string{module + "/mcpserver", module + "/mcpclient", module + "/otelhands", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"}},
-		{"./toolbox", append([]string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}, databaseDrivers...)},
+		{"./toolbox/...", append([]string{module + "/mcpserver", module + "/mcpclient", module + "/agent", module + "/provider"}, databaseDrivers...)},
 		{"./tooltest", []string{module + "/mcpserver", module + "/mcpclient", module + "/agent", "go.opentelemetry.io/"}},
 		{"./sqldb", databaseDrivers},
 		{"./kv", databaseDrivers},
@@ -132,6 +133,49 @@ func TestTaskstoreLayering(t *testing.T) {
 	for _, pkg := range deps(t, "./taskstore", "./taskstore/taskstoretest") {
 		if pkg != module+"/taskstore" && pkg != module+"/taskstore/taskstoretest" {
 			t.Errorf("taskstore depends on %s", pkg)
+		}
+	}
+}
+
+// TestToolboxWeight keeps each package of toolbox to what its own tools
+// need, so that a program links only the tools it uses: the KV tools
+// bring no HTML converter, bucket or SQL, the SQL tools no HTML converter,
+// bucket or KV store, fetch_markdown no bucket, database or KV store, and
+// host_file no HTML converter or parser, database or KV store. Package toolbox
+// itself, which they all import, is the standard library alone.
+func TestToolboxWeight(t *testing.T) {
+	const (
+		markdown = "github.com/JohannesKaufmann/html-to-markdown"
+		xnet     = "golang.org/x/net"
+		gocloud  = "gocloud.dev"
+		sqldb    = module + "/sqldb"
+		kv       = module + "/kv"
+		netguard = module + "/toolbox/netguard"
+		files    = module + "/toolbox/files"
+		web      = module + "/toolbox/web"
+		sqltool  = module + "/toolbox/sqltool"
+		kvtool   = module + "/toolbox/kvtool"
+	)
+	for _, dep := range deps(t, "./toolbox") {
+		if dep != module+"/toolbox" {
+			t.Errorf("toolbox depends on %s: it holds what the tools share, in the standard library alone", dep)
+		}
+	}
+	for _, tt := range []struct {
+		pkg       string
+		forbidden []string // package path prefixes
+	}{
+		{"./toolbox/kvtool", append([]string{markdown, xnet, gocloud, sqldb, netguard, files, web, sqltool}, databaseDrivers...)},
+		{"./toolbox/sqltool", append([]string{markdown, xnet, gocloud, kv, netguard, files, web, kvtool}, databaseDrivers...)},
+		{"./toolbox/web", append([]string{gocloud, sqldb, kv, files, sqltool, kvtool}, databaseDrivers...)},
+		{"./toolbox/files", append([]string{markdown, xnet + "/html", sqldb, kv, netguard, web, sqltool, kvtool}, databaseDrivers...)},
+	} {
+		for _, dep := range deps(t, tt.pkg) {
+			for _, f := range tt.forbidden {
+				if dep == f || strings.HasPrefix(dep, f+"/") {
+					t.Errorf("%s depends on %s", tt.pkg, dep)
+				}
+			}
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hands-go/hands/claims"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -367,10 +368,14 @@ type Options struct {
 	// past it, Resume refuses it with ErrInterruptExpired. Zero means no
 	// end. With one, a claim store may forget the claims older than it.
 	PauseTTL time.Duration
-	// Claims records the interrupts resumed, so that each is resumed once
-	// (see ClaimStore). Nil selects this process's memory; processes that
-	// resume each other's interrupts share a store, such as SQLClaims.
-	Claims ClaimStore
+	// Claims records the interrupts resumed, so that each is resumed once:
+	// Resume claims an interrupt's ID after it has checked the interrupt
+	// and the decisions, and before anything runs, and a second Resume of
+	// the same interrupt gets ErrInterruptClaimed; when the store reports
+	// an error, Resume runs nothing. Nil selects this process's memory;
+	// processes that resume each other's interrupts share a store, such as
+	// a claims.SQL.
+	Claims claims.Store
 	// Middleware wraps the run, its model calls and its tool calls; the
 	// first one listed is outermost.
 	Middleware []Middleware

@@ -13,13 +13,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/claims"
 	"github.com/hands-go/hands/tool"
-	_ "github.com/ncruces/go-sqlite3/driver" // pure Go SQLite, for SQLClaims
+	_ "github.com/ncruces/go-sqlite3/driver" // pure Go SQLite, for claims.SQL
 )
 
 // openSQLite opens (creating) a SQLite database in the file at path, with
@@ -35,74 +35,23 @@ func openSQLite(t testing.TB, path string) *sql.DB {
 }
 
 // claimStores returns a fresh store of each kind, over dir.
-func claimStores(t *testing.T, dir string) map[string]agent.ClaimStore {
-	sqlClaims := &agent.SQLClaims{DB: openSQLite(t, filepath.Join(dir, "claims.db"))}
+func claimStores(t *testing.T, dir string) map[string]claims.Store {
+	sqlClaims := &claims.SQL{DB: openSQLite(t, filepath.Join(dir, "claims.db"))}
 	if err := sqlClaims.CreateTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Mkdir(filepath.Join(dir, "claims"), 0o700); err != nil && !errors.Is(err, os.ErrExist) {
 		t.Fatal(err)
 	}
-	dollar := &agent.SQLClaims{DB: sqlClaims.DB, Table: "main.dollar_claims", Placeholder: "$1"}
+	dollar := &claims.SQL{DB: sqlClaims.DB, Table: "main.dollar_claims", Placeholder: "$1"}
 	if err := dollar.CreateTable(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	return map[string]agent.ClaimStore{
-		"memory":     &agent.MemoryClaims{},
-		"dir":        agent.DirClaims{Dir: filepath.Join(dir, "claims")},
+	return map[string]claims.Store{
+		"memory":     &claims.Memory{},
+		"dir":        claims.Dir{Path: filepath.Join(dir, "claims")},
 		"sql":        sqlClaims,
 		"sql-dollar": dollar,
-	}
-}
-
-// TestClaimStores holds each store to the contract: an ID is claimed once,
-// by exactly one of many concurrent claims.
-func TestClaimStores(t *testing.T) {
-	for name, store := range claimStores(t, t.TempDir()) {
-		t.Run(name, func(t *testing.T) {
-			const id = "0123456789abcdef0123456789abcdef"
-			if ok, err := store.Claim(t.Context(), id); !ok || err != nil {
-				t.Fatalf("Claim(new) = %v, %v; want true", ok, err)
-			}
-			if ok, err := store.Claim(t.Context(), id); ok || err != nil {
-				t.Fatalf("Claim(claimed) = %v, %v; want false", ok, err)
-			}
-			const n = 8
-			won := make([]bool, n)
-			var wg sync.WaitGroup
-			for i := range n {
-				wg.Go(func() {
-					ok, err := store.Claim(context.Background(), "fedcba9876543210fedcba9876543210")
-					if err != nil {
-						t.Errorf("Claim: %v", err)
-					}
-					won[i] = ok
-				})
-			}
-			wg.Wait()
-			if got := strings.Count(fmt.Sprint(won), "true"); got != 1 {
-				t.Errorf("%d of %d concurrent claims won, want 1", got, n)
-			}
-		})
-	}
-}
-
-func TestSQLClaimsRefusesNames(t *testing.T) {
-	db := openSQLite(t, filepath.Join(t.TempDir(), "x.db"))
-	for _, s := range []*agent.SQLClaims{
-		{DB: db, Table: "claims; DROP TABLE users"},
-		{DB: db, Table: `"quoted"`},
-		{DB: db, Placeholder: ":id"},
-	} {
-		if err := s.CreateTable(t.Context()); err == nil {
-			t.Errorf("CreateTable with table %q, placeholder %q succeeded; want an error", s.Table, s.Placeholder)
-		}
-		if _, err := s.Claim(t.Context(), "0123456789abcdef0123456789abcdef"); err == nil {
-			t.Errorf("Claim with table %q, placeholder %q succeeded; want an error", s.Table, s.Placeholder)
-		}
-	}
-	if _, err := (agent.DirClaims{Dir: t.TempDir()}).Claim(t.Context(), "../../etc/passwd"); err == nil {
-		t.Error("DirClaims claimed a path; want an error")
 	}
 }
 

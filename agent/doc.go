@@ -128,8 +128,8 @@
 // approvals, decisions, history — with ErrInterruptAltered
 // ([Interrupt.Verify] checks the same, for a program that shows the
 // pending calls to a person). Each Interrupt has an ID, which Resume claims
-// once in Options.Claims ([MemoryClaims] by default; [DirClaims] and
-// [SQLClaims] are shared by processes) after the decisions check out and
+// once in Options.Claims (a [claims.Memory] by default; a [claims.Dir]
+// or [claims.SQL] is shared by processes) after the decisions check out and
 // before anything runs: a second Resume of the same Interrupt, here or in
 // another process, gets ErrInterruptClaimed and runs nothing. With
 // Options.PauseTTL, an Interrupt past its sealed Expires is

@@ -10,13 +10,14 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/claims"
 	"github.com/hands-go/hands/tool"
 )
 
 // Workers that resume each other's interrupts share a pause key and a
 // claim store — here a table of a SQLite file — so that an approval
 // delivered twice runs its call once.
-func ExampleSQLClaims() {
+func ExampleOptions_claims() {
 	dir, err := os.MkdirTemp("", "claims")
 	if err != nil {
 		panic(err)
@@ -27,8 +28,8 @@ func ExampleSQLClaims() {
 		panic(err)
 	}
 	defer db.Close()
-	claims := &agent.SQLClaims{DB: db} // Placeholder: "$1" on PostgreSQL
-	if err := claims.CreateTable(context.Background()); err != nil {
+	store := &claims.SQL{DB: db} // Placeholder: "$1" on PostgreSQL
+	if err := store.CreateTable(context.Background()); err != nil {
 		panic(err)
 	}
 
@@ -45,7 +46,7 @@ func ExampleSQLClaims() {
 	opts := &agent.Options{
 		NeedsApproval: agent.Destructive(reg),
 		PauseKey:      []byte("a 32-byte secret the workers share"), // from a secret store
-		Claims:        claims,
+		Claims:        store,
 	}
 	model := agenttest.NewScript(agent.Response{Calls: []agent.ToolCall{agenttest.Call("c1", "remove", `{"path":"/tmp/old"}`)}})
 	_, err = agent.Run(context.Background(), model, reg, agent.History{agent.UserText("Tidy /tmp.")}, opts)

@@ -27,7 +27,7 @@ var ErrPaused = errors.New("agent: the run waits for a person")
 // recorded, and nothing a holder of the JSON wrote. Read it, store it, send
 // it; do not change it.
 type Interrupt struct {
-	// ID names this pause. Resume claims it once (see ClaimStore); a
+	// ID names this pause. Resume claims it once (see Options.Claims); a
 	// resumed run that pauses again has a new one.
 	ID string `json:"id"`
 	// History is the conversation so far. Its last assistant message holds
@@ -266,11 +266,11 @@ func ResumeStream(ctx context.Context, model Model, reg *tool.Registry, in *Inte
 		if err != nil {
 			return in.History, err
 		}
-		claims := l.opts.Claims
-		if claims == nil {
-			claims = defaultClaims
+		store := l.opts.Claims
+		if store == nil {
+			store = defaultClaims
 		}
-		switch ok, err := claims.Claim(ctx, in.ID); {
+		switch ok, err := store.Claim(ctx, in.ID); {
 		case err != nil:
 			return in.History, err
 		case !ok:

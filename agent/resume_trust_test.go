@@ -12,6 +12,7 @@ import (
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
+	"github.com/hands-go/hands/claims"
 )
 
 // edit changes an interrupt as a holder of its JSON could: it encodes it,
@@ -246,13 +247,13 @@ func TestResumeClaimsOnce(t *testing.T) {
 	t.Run("at once", func(t *testing.T) {
 		f := &files{}
 		in := pause(t, f, nil, agenttest.Call("d1", "delete", `{"path":"b"}`))
-		claims := &agent.MemoryClaims{}
+		store := &claims.Memory{}
 		const n = 8
 		errs := make([]error, n)
 		var wg sync.WaitGroup
 		for i := range n {
 			wg.Go(func() {
-				_, errs[i] = agent.Resume(context.Background(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), in, []agent.Decision{agent.Approve("d1")}, &agent.Options{Claims: claims})
+				_, errs[i] = agent.Resume(context.Background(), agenttest.NewScript(agent.Response{Text: "ok"}), f.registry(t), in, []agent.Decision{agent.Approve("d1")}, &agent.Options{Claims: store})
 			})
 		}
 		wg.Wait()

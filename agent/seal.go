@@ -6,12 +6,13 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/hands-go/hands/claims"
 )
 
 // Errors that a *ResumeError wraps.
@@ -74,9 +75,7 @@ const sealContext = "hands agent interrupt v1\x00"
 // seal gives in a new ID and an expiry ttl from now (none when ttl is
 // zero), and seals it under key.
 func (in *Interrupt) seal(key []byte, ttl time.Duration) error {
-	id := make([]byte, 16)
-	rand.Read(id)
-	in.ID = hex.EncodeToString(id)
+	in.ID = claims.NewID()
 	if ttl > 0 {
 		in.Expires = time.Now().Add(ttl).UTC().Round(0)
 	}
@@ -144,7 +143,7 @@ func (in *Interrupt) Verify(key []byte) error {
 func (in *Interrupt) verify(key []byte) error {
 	altered := &ResumeError{InterruptID: in.ID, Err: ErrInterruptAltered}
 	got, err := base64.RawURLEncoding.DecodeString(in.Seal)
-	if err != nil || len(got) != sha256.Size || !validID(in.ID) {
+	if err != nil || len(got) != sha256.Size || !claims.ValidID(in.ID) {
 		return altered
 	}
 	want, err := in.mac(key)
@@ -152,18 +151,4 @@ func (in *Interrupt) verify(key []byte) error {
 		return altered
 	}
 	return nil
-}
-
-// validID reports whether id has the form of an interrupt's ID: 32
-// lowercase hexadecimal digits.
-func validID(id string) bool {
-	if len(id) != 32 {
-		return false
-	}
-	for _, c := range []byte(id) {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
 }

@@ -19,7 +19,7 @@
 //	}
 //	defer bind.Close(&env)
 //
-//	hostFile := toolbox.HostFile(env.Files, env.PublicURL.String(), nil)
+//	hostFile := files.HostFile(env.Files, env.PublicURL.String(), nil)
 //
 // # Tags
 //

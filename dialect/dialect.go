@@ -512,3 +512,5 @@ func parseSchemaValue(s *jsonschema.Schema) (any, error) {
 	}
 	return parseOrdJSON(data)
 }
+
+func nameLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }

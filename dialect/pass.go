@@ -105,3 +105,22 @@ func (p Pass) String() string {
 
 // has reports whether the dialect applies every pass of p.
 func (d *Dialect) has(p Pass) bool { return d.Passes&p == p }
+
+// plainPattern reports whether a pattern is one PlainPatterns keeps: it
+// uses no backreference, look-around or word boundary, the features
+// Anthropic's structured outputs reject.
+func plainPattern(p string) bool {
+	for i := 0; i < len(p); i++ {
+		switch {
+		case p[i] == '\\' && i+1 < len(p):
+			if c := p[i+1]; c == 'b' || c == 'B' || '1' <= c && c <= '9' {
+				return false
+			}
+			i++
+		case strings.HasPrefix(p[i:], "(?="), strings.HasPrefix(p[i:], "(?!"),
+			strings.HasPrefix(p[i:], "(?<="), strings.HasPrefix(p[i:], "(?<!"):
+			return false
+		}
+	}
+	return true
+}

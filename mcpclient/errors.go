@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 
+	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/msgtext"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
@@ -164,17 +165,14 @@ func (e *ToolError) Unwrap() error { return e.Err }
 // a ToolError keeps.
 const maxIssueText = 300
 
-// issuesMeta is the key of the issues in an error result's _meta; it is
-// mcpserver.IssuesMeta, which this package cannot import.
-const issuesMeta = "com.github.hands-go/issues"
-
 // issuesOf returns the issues a server listed in an error result's _meta
-// (issuesMeta), or nil when it listed none or they are not issues: each
-// has a path that is a JSON Pointer, a keyword and a message. It keeps
+// (mcpmeta.Issues, which mcpserver.IssuesMeta names), or nil when it
+// listed none or they are not issues: each has a path that is a JSON
+// Pointer, a keyword and a message. It keeps
 // the first schema.DefaultMaxIssues, each on one line of at most
 // maxIssueText bytes.
 func issuesOf(res *mcp.CallToolResult) []tool.Issue {
-	v, ok := res.Meta[issuesMeta]
+	v, ok := res.Meta[mcpmeta.Issues]
 	if !ok {
 		return nil
 	}

@@ -377,6 +377,15 @@ func TestElicitFlatForms(t *testing.T) {
 	if _, err := mcpserver.Elicit[payer](t.Context(), "Who pays?"); !errors.Is(err, tool.ErrInterrupted) {
 		t.Errorf("Elicit[payer] outside MCP = %v, want tool.Ask's interrupt", err)
 	}
+	// A json tag name that encoding/json does not take leaves the field
+	// under its Go name, in the form as in the answer: its titles apply
+	// there.
+	type quoted struct {
+		Account string `json:"it's" tool:"enum=main|savings" elicit:"titles=Main|Savings"`
+	}
+	if _, err := mcpserver.Elicit[quoted](t.Context(), "Which?"); !errors.Is(err, tool.ErrInterrupted) {
+		t.Errorf("Elicit[quoted] outside MCP = %v, want tool.Ask's interrupt: the titles are for the field Account", err)
+	}
 }
 
 // TestAskOverMCP serves a handler written for the agent loop, which asks

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/hands-go/hands/claims"
 	"github.com/hands-go/hands/internal/buildinfo"
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
@@ -50,8 +51,9 @@ type Options struct {
 	// they expire, a bounded share for each user or session
 	// (ErrStateLimit), and the latest of those of the callers it cannot
 	// tell apart (ErrStateOverrun; see the package doc); replicas share a
-	// store so that a state used at one is refused at the others.
-	StateClaims StateClaims
+	// store, such as a claims.Dir or claims.SQL, so that a state used at
+	// one is refused at the others.
+	StateClaims claims.Store
 	// Tasks bound the tasks the server runs for tools that may run as
 	// tasks (tool.WithTaskSupport); the zero value selects every default.
 	Tasks TaskOptions
@@ -114,8 +116,15 @@ type watchedTool struct {
 }
 
 // New returns a server for reg's tools, with the tools enabled now already
-// listed. It panics if opts.StateKey is set and not StateKeyBytes long, a
-// mistake made at setup.
+// listed. A tool whose spec the SDK refuses (an input schema whose root is
+// not of type "object", say, which a raw tool's $ref may be) is left out
+// and the error logged through opts.Logger, as for a tool added or
+// changed later, so that one bad tool of a registry — another server's,
+// under hands serve --upstream — does not stop the others being served.
+//
+// New panics on a mistake in opts made at setup: a StateKey that is set
+// and not StateKeyBytes long, or a ResultBudget with the registry's result
+// budgets off.
 func New(reg *tool.Registry, opts *Options) *Server {
 	if opts == nil {
 		opts = &Options{}
@@ -161,7 +170,7 @@ func New(reg *tool.Registry, opts *Options) *Server {
 	s.mcp = mcp.NewServer(impl, sdkOpts)
 	tools, _ := s.pending(context.Background(), true)
 	for _, r := range tools {
-		s.register(r) // a spec the SDK refuses panics, as a mistake at setup should
+		s.registerLive(context.Background(), r)
 	}
 	if s.search != nil {
 		s.mcp.AddTool(s.search.listed, s.search.handler)
@@ -385,9 +394,10 @@ func (s *Server) register(r registration) {
 	}
 }
 
-// registerLive is register for a server in use: a tool the SDK refuses (it
-// panics on an input schema that is not an object) is logged, once for
-// each spec, and left as it was. Hold regMu.
+// registerLive is register that survives the SDK's refusal: a tool the
+// SDK refuses (it panics on an input schema that is not an object) is
+// logged, once for each spec, and left as it was — not served, when New
+// registers it. Hold regMu.
 func (s *Server) registerLive(ctx context.Context, r registration) {
 	defer func() {
 		if v := recover(); v != nil {

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/hands-go/hands/claims"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,16 +67,6 @@ const DefaultStateTTL = 10 * time.Minute
 
 // StateKeyBytes is the length of Options.StateKey: an AES-256 key.
 const StateKeyBytes = 32
-
-// A StateClaims records the request states used, so that each is used
-// once. agent.SQLClaims and agent.DirClaims are ones that processes can
-// share.
-type StateClaims interface {
-	// Claim records id as used. It reports true if this call claimed it,
-	// and false if it was claimed before; of concurrent calls for one id,
-	// exactly one reports true.
-	Claim(ctx context.Context, id string) (bool, error)
-}
 
 // processStateKey is the key of a nil Options.StateKey: made at random,
 // once per process.
@@ -339,7 +329,7 @@ func (h *secondHeap) Pop() any {
 type stateSealer struct {
 	aead   cipher.AEAD
 	ttl    time.Duration
-	claims StateClaims // nil: usedStates
+	claims claims.Store // nil: usedStates
 }
 
 func newStateSealer(opts *Options) (*stateSealer, error) {
@@ -405,9 +395,7 @@ func stateCaller(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.Se
 // seal returns the request state that carries a's answers for the call
 // bound by ad, in a result that makes the input request with key asked.
 func (s *stateSealer) seal(a *inputAnswers, asked string, ad []byte, now time.Time) string {
-	id := make([]byte, 16)
-	rand.Read(id)
-	st := sealedState{ID: hex.EncodeToString(id), Expires: now.Add(s.ttl).Unix(), Asked: asked, Answers: a.List, Asks: a.Asks}
+	st := sealedState{ID: claims.NewID(), Expires: now.Add(s.ttl).Unix(), Asked: asked, Answers: a.List, Asks: a.Asks}
 	plain, err := json.Marshal(st)
 	if err != nil {
 		return "" // raw JSON answers the SDK encoded; cannot happen

@@ -369,7 +369,7 @@ func BenchmarkRequestState(b *testing.B) {
 	}
 }
 
-// claimAll is a StateClaims that never refuses, so that a benchmark does
+// claimAll is a claims.Store that never refuses, so that a benchmark does
 // not fill the process's memory of used states.
 type claimAll struct{}
 

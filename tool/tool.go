@@ -158,10 +158,12 @@ type Tool[In, Out any] struct {
 // New panics with a *DefinitionError on a mistake in the definition: a name
 // that does not match ^[a-zA-Z0-9_-]{1,64}$, an empty description, a nil
 // handler, an input type that cannot describe JSON arguments (the error
-// names the type, the field and the tag), or an option that does not apply.
-// A program that builds tools from configuration uses Define, which returns
-// the error instead. The output type is never a mistake: any Out that
-// encoding/json writes will do (see Spec.OutputSchema).
+// names the type, the field and the tag), a mistake in a tool or jsonschema
+// tag of the output type (a struct's, as for the input), or an option that
+// does not apply. A program that builds tools from configuration uses
+// Define, which returns the error instead. Otherwise any Out that
+// encoding/json writes will do, whether or not a schema can describe it
+// (see Spec.OutputSchema).
 func New[In, Out any](name, description string, handler func(context.Context, In) (Out, error), opts ...Option) *Tool[In, Out] {
 	t, err := Define(name, description, handler, opts...)
 	if err != nil {

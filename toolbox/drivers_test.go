@@ -1,10 +1,8 @@
 package toolbox_test
 
-// The blob drivers the tests open buckets with: a program imports the
-// drivers of the schemes it uses, as gocloud.dev intends.
+// The database drivers the benchmarks open databases with: a program
+// imports the drivers of the schemes it uses.
 import (
 	_ "github.com/hands-go/hands/sqldb/pgdb"
 	_ "github.com/hands-go/hands/sqldb/sqlitedb"
-	_ "gocloud.dev/blob/fileblob"
-	_ "gocloud.dev/blob/memblob"
 )

@@ -18,7 +18,8 @@ import (
 	"github.com/hands-go/hands/kv/sqlitekv"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/kvtool"
+	"github.com/hands-go/hands/toolbox/sqltool"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -61,7 +62,7 @@ func BenchmarkSQLQuery(b *testing.B) {
 		}
 	})
 	b.Run("tool", func(b *testing.B) {
-		t := toolbox.SQLQuery(db, nil)
+		t := sqltool.Query(db, nil)
 		call := tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"SELECT id, body FROM notes WHERE id = ?","params":["500"]}`)}
 		b.ReportAllocs()
 		for b.Loop() {
@@ -123,7 +124,7 @@ func BenchmarkKV(b *testing.B) {
 				}
 			})
 			b.Run("get/tool", func(b *testing.B) {
-				get := toolbox.KVTools(s)[0]
+				get := kvtool.Tools(s)[0]
 				call := tool.Call{Name: "kv_get", Args: json.RawMessage(`{"key":"user/500/name"}`)}
 				b.ReportAllocs()
 				for b.Loop() {
@@ -177,7 +178,7 @@ func BenchmarkOverheadRatio(b *testing.B) {
 		for i := range 1000 {
 			db.Exec(`INSERT INTO notes(body) VALUES (?)`, fmt.Sprintf("note number %d", i))
 		}
-		t := toolbox.SQLQuery(db, nil)
+		t := sqltool.Query(db, nil)
 		call := tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"SELECT id, body FROM notes WHERE id = ?","params":["500"]}`)}
 		ratio(b, func() {
 			var id int
@@ -197,7 +198,7 @@ func BenchmarkOverheadRatio(b *testing.B) {
 		if err := s.Put(ctx, "user/500/name", []byte("Ada Lovelace"), nil); err != nil {
 			b.Fatal(err)
 		}
-		get := toolbox.KVTools(s)[0]
+		get := kvtool.Tools(s)[0]
 		call := tool.Call{Name: "kv_get", Args: json.RawMessage(`{"key":"user/500/name"}`)}
 		ratio(b, func() {
 			if _, err := d.Get(ctx, "user/500/name", time.Now()); err != nil {
@@ -294,7 +295,7 @@ func BenchmarkSQLRows(b *testing.B) {
 				b.Fatal(err)
 			}
 		}
-		t := toolbox.SQLQuery(db, nil)
+		t := sqltool.Query(db, nil)
 		call := tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"` + stmt + `"}`)}
 		var took [3]time.Duration
 		b.ReportAllocs()

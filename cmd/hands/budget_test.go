@@ -11,7 +11,7 @@ import (
 
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/kvtool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -47,12 +47,12 @@ func TestServeResultBudget(t *testing.T) {
 	handle, shown, whole := readCut(t, session, budget)
 	// kv_get's structured output is shortened along its schema: the text
 	// shown is the entry, its value cut short.
-	var entry toolbox.KVEntry
+	var entry kvtool.Entry
 	if err := json.Unmarshal([]byte(shown), &entry); err != nil || entry.Key != "report" || len(entry.Value) >= len(value) || !strings.HasPrefix(value, entry.Value) {
 		t.Errorf("the text shown is not the entry with its value cut short: %v\n%.300s", err, shown)
 	}
 	// What read_result reads is the whole result, byte for byte.
-	want, err := json.Marshal(toolbox.KVEntry{Key: "report", Value: value})
+	want, err := json.Marshal(kvtool.Entry{Key: "report", Value: value})
 	if err != nil {
 		t.Fatal(err)
 	}

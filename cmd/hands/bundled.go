@@ -24,11 +24,14 @@ import (
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/browser"
+	"github.com/hands-go/hands/toolbox/files"
+	"github.com/hands-go/hands/toolbox/kvtool"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"github.com/hands-go/hands/toolbox/search"
 	"github.com/hands-go/hands/toolbox/service"
+	"github.com/hands-go/hands/toolbox/sqltool"
+	"github.com/hands-go/hands/toolbox/web"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -154,15 +157,15 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	if err := bind.Load(ctx, &e, &bind.Options{ConfigFile: configFile}); err != nil {
 		return nil, nil, err
 	}
-	var db *sql.DB           // HANDS_SQL's
-	var web *browser.Browser // HANDS_BROWSER's
+	var db *sql.DB          // HANDS_SQL's
+	var br *browser.Browser // HANDS_BROWSER's
 	closeEnv := func() {
 		bind.Close(&e)
 		if db != nil {
 			db.Close()
 		}
-		if web != nil {
-			web.Close()
+		if br != nil {
+			br.Close()
 		}
 	}
 	if e.SQL != nil {
@@ -251,9 +254,9 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		resultBudget:   e.ResultBudget,
 		bucket:         e.Bucket,
 		upstreamEnv:    strings.FieldsFunc(e.UpstreamEnv, func(r rune) bool { return r == ',' || r == ' ' }),
-		hostFile:       toolbox.HostFile(e.Bucket, public, &toolbox.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
-		fetch:          toolbox.FetchMarkdown(&toolbox.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
-		kv:             toolbox.KVTools(e.KV),
+		hostFile:       files.HostFile(e.Bucket, public, &files.HostOptions{MaxBytes: e.MaxFileBytes, MaxBytesSetting: "HANDS_MAX_FILE_BYTES"}),
+		fetch:          web.FetchMarkdown(&web.FetchOptions{AllowPrivate: e.FetchPrivate, Allow: allow, AllowPrivateSetting: "HANDS_NET_ALLOW=HOST:PORT (or HANDS_FETCH_ALLOW_PRIVATE=true)"}),
+		kv:             kvtool.Tools(e.KV),
 	}
 	if b.web, err = webTools(e.Search, guard); err != nil {
 		closeEnv()
@@ -263,13 +266,18 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		opts, err := browserOptions(e.Browser, e.BrowserScript)
 		if err == nil {
 			opts.Guard, opts.Caller = guard, callerID
-			web, err = browser.New(opts)
+			if writes && bucketErr == nil {
+				// Screenshots are hosted beside host_file's files, by the
+				// same safe write (serve; a call of one tool hosts none).
+				opts.Host = files.Hoster(e.Bucket, public, nil)
+			}
+			br, err = browser.New(opts)
 		}
 		if err != nil {
 			closeEnv()
 			return nil, nil, fmt.Errorf("HANDS_BROWSER: %w", err)
 		}
-		b.browser = []tool.Interface{web.Browse(), web.Screenshot(), web.Execute()}
+		b.browser = []tool.Interface{br.Browse(), br.Screenshot(), br.Execute()}
 	}
 	if bucketErr != nil {
 		b.hostFile = unavailable{b.hostFile, bucketErr}
@@ -305,8 +313,8 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 	}
 	if db != nil {
 		b.sql = []tool.Interface{
-			toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
-			toolbox.SQLSchema(db, ""),
+			sqltool.Query(db, &sqltool.Options{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+			sqltool.Schema(db, ""),
 		}
 	}
 	return b, closeEnv, nil
@@ -357,8 +365,7 @@ func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error)
 
 // browserOptions reads HANDS_BROWSER: chromium (the system Chromium,
 // found on PATH), the path of a Chromium or Chrome executable, or the
-// ws:// or wss:// DevTools URL of a running browser. Screenshots are not
-// hosted: host_file's bucket has no write path for other tools yet.
+// ws:// or wss:// DevTools URL of a running browser.
 func browserOptions(s string, script bool) (*browser.Options, error) {
 	opts := &browser.Options{Script: script, ScriptSetting: "HANDS_BROWSER_SCRIPT=true"}
 	switch {
@@ -420,7 +427,7 @@ func (u unavailable) Stream(ctx context.Context, call tool.Call) iter.Seq[tool.E
 }
 
 // files serves the bucket's objects read-only, with their content types.
-func (b *bundle) files() http.Handler { return toolbox.FileServer(b.bucket) }
+func (b *bundle) files() http.Handler { return files.Server(b.bucket) }
 
 // dialectNames lists the predefined dialects.
 func dialectNames() []string {
@@ -478,20 +485,24 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 		return nil, err
 	}
 	tools = append([]tool.Interface{
-		toolbox.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
-		toolbox.FetchMarkdown(nil),
-	}, toolbox.KVTools(kv.New(memkv.New(), nil))...)
+		files.HostFile(memblob.OpenBucket(nil), "https://files.example.com", nil),
+		web.FetchMarkdown(nil),
+	}, kvtool.Tools(kv.New(memkv.New(), nil))...)
 	if e.Browser != "" {
 		// A browser that is never started or connected to.
 		opts, err := browserOptions(e.Browser, e.BrowserScript)
 		if err != nil {
 			return nil, fmt.Errorf("HANDS_BROWSER: %w", err)
 		}
-		web, err := browser.New(&browser.Options{RemoteURL: "ws://127.0.0.1:1/", Script: opts.Script})
+		// Hosted, as serve hosts them: the screenshot tool's
+		// annotations say so.
+		opts.RemoteURL, opts.ExecPath = "ws://127.0.0.1:1/", ""
+		opts.Host = files.Hoster(memblob.OpenBucket(nil), "https://files.example.com", nil)
+		br, err := browser.New(opts)
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, web.Browse(), web.Screenshot(), web.Execute())
+		tools = append(tools, br.Browse(), br.Screenshot(), br.Execute())
 	}
 	if e.Services != "" {
 		// The specs depend on the names and read-only flags alone: no
@@ -520,8 +531,8 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 		return nil, err
 	}
 	return append(append(append(tools,
-		toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
-		toolbox.SQLSchema(db, ""),
+		sqltool.Query(db, &sqltool.Options{Write: e.SQLWrite, WriteSetting: "HANDS_SQL_WRITE=true"}),
+		sqltool.Schema(db, ""),
 	), web...), email...), nil
 }
 

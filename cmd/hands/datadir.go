@@ -14,7 +14,7 @@ import (
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	"gocloud.dev/blob"
 )
 
@@ -173,13 +173,13 @@ func sqliteFiles(ctx context.Context, db *sql.DB) []string {
 // checkApart reports an error if a private file lies in the directory of
 // bucket, whose files host_file overwrites and serve --http serves to
 // anyone: a bucket that is not a directory holds none of them.
-func checkApart(ctx context.Context, bucket *blob.Bucket, files []privateFile) error {
-	dir, ok, err := toolbox.BucketDir(ctx, bucket)
+func checkApart(ctx context.Context, bucket *blob.Bucket, private []privateFile) error {
+	dir, ok, err := files.BucketDir(ctx, bucket)
 	if err != nil || !ok {
 		return err
 	}
 	dir = resolved(dir)
-	for _, f := range files {
+	for _, f := range private {
 		if within(dir, resolved(f.path)) {
 			return fmt.Errorf("%s, %s, is in the bucket's directory %s, whose files are public and which host_file writes: set HANDS_BUCKET to a directory of its own", f.what, f.path, dir)
 		}

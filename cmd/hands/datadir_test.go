@@ -14,7 +14,7 @@ import (
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/sqlitekv"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"gocloud.dev/blob/fileblob"
 )
@@ -202,7 +202,7 @@ func oldLayout(t *testing.T, data string) {
 		t.Fatal(err)
 	}
 	defer bucket.Close()
-	host := toolbox.HostFile(bucket, "https://files.example.com", nil)
+	host := files.HostFile(bucket, "https://files.example.com", nil)
 	for key, content := range map[string]string{"report.html": "<p>report</p>", "pages/x.txt": "x", "files/old.txt": "old"} {
 		res := tool.Run(t.Context(), host, tool.Call{Name: host.Spec().Name, Args: []byte(`{"key":"` + key + `","content":"` + content + `"}`)})
 		if res.IsError {

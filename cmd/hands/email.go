@@ -15,7 +15,7 @@ import (
 	"strings"
 
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	mailtools "github.com/hands-go/hands/toolbox/mail"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"gocloud.dev/blob"
@@ -102,7 +102,7 @@ func emailTools(e emailEnv, bucket *blob.Bucket, guard *netguard.Guard) ([]tool.
 // /files/: no symbolic link of a directory bucket, no metadata file, no
 // key that host_file would refuse.
 func bucketAttachment(bucket *blob.Bucket) mailtools.AttachmentFunc {
-	files := toolbox.FileServer(bucket)
+	served := files.Server(bucket)
 	return func(ctx context.Context, key string, maxBytes int64) ([]byte, string, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "/", nil)
 		if err != nil {
@@ -110,7 +110,7 @@ func bucketAttachment(bucket *blob.Bucket) mailtools.AttachmentFunc {
 		}
 		req.URL.Path = key
 		w := &boundedWriter{header: http.Header{}, max: maxBytes}
-		files.ServeHTTP(w, req)
+		served.ServeHTTP(w, req)
 		switch {
 		case w.status == http.StatusNotFound:
 			return nil, "", fs.ErrNotExist

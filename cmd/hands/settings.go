@@ -14,7 +14,7 @@ import (
 
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/sqlitekv"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 )
@@ -36,7 +36,7 @@ var settings = []setting{
 		what: "where host_file writes: file://DIR, mem:// or s3://BUCKET (add ?endpoint= for S3-compatible stores)"},
 	{env: "HANDS_PUBLIC_URL", def: "/files/ of --http, else the bucket's file:// URL", commands: "serve, call",
 		what: "the public base URL of the bucket's files, which host_file returns"},
-	{env: "HANDS_MAX_FILE_BYTES", def: strconv.Itoa(toolbox.DefaultHostMaxBytes), commands: "serve, call",
+	{env: "HANDS_MAX_FILE_BYTES", def: strconv.Itoa(files.DefaultHostMaxBytes), commands: "serve, call",
 		what: "the largest file host_file accepts, in bytes"},
 	{env: "HANDS_FETCH_ALLOW_PRIVATE", def: "false", commands: "serve, call",
 		what: "let the tools that reach the network (fetch_markdown, the browser tools) reach loopback, private and link-local addresses"},

@@ -25,9 +25,7 @@ const binaryMargin = 0.10
 // testOnlyModules are modules the repository needs only for its tests or
 // for its other modules; the command may link none of them.
 var testOnlyModules = []string{
-	"github.com/johannesboyne/gofakes3", // the S3 server of bind's tests
-	"go.temporal.io/",                   // durable, a module of its own
-	"go.shabbyrobe.org/gocovmerge",      // coverage tooling
+	"go.temporal.io/", // durable, a module of its own
 }
 
 // TestBinarySize builds the command and fails when its size leaves the

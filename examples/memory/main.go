@@ -23,7 +23,7 @@ import (
 	_ "github.com/hands-go/hands/kv/rediskv"
 	_ "github.com/hands-go/hands/kv/sqlitekv"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/kvtool"
 )
 
 // Env is what the tools are bound to.
@@ -43,7 +43,7 @@ func run(ctx context.Context, args []string) error {
 		return err
 	}
 	defer bind.Close(&env)
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "memory", Tools: toolbox.KVTools(env.Memory)})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "memory", Tools: kvtool.Tools(env.Memory)})
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,7 @@ import (
 	_ "github.com/hands-go/hands/sqldb/pgdb"
 	_ "github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/sqltool"
 )
 
 // Env is what the tools are bound to.
@@ -57,8 +57,8 @@ func main() {
 		})
 	srv, err := mcpserver.NewTools(nil,
 		addNote,
-		toolbox.SQLQuery(env.DB, nil), // read-only: the model searches the notes with SQL
-		toolbox.SQLSchema(env.DB, ""),
+		sqltool.Query(env.DB, nil), // read-only: the model searches the notes with SQL
+		sqltool.Schema(env.DB, ""),
 	)
 	if err != nil {
 		log.Fatal(err)

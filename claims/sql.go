@@ -1,4 +1,4 @@
-package agent
+package claims
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"regexp"
 )
 
-// SQLClaims is a ClaimStore in a table of a SQL database, reached through
+// SQL is a Store in a table of a SQL database, reached through
 // database/sql with any driver: every process that uses the same table
 // shares it. The table has the claimed ID as its primary key, so of two
 // processes that claim one ID at once the database lets exactly one insert
 // it. CreateTable makes the table.
-type SQLClaims struct {
+type SQL struct {
 	// DB is the database.
 	DB *sql.DB
 	// Table is the table's name, letters, digits and underscores, with an
@@ -23,11 +23,11 @@ type SQLClaims struct {
 	Placeholder string
 }
 
-// tableName matches the table names SQLClaims accepts.
+// tableName matches the table names SQL accepts.
 var tableName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$`)
 
 // names returns the table and the placeholder to use.
-func (s *SQLClaims) names() (table, ph string, err error) {
+func (s *SQL) names() (table, ph string, err error) {
 	table, ph = s.Table, s.Placeholder
 	if table == "" {
 		table = "hands_claims"
@@ -36,17 +36,17 @@ func (s *SQLClaims) names() (table, ph string, err error) {
 		ph = "?"
 	}
 	if !tableName.MatchString(table) {
-		return "", "", fmt.Errorf("agent: SQLClaims.Table %q is not a plain table name", table)
+		return "", "", fmt.Errorf("claims: SQL.Table %q is not a plain table name", table)
 	}
 	if ph != "?" && ph != "$1" {
-		return "", "", fmt.Errorf("agent: SQLClaims.Placeholder %q: want \"?\" or \"$1\"", ph)
+		return "", "", fmt.Errorf("claims: SQL.Placeholder %q: want \"?\" or \"$1\"", ph)
 	}
 	return table, ph, nil
 }
 
 // CreateTable creates the table if it does not exist: the claimed ID, its
 // primary key, and when it was claimed.
-func (s *SQLClaims) CreateTable(ctx context.Context) error {
+func (s *SQL) CreateTable(ctx context.Context) error {
 	table, _, err := s.names()
 	if err != nil {
 		return err
@@ -54,7 +54,7 @@ func (s *SQLClaims) CreateTable(ctx context.Context) error {
 	_, err = s.DB.ExecContext(ctx, "CREATE TABLE IF NOT EXISTS "+table+
 		" (id VARCHAR(64) NOT NULL PRIMARY KEY, claimed_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP)")
 	if err != nil {
-		return fmt.Errorf("agent: create the claims table %s: %w", table, err)
+		return fmt.Errorf("claims: create the claims table %s: %w", table, err)
 	}
 	return nil
 }
@@ -62,7 +62,7 @@ func (s *SQLClaims) CreateTable(ctx context.Context) error {
 // Claim inserts id. When the insert fails and a row for id exists, another
 // claim holds it; the drivers' unique-violation errors differ, and this
 // needs none of them.
-func (s *SQLClaims) Claim(ctx context.Context, id string) (bool, error) {
+func (s *SQL) Claim(ctx context.Context, id string) (bool, error) {
 	table, ph, err := s.names()
 	if err != nil {
 		return false, err
@@ -73,10 +73,10 @@ func (s *SQLClaims) Claim(ctx context.Context, id string) (bool, error) {
 	}
 	var n int
 	if err := s.DB.QueryRowContext(ctx, "SELECT COUNT(*) FROM "+table+" WHERE id = "+ph, id).Scan(&n); err != nil {
-		return false, fmt.Errorf("agent: claim %q: %w", id, insertErr)
+		return false, fmt.Errorf("claims: claim %q: %w", id, insertErr)
 	}
 	if n > 0 {
 		return false, nil
 	}
-	return false, fmt.Errorf("agent: claim %q: %w", id, insertErr)
+	return false, fmt.Errorf("claims: claim %q: %w", id, insertErr)
 }

@@ -1,4 +1,4 @@
-package toolbox_test
+package files_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/memblob"
 )
@@ -57,7 +58,7 @@ func TestHostFile(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bucket := newBucket(t)
-			host := toolbox.HostFile(bucket, tt.publicURL, nil)
+			host := files.HostFile(bucket, tt.publicURL, nil)
 			got, err := host.CallJSON(t.Context(), args(t, tt.in))
 			if err != nil {
 				t.Fatalf("host_file(%v) = %v", tt.in, err)
@@ -114,7 +115,7 @@ func TestHostFileRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			bucket := newBucket(t)
-			host := toolbox.HostFile(bucket, "https://files.example.com", &toolbox.HostOptions{MaxBytes: maxBytes})
+			host := files.HostFile(bucket, "https://files.example.com", &files.HostOptions{MaxBytes: maxBytes})
 			_, err := host.CallJSON(t.Context(), args(t, tt.in))
 			if tt.wantErr != nil {
 				if !errors.Is(err, tt.wantErr) {
@@ -140,7 +141,7 @@ func TestHostFileRefusals(t *testing.T) {
 
 // TestHostFileModelText checks what a model reads when host_file refuses.
 func TestHostFileModelText(t *testing.T) {
-	host := toolbox.HostFile(newBucket(t), "https://files.example.com", &toolbox.HostOptions{MaxBytes: 4})
+	host := files.HostFile(newBucket(t), "https://files.example.com", &files.HostOptions{MaxBytes: 4})
 	for _, tt := range []struct {
 		args string
 		want string
@@ -157,12 +158,12 @@ func TestHostFileModelText(t *testing.T) {
 
 // TestHostFileCall checks the Go path: Call applies the same checks.
 func TestHostFileCall(t *testing.T) {
-	host := toolbox.HostFile(newBucket(t), "https://files.example.com", nil)
-	_, err := host.Call(t.Context(), toolbox.HostFileArgs{Key: "../x", Content: "x", ContentType: "text/plain"})
+	host := files.HostFile(newBucket(t), "https://files.example.com", nil)
+	_, err := host.Call(t.Context(), files.HostFileArgs{Key: "../x", Content: "x", ContentType: "text/plain"})
 	if _, ok := errors.AsType[*tool.ValidationError](err); !ok {
 		t.Errorf("Call(key ../x) = %v, want a *tool.ValidationError", err)
 	}
-	got, err := host.Call(t.Context(), toolbox.HostFileArgs{Key: "ok.txt", Content: "x", ContentType: "text/plain"})
+	got, err := host.Call(t.Context(), files.HostFileArgs{Key: "ok.txt", Content: "x", ContentType: "text/plain"})
 	if err != nil || got != "https://files.example.com/ok.txt" {
 		t.Errorf("Call(key ok.txt) = %q, %v", got, err)
 	}
@@ -173,8 +174,8 @@ func TestHostFileCall(t *testing.T) {
 // refused as too large rather than as over-long arguments.
 func TestHostFileDefaultLimit(t *testing.T) {
 	bucket := newBucket(t)
-	host := toolbox.HostFile(bucket, "https://files.example.com", nil)
-	content := strings.Repeat("a", toolbox.DefaultHostMaxBytes)
+	host := files.HostFile(bucket, "https://files.example.com", nil)
+	content := strings.Repeat("a", files.DefaultHostMaxBytes)
 	if _, err := host.CallJSON(t.Context(), args(t, map[string]string{"key": "big.txt", "content": content})); err != nil {
 		t.Fatalf("host_file(%d bytes) = %v, want success", len(content), err)
 	}
@@ -185,7 +186,7 @@ func TestHostFileDefaultLimit(t *testing.T) {
 }
 
 func TestHostFileSpec(t *testing.T) {
-	spec := toolbox.HostFile(newBucket(t), "https://files.example.com", &toolbox.HostOptions{Name: "r2_host_file"}).Spec()
+	spec := files.HostFile(newBucket(t), "https://files.example.com", &files.HostOptions{Name: "r2_host_file"}).Spec()
 	if spec.Name != "r2_host_file" {
 		t.Errorf("Name = %q, want r2_host_file", spec.Name)
 	}
@@ -220,13 +221,13 @@ func TestHostFilePanics(t *testing.T) {
 					t.Errorf("HostFile(%v, %q) did not panic", tt.bucket, tt.publicURL)
 				}
 			}()
-			toolbox.HostFile(tt.bucket, tt.publicURL, nil)
+			files.HostFile(tt.bucket, tt.publicURL, nil)
 		})
 	}
 }
 
 func TestHostFileProgress(t *testing.T) {
-	host := toolbox.HostFile(newBucket(t), "https://files.example.com", nil)
+	host := files.HostFile(newBucket(t), "https://files.example.com", nil)
 	var progress []any
 	for ev := range host.Stream(context.Background(), tool.Call{Name: "host_file", Args: json.RawMessage(`{"key":"a.txt","content":"abc"}`)}) {
 		if ev.Result == nil {

@@ -1,6 +1,6 @@
 //go:build unix
 
-package toolbox_test
+package files_test
 
 import (
 	"os"

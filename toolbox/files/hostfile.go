@@ -1,4 +1,4 @@
-package toolbox
+package files
 
 import (
 	"cmp"
@@ -10,8 +10,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/hands-go/hands/internal/bytesize"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
 )
 
@@ -125,9 +127,9 @@ func checkContentType(ct string) string {
 // '..' or empty segment, a backslash or a control character, a name that
 // ends in ".attrs" (the suffix of fileblob's metadata files), a content
 // type that is not a MIME type, and content over HostOptions.MaxBytes
-// (ErrTooLarge). A bucket that fileblob opened on a directory is written as
+// (toolbox.ErrTooLarge). A bucket that fileblob opened on a directory is written as
 // the package documentation describes under "Directory buckets"; there a
-// key through a symbolic link is refused (ErrSymlink). opts may be nil.
+// key through a symbolic link is refused (toolbox.ErrSymlink). opts may be nil.
 //
 // HostFile panics if bucket is nil or publicURL is not an absolute http,
 // https or file URL without a query or fragment. A file:///dir URL suits a
@@ -137,47 +139,105 @@ func HostFile(bucket *blob.Bucket, publicURL string, opts *HostOptions) *tool.To
 	if opts == nil {
 		opts = &HostOptions{}
 	}
-	if bucket == nil {
-		panic("toolbox.HostFile: bucket is nil")
-	}
-	u, err := url.Parse(publicURL)
-	web := (u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "")
-	local := (u != nil && u.Scheme == "file" && u.Host == "" && strings.HasPrefix(u.Path, "/"))
-	if err != nil || !(web || local) || u.RawQuery != "" || u.Fragment != "" {
-		panic(fmt.Sprintf("toolbox.HostFile: publicURL %q must be an absolute http, https or file URL without a query or fragment", publicURL))
-	}
-	base := strings.TrimSuffix(publicURL, "/")
+	h := newHoster("files.HostFile", bucket, publicURL, opts)
 	name := cmp.Or(opts.Name, "host_file")
 	description := cmp.Or(opts.Description,
 		"Upload a file from the sandbox to public storage and get its public URL. "+
 			"The key is the file's path in storage, such as reports/q1.html; a file with the same key is replaced.")
-	maxBytes := opts.MaxBytes
-	if maxBytes <= 0 {
-		maxBytes = DefaultHostMaxBytes
-	}
-	files := &store{bucket: bucket}
 	return tool.New(name, description,
 		func(ctx context.Context, a HostFileArgs) (string, error) {
-			if len(a.Content) > maxBytes {
-				setting := ""
-				if opts.MaxBytesSetting != "" {
-					setting = ", which the operator sets with " + opts.MaxBytesSetting
-				}
-				return "", fmt.Errorf("%w: the content is %d bytes and the limit is %d (%s%s); split it into smaller files",
-					ErrTooLarge, len(a.Content), maxBytes, sizeText(maxBytes), setting)
-			}
-			tool.Progress(ctx, fmt.Sprintf("uploading %d bytes to %s", len(a.Content), a.Key))
 			ct := utf8Type(strings.TrimSpace(a.ContentType))
-			if err := files.write(ctx, a.Key, []byte(a.Content), ct); err != nil {
-				return "", &opError{op: "upload " + a.Key, err: err}
-			}
-			return base + "/" + escapeKey(a.Key), nil
+			return h.host(ctx, a.Key, []byte(a.Content), ct, "; split it into smaller files")
 		},
 		tool.WithTitle("Host a file"),
 		// It replaces a file with the same key, and the same call again
 		// changes nothing more; it writes only to the bucket.
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
-		tool.WithLimits(tool.Limits{MaxBytes: 2*maxBytes + 64<<10}))
+		tool.WithLimits(tool.Limits{MaxBytes: 2*h.maxBytes + 64<<10}))
+}
+
+// Hoster returns a toolbox.HostFunc that stores files in bucket and
+// returns their URLs under publicURL, as host_file does: with the same
+// checks of the key and content type, the same size limit
+// (opts.MaxBytes, named by opts.MaxBytesSetting in a refusal), and the
+// same writes, which for a bucket that fileblob opened on a directory
+// refuse a key through a symbolic link (toolbox.ErrSymlink). A tool that
+// makes a file, such as a screenshot, takes it in its options:
+//
+//	host := files.Hoster(bucket, "https://files.example.com", nil)
+//	u, err := host(ctx, "screenshots/home.png", png, "image/png")
+//	// u is https://files.example.com/screenshots/home.png
+//
+// Unlike host_file, which stores text as UTF-8 and says so in its content
+// type, it stores body and contentType as they are. opts.Name and
+// opts.Description are not used; opts may be nil.
+//
+// Hoster panics if bucket is nil or publicURL is not a URL that HostFile
+// takes.
+func Hoster(bucket *blob.Bucket, publicURL string, opts *HostOptions) toolbox.HostFunc {
+	if opts == nil {
+		opts = &HostOptions{}
+	}
+	h := newHoster("files.Hoster", bucket, publicURL, opts)
+	return func(ctx context.Context, key string, body []byte, contentType string) (string, error) {
+		return h.host(ctx, key, body, strings.TrimSpace(contentType), "")
+	}
+}
+
+// A hoster is the write path of host_file and Hoster.
+type hoster struct {
+	files           *store
+	base            string // the public URL, without a final '/'
+	maxBytes        int
+	maxBytesSetting string
+}
+
+// newHoster checks the arguments of caller, HostFile or Hoster, and
+// panics with caller's name if they are wrong.
+func newHoster(caller string, bucket *blob.Bucket, publicURL string, opts *HostOptions) *hoster {
+	if bucket == nil {
+		panic(caller + ": bucket is nil")
+	}
+	u, err := url.Parse(publicURL)
+	web := (u != nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "")
+	local := (u != nil && u.Scheme == "file" && u.Host == "" && strings.HasPrefix(u.Path, "/"))
+	if err != nil || !(web || local) || u.RawQuery != "" || u.Fragment != "" {
+		panic(fmt.Sprintf("%s: publicURL %q must be an absolute http, https or file URL without a query or fragment", caller, publicURL))
+	}
+	maxBytes := opts.MaxBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultHostMaxBytes
+	}
+	return &hoster{
+		files:           &store{bucket: bucket},
+		base:            strings.TrimSuffix(publicURL, "/"),
+		maxBytes:        maxBytes,
+		maxBytesSetting: opts.MaxBytesSetting,
+	}
+}
+
+// host stores body under key and returns its public URL. advice ends the
+// refusal of a body over the limit.
+func (h *hoster) host(ctx context.Context, key string, body []byte, contentType, advice string) (string, error) {
+	if msg := checkKey(key); msg != "" {
+		return "", fmt.Errorf("%w: the key %q %s", toolbox.ErrInvalidKey, key, msg)
+	}
+	if msg := checkContentType(contentType); msg != "" {
+		return "", fmt.Errorf("%w: the content type %q %s", toolbox.ErrContentType, contentType, msg)
+	}
+	if len(body) > h.maxBytes {
+		setting := ""
+		if h.maxBytesSetting != "" {
+			setting = ", which the operator sets with " + h.maxBytesSetting
+		}
+		return "", fmt.Errorf("%w: the content is %d bytes and the limit is %d (%s%s)%s",
+			toolbox.ErrTooLarge, len(body), h.maxBytes, bytesize.Text(h.maxBytes), setting, advice)
+	}
+	tool.Progress(ctx, fmt.Sprintf("uploading %d bytes to %s", len(body), key))
+	if err := h.files.write(ctx, key, body, contentType); err != nil {
+		return "", &toolbox.OpError{Op: "upload " + key, Err: err}
+	}
+	return h.base + "/" + escapeKey(key), nil
 }
 
 // escapeKey escapes each segment of a key for a URL path and keeps the
@@ -188,16 +248,4 @@ func escapeKey(key string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return strings.Join(segs, "/")
-}
-
-// sizeText writes a byte count in the largest binary unit that divides it,
-// such as "10 MiB".
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB", n>>10)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }

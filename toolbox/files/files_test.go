@@ -1,4 +1,4 @@
-package toolbox_test
+package files_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/files"
 	"gocloud.dev/blob"
 	_ "gocloud.dev/blob/fileblob"
 )
@@ -32,11 +33,11 @@ func dirBucket(t *testing.T, dir string) *blob.Bucket {
 	return b
 }
 
-// serveFiles serves bucket with FileServer on 127.0.0.1 and returns the
+// serveFiles serves bucket with Server on 127.0.0.1 and returns the
 // base URL of its files.
 func serveFiles(t *testing.T, bucket *blob.Bucket) string {
 	t.Helper()
-	srv := httptest.NewServer(http.StripPrefix("/files/", toolbox.FileServer(bucket)))
+	srv := httptest.NewServer(http.StripPrefix("/files/", files.Server(bucket)))
 	t.Cleanup(srv.Close)
 	return srv.URL + "/files/"
 }
@@ -59,8 +60,8 @@ func get(t *testing.T, u string) (int, string, string) {
 // host calls host_file on a directory bucket and returns its error.
 func host(t *testing.T, bucket *blob.Bucket, key, content string) error {
 	t.Helper()
-	_, err := toolbox.HostFile(bucket, "https://files.example.com", nil).Call(t.Context(),
-		toolbox.HostFileArgs{Key: key, Content: content, ContentType: "text/plain"})
+	_, err := files.HostFile(bucket, "https://files.example.com", nil).Call(t.Context(),
+		files.HostFileArgs{Key: key, Content: content, ContentType: "text/plain"})
 	return err
 }
 
@@ -108,9 +109,9 @@ func TestHostFileSymlinks(t *testing.T) {
 	}
 }
 
-// TestFileServerSymlinks checks that FileServer serves no file through a
+// TestServerSymlinks checks that Server serves no file through a
 // symbolic link inside the bucket's directory.
-func TestFileServerSymlinks(t *testing.T) {
+func TestServerSymlinks(t *testing.T) {
 	dir, outside := t.TempDir(), t.TempDir()
 	secret := filepath.Join(outside, "secret.txt")
 	if err := os.WriteFile(secret, []byte("secret"), 0o644); err != nil {
@@ -142,11 +143,11 @@ func TestFileServerSymlinks(t *testing.T) {
 }
 
 // TestHostFileConcurrentWrites races writers of different bodies and
-// content types on one key, with readers through FileServer: every read,
+// content types on one key, with readers through Server: every read,
 // and the state after each round, pairs a body with its own type.
 func TestHostFileConcurrentWrites(t *testing.T) {
 	bucket := dirBucket(t, t.TempDir())
-	hostFile := toolbox.HostFile(bucket, "https://files.example.com", nil)
+	hostFile := files.HostFile(bucket, "https://files.example.com", nil)
 	base := serveFiles(t, bucket)
 	const writers, readers, rounds = 8, 2, 30
 	var reads atomic.Int64
@@ -177,7 +178,7 @@ func TestHostFileConcurrentWrites(t *testing.T) {
 		for w := range writers {
 			wg.Go(func() {
 				name := fmt.Sprintf("writer-%d-%d", round, w)
-				if _, err := hostFile.Call(context.Background(), toolbox.HostFileArgs{Key: "race.txt", Content: name, ContentType: "application/x-" + name}); err != nil {
+				if _, err := hostFile.Call(context.Background(), files.HostFileArgs{Key: "race.txt", Content: name, ContentType: "application/x-" + name}); err != nil {
 					t.Error(err)
 				}
 			})
@@ -254,7 +255,7 @@ func TestHostFileErrorsNameNoPaths(t *testing.T) {
 			continue
 		}
 		checkNoPaths(t, "host_file("+key+")", err.Error(), dir)
-		res := tool.Run(t.Context(), toolbox.HostFile(bucket, "https://files.example.com", nil),
+		res := tool.Run(t.Context(), files.HostFile(bucket, "https://files.example.com", nil),
 			tool.Call{Name: "host_file", Args: args(t, map[string]string{"key": key, "content": "x"})})
 		checkNoPaths(t, "host_file("+key+") result", res.Content, dir)
 	}
@@ -278,7 +279,7 @@ func TestHostFileErrorsNameNoPaths(t *testing.T) {
 func TestHostFileSidecarKeys(t *testing.T) {
 	for name, bucket := range map[string]*blob.Bucket{"mem": newBucket(t), "dir": dirBucket(t, t.TempDir())} {
 		for _, key := range []string{"notes.attrs", "a/b.ATTRS", "x.attrs/y.txt"} {
-			_, err := toolbox.HostFile(bucket, "https://files.example.com", nil).CallJSON(t.Context(), args(t, map[string]string{"key": key, "content": "x"}))
+			_, err := files.HostFile(bucket, "https://files.example.com", nil).CallJSON(t.Context(), args(t, map[string]string{"key": key, "content": "x"}))
 			verr, ok := errors.AsType[*tool.ValidationError](err)
 			if !ok || verr.Issues[0].Path != "/key" {
 				t.Errorf("%s: host_file(%s) = %v, want a validation issue at /key", name, key, err)
@@ -287,14 +288,14 @@ func TestHostFileSidecarKeys(t *testing.T) {
 	}
 }
 
-// TestFileServer checks what FileServer answers, for a directory bucket
+// TestServer checks what Server answers, for a directory bucket
 // and a memory one.
-func TestFileServer(t *testing.T) {
+func TestServer(t *testing.T) {
 	dir := t.TempDir()
 	for name, bucket := range map[string]*blob.Bucket{"mem": newBucket(t), "dir": dirBucket(t, dir)} {
 		t.Run(name, func(t *testing.T) {
-			hostFile := toolbox.HostFile(bucket, "https://files.example.com", nil)
-			for _, a := range []toolbox.HostFileArgs{
+			hostFile := files.HostFile(bucket, "https://files.example.com", nil)
+			for _, a := range []files.HostFileArgs{
 				{Key: "a.txt", Content: "text", ContentType: "text/plain"},
 				{Key: "p/page.html", Content: "<p>é</p>", ContentType: "text/html; charset=iso-8859-1"},
 				{Key: "data.json", Content: "{}", ContentType: "application/json"},

@@ -1,4 +1,4 @@
-package toolbox_test
+package web_test
 
 import (
 	"context"
@@ -11,7 +11,7 @@ import (
 
 	"github.com/hands-go/hands/internal/cost"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/web"
 )
 
 // A bomb is a shape of HTML whose conversion cost the converter far more
@@ -81,7 +81,7 @@ func TestFetchBombs(t *testing.T) {
 		for _, size := range []int{1 << 10, 64 << 10} {
 			t.Run(fmt.Sprintf("%s/%d", b.name, size), func(t *testing.T) {
 				page := b.page(size)
-				f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: timeout})
+				f, u := servePage(t, page, &web.FetchOptions{Timeout: timeout})
 				var before, after runtime.MemStats
 				runtime.ReadMemStats(&before)
 				out, err := fetch(t, f, u)
@@ -89,8 +89,8 @@ func TestFetchBombs(t *testing.T) {
 				if err != nil {
 					t.Fatalf("fetch_markdown(%d-byte %s) = %.200v, want success", len(page), b.name, err)
 				}
-				if len(out) > toolbox.DefaultFetchMaxOutputBytes {
-					t.Errorf("fetch_markdown(%d-byte %s) returned %d bytes, over the limit of %d", len(page), b.name, len(out), toolbox.DefaultFetchMaxOutputBytes)
+				if len(out) > web.DefaultFetchMaxOutputBytes {
+					t.Errorf("fetch_markdown(%d-byte %s) returned %d bytes, over the limit of %d", len(page), b.name, len(out), web.DefaultFetchMaxOutputBytes)
 				}
 				alloc := after.TotalAlloc - before.TotalAlloc
 				if limit := uint64(b.maxAlloc*len(page) + 16<<20); alloc > limit {
@@ -111,7 +111,7 @@ func TestBombsGrowLinearly(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			pages := map[int][]byte{16 << 10: b.page(16 << 10), 64 << 10: b.page(64 << 10)}
 			cost.Linear(t, b.name, 16<<10, 64<<10, func(size int) {
-				if _, _, err := toolbox.HTMLToMarkdown(t.Context(), pages[size], "https://example.com/"); err != nil {
+				if _, _, err := web.HTMLToMarkdown(t.Context(), pages[size], "https://example.com/"); err != nil {
 					t.Fatal(err)
 				}
 			})
@@ -123,7 +123,7 @@ func TestBombsGrowLinearly(t *testing.T) {
 // goes (512 elements): it is refused at once, with an error.
 func TestFetchDeepNesting(t *testing.T) {
 	page := []byte(strings.Repeat("<b>", 100_000) + "x")
-	f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: 5 * time.Minute}) // refused at once; a busy machine must not reach it
+	f, u := servePage(t, page, &web.FetchOptions{Timeout: 5 * time.Minute}) // refused at once; a busy machine must not reach it
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err := fetch(t, f, u)
@@ -142,7 +142,7 @@ func TestFetchDeepNesting(t *testing.T) {
 func TestConversionStops(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	md, _, err := toolbox.HTMLToMarkdown(ctx, []byte(strings.Repeat("<p>x<br>y", 10_000)), "https://example.com/")
+	md, _, err := web.HTMLToMarkdown(ctx, []byte(strings.Repeat("<p>x<br>y", 10_000)), "https://example.com/")
 	if !errors.Is(err, context.Canceled) || len(md) > 0 {
 		t.Errorf("HTMLToMarkdown(cancelled) = %d bytes, %v; want context.Canceled", len(md), err)
 	}
@@ -166,7 +166,7 @@ func TestReshape(t *testing.T) {
 		{"quotes past the limit", strings.Repeat("<blockquote>", 10) + "deep", strings.Repeat("> ", 8) + "deep"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			md, cut, err := toolbox.HTMLToMarkdown(t.Context(), []byte(tt.page), "https://example.com/")
+			md, cut, err := web.HTMLToMarkdown(t.Context(), []byte(tt.page), "https://example.com/")
 			if err != nil || cut || string(md) != tt.want {
 				t.Errorf("HTMLToMarkdown(%s) = %q, %v, %v; want %q", tt.page, md, cut, err, tt.want)
 			}
@@ -178,7 +178,7 @@ func TestReshape(t *testing.T) {
 // the limit, and the tool says so.
 func TestReshapeCut(t *testing.T) {
 	page := []byte("<p>first</p>" + strings.Repeat("<i>x</i>", 60_000) + "<p>last</p>")
-	md, cut, err := toolbox.HTMLToMarkdown(t.Context(), page, "https://example.com/")
+	md, cut, err := web.HTMLToMarkdown(t.Context(), page, "https://example.com/")
 	if err != nil || !cut || !strings.HasPrefix(string(md), "first") || strings.Contains(string(md), "last") {
 		t.Errorf("HTMLToMarkdown(120000 nodes) = %.20q…%q, cut %v, %v; want the start only, cut", md, md[max(0, len(md)-20):], cut, err)
 	}
@@ -195,7 +195,7 @@ func BenchmarkBombs(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(len(page)))
 				for b.Loop() {
-					if _, _, err := toolbox.HTMLToMarkdown(context.Background(), page, "https://example.com/"); err != nil {
+					if _, _, err := web.HTMLToMarkdown(context.Background(), page, "https://example.com/"); err != nil {
 						b.Fatal(err)
 					}
 				}

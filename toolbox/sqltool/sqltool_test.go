@@ -1,4 +1,4 @@
-package toolbox_test
+package sqltool_test
 
 import (
 	"encoding/json"
@@ -10,7 +10,7 @@ import (
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/sqltool"
 )
 
 func TestSQLTools(t *testing.T) {
@@ -22,8 +22,8 @@ func TestSQLTools(t *testing.T) {
 	if _, err := db.Exec(`CREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT NOT NULL); INSERT INTO notes(body) VALUES ('one'), ('two')`); err != nil {
 		t.Fatal(err)
 	}
-	query := toolbox.SQLQuery(db, nil)
-	schemaTool := toolbox.SQLSchema(db, "")
+	query := sqltool.Query(db, nil)
+	schemaTool := sqltool.Schema(db, "")
 	for _, d := range []*dialect.Dialect{dialect.OpenAIStrict(), dialect.AnthropicStrict(), dialect.Gemini()} {
 		for _, p := range tool.Lint(d, query, schemaTool) {
 			if p.Severity == dialect.SeverityError {
@@ -63,7 +63,7 @@ func TestSQLTools(t *testing.T) {
 	}
 
 	// A refused change says the tool is read-only and what allows writes.
-	named := toolbox.SQLQuery(db, &toolbox.SQLOptions{WriteSetting: "HANDS_SQL_WRITE=true"})
+	named := sqltool.Query(db, &sqltool.Options{WriteSetting: "HANDS_SQL_WRITE=true"})
 	res = tool.Run(t.Context(), named, tool.Call{Name: "sql_query", Args: json.RawMessage(`{"sql":"DELETE FROM notes"}`)})
 	if !res.IsError || !errors.Is(res.Err, sqldb.ErrReadOnly) || !strings.Contains(res.Err.Error(), "read-only") || !strings.Contains(res.Err.Error(), "HANDS_SQL_WRITE=true") {
 		t.Errorf("a read-only DELETE = %v, want a read-only error that names HANDS_SQL_WRITE=true", res.Err)
@@ -74,7 +74,7 @@ func TestSQLTools(t *testing.T) {
 		t.Errorf("sql_schema = %q (%v), want %q", res.Content, res.Err, want)
 	}
 
-	write := toolbox.SQLQuery(db, &toolbox.SQLOptions{Write: true})
+	write := sqltool.Query(db, &sqltool.Options{Write: true})
 	if a := write.Spec().Annotations; a == nil || a.ReadOnly || !a.Destructive {
 		t.Errorf("writable sql_query annotations = %+v, want destructive", a)
 	}

@@ -1,4 +1,4 @@
-package toolbox
+package kvtool
 
 import (
 	"context"
@@ -8,17 +8,18 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hands-go/hands/internal/bytesize"
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/tool"
 )
 
-// KVGetArgs is the input of kv_get.
-type KVGetArgs struct {
+// GetArgs is the input of kv_get.
+type GetArgs struct {
 	Key string `json:"key" jsonschema:"the key, such as user/42/preferences" tool:"minLength=1,maxLength=512"`
 }
 
-// KVEntry is the output of kv_get: a stored value.
-type KVEntry struct {
+// Entry is the output of kv_get: a stored value.
+type Entry struct {
 	Key string `json:"key"`
 	// Value is the stored text. A value that is not UTF-8 is given as
 	// hexadecimal digits prefixed with "\x".
@@ -29,8 +30,8 @@ type KVEntry struct {
 	Expires *time.Time `json:"expires,omitempty"`
 }
 
-// KVPutArgs is the input of kv_put.
-type KVPutArgs struct {
+// PutArgs is the input of kv_put.
+type PutArgs struct {
 	Key   string `json:"key" jsonschema:"the key, such as user/42/preferences; keys are listed by prefix, so put related keys under one" tool:"minLength=1,maxLength=512"`
 	Value string `json:"value" jsonschema:"the text to store; it replaces any value under the key"`
 	// TTLSeconds makes the entry expire; 0 keeps it.
@@ -43,28 +44,28 @@ type KVPutArgs struct {
 	Note string `json:"note,omitempty" jsonschema:"a short note stored with the value and shown by kv_list, to find it again without reading it" tool:"maxLength=160"`
 }
 
-// KVDeleteArgs is the input of kv_delete.
-type KVDeleteArgs struct {
+// DeleteArgs is the input of kv_delete.
+type DeleteArgs struct {
 	Key string `json:"key" jsonschema:"the key to forget" tool:"minLength=1,maxLength=512"`
 }
 
-// KVListArgs is the input of kv_list.
-type KVListArgs struct {
+// ListArgs is the input of kv_list.
+type ListArgs struct {
 	Prefix string `json:"prefix,omitempty" jsonschema:"list the keys that start with this, such as user/42/; omit to list all" tool:"maxLength=512"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"the cursor of the previous page, to continue it" tool:"maxLength=1024"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"the most keys to return" tool:"minimum=1,maximum=1000,default=100"`
 }
 
-// KVKey is one key of kv_list.
-type KVKey struct {
+// Key is one key of kv_list.
+type Key struct {
 	Name     string         `json:"name"`
 	Metadata map[string]any `json:"metadata,omitempty"`
 	Expires  *time.Time     `json:"expires,omitempty"`
 }
 
-// KVPage is the output of kv_list.
-type KVPage struct {
-	Keys []KVKey `json:"keys"`
+// Page is the output of kv_list.
+type Page struct {
+	Keys []Key `json:"keys"`
 	// Cursor continues the listing; absent when it is complete.
 	Cursor string `json:"cursor,omitempty"`
 }
@@ -88,7 +89,7 @@ func metadataMap(raw json.RawMessage) map[string]any {
 	return m
 }
 
-// KVTools returns kv_get, kv_put, kv_delete and kv_list on store: memory
+// Tools returns kv_get, kv_put, kv_delete and kv_list on store: memory
 // that outlives a run, for agents. Keys are at most the store's key limit
 // and values its value limit (kv.DefaultMaxKeyBytes and
 // kv.DefaultMaxValueBytes unless the store says otherwise); a key with no
@@ -105,14 +106,14 @@ func metadataMap(raw json.RawMessage) map[string]any {
 // store with a smaller metadata limit refuses some notes, with an error
 // about the note.
 //
-// KVTools panics if store is nil.
-func KVTools(store *kv.Store) []tool.Interface {
+// Tools panics if store is nil.
+func Tools(store *kv.Store) []tool.Interface {
 	if store == nil {
-		panic("toolbox.KVTools: store is nil")
+		panic("toolbox.Tools: store is nil")
 	}
 	maxVal := store.MaxValueBytes()
 	get := tool.New("kv_get", "Read the value stored under a key by kv_put, in this run or an earlier one.",
-		func(ctx context.Context, a KVGetArgs) (*KVEntry, error) {
+		func(ctx context.Context, a GetArgs) (*Entry, error) {
 			e, err := store.Get(ctx, a.Key)
 			if errors.Is(err, kv.ErrKeyNotFound) {
 				return nil, fmt.Errorf("%w: nothing is stored under %q (or it expired); kv_list shows the keys", kv.ErrKeyNotFound, a.Key)
@@ -124,14 +125,14 @@ func KVTools(store *kv.Store) []tool.Interface {
 			if !utf8.Valid(e.Value) {
 				v = fmt.Sprintf(`\x%x`, e.Value)
 			}
-			return &KVEntry{Key: a.Key, Value: v, Metadata: metadataMap(e.Metadata), Expires: expiresPtr(e.Expires)}, nil
+			return &Entry{Key: a.Key, Value: v, Metadata: metadataMap(e.Metadata), Expires: expiresPtr(e.Expires)}, nil
 		},
 		tool.WithTitle("Read a stored value"),
 		tool.WithAnnotations(tool.Annotations{ReadOnly: true, Idempotent: true}))
 	put := tool.New("kv_put", "Store a text value under a key, to remember it across runs; it replaces what the key held. Give a TTL to forget it later.",
-		func(ctx context.Context, a KVPutArgs) (string, error) {
+		func(ctx context.Context, a PutArgs) (string, error) {
 			if len(a.Value) > maxVal {
-				return "", fmt.Errorf("%w: the value is %d bytes and the limit is %d (%s); store it in parts under several keys", kv.ErrOversize, len(a.Value), maxVal, sizeText(maxVal))
+				return "", fmt.Errorf("%w: the value is %d bytes and the limit is %d (%s); store it in parts under several keys", kv.ErrOversize, len(a.Value), maxVal, bytesize.Text(maxVal))
 			}
 			opts := &kv.PutOptions{TTL: time.Duration(a.TTLSeconds) * time.Second}
 			if a.Note != "" {
@@ -154,7 +155,7 @@ func KVTools(store *kv.Store) []tool.Interface {
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}),
 		tool.WithLimits(tool.Limits{MaxBytes: 2*maxVal + 64<<10}))
 	del := tool.New("kv_delete", "Forget the value stored under a key. Deleting a key that holds nothing is not an error.",
-		func(ctx context.Context, a KVDeleteArgs) (string, error) {
+		func(ctx context.Context, a DeleteArgs) (string, error) {
 			deleted, err := store.Delete(ctx, a.Key)
 			if err != nil {
 				return "", err
@@ -167,14 +168,14 @@ func KVTools(store *kv.Store) []tool.Interface {
 		tool.WithTitle("Forget a stored value"),
 		tool.WithAnnotations(tool.Annotations{Destructive: true, Idempotent: true}))
 	list := tool.New("kv_list", "List the stored keys that start with a prefix, in order, a page at a time, with their metadata and expiry; pass the cursor it returns to get the next page.",
-		func(ctx context.Context, a KVListArgs) (*KVPage, error) {
+		func(ctx context.Context, a ListArgs) (*Page, error) {
 			p, err := store.List(ctx, &kv.ListOptions{Prefix: a.Prefix, Cursor: a.Cursor, Limit: a.Limit})
 			if err != nil {
 				return nil, err
 			}
-			out := &KVPage{Keys: make([]KVKey, len(p.Keys)), Cursor: p.Cursor}
+			out := &Page{Keys: make([]Key, len(p.Keys)), Cursor: p.Cursor}
 			for i, k := range p.Keys {
-				out.Keys[i] = KVKey{Name: k.Name, Metadata: metadataMap(k.Metadata), Expires: expiresPtr(k.Expires)}
+				out.Keys[i] = Key{Name: k.Name, Metadata: metadataMap(k.Metadata), Expires: expiresPtr(k.Expires)}
 			}
 			return out, nil
 		},

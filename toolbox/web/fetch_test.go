@@ -1,4 +1,4 @@
-package toolbox_test
+package web_test
 
 import (
 	"context"
@@ -21,6 +21,7 @@ import (
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
+	"github.com/hands-go/hands/toolbox/web"
 )
 
 // A server is a test HTTP server on 127.0.0.1 that counts its requests.
@@ -52,9 +53,9 @@ func (s *server) port() string {
 
 // only returns options whose guard lets through exactly these servers'
 // addresses and stays on for every other address, loopback ones included.
-func only(opts *toolbox.FetchOptions, servers ...*server) *toolbox.FetchOptions {
+func only(opts *web.FetchOptions, servers ...*server) *web.FetchOptions {
 	if opts == nil {
-		opts = &toolbox.FetchOptions{}
+		opts = &web.FetchOptions{}
 	}
 	for _, s := range servers {
 		opts.Allow = append(opts.Allow, s.addr().String())
@@ -62,7 +63,7 @@ func only(opts *toolbox.FetchOptions, servers ...*server) *toolbox.FetchOptions 
 	return opts
 }
 
-func fetch(t *testing.T, f *tool.Tool[toolbox.FetchArgs, string], u string) (string, error) {
+func fetch(t *testing.T, f *tool.Tool[web.FetchArgs, string], u string) (string, error) {
 	t.Helper()
 	return f.CallJSON(t.Context(), json.RawMessage(fmt.Sprintf(`{"url":%q}`, u)))
 }
@@ -81,12 +82,12 @@ func TestFetchMarkdown(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		fmt.Fprint(w, page)
 	}))
-	for name, opts := range map[string]*toolbox.FetchOptions{
+	for name, opts := range map[string]*web.FetchOptions{
 		"AllowPrivate": {AllowPrivate: true},
 		"guard":        only(nil, srv),
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := fetch(t, toolbox.FetchMarkdown(opts), srv.URL+"/notes")
+			got, err := fetch(t, web.FetchMarkdown(opts), srv.URL+"/notes")
 			if err != nil {
 				t.Fatalf("fetch_markdown = %v", err)
 			}
@@ -127,7 +128,7 @@ func TestFetchText(t *testing.T) {
 			fmt.Fprint(w, "<html><body><script>1</script></body></html>")
 		}
 	}))
-	f := toolbox.FetchMarkdown(only(nil, srv))
+	f := web.FetchMarkdown(only(nil, srv))
 	for _, tt := range []struct{ path, want string }{
 		{"/plain", "just <b>text</b>"},
 		{"/json", `{"a":1}`},
@@ -198,8 +199,8 @@ func TestFetchRefusals(t *testing.T) {
 			}
 		}
 	}))
-	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: time.Minute}, srv))
-	short := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxBytes: maxBytes, Timeout: 300 * time.Millisecond}, srv)) // for /slow alone
+	f := web.FetchMarkdown(only(&web.FetchOptions{MaxBytes: maxBytes, Timeout: time.Minute}, srv))
+	short := web.FetchMarkdown(only(&web.FetchOptions{MaxBytes: maxBytes, Timeout: 300 * time.Millisecond}, srv)) // for /slow alone
 	for _, tt := range []struct {
 		name    string
 		url     string
@@ -259,21 +260,21 @@ func TestFetchRefusals(t *testing.T) {
 func TestFetchGuardDefault(t *testing.T) {
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "secret") }))
 	for _, u := range []string{srv.URL, "http://localhost:" + srv.port() + "/"} {
-		_, err := fetch(t, toolbox.FetchMarkdown(nil), u)
+		_, err := fetch(t, web.FetchMarkdown(nil), u)
 		berr, ok := errors.AsType[*netguard.BlockedError](err)
 		if !ok || !errors.Is(err, netguard.ErrBlocked) || berr.Reason != "loopback" {
 			t.Errorf("fetch_markdown(%s) = %v, want a loopback *BlockedError", u, err)
 		}
 	}
 	// A caller's own *http.Transport gets the guard too.
-	_, err := fetch(t, toolbox.FetchMarkdown(&toolbox.FetchOptions{Client: &http.Client{Transport: &http.Transport{}}}), srv.URL)
+	_, err := fetch(t, web.FetchMarkdown(&web.FetchOptions{Client: &http.Client{Transport: &http.Transport{}}}), srv.URL)
 	if !errors.Is(err, netguard.ErrBlocked) {
 		t.Errorf("fetch_markdown with a caller's Transport = %v, want ErrBlocked", err)
 	}
 	if n := srv.hits.Load(); n != 0 {
 		t.Errorf("the guarded tool reached the loopback server %d times", n)
 	}
-	res := tool.Run(t.Context(), toolbox.FetchMarkdown(nil), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
+	res := tool.Run(t.Context(), web.FetchMarkdown(nil), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `"}`)})
 	if !res.IsError || !strings.Contains(res.Content, "127.0.0.1 is a loopback address; only public internet addresses may be reached") {
 		t.Errorf("Run = %+v, want an error result that names the loopback address", res)
 	}
@@ -289,12 +290,12 @@ func TestFetchRedirects(t *testing.T) {
 		w.Header().Set("Content-Type", "text/plain")
 		fmt.Fprint(w, "arrived")
 	}))
-	f := toolbox.FetchMarkdown(only(nil, srv))
-	if got, err := fetch(t, f, fmt.Sprintf("%s/hop/%d", srv.URL, toolbox.MaxRedirects)); err != nil || got != "arrived" {
-		t.Errorf("fetch_markdown after %d redirects = %q, %v; want arrived", toolbox.MaxRedirects, got, err)
+	f := web.FetchMarkdown(only(nil, srv))
+	if got, err := fetch(t, f, fmt.Sprintf("%s/hop/%d", srv.URL, web.MaxRedirects)); err != nil || got != "arrived" {
+		t.Errorf("fetch_markdown after %d redirects = %q, %v; want arrived", web.MaxRedirects, got, err)
 	}
-	if _, err := fetch(t, f, fmt.Sprintf("%s/hop/%d", srv.URL, toolbox.MaxRedirects+1)); !errors.Is(err, toolbox.ErrRedirect) {
-		t.Errorf("fetch_markdown after %d redirects = %v, want ErrRedirect", toolbox.MaxRedirects+1, err)
+	if _, err := fetch(t, f, fmt.Sprintf("%s/hop/%d", srv.URL, web.MaxRedirects+1)); !errors.Is(err, toolbox.ErrRedirect) {
+		t.Errorf("fetch_markdown after %d redirects = %v, want ErrRedirect", web.MaxRedirects+1, err)
 	}
 }
 
@@ -307,7 +308,7 @@ func TestFetchProgress(t *testing.T) {
 		w.Header().Set("Content-Type", "text/html")
 		fmt.Fprint(w, "<p>hi</p>")
 	}))
-	f := toolbox.FetchMarkdown(only(nil, srv))
+	f := web.FetchMarkdown(only(nil, srv))
 	var progress []any
 	var result *tool.Result
 	for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(`{"url":"` + srv.URL + `/old"}`)}) {
@@ -336,9 +337,9 @@ func TestFetchCustomTransport(t *testing.T) {
 				t.Error("FetchMarkdown with a custom RoundTripper and the guard on did not panic")
 			}
 		}()
-		toolbox.FetchMarkdown(&toolbox.FetchOptions{Client: &http.Client{Transport: rt}})
+		web.FetchMarkdown(&web.FetchOptions{Client: &http.Client{Transport: rt}})
 	}()
-	toolbox.FetchMarkdown(&toolbox.FetchOptions{Client: &http.Client{Transport: rt}, AllowPrivate: true})
+	web.FetchMarkdown(&web.FetchOptions{Client: &http.Client{Transport: rt}, AllowPrivate: true})
 }
 
 type roundTripper func(*http.Request) (*http.Response, error)
@@ -351,10 +352,10 @@ func TestFetchUserAgent(t *testing.T) {
 		agents <- r.UserAgent()
 		fmt.Fprint(w, "ok")
 	}))
-	fetch(t, toolbox.FetchMarkdown(only(nil, srv)), srv.URL)
-	fetch(t, toolbox.FetchMarkdown(only(&toolbox.FetchOptions{UserAgent: "probe/2"}, srv)), srv.URL)
-	if got := []string{<-agents, <-agents}; got[0] != toolbox.DefaultUserAgent || got[1] != "probe/2" {
-		t.Errorf("User-Agents = %q, want %q then probe/2", got, toolbox.DefaultUserAgent)
+	fetch(t, web.FetchMarkdown(only(nil, srv)), srv.URL)
+	fetch(t, web.FetchMarkdown(only(&web.FetchOptions{UserAgent: "probe/2"}, srv)), srv.URL)
+	if got := []string{<-agents, <-agents}; got[0] != web.DefaultUserAgent || got[1] != "probe/2" {
+		t.Errorf("User-Agents = %q, want %q then probe/2", got, web.DefaultUserAgent)
 	}
 }
 
@@ -366,7 +367,7 @@ func TestFetchCanceled(t *testing.T) {
 		close(started)
 		<-r.Context().Done()
 	}))
-	f := toolbox.FetchMarkdown(only(nil, srv))
+	f := web.FetchMarkdown(only(nil, srv))
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-started; cancel() }()
 	_, err := f.CallJSON(ctx, json.RawMessage(`{"url":"`+srv.URL+`"}`))
@@ -387,13 +388,13 @@ func TestServersAreLocal(t *testing.T) {
 
 // servePage returns a fetch_markdown tool and the URL of a server on
 // 127.0.0.1 that serves page as HTML.
-func servePage(t *testing.T, page []byte, opts *toolbox.FetchOptions) (*tool.Tool[toolbox.FetchArgs, string], string) {
+func servePage(t *testing.T, page []byte, opts *web.FetchOptions) (*tool.Tool[web.FetchArgs, string], string) {
 	t.Helper()
 	srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Write(page)
 	}))
-	return toolbox.FetchMarkdown(only(opts, srv)), srv.URL + "/"
+	return web.FetchMarkdown(only(opts, srv)), srv.URL + "/"
 }
 
 // TestFetchOutputLimit checks that a long page is cut at a character
@@ -406,7 +407,7 @@ func TestFetchOutputLimit(t *testing.T) {
 	}))
 	note := regexp.MustCompile(`\n\n\[truncated: (\d+) more bytes; [^\]]*\]$`)
 	for _, limit := range []int{2048, 2049, 4000, 5999} {
-		f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxOutputBytes: limit}, srv))
+		f := web.FetchMarkdown(only(&web.FetchOptions{MaxOutputBytes: limit}, srv))
 		out, err := fetch(t, f, srv.URL)
 		if err != nil {
 			t.Fatalf("fetch_markdown(limit %d) = %v", limit, err)
@@ -422,7 +423,7 @@ func TestFetchOutputLimit(t *testing.T) {
 				limit, len(out), len(kept), utf8.ValidString(kept), left, limit)
 		}
 	}
-	f := toolbox.FetchMarkdown(only(&toolbox.FetchOptions{MaxOutputBytes: 6000}, srv))
+	f := web.FetchMarkdown(only(&web.FetchOptions{MaxOutputBytes: 6000}, srv))
 	if out, err := fetch(t, f, srv.URL); err != nil || out != content {
 		t.Errorf("fetch_markdown(limit = size) = %.40q…, %v; want the content whole", out, err)
 	}
@@ -435,11 +436,11 @@ func TestFetchOutputLimit(t *testing.T) {
 func TestFetchTimeoutCoversConversion(t *testing.T) {
 	page := []byte(strings.Repeat("<p>x<br>y", 35_000)) // a quarter of a second or more to convert
 	for timeout := 50 * time.Millisecond; timeout < 2*time.Second; timeout *= 2 {
-		f, u := servePage(t, page, &toolbox.FetchOptions{Timeout: timeout})
+		f, u := servePage(t, page, &web.FetchOptions{Timeout: timeout})
 		converting := false
 		var res *tool.Result
 		start := time.Now()
-		for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: args(t, map[string]string{"url": u})}) {
+		for ev := range f.Stream(t.Context(), tool.Call{Name: "fetch_markdown", Args: json.RawMessage(fmt.Sprintf(`{"url":%q}`, u))}) {
 			if s, ok := ev.Progress.(string); ok && strings.HasPrefix(s, "converting") {
 				converting = true
 			}

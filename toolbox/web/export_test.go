@@ -1,4 +1,4 @@
-package toolbox
+package web
 
 import "github.com/hands-go/hands/internal/htmlmd"
 

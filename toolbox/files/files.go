@@ -1,4 +1,4 @@
-package toolbox
+package files
 
 import (
 	"cmp"
@@ -15,11 +15,13 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/hands-go/hands/internal/mediatype"
+	"github.com/hands-go/hands/toolbox"
 	"gocloud.dev/blob"
 	"gocloud.dev/gcerrors"
 )
 
-// A store is a bucket as host_file and FileServer use it: through this
+// A store is a bucket as host_file, Hoster and Server use it: through this
 // package's own file operations when fileblob opened it on a directory
 // (see dir), and through the bucket otherwise.
 type store struct {
@@ -46,7 +48,7 @@ func (s *store) directory(ctx context.Context) (*dir, error) {
 // BucketDir returns the directory of a bucket that fileblob opened (a
 // file:// URL), and whether fileblob opened it: a program that keeps files
 // of its own on the same machine checks with it that none of them lies in
-// the directory, whose files host_file overwrites and FileServer serves.
+// the directory, whose files host_file overwrites and Server serves.
 // It reports an error only when the bucket is a directory whose path
 // cannot be found, or ctx is done.
 func BucketDir(ctx context.Context, b *blob.Bucket) (string, bool, error) {
@@ -91,11 +93,11 @@ func (s *store) write(ctx context.Context, key string, content []byte, contentTy
 	return s.bucket.WriteAll(ctx, key, content, &blob.WriterOptions{ContentType: contentType})
 }
 
-// FileServer returns a handler that serves the objects of bucket,
+// Server returns a handler that serves the objects of bucket,
 // read-only: the request's URL path, after any prefix the handler is
 // mounted under is stripped (see http.StripPrefix), is the key.
 //
-//	mux.Handle("/files/", http.StripPrefix("/files/", toolbox.FileServer(bucket)))
+//	mux.Handle("/files/", http.StripPrefix("/files/", files.Server(bucket)))
 //
 // It answers GET and HEAD with the object's content type, adding
 // "charset=utf-8" to a text type that names no charset (host_file stores
@@ -108,10 +110,10 @@ func (s *store) write(ctx context.Context, key string, content []byte, contentTy
 // package documentation) and serves no symbolic link (403). Its answers
 // name no path of the machine.
 //
-// FileServer panics if bucket is nil.
-func FileServer(bucket *blob.Bucket) http.Handler {
+// Server panics if bucket is nil.
+func Server(bucket *blob.Bucket) http.Handler {
 	if bucket == nil {
-		panic("toolbox.FileServer: bucket is nil")
+		panic("files.Server: bucket is nil")
 	}
 	return &store{bucket: bucket}
 }
@@ -133,7 +135,7 @@ func (s *store) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, fs.ErrNotExist):
 		http.NotFound(w, r)
 		return
-	case errors.Is(err, ErrSymlink):
+	case errors.Is(err, toolbox.ErrSymlink):
 		http.Error(w, "not served: the file is a symbolic link", http.StatusForbidden)
 		return
 	case err != nil:
@@ -181,21 +183,11 @@ func (s *store) open(ctx context.Context, key string) (io.ReadCloser, string, in
 	return rd, rd.ContentType(), rd.Size(), nil
 }
 
-// isText reports whether a media type is text, whose charset its
-// Content-Type should declare.
-func isText(media string) bool {
-	switch classify(media) {
-	case textContent, htmlContent:
-		return true
-	}
-	return strings.HasSuffix(media, "+xml") || strings.HasSuffix(media, "+json")
-}
-
 // utf8Type returns a content type for UTF-8 content: a text type with its
 // charset set to utf-8, whatever it said, and any other type as it is.
 func utf8Type(contentType string) string {
 	media, params, err := mime.ParseMediaType(contentType)
-	if err != nil || !isText(media) {
+	if err != nil || !mediatype.IsText(media) {
 		return contentType
 	}
 	params["charset"] = "utf-8"
@@ -206,7 +198,7 @@ func utf8Type(contentType string) string {
 // charset gets charset=utf-8, and any other type is as it is.
 func withCharset(contentType string) string {
 	media, params, err := mime.ParseMediaType(contentType)
-	if err != nil || !isText(media) || params["charset"] != "" {
+	if err != nil || !mediatype.IsText(media) || params["charset"] != "" {
 		return contentType
 	}
 	params["charset"] = "utf-8"

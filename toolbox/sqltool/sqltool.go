@@ -1,4 +1,4 @@
-package toolbox
+package sqltool
 
 import (
 	"cmp"
@@ -13,9 +13,9 @@ import (
 	"github.com/hands-go/hands/tool"
 )
 
-// SQLOptions configure the tool made by SQLQuery. The zero value selects
+// Options configure the tool made by Query. The zero value selects
 // every default: read-only, sqldb's limits.
-type SQLOptions struct {
+type Options struct {
 	// Name is the tool's name. If empty, "sql_query".
 	Name string
 	// Description tells the model what the tool does. If empty, one that
@@ -39,8 +39,8 @@ type SQLOptions struct {
 // maxSQLBytes bounds a statement's text.
 const maxSQLBytes = 64 << 10
 
-// SQLQueryArgs is the input of sql_query.
-type SQLQueryArgs struct {
+// QueryArgs is the input of sql_query.
+type QueryArgs struct {
 	// SQL is one statement.
 	SQL string `json:"sql" jsonschema:"exactly one SQL statement; put values in params and refer to them as $1, $2 (PostgreSQL) or ? (SQLite)" tool:"minLength=1,maxLength=65536"`
 	// Params are the values of the statement's parameters, in order, as
@@ -48,7 +48,7 @@ type SQLQueryArgs struct {
 	Params []string `json:"params,omitempty" jsonschema:"the values of the statement's parameters, in order, written as text, such as \"42\" or \"2024-05-01\"; the database converts each to its column's type; write NULL in the statement for a null" tool:"maxItems=100"`
 }
 
-// SQLQuery returns the sql_query tool: it runs one statement on db with
+// Query returns the sql_query tool: it runs one statement on db with
 // sqldb.Query and returns the columns with their types, then the rows, as
 // structured output, and a table as the text the model reads. It is
 // read-only unless opts.Write, which the database enforces (see package
@@ -58,13 +58,13 @@ type SQLQueryArgs struct {
 // the tool is read-only matches sqldb.ErrReadOnly and names
 // opts.WriteSetting. opts may be nil.
 //
-// SQLQuery panics if db is nil.
-func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Result] {
+// Query panics if db is nil.
+func Query(db *sql.DB, opts *Options) *tool.Tool[QueryArgs, *sqldb.Result] {
 	if db == nil {
-		panic("toolbox.SQLQuery: db is nil")
+		panic("sqltool.Query: db is nil")
 	}
 	if opts == nil {
-		opts = &SQLOptions{}
+		opts = &Options{}
 	}
 	desc := opts.Description
 	if desc == "" {
@@ -86,7 +86,7 @@ func SQLQuery(db *sql.DB, opts *SQLOptions) *tool.Tool[SQLQueryArgs, *sqldb.Resu
 	}
 	q := &sqldb.QueryOptions{Write: opts.Write, MaxRows: opts.MaxRows, MaxBytes: opts.MaxBytes, MaxValueBytes: opts.MaxValueBytes, Timeout: opts.Timeout}
 	return tool.New(cmp.Or(opts.Name, "sql_query"), desc,
-		func(ctx context.Context, a SQLQueryArgs) (*sqldb.Result, error) {
+		func(ctx context.Context, a QueryArgs) (*sqldb.Result, error) {
 			args := make([]any, len(a.Params))
 			for i, p := range a.Params {
 				args[i] = p
@@ -114,14 +114,14 @@ func dialect(db *sql.DB) string {
 	return "SQL"
 }
 
-// SQLSchemaArgs is the input of sql_schema: nothing.
-type SQLSchemaArgs struct{}
+// SchemaArgs is the input of sql_schema: nothing.
+type SchemaArgs struct{}
 
 // maxSchemaTables bounds the tables sql_schema lists.
 const maxSchemaTables = 500
 
-// SQLTables is the output of sql_schema.
-type SQLTables struct {
+// Tables is the output of sql_schema.
+type Tables struct {
 	// Tables are the tables and views, with their columns and keys.
 	Tables []sqldb.Table `json:"tables"`
 	// Truncated says why tables were left out; empty when all are here.
@@ -131,7 +131,7 @@ type SQLTables struct {
 // ModelText lists one table a line, as a model writes a CREATE TABLE: its
 // columns with their types, primary key and NOT NULL, then its foreign
 // keys.
-func (s *SQLTables) ModelText() string {
+func (s *Tables) ModelText() string {
 	var b strings.Builder
 	for _, t := range s.Tables {
 		if t.View {
@@ -184,25 +184,25 @@ func countPK(cols []sqldb.TableColumn) int {
 	return n
 }
 
-// SQLSchema returns the sql_schema tool: the tables and views of db, their
+// Schema returns the sql_schema tool: the tables and views of db, their
 // columns, types and keys, what a model needs to write a correct query; at
 // most 500 tables. name is the tool's name; empty means "sql_schema".
 //
-// SQLSchema panics if db is nil.
-func SQLSchema(db *sql.DB, name string) *tool.Tool[SQLSchemaArgs, *SQLTables] {
+// Schema panics if db is nil.
+func Schema(db *sql.DB, name string) *tool.Tool[SchemaArgs, *Tables] {
 	if db == nil {
-		panic("toolbox.SQLSchema: db is nil")
+		panic("sqltool.Schema: db is nil")
 	}
 	return tool.New(cmp.Or(name, "sql_schema"),
 		fmt.Sprintf("List the tables and views of the %s database with their columns, types, primary keys and foreign keys. Call it before writing a query.", dialect(db)),
-		func(ctx context.Context, _ SQLSchemaArgs) (*SQLTables, error) {
+		func(ctx context.Context, _ SchemaArgs) (*Tables, error) {
 			ctx, cancel := context.WithTimeout(ctx, sqldb.DefaultTimeout)
 			defer cancel()
 			tables, err := sqldb.Schema(ctx, db)
 			if err != nil {
 				return nil, err
 			}
-			s := &SQLTables{Tables: tables}
+			s := &Tables{Tables: tables}
 			if s.Tables == nil {
 				s.Tables = []sqldb.Table{}
 			}

@@ -1,4 +1,4 @@
-package toolbox
+package files
 
 import (
 	"crypto/md5"
@@ -11,6 +11,8 @@ import (
 	"path"
 	"sync"
 	"syscall"
+
+	"github.com/hands-go/hands/toolbox"
 )
 
 // A dir is the directory of a bucket that fileblob opened (a file://
@@ -206,7 +208,7 @@ func writeTemp(root *os.Root, folder string, data []byte, doing string) (string,
 // read opens the file of key and reads its content type. The caller
 // closes the file. It reports a missing key, a folder, or anything but a
 // regular file as fs.ErrNotExist, and a key that is a link or lies below
-// one as ErrSymlink.
+// one as toolbox.ErrSymlink.
 func (d *dir) read(key string) (*os.File, string, error) {
 	root, err := d.open()
 	if err != nil {
@@ -259,7 +261,7 @@ func (d *dir) read(key string) (*os.File, string, error) {
 	return f, contentType, nil
 }
 
-// linkOnPath returns an ErrSymlink error if key, or a folder above it, is
+// linkOnPath returns a toolbox.ErrSymlink error if key, or a folder above it, is
 // a symbolic link.
 func linkOnPath(root *os.Root, key string) error {
 	for i := range len(key) + 1 {
@@ -275,7 +277,7 @@ func linkOnPath(root *os.Root, key string) error {
 
 // symlinkError reports a symbolic link at p, a key or one of its folders.
 func symlinkError(p string) error {
-	return fmt.Errorf("%w: %s is a symbolic link in the bucket's directory; choose another key", ErrSymlink, p)
+	return fmt.Errorf("%w: %s is a symbolic link in the bucket's directory; choose another key", toolbox.ErrSymlink, p)
 }
 
 // A pathlessError is a file system error told without the path it

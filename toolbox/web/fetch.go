@@ -1,4 +1,4 @@
-package toolbox
+package web
 
 import (
 	"bytes"
@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"net/url"
 	"strings"
@@ -15,8 +14,10 @@ import (
 	"unicode/utf8"
 
 	"github.com/hands-go/hands/internal/htmlmd"
+	"github.com/hands-go/hands/internal/mediatype"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"golang.org/x/net/html/charset"
 )
@@ -111,14 +112,14 @@ func (a *FetchArgs) Validate() error {
 // FetchMarkdown returns the fetch_markdown tool: it fetches a web page and
 // returns it as Markdown. A text response that is not HTML (plain text,
 // Markdown, JSON, XML, CSV) is returned as it is; a binary one (an image, a
-// PDF, an archive) is refused with ErrContentType. opts may be nil.
+// PDF, an archive) is refused with toolbox.ErrContentType. opts may be nil.
 //
 // # Limits
 //
 // A call may take FetchOptions.Timeout, fetch and conversion together,
-// follow MaxRedirects redirects (to http and https URLs only; ErrRedirect),
-// and read FetchOptions.MaxBytes of body (ErrTooLarge). A status other than
-// 2xx is an error (ErrStatus). What it returns is at most
+// follow MaxRedirects redirects (to http and https URLs only; toolbox.ErrRedirect),
+// and read FetchOptions.MaxBytes of body (toolbox.ErrTooLarge). A status other than
+// 2xx is an error (toolbox.ErrStatus). What it returns is at most
 // FetchOptions.MaxOutputBytes long: a longer page is cut, with a note
 // saying so. The conversion's time and memory grow linearly with the page,
 // whatever its markup; see the package documentation.
@@ -184,11 +185,11 @@ func newClient(opts *FetchOptions) *http.Client {
 		case *http.Transport:
 			t = rt
 		default:
-			panic(fmt.Sprintf("toolbox.FetchMarkdown: Client.Transport is a %T; the address guard needs an *http.Transport or nil (or set AllowPrivate)", rt))
+			panic(fmt.Sprintf("web.FetchMarkdown: Client.Transport is a %T; the address guard needs an *http.Transport or nil (or set AllowPrivate)", rt))
 		}
 		g, err := netguard.New(netguard.Options{Allow: opts.Allow, Setting: cmp.Or(opts.AllowPrivateSetting, "FetchOptions.AllowPrivate")})
 		if err != nil {
-			panic("toolbox.FetchMarkdown: FetchOptions.Allow: " + err.Error())
+			panic("web.FetchMarkdown: FetchOptions.Allow: " + err.Error())
 		}
 		t = g.Transport(t)
 		c.Transport = t
@@ -196,10 +197,10 @@ func newClient(opts *FetchOptions) *http.Client {
 	next := c.CheckRedirect
 	c.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > MaxRedirects {
-			return fmt.Errorf("%w: stopped after %d redirects", ErrRedirect, MaxRedirects)
+			return fmt.Errorf("%w: stopped after %d redirects", toolbox.ErrRedirect, MaxRedirects)
 		}
 		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			return fmt.Errorf("%w: the page redirects to a non-http URL (%s:), and only http and https are fetched", ErrRedirect, req.URL.Scheme)
+			return fmt.Errorf("%w: the page redirects to a non-http URL (%s:), and only http and https are fetched", toolbox.ErrRedirect, req.URL.Scheme)
 		}
 		tool.Progress(req.Context(), "redirected to "+req.URL.Redacted())
 		if next != nil {
@@ -232,7 +233,7 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 	tool.Progress(ctx, "fetching "+rawURL)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
-		return "", &opError{op: "fetch " + rawURL, err: err}
+		return "", &toolbox.OpError{Op: "fetch " + rawURL, Err: err}
 	}
 	req.Header.Set("User-Agent", f.userAgent)
 	req.Header.Set("Accept", "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.8,*/*;q=0.5")
@@ -244,46 +245,46 @@ func (f *fetcher) get(ctx context.Context, rawURL string) (string, error) {
 		if berr, ok := errors.AsType[*netguard.BlockedError](err); ok {
 			err = berr // not the dialer's wrapping
 		}
-		return "", &opError{op: "fetch " + rawURL, err: err}
+		return "", &toolbox.OpError{Op: "fetch " + rawURL, Err: err}
 	}
 	defer resp.Body.Close()
 	final := resp.Request.URL.Redacted()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the server answered %s", ErrStatus, resp.Status)}
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("%w: the server answered %s", toolbox.ErrStatus, resp.Status)}
 	}
 
 	ct := resp.Header.Get("Content-Type")
-	media := mediaType(ct)
-	kind := classify(media)
-	if kind == binaryContent {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the response is %s, not a web page or text", ErrContentType, media)}
+	media := mediatype.Of(ct)
+	kind := mediatype.Classify(media)
+	if kind == mediatype.Binary {
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("%w: the response is %s, not a web page or text", toolbox.ErrContentType, media)}
 	}
 	if resp.ContentLength > f.maxBytes {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the body is %d bytes and the limit is %d; fetch a smaller page", ErrTooLarge, resp.ContentLength, f.maxBytes)}
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("%w: the body is %d bytes and the limit is %d; fetch a smaller page", toolbox.ErrTooLarge, resp.ContentLength, f.maxBytes)}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, f.maxBytes+1))
 	if err != nil {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("read the body: %w", err)}
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("read the body: %w", err)}
 	}
 	if int64(len(body)) > f.maxBytes {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the body is over the limit of %d bytes; fetch a smaller page", ErrTooLarge, f.maxBytes)}
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("%w: the body is over the limit of %d bytes; fetch a smaller page", toolbox.ErrTooLarge, f.maxBytes)}
 	}
-	if kind == unknownContent {
+	if kind == mediatype.Unknown {
 		ct = http.DetectContentType(body)
-		media = mediaType(ct)
-		if kind = classify(media); kind == binaryContent {
-			return "", &opError{op: "fetch " + final, err: fmt.Errorf("%w: the response looks like %s, not a web page or text", ErrContentType, media)}
+		media = mediatype.Of(ct)
+		if kind = mediatype.Classify(media); kind == mediatype.Binary {
+			return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("%w: the response looks like %s, not a web page or text", toolbox.ErrContentType, media)}
 		}
 	}
 	body = toUTF8(body, ct)
 
-	if kind == textContent {
+	if kind == mediatype.Text {
 		return string(body), nil
 	}
 	tool.Progress(ctx, fmt.Sprintf("converting %d bytes of HTML", len(body)))
 	md, cut, err := htmlmd.Convert(ctx, body, resp.Request.URL.String())
 	if err != nil {
-		return "", &opError{op: "fetch " + final, err: fmt.Errorf("convert to Markdown: %w", err)}
+		return "", &toolbox.OpError{Op: "fetch " + final, Err: fmt.Errorf("convert to Markdown: %w", err)}
 	}
 	if cut {
 		md = fmt.Appendf(md, "\n\n[truncated: the page has more than %d HTML elements and text nodes, and only the first %[1]d were converted]", htmlmd.MaxNodes)
@@ -328,55 +329,4 @@ func toUTF8(body []byte, contentType string) []byte {
 		body = bytes.ToValidUTF8(body, []byte("\uFFFD"))
 	}
 	return body
-}
-
-// A contentKind is what the tool does with a response.
-type contentKind int
-
-const (
-	unknownContent contentKind = iota // no content type: sniff the body
-	htmlContent                       // convert to Markdown
-	textContent                       // return as it is
-	binaryContent                     // refuse
-)
-
-// mediaType returns the lower-case media type of a Content-Type header,
-// without parameters.
-func mediaType(ct string) string {
-	if mt, _, err := mime.ParseMediaType(ct); err == nil {
-		return mt
-	}
-	mt, _, _ := strings.Cut(ct, ";")
-	return strings.ToLower(strings.TrimSpace(mt))
-}
-
-// textTypes are the application/ types that hold text.
-var textTypes = map[string]bool{
-	"application/json":         true,
-	"application/xml":          true,
-	"application/javascript":   true,
-	"application/ecmascript":   true,
-	"application/x-javascript": true,
-	"application/yaml":         true,
-	"application/x-yaml":       true,
-	"application/toml":         true,
-	"application/x-ndjson":     true,
-	"application/graphql":      true,
-	"application/sql":          true,
-	"application/x-sh":         true,
-}
-
-// classify says what the tool does with a media type.
-func classify(media string) contentKind {
-	switch {
-	case media == "":
-		return unknownContent
-	case media == "text/html" || media == "application/xhtml+xml":
-		return htmlContent
-	case strings.HasPrefix(media, "text/"), textTypes[media]:
-		return textContent
-	case strings.HasPrefix(media, "application/") && (strings.HasSuffix(media, "+json") || strings.HasSuffix(media, "+xml")):
-		return textContent
-	}
-	return binaryContent
 }

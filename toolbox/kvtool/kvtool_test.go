@@ -1,4 +1,4 @@
-package toolbox_test
+package kvtool_test
 
 import (
 	"encoding/json"
@@ -9,12 +9,12 @@ import (
 	"github.com/hands-go/hands/kv"
 	"github.com/hands-go/hands/kv/memkv"
 	"github.com/hands-go/hands/tool"
-	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/kvtool"
 )
 
 func TestKVTools(t *testing.T) {
 	store := kv.New(memkv.New(), &kv.Options{MaxValueBytes: 100})
-	reg, err := tool.NewRegistry(&tool.Scope{Tools: toolbox.KVTools(store)})
+	reg, err := tool.NewRegistry(&tool.Scope{Tools: kvtool.Tools(store)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,17 +28,17 @@ func TestKVTools(t *testing.T) {
 	call("kv_put", `{"key":"trip/date","value":"May"}`)
 	call("kv_put", `{"key":"other","value":"x"}`)
 	res := call("kv_get", `{"key":"trip/city"}`)
-	var e toolbox.KVEntry
+	var e kvtool.Entry
 	if err := json.Unmarshal([]byte(res.Content), &e); err != nil || e.Value != "Oslo" || e.Metadata["note"] != "travel" || e.Expires == nil {
 		t.Errorf("kv_get = %s, %v", res.Content, err)
 	}
 	res = call("kv_list", `{"prefix":"trip/","limit":1}`)
-	var p toolbox.KVPage
+	var p kvtool.Page
 	if err := json.Unmarshal([]byte(res.Content), &p); err != nil || len(p.Keys) != 1 || p.Keys[0].Name != "trip/city" || p.Cursor == "" {
 		t.Fatalf("kv_list page 1 = %s, %v", res.Content, err)
 	}
 	res = call("kv_list", `{"prefix":"trip/","cursor":"`+p.Cursor+`"}`)
-	p = toolbox.KVPage{}
+	p = kvtool.Page{}
 	if err := json.Unmarshal([]byte(res.Content), &p); err != nil || len(p.Keys) != 1 || p.Keys[0].Name != "trip/date" || p.Cursor != "" {
 		t.Errorf("kv_list page 2 = %s, %v", res.Content, err)
 	}
@@ -80,7 +80,7 @@ func TestKVTools(t *testing.T) {
 // JSON, in a store of the default limits; the error for a store with a
 // smaller metadata limit speaks of the note.
 func TestKVNoteWithinSchema(t *testing.T) {
-	tools := toolbox.KVTools(kv.New(memkv.New(), nil))
+	tools := kvtool.Tools(kv.New(memkv.New(), nil))
 	put := tools[1]
 	note := put.Spec().InputSchema.Properties["note"]
 	if note == nil || note.MaxLength == nil {
@@ -93,7 +93,7 @@ func TestKVNoteWithinSchema(t *testing.T) {
 			t.Errorf("a note of %d × %q, within the schema, was refused: %v", n, r, res.Err)
 		}
 	}
-	small := toolbox.KVTools(kv.New(memkv.New(), &kv.Options{MaxMetadataBytes: 64}))[1]
+	small := kvtool.Tools(kv.New(memkv.New(), &kv.Options{MaxMetadataBytes: 64}))[1]
 	args, _ := json.Marshal(map[string]string{"key": "k", "value": "v", "note": strings.Repeat("x", 100)})
 	res := tool.Run(t.Context(), small, tool.Call{Name: "kv_put", Args: args})
 	if !errors.Is(res.Err, kv.ErrOversize) || !strings.Contains(res.Err.Error(), "note") || strings.Contains(res.Err.Error(), "metadata") {
