@@ -160,6 +160,9 @@ func (c *commandConn) Close() error {
 	return c.closeErr
 }
 
+// killWait is how long stop waits for a killed server's process to exit.
+const killWait = 30 * time.Second
+
 // stop ends the server as the MCP specification says a client ends a
 // stdio server: input closed, then SIGTERM, then SIGKILL.
 func (c *commandConn) stop() error {
@@ -171,8 +174,8 @@ func (c *commandConn) stop() error {
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- c.cmd.Wait() }()
-	wait := func() (error, bool) {
-		timer := time.NewTimer(c.terminate)
+	wait := func(d time.Duration) (error, bool) {
+		timer := time.NewTimer(d)
 		defer timer.Stop()
 		select {
 		case err := <-exited:
@@ -181,21 +184,25 @@ func (c *commandConn) stop() error {
 			return nil, false
 		}
 	}
-	if err, ok := wait(); ok {
+	if err, ok := wait(c.terminate); ok {
 		return err
 	}
 	if c.cmd.Process.Signal(syscall.SIGTERM) == nil {
-		if err, ok := wait(); ok {
+		if err, ok := wait(c.terminate); ok {
 			return err
 		}
 	}
 	if err := c.cmd.Process.Kill(); err != nil {
 		return err
 	}
-	if err, ok := wait(); ok {
+	// A killed process cannot refuse to die, but a loaded machine may take
+	// more than the TerminateDuration to run it down and reap it: its exit
+	// is waited for up to killWait, after which only a process stuck in
+	// the kernel is left.
+	if err, ok := wait(max(c.terminate, killWait)); ok {
 		return err
 	}
-	return errors.New("mcpclient: the server's process does not exit")
+	return errors.New("mcpclient: the server's process does not exit, though killed")
 }
 
 // SessionID implements mcp.Connection; a stdio session has no ID.
