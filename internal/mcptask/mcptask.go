@@ -15,6 +15,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/hands-go/hands/taskstore"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -27,17 +28,18 @@ const (
 	MethodList   = "tasks/list"
 )
 
-// The statuses of a task. Completed, Failed and Cancelled are terminal.
+// The statuses of a task, package taskstore's. Completed, Failed and
+// Cancelled are terminal.
 const (
-	Working       = "working"
-	InputRequired = "input_required"
-	Completed     = "completed"
-	Failed        = "failed"
-	Cancelled     = "cancelled"
+	Working       = taskstore.Working
+	InputRequired = taskstore.InputRequired
+	Completed     = taskstore.Completed
+	Failed        = taskstore.Failed
+	Cancelled     = taskstore.Cancelled
 )
 
 // Terminal reports whether a task in status s has ended.
-func Terminal(s string) bool { return s == Completed || s == Failed || s == Cancelled }
+func Terminal(s string) bool { return taskstore.Terminal(s) }
 
 // RelatedMeta is the _meta key that ties a message to its task, as
 // {"taskId": "..."}.

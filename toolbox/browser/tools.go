@@ -17,7 +17,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/hands-go/hands/internal/htmlmd"
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/internal/weburl"
 	"github.com/hands-go/hands/tool"
 )
 
@@ -38,22 +38,7 @@ func (a *BrowseArgs) Validate() error { return checkURL("/url", a.URL) }
 
 // checkURL reports an issue at path if u is not an absolute http or https
 // URL with a host.
-func checkURL(path, raw string) error {
-	u, err := url.Parse(raw)
-	var msg string
-	switch {
-	case err != nil:
-		msg = "must be an absolute http or https URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		msg = fmt.Sprintf("must be an http or https URL, not %s:", u.Scheme)
-	case u.Host == "" || u.Hostname() == "":
-		msg = "must name a host, as in https://example.com/page"
-	}
-	if msg != "" {
-		return &schema.Error{Issues: []schema.Issue{{Path: path, Keyword: "validate", Message: msg}}}
-	}
-	return nil
-}
+func checkURL(path, raw string) error { return weburl.Check(path, raw) }
 
 // A Page is what browse returns: the page as the browser rendered it.
 type Page struct {

@@ -15,7 +15,7 @@ import (
 
 	"github.com/hands-go/hands/internal/htmlmd"
 	"github.com/hands-go/hands/internal/mediatype"
-	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/internal/weburl"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/netguard"
@@ -92,22 +92,7 @@ type FetchArgs struct {
 }
 
 // Validate checks that the URL is http or https and names a host.
-func (a *FetchArgs) Validate() error {
-	u, err := url.Parse(a.URL)
-	var msg string
-	switch {
-	case err != nil:
-		msg = "must be an absolute http or https URL"
-	case u.Scheme != "http" && u.Scheme != "https":
-		msg = fmt.Sprintf("must be an http or https URL, not %s:", u.Scheme)
-	case u.Host == "" || u.Hostname() == "":
-		msg = "must name a host, as in https://example.com/page"
-	}
-	if msg != "" {
-		return &schema.Error{Issues: []schema.Issue{{Path: "/url", Keyword: "validate", Message: msg}}}
-	}
-	return nil
-}
+func (a *FetchArgs) Validate() error { return weburl.Check("/url", a.URL) }
 
 // FetchMarkdown returns the fetch_markdown tool: it fetches a web page and
 // returns it as Markdown. A text response that is not HTML (plain text,
