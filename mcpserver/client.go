@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -38,6 +40,43 @@ type peer struct {
 	ctx        context.Context
 }
 
+// A missingCapability is the error of Sample and Elicit when the client
+// did not declare the capability they need. It matches ErrUnsupported;
+// on protocol versions from 2026-07-28, a call whose handler returns it
+// is answered with the protocol's error for it (-32021, Missing Required
+// Client Capability: SEP-2575), which names the capability.
+type missingCapability struct {
+	capability string         // for people: "sampling", "elicitation in url mode"
+	required   map[string]any // as the client's capabilities would declare it
+}
+
+func (e *missingCapability) Error() string {
+	return fmt.Sprintf("%v: %s, which the client did not declare", ErrUnsupported, e.capability)
+}
+
+// Unwrap returns ErrUnsupported.
+func (e *missingCapability) Unwrap() error { return ErrUnsupported }
+
+// rpcError returns the JSON-RPC error that answers the call.
+func (e *missingCapability) rpcError() *jsonrpc.Error {
+	data, _ := json.Marshal(map[string]any{"requiredCapabilities": e.required})
+	return &jsonrpc.Error{Code: mcptask.CodeMissingCapability, Message: e.Error(), Data: data}
+}
+
+// versionOf returns the protocol version of a call: the one its _meta
+// names, else its session's.
+func versionOf(req *mcp.CallToolRequest) string {
+	if v, ok := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string); ok && v != "" {
+		return v
+	}
+	if req.Session != nil {
+		if init := req.Session.InitializeParams(); init != nil {
+			return init.ProtocolVersion
+		}
+	}
+	return ""
+}
+
 // peerFrom returns the client of the call ctx serves, if it declared
 // capability ("sampling" or "elicitation") and the transport can carry a
 // request to it.
@@ -46,11 +85,8 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if !ok || req.Session == nil {
 		return nil, fmt.Errorf("%w: %s, in a call that did not come over MCP", ErrUnsupported, capability)
 	}
-	version, _ := req.Params.Meta[mcp.MetaKeyProtocolVersion].(string)
+	version := versionOf(req)
 	init := req.Session.InitializeParams()
-	if version == "" && init != nil {
-		version = init.ProtocolVersion
-	}
 	p := &peer{session: req.Session, roundTrips: version >= roundTripsFrom}
 	declared := false
 	if caps, ok := req.Params.Meta[mcp.MetaKeyClientCapabilities].(map[string]any); ok && p.roundTrips {
@@ -64,7 +100,7 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 		}
 	}
 	if !declared {
-		return nil, fmt.Errorf("%w: %s, which the client did not declare", ErrUnsupported, capability)
+		return nil, &missingCapability{capability: capability, required: map[string]any{capability: map[string]any{}}}
 	}
 	if t := taskOf(ctx); p.roundTrips && t != nil && t.ext {
 		// The tasks extension's task asks through the task: the request

@@ -16,6 +16,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/tool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -563,5 +564,42 @@ func TestElicitTitled(t *testing.T) {
 				t.Errorf("CallTool(%s): requested schema %s lacks %s", tt.tool, sent, want)
 			}
 		}
+	}
+}
+
+// TestMissingCapability: a handler that returns the error of Sample (or
+// Elicit) for a capability the client did not declare fails the call, on
+// protocol versions from 2026-07-28, with -32021 (Missing Required Client
+// Capability, SEP-2575), whose data names the capability, and over HTTP
+// with 400; before 2026-07-28 the call's result is the error, as any
+// handler's error is.
+func TestMissingCapability(t *testing.T) {
+	needy := tool.New("needy", "Ask the client's model.", func(ctx context.Context, _ struct{}) (string, error) {
+		_, err := mcpserver.Sample(ctx, &mcp.CreateMessageParams{
+			Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "hi"}}},
+			MaxTokens: 10,
+		})
+		return "", err
+	})
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "needy", Tools: []tool.Interface{needy}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := mcpserver.New(reg, nil)
+	for _, tr := range transports {
+		session := dial(t, srv, tr.name, nil)
+		res, err := session.CallTool(t.Context(), &mcp.CallToolParams{Name: "needy", Arguments: map[string]any{}})
+		var werr *jsonrpc.Error
+		switch {
+		case tr.roundTrips && (!errors.As(err, &werr) || werr.Code != -32021 || string(werr.Data) != `{"requiredCapabilities":{"sampling":{}}}`):
+			t.Errorf("%s: CallTool(needy) = %+v, %v; want -32021 naming sampling", tr.name, res, err)
+		case !tr.roundTrips && (err != nil || !res.IsError || !strings.Contains(text(res), "did not declare")):
+			t.Errorf("%s: CallTool(needy) = %+v, %v; want the error as the result", tr.name, res, err)
+		}
+	}
+	urls := replicas(t, reg, mcpserver.TaskOptions{}, 1)
+	r := extClient{t: t, url: urls[0], user: "ada"}.send("tools/call", map[string]any{"name": "needy", "arguments": map[string]any{}})
+	if r.status != 400 || r.Error == nil || r.Error.Code != -32021 {
+		t.Errorf("stateless HTTP: %d %s %+v; want 400 and -32021", r.status, r.Result, r.Error)
 	}
 }

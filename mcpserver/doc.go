@@ -45,7 +45,10 @@
 // user to fill in a form whose schema is T's, and decodes the answer into
 // a T. Sample and Elicit report ErrUnsupported when the client did not
 // declare the capability, and Elicit reports ErrDeclined when the user
-// said no. On protocol versions before 2026-07-28 they send the request
+// said no. A handler that returns the ErrUnsupported of an undeclared
+// capability as it is fails the call, from protocol 2026-07-28, with the
+// protocol's -32021 (Missing Required Client Capability) naming the
+// capability; before, the call's result is the error. On protocol versions before 2026-07-28 they send the request
 // and wait; from 2026-07-28, where a server may not send requests while it
 // serves one, the request goes back in the call's result, the client
 // calls again with the answer and the handler runs again from the start,

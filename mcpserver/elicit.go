@@ -95,7 +95,7 @@ func ElicitRequest(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitRe
 		return nil, err
 	}
 	if params.Mode == "url" && !declaresURLElicitation(ctx) {
-		return nil, fmt.Errorf("%w: elicitation in url mode, which the client did not declare", ErrUnsupported)
+		return nil, &missingCapability{capability: "elicitation in url mode", required: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}}
 	}
 	data, err := p.ask(params, func() (any, error) { return p.session.Elicit(ctx, params) })
 	if err != nil {

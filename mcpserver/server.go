@@ -594,6 +594,9 @@ func (s *Server) handler() mcp.ToolHandler {
 				break // nobody can answer: the result says what was asked
 			}
 		}
+		if mc, ok := errors.AsType[*missingCapability](res.Err); ok && versionOf(req) >= roundTripsFrom {
+			return nil, mc.rpcError()
+		}
 		if perr, ok := errors.AsType[*tool.PanicError](res.Err); ok {
 			s.logger.ErrorContext(ctx, "mcpserver: a tool call panicked", "tool", perr.Tool, "panic", fmt.Sprint(perr.Value), "stack", string(perr.Stack))
 		}

@@ -291,6 +291,18 @@ func extensionRequest(meta mcp.Meta, ss *mcp.ServerSession) bool {
 	return version >= mcptask.ExtensionFrom
 }
 
+// marked reports whether the result of req carries resultType: the SDK
+// marks the results of requests whose _meta names a protocol version from
+// 2026-07-28 (SEP-2322), not those of the sessions of earlier versions.
+func marked(req mcp.Request) bool {
+	p := req.GetParams()
+	if p == nil || reflect.ValueOf(p).IsNil() {
+		return false
+	}
+	v, _ := p.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+	return v >= roundTripsFrom
+}
+
 // taskKey is the context key of a task's call, whose value is the task.
 type taskKey struct{}
 
@@ -525,6 +537,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		case "tools/list":
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
+				if marked(req) {
+					// The SDK marks its own results complete; the list
+					// withExecution writes is not the SDK's.
+					list.ResultType = "complete"
+				}
 				return withExecution(list), nil
 			}
 			return res, err
@@ -562,6 +579,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		case !augmented && support == tool.TaskRequired:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("the tool %q runs as a task only: call it with a task parameter (its execution.taskSupport is \"required\")", call.Params.Name)}
 		case !augmented:
+			return next(ctx, method, req)
+		case (support == nil || support == tool.TaskForbidden) && extensionRequest(call.Params.Meta, call.Session):
+			// The extension's server decides what runs as a task: SEP-1686's
+			// parameter is tolerated, and makes no task of a tool that
+			// runs as none.
 			return next(ctx, method, req)
 		case support == nil || support == tool.TaskForbidden:
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("the tool %q does not run as a task: call it without a task parameter", call.Params.Name)}

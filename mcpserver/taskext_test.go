@@ -128,6 +128,18 @@ func (c extClient) await(id string, want ...string) extTask {
 	return extTask{}
 }
 
+// emptyAck reports whether result is the empty acknowledgement of
+// tasks/update and tasks/cancel: resultType "complete" and nothing else
+// but the _meta every result may carry.
+func emptyAck(result json.RawMessage) bool {
+	var o map[string]json.RawMessage
+	if json.Unmarshal(result, &o) != nil {
+		return false
+	}
+	delete(o, "_meta")
+	return len(o) == 1 && string(o["resultType"]) == `"complete"`
+}
+
 // users verifies any token as the user it names.
 func users(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 	return &auth.TokenInfo{UserID: token, Expiration: time.Now().Add(time.Hour)}, nil
@@ -246,6 +258,66 @@ func TestTaskExtensionTaskParameter(t *testing.T) {
 	}
 }
 
+// TestTaskExtensionResultFields: on 2026-07-28 the results the tasks
+// extension writes itself — tools/list of a registry with tools that may
+// run as tasks, whose tools it lowers to execution.taskSupport, and the
+// task of tools/call and tasks/get — carry resultType and the server's
+// _meta["io.modelcontextprotocol/serverInfo"], as the SDK's results do
+// (SEP-2322, SEP-2575).
+func TestTaskExtensionResultFields(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	c := extClient{t: t, url: urls[0], user: "ada", declared: true}
+	task := c.start("quick")
+	done := c.await(task.TaskID, "completed")
+	for _, r := range []struct {
+		method string
+		want   string
+		result json.RawMessage
+	}{
+		{"tools/list", "complete", c.send("tools/list", map[string]any{}).Result},
+		{"tools/call", "task", c.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}}).Result},
+		{"tasks/get", "complete", c.send("tasks/get", map[string]any{"taskId": done.TaskID}).Result},
+	} {
+		var got struct {
+			ResultType string `json:"resultType"`
+			Meta       struct {
+				ServerInfo *struct {
+					Name string `json:"name"`
+				} `json:"io.modelcontextprotocol/serverInfo"`
+			} `json:"_meta"`
+		}
+		if err := json.Unmarshal(r.result, &got); err != nil {
+			t.Fatalf("%s: %v in %s", r.method, err, r.result)
+		}
+		if got.ResultType != r.want {
+			t.Errorf("%s: resultType %q, want %q: %s", r.method, got.ResultType, r.want, r.result)
+		}
+		if got.Meta.ServerInfo == nil || got.Meta.ServerInfo.Name != "hands" {
+			t.Errorf("%s: no _meta serverInfo naming hands: %s", r.method, r.result)
+		}
+	}
+}
+
+// TestTaskExtensionLegacyTaskParam: on 2026-07-28 SEP-1686's task
+// parameter, sent to a tool that runs as no task, is tolerated and makes
+// no task (SEP-2663): the call is served plainly, where before 2026-07-28
+// it is refused with -32601.
+func TestTaskExtensionLegacyTaskParam(t *testing.T) {
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	for _, declared := range []bool{false, true} {
+		c := extClient{t: t, url: urls[0], user: "ada", declared: declared}
+		r := c.send("tools/call", map[string]any{"name": "plain", "arguments": map[string]any{}, "task": map[string]any{"ttl": 60000}})
+		var res struct {
+			ResultType string            `json:"resultType"`
+			TaskID     string            `json:"taskId"`
+			Content    []json.RawMessage `json:"content"`
+		}
+		if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.ResultType != "complete" || res.TaskID != "" || len(res.Content) == 0 {
+			t.Errorf("declared %v: tools/call of a plain tool with a task parameter: %s %+v; want its result, and no task", declared, r.Result, r.Error)
+		}
+	}
+}
+
 // TestTaskExtensionReplicas: two replicas share a store and a state key; a
 // task created through one is polled, answered and cancelled through the
 // other.
@@ -277,7 +349,7 @@ func TestTaskExtensionReplicas(t *testing.T) {
 	r := b.send("tasks/update", map[string]any{"taskId": task.TaskID, "inputResponses": map[string]any{
 		key: map[string]any{"action": "accept", "content": map[string]any{"name": "Luca"}},
 	}})
-	if r.Error != nil || string(r.Result) != `{"resultType":"complete"}` {
+	if r.Error != nil || !emptyAck(r.Result) {
 		t.Fatalf("tasks/update: %s %+v, want an empty acknowledgement", r.Result, r.Error)
 	}
 	done := b.await(task.TaskID, "completed", "failed")
@@ -287,7 +359,7 @@ func TestTaskExtensionReplicas(t *testing.T) {
 
 	slow := b.start("slow")
 	<-tt.started
-	if r := a.send("tasks/cancel", map[string]any{"taskId": slow.TaskID}); r.Error != nil || string(r.Result) != `{"resultType":"complete"}` {
+	if r := a.send("tasks/cancel", map[string]any{"taskId": slow.TaskID}); r.Error != nil || !emptyAck(r.Result) {
 		t.Fatalf("tasks/cancel through the other replica: %s %+v", r.Result, r.Error)
 	}
 	if got, _ := b.get(slow.TaskID); got.Status != "cancelled" {

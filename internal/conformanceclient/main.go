@@ -59,6 +59,12 @@ type scenarioContext struct {
 	IdPClientID string `json:"idp_client_id"`
 	IdPIDToken  string `json:"idp_id_token"`
 	IdPTokenURL string `json:"idp_token_endpoint"`
+	// The calls a scenario asks for, with their arguments (SEP-2243's
+	// http-custom-headers).
+	ToolCalls []struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	} `json:"toolCalls"`
 }
 
 func run(ctx context.Context, server, scenario, contextJSON string) error {
@@ -111,18 +117,56 @@ func run(ctx context.Context, server, scenario, contextJSON string) error {
 		return err
 	}
 	var errs []error
-	for _, name := range reg.EnabledNames(ctx) {
-		args := json.RawMessage(`{}`)
-		if name == "add_numbers" {
-			args = json.RawMessage(`{"a":5,"b":3}`)
-		}
-		res := tool.Run(ctx, reg, tool.Call{Name: name, Args: args})
-		fmt.Printf("%s: %s\n", name, res.Content)
+	for _, call := range calls(ctx, reg, scenario, sc) {
+		res := tool.Run(ctx, reg, call)
+		fmt.Printf("%s: %s\n", call.Name, res.Content)
 		if res.IsError {
-			errs = append(errs, fmt.Errorf("%s: %s", name, res.Content))
+			errs = append(errs, fmt.Errorf("%s: %s", call.Name, res.Content))
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// calls returns the calls a scenario expects: those its context names;
+// for json-schema-2020-12-preservation, the echo of the focal tool's input
+// schema as listed; else every tool listed, with the arguments the
+// scenario's tools take.
+func calls(ctx context.Context, reg *tool.Registry, scenario string, sc scenarioContext) []tool.Call {
+	var out []tool.Call
+	for _, c := range sc.ToolCalls {
+		out = append(out, tool.Call{Name: c.Name, Args: c.Arguments})
+	}
+	if out != nil {
+		return out
+	}
+	if scenario == "json-schema-2020-12-preservation" {
+		for _, t := range reg.Tools() {
+			if t.Spec().Name != "json_schema_2020_12_tool" {
+				continue
+			}
+			var schema json.RawMessage
+			if d, ok := t.(tool.SchemaDocumenter); ok {
+				_, schema, _ = d.SpecDocuments()
+			}
+			if schema == nil {
+				schema, _ = json.Marshal(t.Spec().InputSchema)
+			}
+			args, _ := json.Marshal(map[string]json.RawMessage{"schema": schema})
+			return []tool.Call{{Name: "json_schema_echo", Args: args}}
+		}
+		return nil
+	}
+	for _, name := range reg.EnabledNames(ctx) {
+		args := json.RawMessage(`{}`)
+		switch {
+		case name == "add_numbers":
+			args = json.RawMessage(`{"a":5,"b":3}`)
+		case scenario == "http-invalid-tool-headers":
+			args = json.RawMessage(`{"region":"us-west1"}`)
+		}
+		out = append(out, tool.Call{Name: name, Args: args})
+	}
+	return out
 }
 
 // parseKey reads a PKCS #8 private key in PEM.

@@ -127,14 +127,47 @@ type CallParams struct {
 	Task      Metadata        `json:"task"`
 }
 
-// RawResult is a result whose JSON is already written.
+// RawResult is a result whose JSON is already written. Its Meta, which
+// the SDK sets on the results it sends (the server's serverInfo, from
+// protocol 2026-07-28: SEP-2575), is added to the JSON's _meta.
 type RawResult struct {
 	mcp.ResultBase
 	JSON json.RawMessage
 }
 
-// MarshalJSON returns r.JSON.
-func (r *RawResult) MarshalJSON() ([]byte, error) { return r.JSON, nil }
+// MarshalJSON returns r.JSON, with each member of r.Meta that its _meta
+// does not have already.
+func (r *RawResult) MarshalJSON() ([]byte, error) {
+	if len(r.Meta) == 0 {
+		return r.JSON, nil
+	}
+	var o object
+	if err := jsonv2.Unmarshal(r.JSON, &o); err != nil {
+		return nil, err
+	}
+	meta := object{}
+	if m, ok := o["_meta"]; ok {
+		if err := jsonv2.Unmarshal(m, &meta); err != nil {
+			return nil, err
+		}
+	}
+	for k, v := range r.Meta {
+		if _, ok := meta[k]; ok {
+			continue
+		}
+		data, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		meta[k] = data
+	}
+	data, err := marshal(meta)
+	if err != nil {
+		return nil, err
+	}
+	o["_meta"] = data
+	return marshal(o)
+}
 
 // An object is a JSON object whose members are kept as written. Objects
 // are read and written with JSON v2, which scans once and does not
