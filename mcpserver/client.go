@@ -164,7 +164,10 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 		return false, nil
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: f.schema}
-	if p.roundTrips {
+	if p.roundTrips && (p.pending == nil || p.pending.pin() == nil) {
+		// The handler has returned, and runs again with the answer: the
+		// question goes back in the result, as a plain call's does, unless
+		// the call is a task already.
 		key := askKey(len(answers.Asks))
 		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: params}, RequestState: answers.state(key)}
 	}
@@ -208,6 +211,7 @@ type peer struct {
 	roundTrips bool          // requests go back in the result (see inputRequired)
 	answers    *inputAnswers // the answers given in earlier rounds, when roundTrips
 	task       *task         // the extension's task whose call asks, which asks through it
+	pending    *pendingCall  // the call that may yet become a task, when roundTrips
 	ctx        context.Context
 }
 
@@ -255,7 +259,21 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if p.answers, _ = ctx.Value(answersKey{}).(*inputAnswers); p.answers == nil {
 		return nil, fmt.Errorf("%w: %s, outside a tools/call", ErrUnsupported, capability)
 	}
+	if p.roundTrips {
+		p.pending, p.ctx = pendingOf(ctx), ctx
+	}
 	return p, nil
+}
+
+// taskAsking returns the task through which a call that may become one
+// (a pendingCall) asks its client: the handler waits for the answer as a
+// task's does (become). It returns nil for another call, and for one that
+// cannot become a task, which asks in its result.
+func (p *peer) taskAsking() *task {
+	if p.pending == nil {
+		return nil
+	}
+	return p.pending.become()
 }
 
 // ask returns the client's answer to the handler's next request: the one
@@ -274,6 +292,9 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 	i, data := p.answers.next()
 	if data != nil {
 		return data, nil
+	}
+	if t := p.taskAsking(); t != nil {
+		return (&peer{task: t, ctx: p.ctx}).ask(params, send)
 	}
 	if p.roundTrips {
 		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(inputKey(i)), err: tool.ErrInterrupted}
