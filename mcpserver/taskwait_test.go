@@ -265,3 +265,60 @@ func TestTaskResultWaitSession(t *testing.T) {
 		t.Fatal("a call the client cancelled goes on")
 	}
 }
+
+// TestTaskExtensionToolAsk: a task's call that asks with tool.Ask asks
+// through the task, as one that asks with Elicit does: the question is
+// among the task's inputRequests, and the call runs again with the answer
+// that tasks/update brings — whether the call was a task at once (a tool
+// that requires one) or became one.
+func TestTaskExtensionToolAsk(t *testing.T) {
+	proceed := map[string]chan struct{}{"required": make(chan struct{}), "optional": make(chan struct{})}
+	// ask asks once proceed is closed: its first run, once the call is a
+	// task; its second, which has the answer, at once.
+	ask := func(proceed chan struct{}) func(context.Context, struct{}) (string, error) {
+		return func(ctx context.Context, _ struct{}) (string, error) {
+			select {
+			case <-proceed:
+			case <-ctx.Done():
+				return "", ctx.Err()
+			}
+			answer, err := tool.Ask(ctx, "Which colour?")
+			if err != nil {
+				return "", err
+			}
+			return "the user said " + answer, nil
+		}
+	}
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "s", Tools: []tool.Interface{
+		tool.New("required", "Ask the user, as a task.", ask(proceed["required"]), tool.WithTaskSupport(tool.TaskRequired)),
+		tool.New("optional", "Ask the user, later.", ask(proceed["optional"]), tool.WithTaskSupport(tool.TaskOptional)),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := replicas(t, reg, mcpserver.TaskOptions{ResultWait: time.Millisecond, PollInterval: time.Millisecond}, 1)[0]
+	c := extClient{t: t, url: url, user: "ada", declared: true}
+	for _, name := range []string{"required", "optional"} {
+		task := c.start(name)
+		close(proceed[name])
+		asking := c.await(task.TaskID, "input_required", "completed", "failed")
+		if asking.Status != "input_required" || len(asking.InputRequests) != 1 {
+			t.Errorf("%s: the task asking: %+v %s, want one input request", name, asking, asking.Result)
+			continue
+		}
+		for key, req := range asking.InputRequests {
+			if !strings.Contains(string(req), "Which colour?") {
+				t.Errorf("%s: input request %s, want the question", name, req)
+			}
+			r := c.send("tasks/update", map[string]any{"taskId": task.TaskID, "inputResponses": map[string]any{
+				key: map[string]any{"action": "accept", "content": map[string]any{"answer": "blue"}},
+			}})
+			if r.Error != nil {
+				t.Fatalf("%s: tasks/update: %+v", name, r.Error)
+			}
+		}
+		if done := c.await(task.TaskID, "completed", "failed"); !strings.Contains(string(done.Result), "the user said blue") {
+			t.Errorf("%s: the task at its end: %+v %s, want the answer in its result", name, done, done.Result)
+		}
+	}
+}
