@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -357,5 +358,103 @@ func TestTaskExtensionSameResult(t *testing.T) {
 	}
 	if n := len(rec.names("tasks/get")); n < 2 {
 		t.Errorf("%d tasks/get: the calls of add were not tasks", n)
+	}
+}
+
+// TestTaskExtensionOptionalAnsweredPlainly: a call of a tool that allows
+// a task and ends within the server's TaskOptions.ResultWait is answered
+// with its result, though the client declared the extension: no task, no
+// tasks/get, and the tool runs once.
+func TestTaskExtensionOptionalAnsweredPlainly(t *testing.T) {
+	var calls atomic.Int64
+	quick := tool.New("quick", "Answer at once.", func(ctx context.Context, _ struct{}) (string, error) {
+		calls.Add(1)
+		return "quick done", nil
+	}, tool.WithTaskSupport(tool.TaskOptional))
+	// A minute: only a call that takes that long becomes a task, however
+	// loaded the machine.
+	srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{ResultWait: time.Minute}}, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rec := connectExt(t, srv, nil)
+	for range 3 {
+		res := call(t.Context(), find(t, c, "quick"), "quick", `{}`)
+		if res.IsError || res.Content != "quick done" {
+			t.Fatalf("quick = %+v, want its result", res)
+		}
+	}
+	if n := len(rec.names("tasks/get")); n != 0 {
+		t.Errorf("%d tasks/get: a call that ended at once became a task", n)
+	}
+	if n := len(rec.names("tools/call")); n != 3 {
+		t.Errorf("%d tools/call for 3 calls, want one each", n)
+	}
+	if n := calls.Load(); n != 3 {
+		t.Errorf("the tool ran %d times for 3 calls", n)
+	}
+}
+
+// TestTaskExtensionOptionalBecomesTask: a call of a tool that allows a
+// task and goes on past the server's TaskOptions.ResultWait becomes a
+// task, created before the client learns of it: the client polls it, and
+// gets the result of the one run of the tool.
+func TestTaskExtensionOptionalBecomesTask(t *testing.T) {
+	release := make(chan struct{})
+	var calls atomic.Int64
+	slow := tool.New("slow", "Work until released.", func(ctx context.Context, _ struct{}) (string, error) {
+		calls.Add(1)
+		select {
+		case <-release:
+			return "slow done", nil
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}, tool.WithTaskSupport(tool.TaskOptional))
+	srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{ResultWait: time.Millisecond}}, slow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rec := connectExt(t, srv, &mcpclient.Options{Timeout: -1})
+	clock := &fakeClock{at: time.Unix(1e9, 0)}
+	clock.onWait = func(n int) {
+		// The client waits only once it holds a task: the tool ends
+		// then, and not before.
+		if n == 1 {
+			close(release)
+		}
+	}
+	mcpclient.SetClock(c, clock.now, clock.sleep)
+	res := call(t.Context(), find(t, c, "slow"), "slow", `{}`)
+	if res.IsError || res.Content != "slow done" {
+		t.Fatalf("slow = %+v, want the task's result", res)
+	}
+	if n := len(rec.names("tasks/get")); n == 0 {
+		t.Error("no tasks/get: the call that went on did not become a task")
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("the tool ran %d times, want once", n)
+	}
+}
+
+// TestTaskExtensionRequiredAlwaysTask: a call of a tool that requires a
+// task becomes one however soon it ends, whatever TaskOptions.ResultWait.
+func TestTaskExtensionRequiredAlwaysTask(t *testing.T) {
+	quick := tool.New("quick", "Answer at once, as a task.", func(ctx context.Context, _ struct{}) (string, error) {
+		return "quick done", nil
+	}, tool.WithTaskSupport(tool.TaskRequired))
+	srv, err := mcpserver.NewTools(&mcpserver.Options{Tasks: mcpserver.TaskOptions{ResultWait: time.Minute}}, quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, rec := connectExt(t, srv, &mcpclient.Options{Timeout: -1})
+	clock := &fakeClock{at: time.Unix(1e9, 0)}
+	mcpclient.SetClock(c, clock.now, clock.sleep)
+	res := call(t.Context(), find(t, c, "quick"), "quick", `{}`)
+	if res.IsError || res.Content != "quick done" {
+		t.Fatalf("quick = %+v, want the task's result", res)
+	}
+	if n := len(rec.names("tasks/get")); n == 0 {
+		t.Error("no tasks/get: a call of a tool that requires a task was not one")
 	}
 }

@@ -123,7 +123,9 @@ type askForm struct {
 // askClient puts a handler's tool.Ask question to the user of the client,
 // as a form of one text field, when the client declared elicitation. On
 // protocol versions from 2026-07-28 it returns the result that carries the
-// request; before, it asks and waits, and reports whether it got an
+// request, but in a task of the tasks extension, which has answered its
+// request already; there, and before 2026-07-28, it asks (through the
+// task, or on the session) and waits, and reports whether it got an
 // answer, with which the call runs again. Otherwise — no elicitation, a
 // declined form, too many questions — the call's error result stands.
 func askClient(ctx context.Context, question string, answers *inputAnswers) (again bool, asked *mcp.CallToolResult) {
@@ -139,12 +141,28 @@ func askClient(ctx context.Context, question string, answers *inputAnswers) (aga
 		return false, nil
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: question, RequestedSchema: f.schema}
-	if p.roundTrips {
+	t := p.task
+	if p.pending != nil {
+		t = p.pending.pin()
+	}
+	if p.roundTrips && t == nil {
+		// The handler has returned, and runs again with the answer: the
+		// question goes back in the result, as a plain call's does.
 		key := askKey(len(answers.Asks))
 		return false, &mcp.CallToolResult{InputRequests: mcp.InputRequestMap{key: params}, RequestState: answers.state(key)}
 	}
-	res, err := p.session.Elicit(ctx, params)
-	if err != nil || res.Action != "accept" {
+	var res *mcp.ElicitResult
+	if t != nil {
+		// The extension's task asks through the task, as Elicit does in
+		// one; the call runs again with the answer.
+		data, err := t.r.ask(ctx, t, "elicitation/create", params)
+		if err != nil || json.Unmarshal(data, &res) != nil || res == nil {
+			return false, nil
+		}
+	} else if res, err = p.session.Elicit(ctx, params); err != nil {
+		return false, nil
+	}
+	if res.Action != "accept" {
 		return false, nil
 	}
 	answer, ok := res.Content["answer"].(string)

@@ -37,6 +37,7 @@ type peer struct {
 	roundTrips bool          // requests go back in the result (see inputRequired)
 	answers    *inputAnswers // the answers given in earlier rounds, when roundTrips
 	task       *task         // the extension's task whose call asks, which asks through it
+	pending    *pendingCall  // the call that may yet become a task, when roundTrips
 	ctx        context.Context
 }
 
@@ -118,7 +119,21 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 	if p.answers, _ = ctx.Value(answersKey{}).(*inputAnswers); p.answers == nil {
 		return nil, fmt.Errorf("%w: %s, outside a tools/call", ErrUnsupported, capability)
 	}
+	if p.roundTrips {
+		p.pending, p.ctx = pendingOf(ctx), ctx
+	}
 	return p, nil
+}
+
+// taskAsking returns the task through which a call that may become one
+// (a pendingCall) asks its client: the handler waits for the answer as a
+// task's does (become). It returns nil for another call, and for one that
+// cannot become a task, which asks in its result.
+func (p *peer) taskAsking() *task {
+	if p.pending == nil {
+		return nil
+	}
+	return p.pending.become()
 }
 
 // ask returns the client's answer to the handler's next request: the one
@@ -137,6 +152,9 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 	i, data := p.answers.next()
 	if data != nil {
 		return data, nil
+	}
+	if t := p.taskAsking(); t != nil {
+		return (&peer{task: t, ctx: p.ctx}).ask(params, send)
 	}
 	if p.roundTrips {
 		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(inputKey(i)), err: tool.ErrInterrupted}

@@ -634,11 +634,11 @@ func (s *Server) stream(ctx context.Context, req *mcp.CallToolRequest, call tool
 	}
 	token := req.Params.GetProgressToken()
 	var notify func(any) bool
-	status := taskStatusFrom(ctx) // the call is a task's: its progress is the task's status too
+	status := taskStatusFrom(ctx) // the call is a task's, or may become one: its progress is the task's status too
 	if (token != nil && req.Session != nil) || status != nil {
 		notify = func(v any) bool {
-			if status != nil {
-				status(v)
+			if status != nil && status(v) {
+				return true // an extension's task sends no progress
 			}
 			if token == nil || req.Session == nil {
 				return true

@@ -47,6 +47,9 @@ const (
 	// DefaultMaxHeldTaskResultBytes is how many bytes of results, as
 	// JSON, the server holds over all tasks.
 	DefaultMaxHeldTaskResultBytes = 64 << 20
+	// DefaultTaskResultWait is how long the server waits for a call that
+	// may run as a task to end before it makes a task of it.
+	DefaultTaskResultWait = 250 * time.Millisecond
 )
 
 // TaskOptions bound the tasks a Server runs for the tools that may run as
@@ -94,6 +97,22 @@ type TaskOptions struct {
 	// it, sessions at their caps could have the server hold MaxTasks
 	// times MaxResultBytes. Zero selects DefaultMaxHeldTaskResultBytes.
 	MaxHeldResultBytes int
+	// ResultWait is how long, from protocol version 2026-07-28, the server
+	// waits for a call of a tool that allows a task (tool.TaskOptional),
+	// from a client that declared the tasks extension, before it makes a
+	// task of the call: a call that ends within it is answered with its
+	// result, as a plain call is, and one that goes on becomes a task, the
+	// call carrying on as the task's. A call that asks its client (Elicit,
+	// Sample) before then becomes a task at once and asks through it, so
+	// that its handler runs once; one that ends asking (tool.Ask) is
+	// answered plainly, the question in its result. A call for which no
+	// task can be made (the bounds below, a store that fails) is answered
+	// plainly too. Until it becomes a task, a call counts against none of
+	// the bounds on tasks. A call of a tool that requires a task becomes
+	// one at once, as do the tasks of SEP-1686 (before 2026-07-28), which
+	// the client asks for. Zero selects DefaultTaskResultWait; a negative
+	// value makes a task of each call at once.
+	ResultWait time.Duration
 }
 
 // DefaultTaskLease is how long the lease of a task's runner lasts when
@@ -143,6 +162,7 @@ func newTaskRunner(opts TaskOptions, seal cipher.AEAD) *taskRunner {
 	opts.MaxResultBytes = cmp.Or(opts.MaxResultBytes, DefaultMaxTaskResultBytes)
 	opts.MaxHeldResultBytes = cmp.Or(opts.MaxHeldResultBytes, DefaultMaxHeldTaskResultBytes)
 	opts.Lease = cmp.Or(opts.Lease, DefaultTaskLease)
+	opts.ResultWait = cmp.Or(opts.ResultWait, DefaultTaskResultWait)
 	store := opts.Store
 	if store == nil {
 		store = taskstore.NewMemory(nil)
@@ -307,17 +327,37 @@ func marked(req mcp.Request) bool {
 type taskKey struct{}
 
 // taskOf returns the task whose call ctx serves; nil for a call that is
-// not a task's.
+// not a task's, or not yet (a pendingCall's).
 func taskOf(ctx context.Context) *task {
-	t, _ := ctx.Value(taskKey{}).(*task)
-	return t
+	if t, ok := ctx.Value(taskKey{}).(*task); ok {
+		return t
+	}
+	if p := pendingOf(ctx); p != nil {
+		return p.task.Load()
+	}
+	return nil
 }
 
 // taskStatusFrom returns the function that takes the progress of a task's
-// call; nil for a call that is not a task's.
-func taskStatusFrom(ctx context.Context) func(any) {
-	if t := taskOf(ctx); t != nil {
-		return t.progressed
+// call, and reports whether the progress is the task's alone (the
+// extension's tasks send no progress notifications: Task Status
+// Notifications); nil for a call that is not a task's and cannot become
+// one.
+func taskStatusFrom(ctx context.Context) func(any) bool {
+	if t, ok := ctx.Value(taskKey{}).(*task); ok {
+		return func(v any) bool {
+			t.progressed(v)
+			return t.ext
+		}
+	}
+	if p := pendingOf(ctx); p != nil {
+		return func(v any) bool {
+			t := p.task.Load()
+			if t != nil {
+				t.progressed(v)
+			}
+			return t != nil
+		}
 	}
 	return nil
 }
@@ -506,11 +546,14 @@ func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
 // tools/call of the tools that may run as tasks: before 2026-07-28
 // (SEP-1686) a call with a task parameter becomes a task, and a plain
 // call of a tool that requires one is refused; from 2026-07-28 (the
-// tasks extension) the server decides: a call of a tool that may run as a
+// tasks extension) the server decides: a call of a tool that requires a
 // task, from a client that declares the extension on the request,
-// becomes one, and one of a tool that requires it from a client that does
-// not is refused with the extension's error, whether or not the call
-// carries SEP-1686's task parameter, which that revision does not have.
+// becomes one, a call of a tool that allows one becomes one if it has
+// not ended within TaskOptions.ResultWait (callOrTask), and a call of a
+// tool that requires one from a client that does not declare the
+// extension is refused with the extension's error, whether or not the
+// call carries SEP-1686's task parameter, which that revision does not
+// have.
 // It tells clients that the server has tasks (initialize,
 // server/discover) and which tools may run as them (tools/list), and
 // names the caller of tasks/* for their handlers.
@@ -573,6 +616,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 			owner := extensionCaller(ctx, call.GetExtra(), call.Session)
+			if support == tool.TaskOptional && s.tasks.opts.ResultWait > 0 {
+				// The server decides (see callOrTask): a call that ends
+				// soon is answered plainly.
+				return s.callOrTask(ctx, next, call, owner)
+			}
 			return s.startTask(ctx, next, call, owner, true, s.tasks.opts.TTL)
 		}
 		switch {
@@ -638,52 +686,66 @@ func (s *Server) taskCaller(ctx context.Context, method string, req mcp.Request)
 // with the task.
 func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, owner string, ext bool, ttl time.Duration) (mcp.Result, error) {
 	r := s.tasks
-	r.mu.Lock()
-	if r.running >= r.opts.MaxTasks {
-		r.mu.Unlock()
-		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("the server runs %d tasks, its limit; try again later", r.opts.MaxTasks)}
-	}
-	r.running++
-	r.mu.Unlock()
-	id := randomID()
-	created, err := r.store.Create(ctx, taskstore.New{ID: id, Owner: owner, Tool: call.Params.Name, TTL: ttl, Lease: r.opts.Lease}, r.lim)
-	if err != nil {
-		r.mu.Lock()
-		r.running--
-		r.mu.Unlock()
-		return nil, storeError(err)
-	}
 	// The call outlives its request, and ends with its task: cancelled,
 	// expired, its session ended (SEP-1686), or its lease lost.
 	run, cancel := context.WithCancel(unrelated{context.WithoutCancel(ctx)})
-	ended := make(chan struct{})
-	t := &task{r: r, id: id, handle: r.sealHandle(id, owner), ss: call.Session, ext: ext, cancel: cancel, ended: ended, end: sync.OnceFunc(func() { close(ended) }), wake: make(chan struct{}, 1)}
-	r.mu.Lock()
-	r.local[id] = t
-	r.mu.Unlock()
-	expiry := time.AfterFunc(ttl, cancel)
+	t, created, release, err := r.newTask(ctx, call.Params.Name, call.Session, owner, ext, ttl, cancel)
+	if err != nil {
+		cancel()
+		return nil, err
+	}
 	if ext {
 		// Progress is not sent on tasks (Task Status Notifications); it
 		// is the task's status message.
 		delete(call.Params.Meta, "progressToken")
 	}
 	run = context.WithValue(run, taskKey{}, t)
-	done := make(chan struct{})
-	go r.write(t, done)
 	go func() {
-		defer func() {
-			expiry.Stop()
-			cancel()
-			close(done)
-			r.mu.Lock()
-			delete(r.local, id)
-			r.running--
-			r.mu.Unlock()
-		}()
+		defer release()
 		res, err := next(run, "tools/call", call)
 		r.finish(t, call.Params.Name, res, err)
 	}()
 	return r.created(t, created), nil
+}
+
+// newTask makes a task of owner for a call of the tool name, durably in
+// the store, and keeps it there while the call runs (write); cancel ends
+// the call. Once the call has returned and its outcome is written
+// (finish), release gives back what the task holds here.
+func (r *taskRunner) newTask(ctx context.Context, name string, ss *mcp.ServerSession, owner string, ext bool, ttl time.Duration, cancel context.CancelFunc) (t *task, created *taskstore.Task, release func(), err error) {
+	r.mu.Lock()
+	if r.running >= r.opts.MaxTasks {
+		r.mu.Unlock()
+		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("the server runs %d tasks, its limit; try again later", r.opts.MaxTasks)}
+	}
+	r.running++
+	r.mu.Unlock()
+	id := randomID()
+	created, err = r.store.Create(ctx, taskstore.New{ID: id, Owner: owner, Tool: name, TTL: ttl, Lease: r.opts.Lease}, r.lim)
+	if err != nil {
+		r.mu.Lock()
+		r.running--
+		r.mu.Unlock()
+		return nil, nil, nil, storeError(err)
+	}
+	ended := make(chan struct{})
+	t = &task{r: r, id: id, handle: r.sealHandle(id, owner), ss: ss, ext: ext, cancel: cancel, ended: ended, end: sync.OnceFunc(func() { close(ended) }), wake: make(chan struct{}, 1)}
+	r.mu.Lock()
+	r.local[id] = t
+	r.mu.Unlock()
+	expiry := time.AfterFunc(ttl, cancel)
+	done := make(chan struct{})
+	go r.write(t, done)
+	release = func() {
+		expiry.Stop()
+		cancel()
+		close(done)
+		r.mu.Lock()
+		delete(r.local, id)
+		r.running--
+		r.mu.Unlock()
+	}
+	return t, created, release, nil
 }
 
 // finish writes the outcome of a task's call to the store.

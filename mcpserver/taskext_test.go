@@ -204,7 +204,9 @@ func TestTaskExtensionDiscover(t *testing.T) {
 // that error, an optional one called plainly, and its tasks/* refused
 // likewise; tasks/result and tasks/list are not methods of 2026-07-28.
 func TestTaskExtensionNegotiation(t *testing.T) {
-	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	// Every declared call of a tool that allows a task is one: the test
+	// needs a task of quick.
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{ResultWait: -1}, 1)
 	plain := extClient{t: t, url: urls[0], user: "ada"}
 	r := plain.send("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{}})
 	if r.status != http.StatusBadRequest || r.Error == nil || r.Error.Code != -32021 || !strings.Contains(string(r.Error.Data), `"requiredCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}`) {
@@ -238,7 +240,7 @@ func TestTaskExtensionNegotiation(t *testing.T) {
 // requires a task is refused and an optional one called plainly — never
 // a task of SEP-1686.
 func TestTaskExtensionTaskParameter(t *testing.T) {
-	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{ResultWait: -1}, 1)
 	plain := extClient{t: t, url: urls[0], user: "ada"}
 	declared := plain
 	declared.declared = true
@@ -265,7 +267,7 @@ func TestTaskExtensionTaskParameter(t *testing.T) {
 // _meta["io.modelcontextprotocol/serverInfo"], as the SDK's results do
 // (SEP-2322, SEP-2575).
 func TestTaskExtensionResultFields(t *testing.T) {
-	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{ResultWait: -1}, 1) // quick runs as a task
 	c := extClient{t: t, url: urls[0], user: "ada", declared: true}
 	task := c.start("quick")
 	done := c.await(task.TaskID, "completed")
@@ -409,7 +411,7 @@ func TestTaskExtensionCaller(t *testing.T) {
 // naming another task, is refused with 400 and -32020 before it is
 // served. The Base64 form of the header is decoded.
 func TestTaskExtensionMcpName(t *testing.T) {
-	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{}, 1)
+	urls := replicas(t, newTaskTools(t).reg, mcpserver.TaskOptions{ResultWait: -1}, 1)
 	c := extClient{t: t, url: urls[0], user: "ada", declared: true}
 	task := c.start("quick")
 	for _, h := range [][]string{{"Mcp-Name", "another"}, {"Mcp-Name", ""}} {
