@@ -76,7 +76,8 @@ type queries struct {
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // New returns a store on db, which the caller keeps and closes, and
-// creates its tables if they do not exist.
+// creates its tables if they do not exist. Replicas that start at once
+// on a database without the tables may call it at once.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -123,6 +124,30 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 			*p = dollars(*p)
 		}
 	}
+	if err := s.createTables(ctx, table, counts, blob); err != nil {
+		return nil, fmt.Errorf("sqltasks: create the store's tables: %w", err)
+	}
+	return s, nil
+}
+
+// createTables creates the store's tables and indexes if they do not
+// exist, in one transaction. On PostgreSQL, whose CREATE ... IF NOT
+// EXISTS fails when another session creates the same object at the same
+// time (a unique violation in its catalogue), the transaction first takes
+// an advisory lock named after the table, so that replicas starting at
+// once create the tables one after the other; SQLite writes one
+// transaction at a time anyway.
+func (s *Store) createTables(ctx context.Context, table, counts, blob string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "hands sqltasks "+table); err != nil {
+			return err
+		}
+	}
 	for _, stmt := range []string{
 		"CREATE TABLE IF NOT EXISTS " + table + " (id TEXT PRIMARY KEY, owner TEXT NOT NULL, expires BIGINT NOT NULL, held BIGINT NOT NULL, version BIGINT NOT NULL, record " + blob + " NOT NULL)",
 		"CREATE INDEX IF NOT EXISTS " + table + "_expires ON " + table + " (expires)",
@@ -130,11 +155,11 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 		"CREATE TABLE IF NOT EXISTS " + counts + " (id INTEGER PRIMARY KEY, tasks BIGINT NOT NULL, held BIGINT NOT NULL)",
 		"INSERT INTO " + counts + " (id, tasks, held) VALUES (1, 0, 0) ON CONFLICT (id) DO NOTHING",
 	} {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("sqltasks: create the store's tables: %w", err)
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
 		}
 	}
-	return s, nil
+	return tx.Commit()
 }
 
 // dollars numbers the placeholders of q as PostgreSQL writes them.

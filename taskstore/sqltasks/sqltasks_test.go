@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,5 +83,43 @@ func TestServerClock(t *testing.T) {
 	}
 	if _, err := sqltasks.New(t.Context(), db, &sqltasks.Options{Table: "x; DROP TABLE y"}); err == nil {
 		t.Error("New with a table name that is not an identifier succeeded")
+	}
+}
+
+// TestNewConcurrently: replicas that start at once on a database without
+// the store's tables all open the store; PostgreSQL's CREATE TABLE IF
+// NOT EXISTS is not safe for concurrent use on its own. Each round starts
+// the replicas on a table of its own.
+func TestNewConcurrently(t *testing.T) {
+	srv := pgtest.Start(t)
+	const replicas, rounds = 8, 10
+	dbs := make([]*sql.DB, replicas)
+	for i := range dbs {
+		// A pool of its own, as each replica has, already connected.
+		db, err := sqldb.Open(t.Context(), srv.URL+"&allow_superuser=true")
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs[i] = db
+	}
+	for round := range rounds {
+		table := fmt.Sprintf("round_%d", round)
+		errs := make([]error, replicas)
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		for i, db := range dbs {
+			wg.Go(func() {
+				<-start
+				_, errs[i] = sqltasks.New(t.Context(), db, &sqltasks.Options{Table: table})
+			})
+		}
+		close(start)
+		wg.Wait()
+		for i, err := range errs {
+			if err != nil {
+				t.Errorf("round %d, replica %d: %v", round, i, err)
+			}
+		}
 	}
 }
