@@ -10,7 +10,9 @@
 // at a time), applies a step of package taskstore in Go, and writes the row
 // back, so that the rules are the same as every other store's. Create and
 // Finish lock the counts' row, which makes their checks and writes one
-// step across replicas; Create removes the expired tasks first.
+// step across replicas; Create removes the expired tasks first. A poll
+// (Get) is one statement, without a transaction or a lock, unless the
+// task's lease has lapsed, which it then writes as a change.
 //
 // The store reads time from PostgreSQL's clock (clock_timestamp), so
 // replicas whose clocks differ agree on leases and expiry; SQLite, on one
@@ -71,6 +73,7 @@ type Store struct {
 type queries struct {
 	lockTask, lockCounts, clock                               string
 	sweep, countOwner, insert, update, addCounts, list, exist string
+	get, getClock                                             string // Get's, with the store's clock or PostgreSQL's
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
@@ -118,9 +121,11 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 		update:     "UPDATE " + table + " SET version = version + 1, held = ?, record = ? WHERE id = ?",
 		addCounts:  "UPDATE " + counts + " SET tasks = tasks + ?, held = held + ? WHERE id = 1",
 		list:       "SELECT record FROM " + table + " WHERE owner = ? AND expires > ?",
+		get:        "SELECT record FROM " + table + " WHERE id = ?",
+		getClock:   "SELECT record, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) FROM " + table + " WHERE id = ?",
 	}
 	if s.dialect == Postgres {
-		for _, p := range []*string{&s.q.lockTask, &s.q.lockCounts, &s.q.sweep, &s.q.countOwner, &s.q.exist, &s.q.insert, &s.q.update, &s.q.addCounts, &s.q.list} {
+		for _, p := range []*string{&s.q.lockTask, &s.q.lockCounts, &s.q.sweep, &s.q.countOwner, &s.q.exist, &s.q.insert, &s.q.update, &s.q.addCounts, &s.q.list, &s.q.get, &s.q.getClock} {
 			*p = dollars(*p)
 		}
 	}
@@ -373,8 +378,40 @@ func (s *Store) change(ctx context.Context, id string, counted bool, step func(t
 	return out, nil
 }
 
-// Get implements taskstore.Store.
+// Get implements taskstore.Store. It reads the task with one statement,
+// outside a transaction and without a lock, since a poll changes nothing:
+// only a task whose lease has lapsed, which it reads again and writes
+// failed in a transaction as any change, costs more.
 func (s *Store) Get(ctx context.Context, id string) (*taskstore.Task, error) {
+	var rec []byte
+	var now time.Time
+	var err error
+	if s.now != nil {
+		now = s.now()
+		err = s.db.QueryRowContext(ctx, s.q.get, id).Scan(&rec)
+	} else {
+		var us int64
+		err = s.db.QueryRowContext(ctx, s.q.getClock, id).Scan(&rec, &us)
+		now = time.UnixMicro(us)
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, taskstore.ErrTaskNotFound
+	case err != nil:
+		return nil, fmt.Errorf("sqltasks: read %s: %w", id, err)
+	}
+	t, err := taskstore.UnmarshalRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	if !now.Before(t.Expires) {
+		return nil, taskstore.ErrTaskNotFound
+	}
+	if !taskstore.LapseAt(t.Clone(), now) {
+		return t, nil
+	}
+	// Lapsed as read: read again under the lock, where a renewal that
+	// committed meanwhile is seen, and write the lapse.
 	return s.change(ctx, id, false, func(t *taskstore.Task, _ int64, now time.Time) (bool, error) {
 		return taskstore.LapseAt(t, now), nil
 	})

@@ -123,3 +123,27 @@ func TestNewConcurrently(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGet measures a poll of a task on PostgreSQL: tasks/get of a
+// working task, on any replica.
+func BenchmarkGet(b *testing.B) {
+	srv := pgtest.Start(b)
+	db, err := sqldb.Open(b.Context(), srv.URL+"&allow_superuser=true")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	s, err := sqltasks.New(b.Context(), db, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := s.Create(b.Context(), taskstore.New{ID: "a", Owner: "user ada", TTL: time.Hour, Lease: time.Hour}, taskstore.Limits{}); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if task, err := s.Get(b.Context(), "a"); err != nil || task.Status != taskstore.Working {
+			b.Fatal(task, err)
+		}
+	}
+}
