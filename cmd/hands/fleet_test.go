@@ -511,6 +511,7 @@ func fleetScenario(t *testing.T, bin, storeURL string) {
 
 	t.Run("replicas agree", func(t *testing.T) { fleetAgree(t, fleet, proxy, up, ada) })
 	t.Run("1000 tasks", func(t *testing.T) { fleetMany(t, fleet, proxy, tokens) })
+	t.Run("SIGTERM", func(t *testing.T) { fleetStop(t, fleet, up, ada) })
 	t.Run("kill -9", func(t *testing.T) {
 		// A fleet of its own, whose lease is short.
 		fleet := startFleet(t, bin, up.url, 3, append(env, "HANDS_TASK_LEASE=2s")...)
@@ -654,6 +655,37 @@ func fleetMany(t *testing.T, fleet []*fleetReplica, proxy string, tokens []strin
 }
 
 func mb(n int64) float64 { return float64(n) / (1 << 20) }
+
+// fleetStop creates a task at the last replica and stops it with
+// SIGTERM while the call runs: once it has exited, the others read the
+// task failed at once, not a lease later, and the upstream's call has
+// ended.
+func fleetStop(t *testing.T, fleet []*fleetReplica, up *fleetUpstream, c fleetClient) {
+	ctx := t.Context()
+	stopped, others := fleet[len(fleet)-1], fleet[:len(fleet)-1]
+	task, err := c.start(ctx, stopped.url, "hold", map[string]any{"key": "stopped"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	up.awaitStarted(t, "stopped")
+	if err := stopped.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-stopped.exited
+	// The lease (30 s) was renewed within the last 10 s, and has not lapsed.
+	for i, o := range others {
+		got, r, err := c.get(ctx, o.url, task.TaskID)
+		if err != nil || r.Error != nil || got.Status != "failed" || got.StatusMessage != taskstore.LapsedMessage || got.Error == nil || got.Error.Code != -32603 {
+			t.Errorf("replica %d, once the one running the task has stopped: %+v %+v %v; want failed, with the lapsed lease's message", i, got, r.Error, err)
+		}
+	}
+	select {
+	case <-up.ended:
+	case <-time.After(time.Minute):
+		t.Error("the upstream's call of the stopped replica still runs a minute after it stopped")
+		close(up.gate("stopped"))
+	}
+}
 
 // fleetKill creates a task at the first replica, kills it with SIGKILL
 // while the call runs, and awaits the task's failure on every other.

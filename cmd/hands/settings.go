@@ -77,7 +77,7 @@ var settings = []setting{
 	{env: "HANDS_TASK_STORE", flag: "task-store", def: "mem://: the process's memory", commands: "serve",
 		what: "where the state of tasks is kept, so that replicas behind one endpoint answer for each other's tasks: mem://, redis://:PASSWORD@HOST:PORT/DB, postgres://USER:PASSWORD@HOST/DB or sqlite:///FILE (tables are created); replicas share HANDS_STATE_KEY too"},
 	{env: "HANDS_TASK_LEASE", def: "30s", commands: "serve",
-		what: "how long a task's call may go without its replica renewing its lease (at a third of it): the tasks of a replica that stopped read as failed that long after"},
+		what: "how long a task's call may go without its replica renewing its lease (at a third of it): the tasks of a replica that was killed read as failed that long after (one stopped with Ctrl-C or SIGTERM waits 5s for their calls, then fails them at once)"},
 	{env: "HANDS_MAX_TASKS", def: "1024", commands: "serve",
 		what: "how many tasks the store holds over all callers, and how many task calls one replica runs at once"},
 	{env: "HANDS_MAX_CALLER_TASKS", def: "32", commands: "serve",
