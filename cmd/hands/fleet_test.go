@@ -671,7 +671,9 @@ func fleetStop(t *testing.T, fleet []*fleetReplica, up *fleetUpstream, c fleetCl
 	if err := stopped.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	signalled := time.Now()
 	<-stopped.exited
+	t.Logf("the replica exited %v after SIGTERM", time.Since(signalled).Round(time.Millisecond))
 	// The lease (30 s) was renewed within the last 10 s, and has not lapsed.
 	for i, o := range others {
 		got, r, err := c.get(ctx, o.url, task.TaskID)

@@ -403,13 +403,17 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// The tasks' grace runs alongside the requests': a new task is
+		// refused from now on.
+		tasksStopped := make(chan struct{})
+		go func() { stopTasks(srv); close(tasksStopped) }()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		err := httpServer.Shutdown(shutdown)
 		if err != nil {
 			err = httpServer.Close()
 		}
-		stopTasks(srv)
+		<-tasksStopped
 		return err
 	}
 }
