@@ -461,11 +461,15 @@ func TestFleet(t *testing.T) {
 //   - 1,000 tasks of 10 callers, created at once through the proxy, all
 //     complete with their own results, none is found by another caller,
 //     and the replicas' memory stays bounded;
-//   - a task whose replica is killed (SIGKILL) reads as failed, with the
-//     lapsed lease's message, on every replica left, within a few leases.
+//   - a task whose replica is stopped (SIGTERM) reads as failed, with the
+//     lapsed lease's message, on every replica left as soon as it has
+//     exited, and its upstream call has ended;
+//   - a task whose replica is killed (SIGKILL) reads so on every replica
+//     left within a few leases.
 //
 // It logs what it measured: the throughput of the tasks, the replicas'
-// memory, and the time from the kill to the failure.
+// memory, how long a stop took, and the time from the kill to the
+// failure.
 func fleetScenario(t *testing.T, bin, storeURL string) {
 	ctx := t.Context()
 	key := make([]byte, mcpserver.StateKeyBytes)
