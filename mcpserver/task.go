@@ -88,7 +88,8 @@ type TaskOptions struct {
 	Store taskstore.Store
 	// Lease is how long the lease of a task's runner lasts (see package
 	// taskstore): the server renews it at a third of it, and the tasks of
-	// a server that stopped read as failed that long after. Zero selects
+	// a server that stopped without Shutdown (killed, or its machine
+	// lost) read as failed that long after. Zero selects
 	// DefaultTaskLease.
 	Lease time.Duration
 	// MaxHeldResultBytes is how many bytes of results, as JSON, the server
@@ -117,8 +118,8 @@ type TaskOptions struct {
 
 // DefaultTaskLease is how long the lease of a task's runner lasts when
 // TaskOptions.Lease is zero: the replica that runs a task renews it at a
-// third of that, and when a replica stops, its tasks read as failed that
-// long after its last renewal.
+// third of that, and when a replica stops without Server.Shutdown, its
+// tasks read as failed that long after its last renewal.
 const DefaultTaskLease = 30 * time.Second
 
 // A taskRunner runs tasks' calls and answers for tasks, with their state
@@ -133,6 +134,8 @@ type taskRunner struct {
 	local    map[string]*task              // by store ID: the tasks this server runs
 	sessions map[*mcp.ServerSession]string // the owner names of sessions (SEP-1686 tasks)
 	running  int                           // calls of tasks under way here, cancelled or not
+	stopping bool                          // Shutdown has begun: no new task
+	idle     chan struct{}                 // closed when local empties, while Shutdown waits
 }
 
 // A task is one task whose call this server runs.
@@ -714,6 +717,10 @@ func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mc
 // (finish), release gives back what the task holds here.
 func (r *taskRunner) newTask(ctx context.Context, name string, ss *mcp.ServerSession, owner string, ext bool, ttl time.Duration, cancel context.CancelFunc) (t *task, created *taskstore.Task, release func(), err error) {
 	r.mu.Lock()
+	if r.stopping {
+		r.mu.Unlock()
+		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "the server is stopping; call the tool again"}
+	}
 	if r.running >= r.opts.MaxTasks {
 		r.mu.Unlock()
 		return nil, nil, nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: fmt.Sprintf("the server runs %d tasks, its limit; try again later", r.opts.MaxTasks)}
@@ -743,9 +750,71 @@ func (r *taskRunner) newTask(ctx context.Context, name string, ss *mcp.ServerSes
 		r.mu.Lock()
 		delete(r.local, id)
 		r.running--
+		if len(r.local) == 0 && r.idle != nil {
+			close(r.idle)
+			r.idle = nil
+		}
 		r.mu.Unlock()
 	}
 	return t, created, release, nil
+}
+
+// shutdownWrites bounds the writes with which Shutdown fails the tasks
+// still running, all together, and the wait for their cancelled calls to
+// return: a store that does not answer leaves them to lapse.
+const shutdownWrites = 5 * time.Second
+
+// Shutdown stops the tasks this server runs, for a server about to stop:
+// it refuses new tasks, waits until the calls of those under way have
+// returned or ctx has ended, and then fails each task still running as
+// the lapse of its lease would (taskstore.LapsedMessage, which tells the
+// model to call the tool again) and cancels its call, which it waits a
+// few seconds more to return. The servers that
+// share the store then read such a task failed at once, rather than a
+// lease later, as they read the tasks of a server that was killed. It
+// returns ctx's error when ctx ended before the calls returned. Stop the
+// transports first (http.Server.Shutdown), so that no task is created
+// meanwhile.
+func (s *Server) Shutdown(ctx context.Context) error {
+	r := s.tasks
+	r.mu.Lock()
+	r.stopping = true
+	var idle chan struct{}
+	if len(r.local) > 0 {
+		if r.idle == nil {
+			r.idle = make(chan struct{})
+		}
+		idle = r.idle
+	}
+	r.mu.Unlock()
+	if idle == nil {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	list := slices.Collect(maps.Values(r.local))
+	r.mu.Unlock()
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWrites)
+	defer cancel()
+	for _, t := range list {
+		// Failed first, then cancelled: the call's own outcome, written
+		// as it returns, finds the task ended.
+		r.store.Finish(wctx, t.id, taskstore.Outcome{Status: taskstore.Failed, Message: taskstore.LapsedMessage, Error: taskstore.LapsedError}, taskstore.Limits{})
+		t.end()
+		t.cancel()
+	}
+	// A moment for the cancelled calls to return, so that what they
+	// cancel in turn (an upstream's call) is told before the process
+	// ends; a call that ignores its context is left.
+	select {
+	case <-idle:
+	case <-wctx.Done():
+	}
+	return ctx.Err()
 }
 
 // finish writes the outcome of a task's call to the store.

@@ -481,3 +481,80 @@ func TestTaskStatelessSEP1686(t *testing.T) {
 		t.Errorf("a SEP-1686 task on a stateless server: %d %s, want an error that says why", status, out)
 	}
 }
+
+// TestTaskShutdown: a server that shuts down refuses new tasks, waits for
+// the calls of its tasks until its context ends, then fails the tasks
+// still running, as a lapsed lease would, and cancels their calls; the
+// other replica reads them failed at once, though the lease (an hour) has
+// not lapsed.
+func TestTaskShutdown(t *testing.T) {
+	// serve returns the first of two replicas, and both's URLs.
+	serve := func(t *testing.T, tt *taskTools) (*mcpserver.Server, []string) {
+		opts := mcpserver.TaskOptions{Store: taskstore.NewMemory(nil), Lease: time.Hour, MaxSessionTasks: 1000, ResultWait: -1}
+		key := make([]byte, mcpserver.StateKeyBytes)
+		var servers []*mcpserver.Server
+		var urls []string
+		for range 2 {
+			srv := mcpserver.New(tt.reg, &mcpserver.Options{StateKey: key, Tasks: opts})
+			ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
+			t.Cleanup(ts.Close)
+			servers, urls = append(servers, srv), append(urls, ts.URL)
+		}
+		return servers[0], urls
+	}
+	t.Run("a call that outlasts the grace", func(t *testing.T) {
+		tt := newTaskTools(t)
+		a, urls := serve(t, tt)
+		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
+		task := ada.start("slow")
+		<-tt.started
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		if err := a.Shutdown(ctx); err != context.Canceled {
+			t.Errorf("Shutdown with its context ended = %v, want context.Canceled", err)
+		}
+		ada.url = urls[1]
+		got, r := ada.get(task.TaskID)
+		if r.Error != nil || got.Status != "failed" || got.StatusMessage != taskstore.LapsedMessage || got.Error == nil || got.Error.Code != -32603 {
+			t.Errorf("the other replica reads %+v %+v; want failed, with the lapsed lease's message", got, r.Error)
+		}
+		select {
+		case <-tt.ended:
+		case <-time.After(time.Minute):
+			t.Error("the task's call still runs a minute after Shutdown")
+		}
+	})
+	t.Run("a call that returns within it", func(t *testing.T) {
+		tt := newTaskTools(t)
+		a, urls := serve(t, tt)
+		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
+		task := ada.start("slow")
+		<-tt.started
+		done := make(chan error, 1)
+		go func() { done <- a.Shutdown(t.Context()) }()
+		for {
+			// Once Shutdown has begun, a new task is refused.
+			r := ada.send("tools/call", map[string]any{"name": "quick", "arguments": map[string]any{}})
+			if r.Error != nil && r.Error.Message == "the server is stopping; call the tool again" {
+				break
+			}
+			if r.Error != nil {
+				t.Fatalf("a task while stopping: %+v", r.Error)
+			}
+			time.Sleep(time.Millisecond) // no duration is asserted
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("Shutdown returned %v while a call ran", err)
+		default:
+		}
+		close(tt.release)
+		if err := <-done; err != nil {
+			t.Errorf("Shutdown = %v, want nil once the call returned", err)
+		}
+		ada.url = urls[1]
+		if got, r := ada.get(task.TaskID); r.Error != nil || got.Status != "completed" || !strings.Contains(string(got.Result), "slow done") {
+			t.Errorf("the other replica reads %+v %+v; want completed with the call's result", got, r.Error)
+		}
+	})
+}

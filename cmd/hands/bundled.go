@@ -47,6 +47,7 @@ type env struct {
 	TaskLease      time.Duration `bind:"HANDS_TASK_LEASE,optional"`
 	MaxTasks       int           `bind:"HANDS_MAX_TASKS,optional"`
 	MaxCallerTasks int           `bind:"HANDS_MAX_CALLER_TASKS,optional"`
+	TaskResultWait time.Duration `bind:"HANDS_TASK_RESULT_WAIT,optional"`
 	Token          bind.Secret   `bind:"HANDS_TOKEN,optional"`  // serve --http's bearer token
 	Tokens         bind.Secret   `bind:"HANDS_TOKENS,optional"` // serve --http's callers: NAME=TOKEN, comma-separated
 	SQL            *url.URL      `bind:"HANDS_SQL,optional"`    // nil: no SQL tools; opened by openSQL
@@ -102,6 +103,7 @@ type bundle struct {
 	taskLease      time.Duration
 	maxTasks       int
 	maxCallerTasks int
+	taskResultWait time.Duration
 	hostFile       tool.Interface
 	fetch          tool.Interface
 	kv             []tool.Interface // kv_get, kv_put, kv_delete, kv_list
@@ -246,6 +248,7 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		taskLease:      e.TaskLease,
 		maxTasks:       e.MaxTasks,
 		maxCallerTasks: e.MaxCallerTasks,
+		taskResultWait: e.TaskResultWait,
 		token:          e.Token,
 		tokens:         e.Tokens,
 		listTTL:        e.ListTTL,
@@ -451,6 +454,7 @@ type specEnv struct {
 	TaskLease         string `bind:"HANDS_TASK_LEASE,optional"`
 	MaxTasks          string `bind:"HANDS_MAX_TASKS,optional"`
 	MaxCallerTasks    string `bind:"HANDS_MAX_CALLER_TASKS,optional"`
+	TaskResultWait    string `bind:"HANDS_TASK_RESULT_WAIT,optional"`
 	Token             string `bind:"HANDS_TOKEN,optional"`
 	Tokens            string `bind:"HANDS_TOKENS,optional"`
 	ListTTL           string `bind:"HANDS_LIST_TTL,optional"`

@@ -348,7 +348,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 		return err
 	}
 	defer closeTasks()
-	srvOpts.Tasks = mcpserver.TaskOptions{Store: store, Lease: tools.taskLease, MaxTasks: tools.maxTasks, MaxSessionTasks: tools.maxCallerTasks}
+	srvOpts.Tasks = mcpserver.TaskOptions{Store: store, Lease: tools.taskLease, MaxTasks: tools.maxTasks, MaxSessionTasks: tools.maxCallerTasks, ResultWait: tools.taskResultWait}
 	if *toolSearch {
 		srvOpts.ToolSearch = &mcpserver.ToolSearchOptions{}
 	}
@@ -359,6 +359,7 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	if ln == nil {
 		fmt.Fprintf(stderr, "hands: serving %s over MCP on stdio; stop with Ctrl-C or by closing stdin\n", names)
 		err := srv.Run(ctx, &mcpserver.StdioTransport{Reader: stdin, Writer: stdout})
+		stopTasks(srv)
 		if ctx.Err() != nil {
 			return nil
 		}
@@ -402,13 +403,34 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+		// The tasks' grace runs alongside the requests': a new task is
+		// refused from now on.
+		tasksStopped := make(chan struct{})
+		go func() { stopTasks(srv); close(tasksStopped) }()
 		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		if err := httpServer.Shutdown(shutdown); err != nil {
-			return httpServer.Close()
+		err := httpServer.Shutdown(shutdown)
+		if err != nil {
+			err = httpServer.Close()
 		}
-		return nil
+		<-tasksStopped
+		return err
 	}
+}
+
+// taskGrace is how long serve, stopping, waits for the calls of the tasks
+// it runs before it fails them.
+const taskGrace = 5 * time.Second
+
+// stopTasks ends the tasks srv runs when serve stops: it waits up to
+// taskGrace for their calls, then fails those still running, so that the
+// replicas sharing the task store report them at once rather than a
+// lease later, and cancels their calls, upstream ones included (the
+// upstreams are closed after).
+func stopTasks(srv *mcpserver.Server) {
+	ctx, cancel := context.WithTimeout(context.Background(), taskGrace)
+	defer cancel()
+	srv.Shutdown(ctx)
 }
 
 // displayAddr turns a listening address into one a browser can open: a

@@ -46,3 +46,27 @@ func BenchmarkLiftResponse(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLiftRequest measures what lifting costs every request a server
+// reads over HTTP: a 2026-07-28 call, one whose arguments hold the bytes
+// "task, a tasks/get, and a SEP-1686 call, whose task parameter is moved.
+func BenchmarkLiftRequest(b *testing.B) {
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"io.modelcontextprotocol/tasks":{}}}}`
+	for _, bc := range []struct {
+		name string
+		msg  []byte
+	}{
+		{"call-2026", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hello from caller 7"},` + meta + `}}`)},
+		{"call-2026-task-text", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"task 17 of caller 7"},` + meta + `}}`)},
+		{"get-2026", []byte(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"taskId":"ht1.ZXhhbXBsZSBzZWFsZWQgdGFzayBoYW5kbGUgb2YgNjAgYnl0ZXMgb3Igc28","_meta":{}}}`)},
+		{"call-sep1686", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"task 17 of caller 7"},"task":{"ttl":60000}}}`)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.msg)))
+			for b.Loop() {
+				LiftRequest(bc.msg)
+			}
+		})
+	}
+}

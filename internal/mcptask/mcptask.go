@@ -244,8 +244,14 @@ func LiftParams(params json.RawMessage) json.RawMessage {
 
 // LiftRequest is LiftParams for one JSON-RPC message as written: a
 // tools/call request gets its task parameter lifted; any other message
-// comes back as it is.
+// comes back as it is. Only a message that holds the bytes "task" (the
+// member's name, which LiftParams looks for as written) is parsed: a
+// tasks/get's "taskId", or an argument that begins with the word, is
+// not.
 func LiftRequest(msg []byte) []byte {
+	if !bytes.Contains(msg, []byte(`"task"`)) {
+		return msg
+	}
 	isCall := func(o object) bool {
 		var method string
 		return jsonv2.Unmarshal(o["method"], &method) == nil && method == "tools/call"

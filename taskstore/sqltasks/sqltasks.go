@@ -10,7 +10,11 @@
 // at a time), applies a step of package taskstore in Go, and writes the row
 // back, so that the rules are the same as every other store's. Create and
 // Finish lock the counts' row, which makes their checks and writes one
-// step across replicas; Create removes the expired tasks first.
+// step across replicas; Create removes the expired tasks first (on
+// PostgreSQL, with its checks, in one statement, so that it holds the
+// lock for three statements: creations across replicas queue on it). A poll
+// (Get) is one statement, without a transaction or a lock, unless the
+// task's lease has lapsed, which it then writes as a change.
 //
 // The store reads time from PostgreSQL's clock (clock_timestamp), so
 // replicas whose clocks differ agree on leases and expiry; SQLite, on one
@@ -71,12 +75,18 @@ type Store struct {
 type queries struct {
 	lockTask, lockCounts, clock                               string
 	sweep, countOwner, insert, update, addCounts, list, exist string
+	get, getClock                                             string // Get's, with the store's clock or PostgreSQL's
+	// PostgreSQL's Create in fewer round trips while the counts are
+	// locked: sweep, exist and countOwner in one statement, and insert
+	// with addCounts in another.
+	sweepCheck, insertCount string
 }
 
 var identifier = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // New returns a store on db, which the caller keeps and closes, and
-// creates its tables if they do not exist.
+// creates its tables if they do not exist. Replicas that start at once
+// on a database without the tables may call it at once.
 func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 	if opts == nil {
 		opts = &Options{}
@@ -117,10 +127,45 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 		update:     "UPDATE " + table + " SET version = version + 1, held = ?, record = ? WHERE id = ?",
 		addCounts:  "UPDATE " + counts + " SET tasks = tasks + ?, held = held + ? WHERE id = 1",
 		list:       "SELECT record FROM " + table + " WHERE owner = ? AND expires > ?",
+		get:        "SELECT record FROM " + table + " WHERE id = ?",
+		getClock:   "SELECT record, CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000000 AS BIGINT) FROM " + table + " WHERE id = ?",
 	}
 	if s.dialect == Postgres {
-		for _, p := range []*string{&s.q.lockTask, &s.q.lockCounts, &s.q.sweep, &s.q.countOwner, &s.q.exist, &s.q.insert, &s.q.update, &s.q.addCounts, &s.q.list} {
+		// A data-modifying WITH: the main query reads the table as it was
+		// before the DELETE, and the rows it counts are not expired, so
+		// not among those deleted.
+		s.q.sweepCheck = "WITH gone AS (DELETE FROM " + table + " WHERE expires <= ? RETURNING held) " +
+			"SELECT (SELECT count(*) FROM gone), (SELECT CAST(COALESCE(sum(held), 0) AS BIGINT) FROM gone), " +
+			"EXISTS (SELECT 1 FROM " + table + " WHERE id = ? AND expires > ?), " +
+			"(SELECT count(*) FROM " + table + " WHERE owner = ? AND expires > ?)"
+		s.q.insertCount = "WITH added AS (INSERT INTO " + table + " (id, owner, expires, held, version, record) VALUES (?, ?, ?, 0, 1, ?) RETURNING 1) " +
+			"UPDATE " + counts + " SET tasks = tasks + ?, held = held + ? WHERE id = 1 AND EXISTS (SELECT 1 FROM added)"
+		for _, p := range []*string{&s.q.sweepCheck, &s.q.insertCount, &s.q.lockTask, &s.q.lockCounts, &s.q.sweep, &s.q.countOwner, &s.q.exist, &s.q.insert, &s.q.update, &s.q.addCounts, &s.q.list, &s.q.get, &s.q.getClock} {
 			*p = dollars(*p)
+		}
+	}
+	if err := s.createTables(ctx, table, counts, blob); err != nil {
+		return nil, fmt.Errorf("sqltasks: create the store's tables: %w", err)
+	}
+	return s, nil
+}
+
+// createTables creates the store's tables and indexes if they do not
+// exist, in one transaction. On PostgreSQL, whose CREATE ... IF NOT
+// EXISTS fails when another session creates the same object at the same
+// time (a unique violation in its catalogue), the transaction first takes
+// an advisory lock named after the table, so that replicas starting at
+// once create the tables one after the other; SQLite writes one
+// transaction at a time anyway.
+func (s *Store) createTables(ctx context.Context, table, counts, blob string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if s.dialect == Postgres {
+		if _, err := tx.ExecContext(ctx, "SELECT pg_advisory_xact_lock(hashtext($1))", "hands sqltasks "+table); err != nil {
+			return err
 		}
 	}
 	for _, stmt := range []string{
@@ -130,11 +175,11 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 		"CREATE TABLE IF NOT EXISTS " + counts + " (id INTEGER PRIMARY KEY, tasks BIGINT NOT NULL, held BIGINT NOT NULL)",
 		"INSERT INTO " + counts + " (id, tasks, held) VALUES (1, 0, 0) ON CONFLICT (id) DO NOTHING",
 	} {
-		if _, err := db.ExecContext(ctx, stmt); err != nil {
-			return nil, fmt.Errorf("sqltasks: create the store's tables: %w", err)
+		if _, err := tx.ExecContext(ctx, stmt); err != nil {
+			return err
 		}
 	}
-	return s, nil
+	return tx.Commit()
 }
 
 // dollars numbers the placeholders of q as PostgreSQL writes them.
@@ -224,40 +269,56 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 		if err := tx.QueryRowContext(ctx, s.q.lockCounts).Scan(&tasks, &held); err != nil {
 			return fmt.Errorf("sqltasks: read the counts: %w", err)
 		}
-		swept, freed, err := s.sweep(ctx, tx, now)
-		if err != nil {
-			return err
+		us := micros(now, false)
+		var swept, freed, owned int64
+		var exists bool
+		if s.dialect == Postgres {
+			if err := tx.QueryRowContext(ctx, s.q.sweepCheck, us, n.ID, us, n.Owner, us).Scan(&swept, &freed, &exists, &owned); err != nil {
+				return fmt.Errorf("sqltasks: create: %w", err)
+			}
+		} else {
+			var err error
+			if swept, freed, err = s.sweep(ctx, tx, now); err != nil {
+				return err
+			}
+			var expires int64
+			switch err := tx.QueryRowContext(ctx, s.q.exist, n.ID).Scan(&expires); {
+			case err == nil:
+				exists = true // expired ones were swept
+			case !errors.Is(err, sql.ErrNoRows):
+				return fmt.Errorf("sqltasks: create: %w", err)
+			}
+			if !exists && n.Owner != "" && lim.MaxOwnerTasks > 0 {
+				if err := tx.QueryRowContext(ctx, s.q.countOwner, n.Owner, us).Scan(&owned); err != nil {
+					return fmt.Errorf("sqltasks: count the owner's tasks: %w", err)
+				}
+			}
 		}
 		tasks -= swept
-		var expires int64
-		switch err := tx.QueryRowContext(ctx, s.q.exist, n.ID).Scan(&expires); {
-		case err == nil:
-			return taskstore.ErrExists // expired ones were swept
-		case !errors.Is(err, sql.ErrNoRows):
-			return fmt.Errorf("sqltasks: create: %w", err)
-		}
-		if lim.MaxTasks > 0 && tasks >= int64(lim.MaxTasks) {
+		switch {
+		case exists:
+			return taskstore.ErrExists
+		case lim.MaxTasks > 0 && tasks >= int64(lim.MaxTasks):
 			return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
-		}
-		if n.Owner != "" && lim.MaxOwnerTasks > 0 {
-			var owned int64
-			if err := tx.QueryRowContext(ctx, s.q.countOwner, n.Owner, micros(now, false)).Scan(&owned); err != nil {
-				return fmt.Errorf("sqltasks: count the owner's tasks: %w", err)
-			}
-			if owned >= int64(lim.MaxOwnerTasks) {
-				return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
-			}
+		case n.Owner != "" && lim.MaxOwnerTasks > 0 && owned >= int64(lim.MaxOwnerTasks):
+			return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 		}
 		t := taskstore.NewTask(n, now)
 		rec, err := taskstore.MarshalRecord(t)
 		if err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, s.q.insert, n.ID, n.Owner, micros(t.Expires, true), rec); err != nil {
-			return fmt.Errorf("sqltasks: create: %w", err)
-		}
-		if _, err := tx.ExecContext(ctx, s.q.addCounts, 1-swept, -freed); err != nil {
-			return fmt.Errorf("sqltasks: count: %w", err)
+		if s.dialect == Postgres {
+			if _, err := tx.ExecContext(ctx, s.q.insertCount, n.ID, n.Owner, micros(t.Expires, true), rec, 1-swept, -freed); err != nil {
+				return fmt.Errorf("sqltasks: create: %w", err)
+			}
+		} else {
+			if _, err := tx.ExecContext(ctx, s.q.insert, n.ID, n.Owner, micros(t.Expires, true), rec); err != nil {
+				return fmt.Errorf("sqltasks: create: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, s.q.addCounts, 1-swept, -freed); err != nil {
+				return fmt.Errorf("sqltasks: count: %w", err)
+			}
 		}
 		created = t
 		return nil
@@ -348,8 +409,40 @@ func (s *Store) change(ctx context.Context, id string, counted bool, step func(t
 	return out, nil
 }
 
-// Get implements taskstore.Store.
+// Get implements taskstore.Store. It reads the task with one statement,
+// outside a transaction and without a lock, since a poll changes nothing:
+// only a task whose lease has lapsed, which it reads again and writes
+// failed in a transaction as any change, costs more.
 func (s *Store) Get(ctx context.Context, id string) (*taskstore.Task, error) {
+	var rec []byte
+	var now time.Time
+	var err error
+	if s.now != nil {
+		now = s.now()
+		err = s.db.QueryRowContext(ctx, s.q.get, id).Scan(&rec)
+	} else {
+		var us int64
+		err = s.db.QueryRowContext(ctx, s.q.getClock, id).Scan(&rec, &us)
+		now = time.UnixMicro(us)
+	}
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, taskstore.ErrTaskNotFound
+	case err != nil:
+		return nil, fmt.Errorf("sqltasks: read %s: %w", id, err)
+	}
+	t, err := taskstore.UnmarshalRecord(rec)
+	if err != nil {
+		return nil, err
+	}
+	if !now.Before(t.Expires) {
+		return nil, taskstore.ErrTaskNotFound
+	}
+	if !taskstore.LapseAt(t.Clone(), now) {
+		return t, nil
+	}
+	// Lapsed as read: read again under the lock, where a renewal that
+	// committed meanwhile is seen, and write the lapse.
 	return s.change(ctx, id, false, func(t *taskstore.Task, _ int64, now time.Time) (bool, error) {
 		return taskstore.LapseAt(t, now), nil
 	})
