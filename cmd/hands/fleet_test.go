@@ -304,8 +304,15 @@ type fleetReply struct {
 	} `json:"error"`
 }
 
+// fleetResent counts the requests sent again after the connection failed
+// under them, which fleetScenario reports.
+var fleetResent atomic.Int64
+
 // send posts one request with the headers and _meta of 2026-07-28, and
-// reads the reply from a JSON body or an event stream.
+// reads the reply from a JSON body or an event stream. A request whose
+// connection failed before the whole reply arrived is sent again, up to
+// twice, and counted in fleetResent: on the loaded machine a reply is
+// now and then cut off (see fleetScenario).
 func (c fleetClient) send(ctx context.Context, endpoint, method string, params map[string]any) (fleetReply, error) {
 	caps := map[string]any{"extensions": map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}}
 	if c.plain {
@@ -319,30 +326,52 @@ func (c fleetClient) send(ctx context.Context, endpoint, method string, params m
 	if err != nil {
 		return fleetReply{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	name, _ := params["name"].(string)
+	if id, ok := params["taskId"].(string); ok {
+		name = id
+	}
+	var status int
+	var data []byte
+	for attempt := 0; ; attempt++ {
+		status, data, err = c.post(ctx, endpoint, method, name, body)
+		if err == nil || ctx.Err() != nil || attempt == 2 {
+			break
+		}
+		fleetResent.Add(1)
+	}
 	if err != nil {
 		return fleetReply{}, err
+	}
+	var r fleetReply
+	if err := json.Unmarshal(data, &r); err != nil {
+		return r, fmt.Errorf("%s: %d %q: %w", method, status, data, err)
+	}
+	return r, nil
+}
+
+// post sends one request and returns the JSON-RPC message of its reply,
+// from a JSON body or an event stream.
+func (c fleetClient) post(ctx context.Context, endpoint, method, name string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
 	req.Header.Set("Mcp-Method", method)
 	req.Header.Set("Authorization", "Bearer "+c.token)
-	name, _ := params["name"].(string)
-	if id, ok := params["taskId"].(string); ok {
-		name = id
-	}
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return fleetReply{}, err
+		return 0, nil, err
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return fleetReply{}, err
+		return 0, nil, err
 	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		var msg []byte
@@ -353,11 +382,7 @@ func (c fleetClient) send(ctx context.Context, endpoint, method string, params m
 		}
 		data = msg
 	}
-	var r fleetReply
-	if err := json.Unmarshal(data, &r); err != nil {
-		return r, fmt.Errorf("%s: %d %q: %w", method, resp.StatusCode, data, err)
-	}
-	return r, nil
+	return resp.StatusCode, data, nil
 }
 
 // fleetTask is a task as the extension writes it.
@@ -469,7 +494,11 @@ func TestFleet(t *testing.T) {
 //
 // It logs what it measured: the throughput of the tasks, the replicas'
 // memory, how long a stop took, and the time from the kill to the
-// failure.
+// failure. Under load, a reply is now and then cut off after its headers
+// (unexpected EOF at the client, "use of closed network connection" at
+// the proxy; seen with the servers in the test's process too, so not
+// this command's doing, and not understood yet): such a request is sent
+// again, and counted in the log.
 func fleetScenario(t *testing.T, bin, storeURL string) {
 	ctx := t.Context()
 	key := make([]byte, mcpserver.StateKeyBytes)
@@ -514,6 +543,12 @@ func fleetScenario(t *testing.T, bin, storeURL string) {
 		t.Fatalf("the relayed tools' taskSupport: hold %q, echo %q; want optional, as upstream", supports["hold"], supports["echo"])
 	}
 
+	fleetResent.Store(0)
+	t.Cleanup(func() {
+		if n := fleetResent.Load(); n > 0 {
+			t.Logf("%d requests were sent again after their connection failed before the whole reply arrived", n)
+		}
+	})
 	t.Run("replicas agree", func(t *testing.T) { fleetAgree(t, fleet, proxy, up, ada) })
 	t.Run("1000 tasks", func(t *testing.T) { fleetMany(t, fleet, proxy, tokens) })
 	t.Run("SIGTERM", func(t *testing.T) { fleetStop(t, fleet, up, ada) })
