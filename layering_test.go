@@ -179,3 +179,42 @@ func TestToolboxWeight(t *testing.T) {
 		}
 	}
 }
+
+// internalUpward are the only imports a package under the top-level
+// internal/ may make of a hands package outside internal/, each with the
+// reason it still imports downward.
+var internalUpward = map[string]string{
+	// taskstore is the standard library alone (TestTaskstoreLayering);
+	// mcptask, the tasks extension's wire, carries its Status and is
+	// imported by mcpserver and mcpclient, which both sit above it.
+	module + "/internal/mcptask " + module + "/taskstore": "taskstore's Status on the wire",
+}
+
+// TestInternalLayering keeps the helpers under internal/ at the bottom: they
+// import the standard library, modules outside hands and one another, never
+// a hands package above them, so that any package may use them without a
+// cycle waiting to happen. A program or helper that needs a package above
+// (a conformance client, say) lives under that package's own internal/.
+// An external test package (package x_test) is not counted: it is built
+// alone, above what it tests.
+func TestInternalLayering(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}}`, "./internal/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 10 {
+		t.Fatalf("go list listed %d packages under internal/, want the dozens there are", len(lines))
+	}
+	for _, line := range lines {
+		f := strings.Fields(line)
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, module+"/") || strings.HasPrefix(imp, module+"/internal/") {
+				continue
+			}
+			if _, ok := internalUpward[f[0]+" "+imp]; !ok {
+				t.Errorf("%s imports %s, which sits above internal/", f[0], imp)
+			}
+		}
+	}
+}

@@ -30,7 +30,7 @@ func TestConformance(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := filepath.Join(t.TempDir(), "conformanceclient")
-	build := exec.CommandContext(t.Context(), filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", client, "../internal/conformanceclient")
+	build := exec.CommandContext(t.Context(), filepath.Join(runtime.GOROOT(), "bin", "go"), "build", "-o", client, "./internal/conformanceclient")
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build conformanceclient: %v\n%s", err, out)
 	}

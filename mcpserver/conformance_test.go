@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hands-go/hands/internal/conformanceserver"
 	"github.com/hands-go/hands/internal/conformancetest"
 	"github.com/hands-go/hands/mcpserver"
+	"github.com/hands-go/hands/mcpserver/internal/conformanceserver"
 )
 
 // TestConformance runs the server scenarios of the official MCP

@@ -17,8 +17,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
 	"github.com/hands-go/hands/internal/htmlmd"
-	"github.com/hands-go/hands/internal/weburl"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox/internal/weburl"
 )
 
 // minOutputBytes is the smallest output limit: room for the note that

@@ -15,9 +15,9 @@ import (
 
 	"github.com/hands-go/hands/internal/htmlmd"
 	"github.com/hands-go/hands/internal/mediatype"
-	"github.com/hands-go/hands/internal/weburl"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox"
+	"github.com/hands-go/hands/toolbox/internal/weburl"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"golang.org/x/net/html/charset"
 )

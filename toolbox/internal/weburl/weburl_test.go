@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/hands-go/hands/internal/weburl"
 	"github.com/hands-go/hands/schema"
+	"github.com/hands-go/hands/toolbox/internal/weburl"
 )
 
 // TestCheck takes absolute http and https URLs with a host, and refuses
