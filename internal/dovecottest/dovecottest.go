@@ -33,6 +33,8 @@ import (
 
 	"github.com/emersion/go-imap/v2"
 	"github.com/emersion/go-imap/v2/imapclient"
+
+	"github.com/hands-go/hands/internal/testserver"
 )
 
 // User is the name of the server's one user.
@@ -135,10 +137,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	}
 	bin, ok := Binary()
 	if !ok {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("dovecot is not installed; .ci/run installs it (apt-get install dovecot-imapd)")
-		}
-		t.Skip("dovecot is not installed (apt-get install dovecot-imapd)")
+		testserver.Missing(t, "dovecot", "apt-get install dovecot-imapd")
 	}
 	dir := t.TempDir()
 	cur, err := user.Current()
@@ -156,7 +155,7 @@ func Start(t testing.TB, opts *Options) *Server {
 		CertFile: opts.CertFile, KeyFile: opts.KeyFile,
 		LoginUser: cur.Username, InternalUser: cur.Username,
 		MailUID: os.Getuid(), MailGID: os.Getgid(),
-		Port: freePort(t), Root: root,
+		Port: testserver.FreePort(t), Root: root,
 	}
 	if g, err := user.LookupGroupId(strconv.Itoa(os.Getgid())); err == nil {
 		data.InternalGroup = g.Name
@@ -164,7 +163,7 @@ func Start(t testing.TB, opts *Options) *Server {
 		t.Fatal(err)
 	}
 	if opts.CertFile != "" {
-		data.TLSPort = freePort(t)
+		data.TLSPort = testserver.FreePort(t)
 	}
 	mail := filepath.Join(dir, "mail")
 	for _, d := range []string{"run", "state", "mail", "home"} {
@@ -207,25 +206,9 @@ func Start(t testing.TB, opts *Options) *Server {
 	if err := os.WriteFile(confFile, conf.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(bin, "-F", "-c", confFile)
-	var out strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &out
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		// The master stops its children on SIGTERM; a SIGKILL would
-		// leave them running.
-		cmd.Process.Signal(syscall.SIGTERM)
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-	})
+	// The master stops its children on SIGTERM; a SIGKILL would leave them
+	// running.
+	p := testserver.Start(t, "dovecottest: dovecot", exec.Command(bin, "-F", "-c", confFile), syscall.SIGTERM, filepath.Join(dir, "dovecot.log"))
 	s := &Server{
 		Addr:     net.JoinHostPort("127.0.0.1", strconv.Itoa(data.Port)),
 		User:     User,
@@ -235,26 +218,7 @@ func Start(t testing.TB, opts *Options) *Server {
 	if data.TLSPort != 0 {
 		s.TLSAddr = net.JoinHostPort("127.0.0.1", strconv.Itoa(data.TLSPort))
 	}
-	logs := func() string {
-		l, _ := os.ReadFile(filepath.Join(dir, "dovecot.log"))
-		return out.String() + string(l)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		err := s.login()
-		if err == nil {
-			break
-		}
-		select {
-		case <-done:
-			t.Fatalf("dovecottest: dovecot exited: %s", logs())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dovecottest: dovecot did not let the user in within 30s (%v): %s", err, logs())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p.Wait(t, 30*time.Second, 50*time.Millisecond, s.login)
 	return s
 }
 
@@ -329,17 +293,6 @@ func (s *Server) Flags(t testing.TB, folder string, uid imap.UID) []imap.Flag {
 	}
 	c.Logout().Wait()
 	return msgs[0].Flags
-}
-
-// freePort returns a port of 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }
 
 // String describes the server for a test's log.

@@ -21,9 +21,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/hands-go/hands/internal/testserver"
 )
 
 // Version is the Mailpit that .ci/run installs; keep them in step.
@@ -75,12 +76,9 @@ func Start(t testing.TB, opts *Options) *Server {
 	}
 	bin, ok := Binary()
 	if !ok {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mailpit is not installed; .ci/run installs it (GOBIN=$HOME/.cache/hands/mailpit@%s go install github.com/axllent/mailpit@%[1]s)", Version)
-		}
-		t.Skipf("mailpit is not installed (GOBIN=$HOME/.cache/hands/mailpit@%s go install github.com/axllent/mailpit@%[1]s)", Version)
+		testserver.Missing(t, "mailpit", fmt.Sprintf("GOBIN=$HOME/.cache/hands/mailpit@%s go install github.com/axllent/mailpit@%[1]s", Version))
 	}
-	smtpPort, httpPort := freePort(t), freePort(t)
+	smtpPort, httpPort := testserver.FreePort(t), testserver.FreePort(t)
 	dir := t.TempDir()
 	args := []string{
 		"--smtp", "127.0.0.1:" + strconv.Itoa(smtpPort),
@@ -95,66 +93,32 @@ func Start(t testing.TB, opts *Options) *Server {
 		args = append(args, "--smtp-auth-accept-any", "--smtp-auth-allow-insecure")
 	}
 	args = append(args, opts.Args...)
-	cmd := exec.Command(bin, args...)
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-	})
+	p := testserver.Start(t, "mailpittest: mailpit", exec.Command(bin, args...), nil, "")
 	s := &Server{
 		SMTPAddr: net.JoinHostPort("127.0.0.1", strconv.Itoa(smtpPort)),
 		APIURL:   "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(httpPort)),
 	}
 	// Mailpit's first start on a machine migrates its database; a loaded
 	// CI box can take a while.
-	deadline := time.Now().Add(60 * time.Second)
-	for !s.ready() {
-		select {
-		case <-done:
-			t.Fatalf("mailpittest: mailpit exited: %s", log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("mailpittest: mailpit did not answer within 60s: %s", log.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	p.Wait(t, 60*time.Second, 50*time.Millisecond, s.ready)
 	return s
 }
 
-// ready reports whether both the API and the SMTP server answer.
-func (s *Server) ready() bool {
+// ready returns nil when both the API and the SMTP server answer.
+func (s *Server) ready() error {
 	resp, err := http.Get(s.APIURL + "/readyz")
 	if err != nil {
-		return false
+		return err
 	}
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return false
+		return fmt.Errorf("GET /readyz: %s", resp.Status)
 	}
 	c, err := net.DialTimeout("tcp", s.SMTPAddr, time.Second)
 	if err != nil {
-		return false
+		return err
 	}
-	c.Close()
-	return true
-}
-
-// freePort returns a port of 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return c.Close()
 }
 
 // String describes the server for a test's log.

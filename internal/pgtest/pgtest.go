@@ -21,6 +21,8 @@ import (
 	"strconv"
 	"syscall"
 	"testing"
+
+	"github.com/hands-go/hands/internal/testserver"
 )
 
 // A Server is a running PostgreSQL server.
@@ -53,21 +55,12 @@ func version(dir string) int {
 	return n
 }
 
-// Missing skips t, or fails it under CI=true, for want of what.
-func Missing(t testing.TB, what string) {
-	t.Helper()
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("%s is not installed; .ci/run installs it", what)
-	}
-	t.Skipf("%s is not installed (apt-get install %s)", what, what)
-}
-
 // Start starts a server for t and stops it when t ends.
 func Start(t testing.TB) *Server {
 	t.Helper()
 	bin := binDir()
 	if bin == "" {
-		Missing(t, "postgresql")
+		testserver.Missing(t, "postgresql", "apt-get install postgresql")
 	}
 	dir, err := os.MkdirTemp("", "pgtest-")
 	if err != nil {
@@ -110,7 +103,7 @@ func Start(t testing.TB) *Server {
 	}
 	data := filepath.Join(dir, "data")
 	run("initdb", "-D", data, "-U", "hands", "--pwfile", pwfile, "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8", "--locale=C")
-	port := freePort(t)
+	port := testserver.FreePort(t)
 	run("pg_ctl", "-D", data, "-l", filepath.Join(dir, "log"), "-w", "-t", "60", "start",
 		"-o", fmt.Sprintf("-h 127.0.0.1 -p %d -k %s -c fsync=off -c full_page_writes=off -c synchronous_commit=off", port, dir))
 	t.Cleanup(func() {
@@ -122,15 +115,4 @@ func Start(t testing.TB) *Server {
 	})
 	u := url.URL{Scheme: "postgres", User: url.UserPassword("hands", password), Host: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), Path: "/postgres", RawQuery: "sslmode=disable"}
 	return &Server{URL: u.String(), Password: password}
-}
-
-// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
 }

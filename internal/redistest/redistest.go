@@ -10,12 +10,13 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hands-go/hands/internal/testserver"
 )
 
 // A Server is a running Redis server.
@@ -34,54 +35,25 @@ func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not installed; .ci/run installs it")
-		}
-		t.Skip("redis-server is not installed (apt-get install redis-server)")
+		testserver.Missing(t, "redis-server", "apt-get install redis-server")
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
+	port := testserver.FreePort(t)
 	password := rand.Text()
 	dir := t.TempDir()
 	cmd := exec.Command(bin, "--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--requirepass", password, "--dir", dir, "--daemonize", "no", "--loglevel", "warning")
-	var log strings.Builder
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { cmd.Wait(); close(done) }()
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		<-done
-	})
+	p := testserver.Start(t, "redistest: redis-server", cmd, nil, "")
 	addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-	deadline := time.Now().Add(20 * time.Second)
-	for !ping(addr, password) {
-		select {
-		case <-done:
-			t.Fatalf("redistest: redis-server exited: %s", log.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redistest: redis-server did not answer within 20s: %s", log.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	p.Wait(t, 20*time.Second, 20*time.Millisecond, func() error { return ping(addr, password) })
 	u := url.URL{Scheme: "redis", User: url.UserPassword("", password), Host: addr, Path: "/0"}
 	return &Server{URL: u.String(), Addr: addr, Password: password}
 }
 
-// ping reports whether the server at addr answers an authenticated PING.
-func ping(addr, password string) bool {
+// ping returns nil if the server at addr answers an authenticated PING.
+func ping(addr, password string) error {
 	c, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
-		return false
+		return err
 	}
 	defer c.Close()
 	c.SetDeadline(time.Now().Add(time.Second))
@@ -89,5 +61,8 @@ func ping(addr, password string) bool {
 	r := bufio.NewReader(c)
 	a, _ := r.ReadString('\n')
 	b, _ := r.ReadString('\n')
-	return strings.HasPrefix(a, "+OK") && strings.HasPrefix(b, "+PONG")
+	if !strings.HasPrefix(a, "+OK") || !strings.HasPrefix(b, "+PONG") {
+		return fmt.Errorf("AUTH and PING answered %q, %q", a, b)
+	}
+	return nil
 }
