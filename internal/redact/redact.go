@@ -10,6 +10,9 @@
 // password, hides as much as it would have shown. The cost is that an '@'
 // later in the URL (in a query value, say) widens the hidden password to
 // it.
+//
+// [Secrets] hides known values, such as the API keys the tools send to
+// their backends, wherever they appear in a text.
 package redact
 
 import (
@@ -21,6 +24,27 @@ import (
 
 // Mask is what a credential is replaced with, as url.URL.Redacted does.
 const Mask = "xxxxx"
+
+// Hidden is what Secrets puts in place of a secret: words, so that a model
+// reading the text knows that something was taken out.
+const Hidden = "[redacted]"
+
+// Secrets returns text with every occurrence of each secret replaced by
+// Hidden, the longest secrets first, so that a secret that holds another
+// leaves no part of itself behind. An empty secret is skipped.
+func Secrets(text string, secrets ...string) string {
+	sorted := slices.SortedFunc(slices.Values(secrets), func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	var pairs []string
+	for _, s := range sorted {
+		if s != "" {
+			pairs = append(pairs, s, Hidden)
+		}
+	}
+	if len(pairs) == 0 {
+		return text
+	}
+	return strings.NewReplacer(pairs...).Replace(text)
+}
 
 // URL returns s with every credential replaced by Mask. It works on the
 // raw text, so a URL that does not parse is redacted too.

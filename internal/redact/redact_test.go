@@ -145,3 +145,26 @@ func FuzzURL(f *testing.F) {
 // inQuery writes a secret unescaped into a query value, but for '&', which
 // ends a value in every reading of a URL.
 func inQuery(s string) string { return strings.ReplaceAll(s, "&", "%26") }
+
+// TestSecrets hides every secret, a secret that holds another as well as
+// the other, whatever order they come in, and leaves the rest.
+func TestSecrets(t *testing.T) {
+	for _, tt := range []struct {
+		text    string
+		secrets []string
+		want    string
+	}{
+		{"key sk-123 refused", []string{"sk-123"}, "key [redacted] refused"},
+		{"sk-123 and sk-123", []string{"sk-123"}, "[redacted] and [redacted]"},
+		{"no key here", []string{"sk-123"}, "no key here"},
+		{"empty secrets leave the text", []string{"", ""}, "empty secrets leave the text"},
+		{"empty secrets leave the text", nil, "empty secrets leave the text"},
+		{"token abcd-efgh, prefix abcd", []string{"abcd", "abcd-efgh"}, "token [redacted], prefix [redacted]"},
+		{"token abcd-efgh, prefix abcd", []string{"abcd-efgh", "abcd"}, "token [redacted], prefix [redacted]"},
+		{"Bearer k1 and X-Key k2", []string{"k1", "k2"}, "Bearer [redacted] and X-Key [redacted]"},
+	} {
+		if got := Secrets(tt.text, tt.secrets...); got != tt.want {
+			t.Errorf("Secrets(%q, %q) = %q, want %q", tt.text, tt.secrets, got, tt.want)
+		}
+	}
+}

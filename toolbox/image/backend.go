@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
 	"sync"
+
+	"github.com/hands-go/hands/internal/redact"
 )
 
 // The backends' schemes. Each backend's SDK is in a package of its own,
@@ -153,18 +154,6 @@ func Open(rawURL string, getenv func(string) string) (*Backend, error) {
 	return b, nil
 }
 
-// hostPort is the endpoint as netguard trusts it.
-func (b *Backend) hostPort() string {
-	port := b.endpoint.Port()
-	if port == "" {
-		port = "443"
-		if b.endpoint.Scheme == "http" {
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(b.endpoint.Hostname(), port)
-}
-
 // fail turns an SDK's error into a *BackendError without the key.
 func (b *Backend) fail(err error) error {
 	if berr, ok := errors.AsType[*BackendError](err); ok {
@@ -195,9 +184,4 @@ func (b *Backend) fail(err error) error {
 }
 
 // redact removes the key from s.
-func (b *Backend) redact(s string) string {
-	if b.key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, b.key, "[redacted]")
-}
+func (b *Backend) redact(s string) string { return redact.Secrets(s, b.key) }

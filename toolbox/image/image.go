@@ -142,7 +142,7 @@ func Generate(backend *Backend, opts *Options) *tool.Tool[Args, []tool.Part] {
 		g.maxCount = 1
 	}
 	g.maxCount = min(g.maxCount, MaxCountLimit)
-	guard, err := opts.Guard.Trust(backend.hostPort())
+	guard, err := opts.Guard.Trust(netguard.Endpoint(backend.endpoint))
 	if err != nil {
 		panic("image.Generate: " + err.Error())
 	}

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"syscall"
 	"time"
@@ -203,6 +204,25 @@ func (g *Guard) Trust(endpoint string) (*Guard, error) {
 		return nil, err
 	}
 	return c, nil
+}
+
+// Endpoint returns the endpoint Trust takes for the URL u: its host and
+// port, with the port of its scheme made explicit when u names none (80
+// for http, 443 for https). A URL of another scheme without a port gives
+// its host alone, which Trust refuses for want of a port.
+func Endpoint(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		switch u.Scheme {
+		case "http":
+			port = "80"
+		case "https":
+			port = "443"
+		default:
+			return u.Host
+		}
+	}
+	return net.JoinHostPort(u.Hostname(), port)
 }
 
 // AllowsPrivate reports whether the guard is off.

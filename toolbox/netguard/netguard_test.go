@@ -135,6 +135,38 @@ func TestTrustConfiguredBackend(t *testing.T) {
 	}
 }
 
+// TestEndpoint makes a URL's port explicit as Trust wants it, and Trust
+// takes what it returns.
+func TestEndpoint(t *testing.T) {
+	for _, tt := range []struct{ url, want string }{
+		{"https://api.example.com/v1/search", "api.example.com:443"},
+		{"http://api.example.com/v1", "api.example.com:80"},
+		{"https://api.example.com:8443/", "api.example.com:8443"},
+		{"http://10.0.0.5:8888/search", "10.0.0.5:8888"},
+		{"https://[2001:db8::1]/", "[2001:db8::1]:443"},
+		{"http://[::1]:8080/", "[::1]:8080"},
+	} {
+		u, err := url.Parse(tt.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := netguard.Endpoint(u)
+		if got != tt.want {
+			t.Errorf("Endpoint(%s) = %q, want %q", tt.url, got, tt.want)
+		}
+		if _, err := (*netguard.Guard)(nil).Trust(got); err != nil {
+			t.Errorf("Trust(Endpoint(%s)): %v", tt.url, err)
+		}
+	}
+	u, _ := url.Parse("ftp://files.example.com/")
+	if got := netguard.Endpoint(u); got != "files.example.com" {
+		t.Errorf("Endpoint(%s) = %q, want the host alone", u, got)
+	}
+	if _, err := (*netguard.Guard)(nil).Trust(netguard.Endpoint(u)); err == nil {
+		t.Errorf("Trust(Endpoint(%s)) took an endpoint without a port", u)
+	}
+}
+
 // TestAllowPrivate turns the guard off, and leaves nothing else changed.
 func TestAllowPrivate(t *testing.T) {
 	s := newServer(t)

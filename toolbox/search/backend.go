@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"strings"
@@ -52,19 +51,6 @@ func (b *Backend) Endpoint() string { return b.endpoint.Redacted() }
 
 // String returns the backend's name and endpoint, never its key.
 func (b *Backend) String() string { return b.name + " at " + b.Endpoint() }
-
-// hostPort is the endpoint as netguard trusts it: host and port, the
-// scheme's port made explicit.
-func (b *Backend) hostPort() string {
-	port := b.endpoint.Port()
-	if port == "" {
-		port = "443"
-		if b.endpoint.Scheme == "http" {
-			port = "80"
-		}
-	}
-	return net.JoinHostPort(b.endpoint.Hostname(), port)
-}
 
 // Open returns the backend a URL names, as HANDS_SEARCH holds it:
 //

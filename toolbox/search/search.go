@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/hands-go/hands/internal/redact"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox/netguard"
 )
@@ -169,7 +170,7 @@ func WebSearch(backend *Backend, opts *Options) *tool.Tool[Args, *Results] {
 	if s.maxBody <= 0 {
 		s.maxBody = DefaultMaxBodyBytes
 	}
-	guard, err := opts.Guard.Trust(backend.hostPort())
+	guard, err := opts.Guard.Trust(netguard.Endpoint(backend.endpoint))
 	if err != nil {
 		panic("search.WebSearch: " + err.Error()) // Open checked the endpoint
 	}
@@ -470,12 +471,7 @@ func (s *searcher) message(body []byte) string {
 }
 
 // redact removes the key from s.
-func (s *searcher) redact(text string) string {
-	if s.backend.key == "" {
-		return text
-	}
-	return strings.ReplaceAll(text, s.backend.key, "[redacted]")
-}
+func (s *searcher) redact(text string) string { return redact.Secrets(text, s.backend.key) }
 
 // fail returns a *BackendError for the backend.
 func (s *searcher) fail(status int, kind error, detail string) *BackendError {

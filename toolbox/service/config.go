@@ -151,22 +151,6 @@ func parseBase(s string) (*url.URL, error) {
 	return &b, nil
 }
 
-// endpoint returns the host:port of u, the scheme's port made explicit.
-func endpoint(u *url.URL) string {
-	port := u.Port()
-	if port == "" {
-		port = "80"
-		if u.Scheme == "https" {
-			port = "443"
-		}
-	}
-	host := u.Hostname()
-	if strings.Contains(host, ":") {
-		return "[" + host + "]:" + port
-	}
-	return host + ":" + port
-}
-
 // reservedHeader reports whether a header is the client's to set, so that
 // neither an operation's header parameter nor a model may set it.
 func reservedHeader(h string) bool {

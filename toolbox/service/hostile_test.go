@@ -254,6 +254,31 @@ func TestCredentials(t *testing.T) {
 	}
 }
 
+// TestCredentialsWithinCredentials checks that a credential that holds
+// another is hidden whole, whichever the tool replaces first: the
+// headers come from a map, in no order.
+func TestCredentialsWithinCredentials(t *testing.T) {
+	f := newFakeAPI(t, itemsDoc)
+	f.answer = func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"uri":%q,"auth":%q,"key":%q}`, r.RequestURI, r.Header.Get("Authorization"), r.Header.Get("X-Api-Key"))
+	}
+	cfg := f.config()
+	cfg.Headers = map[string]string{"Authorization": "API_AUTH", "X-Api-Key": "API_KEY"}
+	env := map[string]string{"API_AUTH": "s3cret-token", "API_KEY": "s3cret"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for range 8 { // the map's order differs from one New to the next
+		ts := toolsOf(t, []service.Config{cfg}, &service.Options{LookupEnv: lookup})
+		res := ts.callAPI(t, "getItem", map[string]any{"path": map[string]any{"id": "1"}})
+		if res.IsError {
+			t.Fatal(res.Content)
+		}
+		if strings.Contains(res.Content, "s3cret") || strings.Contains(res.Content, "-token") {
+			t.Fatalf("the result shows a credential, or part of one:\n%s", res.Content)
+		}
+	}
+}
+
 // TestHostileDocuments checks the bounds on a document and its $refs.
 func TestHostileDocuments(t *testing.T) {
 	private := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

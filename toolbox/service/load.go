@@ -19,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi2conv"
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/hands-go/hands/internal/jsondepth"
+	"github.com/hands-go/hands/toolbox/netguard"
 	"github.com/hands-go/hands/toolsearch"
 )
 
@@ -44,7 +45,7 @@ type service struct {
 	base    *url.URL
 	client  *http.Client
 	headers http.Header // the configured headers, values from the environment
-	secrets []string    // their values, redacted from what the tools return
+	secrets []string    // their values of 4 bytes or more, redacted from what the tools return
 
 	mu     sync.Mutex // held while loading
 	loaded *loaded    // nil until the document loads
@@ -262,7 +263,7 @@ func (r *refReader) readRef(u *url.URL) ([]byte, error) {
 
 // sameOrigin reports whether a and b have the same scheme, host and port.
 func sameOrigin(a, b *url.URL) bool {
-	return a.Scheme == b.Scheme && strings.EqualFold(a.Hostname(), b.Hostname()) && endpoint(a) == endpoint(b)
+	return a.Scheme == b.Scheme && strings.EqualFold(a.Hostname(), b.Hostname()) && netguard.Endpoint(a) == netguard.Endpoint(b)
 }
 
 // underBase reports whether an escaped path lies under the base's.

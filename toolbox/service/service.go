@@ -16,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/hands-go/hands/internal/editdist"
+	"github.com/hands-go/hands/internal/redact"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/hands-go/hands/toolbox/netguard"
@@ -136,9 +137,11 @@ func New(configs []Config, opts *Options) (*Services, error) {
 				return nil, fmt.Errorf("service %s: the environment variable %s holds a value that is not one line of header text", c.Name, env)
 			}
 			svc.headers.Set(h, v)
-			svc.secrets = append(svc.secrets, v)
+			if len(v) >= 4 { // a shorter value would take words of the text with it
+				svc.secrets = append(svc.secrets, v)
+			}
 		}
-		g, err := opts.Guard.Trust(endpoint(base))
+		g, err := opts.Guard.Trust(netguard.Endpoint(base))
 		if err != nil {
 			return nil, fmt.Errorf("service %s: %w", c.Name, err)
 		}
@@ -442,14 +445,7 @@ func cmpOr(a, b string) string {
 }
 
 // redact replaces the service's credentials in text.
-func (svc *service) redact(text string) string {
-	for _, v := range svc.secrets {
-		if len(v) >= 4 {
-			text = strings.ReplaceAll(text, v, "[redacted]")
-		}
-	}
-	return text
-}
+func (svc *service) redact(text string) string { return redact.Secrets(text, svc.secrets...) }
 
 // truncate cuts s to at most limit bytes, at a character boundary, with a
 // note within the limit.
