@@ -96,6 +96,45 @@
 // to the model's next turn, and any other JSON comes back with the same
 // meaning, compacted and with <, > and & escaped.
 //
+// # MCP tasks
+//
+// Tasks runs the calls of an MCP server's tasks (those of the tasks
+// extension, protocol version 2026-07-28) as Temporal activities, so that
+// a task outlives the replica that made it. Each replica's
+// mcpserver.Server has the Tasks as its mcpserver.TaskOptions.Runner,
+// shares a task store and a state key with the others, and runs a worker
+// of one task queue, on which Tasks.Register puts TaskWorkflowName and
+// TaskActivity:
+//
+//	tasks := durable.NewTasks(c, reg, nil)
+//	srv := mcpserver.New(reg, &mcpserver.Options{StateKey: key, Tasks: mcpserver.TaskOptions{Store: store, Runner: tasks}})
+//	w := worker.New(c, durable.DefaultTaskQueue, worker.Options{})
+//	tasks.Register(w, srv)
+//
+// A call that becomes a task starts a workflow (TaskWorkflowID of the
+// task; a second start is refused) whose one activity runs the call on
+// whichever replica's worker takes it (mcpserver.Server.RunTask): it
+// takes the task's lease over, renews it while the call runs, and writes
+// the call's progress and outcome to the store, where tasks/get on any
+// replica reads them. tasks/cancel on any replica cancels the workflow,
+// and the call stops at the activity's next heartbeat. Such a call cannot
+// ask its client (Elicit, Sample): the worker has no connection to it,
+// and the call is told so, in words the model reads.
+//
+// When the worker running a call is lost (killed, its machine gone),
+// Temporal learns of it when its heartbeats stop
+// (TaskOptions.HeartbeatTimeout, a third of the lease by default), and
+// runs the call again on another worker, which takes the lease over
+// before it lapses, only when the tool's annotations say that is safe:
+// a tool annotated
+// read-only or idempotent runs at least once, up to three attempts, and
+// the task completes with the result of the attempt that ends; any other
+// tool runs at most once, and its task fails as it would without
+// Temporal, when its lease lapses, with taskstore.LapsedMessage. The
+// heartbeat timeout, and Temporal's wait of a second before a retry, must
+// fall well within the lease (mcpserver.TaskOptions.Lease) for the retry
+// to take the task over.
+//
 // # Example
 //
 // The program in examples/approval runs against a local Temporal server: a

@@ -38,6 +38,13 @@ const (
 )
 
 func TestMain(m *testing.M) {
+	if os.Getenv(replicaDir) != "" {
+		if err := runReplica(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(workerHostPort) != "" {
 		if err := runWorker(); err != nil {
 			fmt.Fprintln(os.Stderr, err)

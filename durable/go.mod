@@ -3,7 +3,7 @@ module github.com/hands-go/hands/durable
 go 1.26.8
 
 require (
-	github.com/hands-go/hands v0.0.0-20261129040616-6be3de703c6f
+	github.com/hands-go/hands v0.0.0-20261129070931-37357511665e
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.47.0
@@ -21,6 +21,9 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/grpc-ecosystem/go-grpc-middleware/v2 v2.3.3 // indirect
 	github.com/grpc-ecosystem/grpc-gateway/v2 v2.30.0 // indirect
+	github.com/ncruces/go-sqlite3 v0.37.0 // indirect
+	github.com/ncruces/go-sqlite3-wasm/v6 v6.5.35401 // indirect
+	github.com/ncruces/julianday v1.0.0 // indirect
 	github.com/nexus-rpc/nexus-proto-annotations v0.1.0 // indirect
 	github.com/nexus-rpc/sdk-go v0.6.0 // indirect
 	github.com/robfig/cron v1.2.0 // indirect

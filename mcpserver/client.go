@@ -82,6 +82,9 @@ func versionOf(req *mcp.CallToolRequest) string {
 // capability ("sampling" or "elicitation") and the transport can carry a
 // request to it.
 func peerFrom(ctx context.Context, capability string) (*peer, error) {
+	if t := taskOf(ctx); t != nil && t.away {
+		return nil, errAway(capability)
+	}
 	req, ok := RequestFrom(ctx)
 	if !ok || req.Session == nil {
 		return nil, fmt.Errorf("%w: %s, in a call that did not come over MCP", ErrUnsupported, capability)

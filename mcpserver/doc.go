@@ -223,6 +223,16 @@
 // task parameter that the SDK's types drop; a session made directly on
 // the SDK server (MCP) sees task-augmented calls as plain ones.
 //
+// A server runs its tasks' calls itself, unless TaskOptions.Runner says
+// otherwise: a TaskRunner takes the calls of the extension's tasks
+// (2026-07-28), which its workers run with Server.RunTask on a server of
+// the same registry, store and state key, taking the task's lease over,
+// so that a call may outlive the replica that made its task. Package
+// durable's Tasks runs them as Temporal activities, run again on another
+// worker when theirs is lost, for the tools that are safe to run twice.
+// Such a call runs without its client's connection: it cannot ask the
+// client (Elicit, Sample), and says so.
+//
 // # The playground
 //
 // Playground returns a handler for a web page on which a developer tries

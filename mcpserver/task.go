@@ -114,6 +114,19 @@ type TaskOptions struct {
 	// the client asks for. Zero selects DefaultTaskResultWait; a negative
 	// value makes a task of each call at once.
 	ResultWait time.Duration
+	// Runner, if not nil, runs the calls of the tasks extension's tasks
+	// (protocol version 2026-07-28) in place of this server: each such
+	// task is created in Store and its call handed to Runner.Start, and a
+	// worker of the runner runs it (Server.RunTask), so that the call may
+	// outlive this server. Such a call becomes a task at once, whatever
+	// ResultWait, since its result is not this server's to wait for; it
+	// does not count against MaxTasks' bound on the calls this server
+	// runs (Store still bounds the tasks), Shutdown leaves it running,
+	// and it cannot ask its client (see RunTask). The calls of SEP-1686's
+	// tasks (before 2026-07-28), which are bound to a session of this
+	// server, and those that carry answers to an earlier round's requests
+	// run here as without a Runner. Nil runs every task's call here.
+	Runner TaskRunner
 }
 
 // DefaultTaskLease is how long the lease of a task's runner lasts when
@@ -149,8 +162,10 @@ type task struct {
 	ended  chan struct{} // closed once the task ended, as far as this server knows
 	end    func()        // closes ended, once
 	wake   chan struct{} // a change to write to the store, or answers to look for
+	away   bool          // run by RunTask for a TaskRunner, away from the client's connection
 
 	mu      sync.Mutex
+	lost    error                           // the store's word that the task ended otherwise, once write has seen it
 	message *string                         // progress not yet written
 	asked   int                             // request keys used
 	waiters map[string]chan json.RawMessage // by key: requests waiting for tasks/update
@@ -482,7 +497,10 @@ func (r *taskRunner) write(t *task, done <-chan struct{}) {
 		t.mu.Unlock()
 		got, err := r.store.Update(ctx, t.id, c)
 		switch {
-		case errors.Is(err, taskstore.ErrEnded), errors.Is(err, taskstore.ErrTaskNotFound), errors.Is(err, taskstore.ErrLeaseLost):
+		case taskEnded(err):
+			t.mu.Lock()
+			t.lost = err
+			t.mu.Unlock()
 			t.end()
 			t.cancel()
 			return
@@ -619,7 +637,7 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 			owner := extensionCaller(ctx, call.GetExtra(), call.Session)
-			if support == tool.TaskOptional && s.tasks.opts.ResultWait > 0 {
+			if support == tool.TaskOptional && s.tasks.opts.ResultWait > 0 && !s.tasks.handsOver(call) {
 				// The server decides (see callOrTask): a call that ends
 				// soon is answered plainly.
 				return s.callOrTask(ctx, next, call, owner)
@@ -689,6 +707,9 @@ func (s *Server) taskCaller(ctx context.Context, method string, req mcp.Request)
 // with the task.
 func (s *Server) startTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, owner string, ext bool, ttl time.Duration) (mcp.Result, error) {
 	r := s.tasks
+	if ext && r.handsOver(call) {
+		return s.handOver(ctx, call, owner, ttl)
+	}
 	// The call outlives its request, and ends with its task: cancelled,
 	// expired, its session ended (SEP-1686), or its lease lost.
 	run, cancel := context.WithCancel(unrelated{context.WithoutCancel(ctx)})
@@ -817,8 +838,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// finish writes the outcome of a task's call to the store.
-func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error) {
+// finish writes the outcome of a task's call to the store, and returns
+// the error of its last write.
+func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error) error {
 	defer t.end()
 	ctx := context.Background()
 	// The last progress first, so that a reader of the outcome sees it.
@@ -828,22 +850,21 @@ func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error)
 	if msg != nil {
 		r.store.Update(ctx, t.id, taskstore.Change{Message: msg})
 	}
-	fail := func(err error) {
+	fail := func(err error) error {
 		werr, ok := errors.AsType[*jsonrpc.Error](err)
 		if !ok {
 			werr = &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: err.Error()}
 		}
 		data, _ := json.Marshal(werr)
-		r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Failed, Message: werr.Message, Error: data}, r.lim)
+		_, err = r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Failed, Message: werr.Message, Error: data}, r.lim)
+		return err
 	}
 	if callErr != nil {
-		fail(callErr)
-		return
+		return fail(callErr)
 	}
 	result, _ := res.(*mcp.CallToolResult)
 	if result == nil {
-		fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call answered no result"})
-		return
+		return fail(&jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the call answered no result"})
 	}
 	related := map[string]any{"taskId": t.handle}
 	if !t.ext {
@@ -854,13 +875,12 @@ func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error)
 	}
 	data, err := json.Marshal(result)
 	if err != nil {
-		fail(err)
-		return
+		return fail(err)
 	}
 	_, err = r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Completed, Result: data}, r.lim)
 	le, ok := errors.AsType[*taskstore.LimitError](err)
 	if !ok {
-		return // finished, or the task ended first: nothing held
+		return err // finished, or the task ended first: nothing held
 	}
 	msgText := fmt.Sprintf("the result of the tool %q is %d bytes, over the limit of %d bytes a task holds", name, len(data), le.Max)
 	if le.Limit == taskstore.LimitHeldBytes {
@@ -872,7 +892,8 @@ func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error)
 	}
 	data, _ = json.Marshal(small)
 	// Small, and held as any other until the task expires.
-	r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Completed, Result: data}, taskstore.Limits{})
+	_, err = r.store.Finish(ctx, t.id, taskstore.Outcome{Status: taskstore.Completed, Result: data}, taskstore.Limits{})
+	return err
 }
 
 // created returns the result of a call that created a task.
@@ -1078,11 +1099,18 @@ func (s *Server) addTaskMethods() {
 		r.mu.Lock()
 		t := r.local[st.ID]
 		r.mu.Unlock()
-		if t != nil && err == nil {
+		switch {
+		case t != nil && err == nil:
 			// The task runs here: its call ends now, not at its writer's
 			// next renewal.
 			t.end()
 			t.cancel()
+		case err == nil && r.opts.Runner != nil:
+			// Its call may run on the runner's worker, which learns of it
+			// at its next renewal; the runner may tell it sooner.
+			if err := r.opts.Runner.Cancel(ctx, st.ID); err != nil {
+				s.logger.WarnContext(ctx, "mcpserver: the task runner did not cancel a task's call", "tool", st.Tool, "err", err)
+			}
 		}
 		if c.ext {
 			return &mcptask.RawResult{JSON: json.RawMessage(`{"resultType":"complete"}`)}, nil

@@ -38,7 +38,10 @@
 // with LapsedMessage and LapsedError, and the runner's later Update and
 // Finish report ErrLeaseLost. Nobody takes a lapsed task over: its call's
 // effects are unknown, and the model that started it is told to call the
-// tool again.
+// tool again. A task whose lease still runs may change hands: the store
+// does not know who renews a lease, and a runner elsewhere (a workflow
+// engine's worker: mcpserver's TaskOptions.Runner) takes a task over by
+// renewing its lease in time.
 //
 // # Bounds
 //
