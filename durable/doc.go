@@ -135,6 +135,38 @@
 // fall well within the lease (mcpserver.TaskOptions.Lease) for the retry
 // to take the task over.
 //
+// # Tracing
+//
+// A run is traced with OpenTelemetry by two settings, both given the
+// program's TracerProvider. Tracing returns Temporal's OpenTelemetry
+// interceptor, to put in the client.Options.Interceptors of the client
+// that starts runs and of the client the workers are made from (a worker
+// uses its client's interceptors): it carries the W3C trace context in
+// Temporal's headers from the caller's span to the workflow and from the
+// workflow to each activity, and makes a span of each hop. The Agent's
+// Options.TracerProvider traces what the activities do, with otelhands:
+// each turn's model call is a chat span and each tool call an
+// execute_tool span, children of the activity's span. So a run started
+// in a span, as by a tool of an agent.Run traced by otelhands, is one
+// trace:
+//
+//	execute_tool delegate                   the caller's span
+//	└─ StartWorkflow:hands.Run              the client's
+//	   └─ RunWorkflow:hands.Run             the worker's
+//	      ├─ StartActivity:hands.TurnFrom
+//	      │  └─ RunActivity:hands.TurnFrom
+//	      │     └─ chat
+//	      └─ StartActivity:hands.Call
+//	         └─ RunActivity:hands.Call
+//	            └─ execute_tool read        and on, to an MCP server the
+//	                                        tool calls (SEP-414)
+//
+// Without the interceptor each turn and each call is a trace of its own;
+// without Options.TracerProvider the activities' spans are Temporal's
+// alone. Neither is set by default. A registry that traces its own calls
+// (otelhands.Tools) needs no Options.TracerProvider, and with it would
+// give each call two spans.
+//
 // # Example
 //
 // The program in examples/approval runs against a local Temporal server: a

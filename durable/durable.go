@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/worker"
@@ -140,6 +141,16 @@ type Options struct {
 	// ModelRetry is the retry policy of a failed turn; nil selects
 	// Temporal's default (retry with backoff, without limit).
 	ModelRetry *temporal.RetryPolicy
+	// TracerProvider, when set, traces the run's activities with
+	// otelhands: each turn's model call is a chat span, and each tool
+	// call an execute_tool span, in the context of the activity that
+	// runs it. Their metrics go to the global MeterProvider. With
+	// Tracing's interceptor on the worker's client, that context holds
+	// the activity's span, in the trace of the caller that started the
+	// run; without it, each turn and each call is a trace of its own.
+	// A registry that already traces its calls (otelhands.Tools) would
+	// give each call two spans. Nil traces nothing.
+	TracerProvider trace.TracerProvider
 }
 
 // An Agent runs hands' agent loop on Temporal: Register puts its workflow
@@ -148,7 +159,8 @@ type Agent struct {
 	model     agent.Model
 	reg       *tool.Registry
 	opts      Options
-	histories historyCache // of the runs whose turns this worker ran last
+	traced    agent.Middleware // otelhands', when opts.TracerProvider is set
+	histories historyCache     // of the runs whose turns this worker ran last
 }
 
 // New returns an Agent that asks model and runs the tools of reg. A nil
@@ -161,6 +173,7 @@ func New(model agent.Model, reg *tool.Registry, opts *Options) *Agent {
 	if opts != nil {
 		a.opts = *opts
 	}
+	a.traced = traced(a)
 	return a
 }
 
@@ -259,8 +272,12 @@ func (a *Agent) Turn(ctx context.Context, in TurnInput) (TurnOutput, error) {
 	if err != nil {
 		return TurnOutput{}, err
 	}
+	model := a.model
+	if a.traced.Model != nil {
+		model = a.traced.Model(model)
+	}
 	var resp *agent.Response
-	for chunk, err := range agent.Chunks(ctx, a.model, agent.NewRequestFor(ctx, a.model, a.reg, a.opts.System, history)) {
+	for chunk, err := range agent.Chunks(ctx, model, agent.NewRequestFor(ctx, a.model, a.reg, a.opts.System, history)) {
 		if err != nil {
 			return TurnOutput{}, fmt.Errorf("durable: turn %d: %w", in.Turn, err)
 		}
@@ -316,9 +333,13 @@ func (a *Agent) Call(ctx context.Context, in CallInput) (agent.Message, error) {
 	if len(in.Answers) > 0 {
 		ctx = tool.WithAnswers(ctx, in.Call.ID, in.Answers)
 	}
+	h := agent.CallHandler(a.model, a.reg)
+	if a.traced.Tool != nil {
+		h = a.traced.Tool(h)
+	}
 	// Drain answers when the activity's context ends, even if the handler
 	// ignores it, so a handler cannot hold the activity past its timeout.
-	res := tool.Drain(ctx, agent.CallHandler(a.model, a.reg), tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}, func(v any) bool {
+	res := tool.Drain(ctx, h, tool.Call{ID: in.Call.ID, Name: in.Call.Name, Args: in.Call.Args}, func(v any) bool {
 		activity.RecordHeartbeat(ctx, progressDetail(v))
 		return true
 	})

@@ -79,7 +79,7 @@ func TestHistoryGrowsLinearly(t *testing.T) {
 		}
 		lengths = append(lengths, n)
 	}
-	c := devtest.Start(t).Dial(t)
+	c := devtest.Shared(t).Dial(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Minute)
 	defer cancel()
 	perTurn := make([]float64, len(lengths))
@@ -126,7 +126,7 @@ func TestTurnOnAnotherWorker(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a Temporal server")
 	}
-	c := devtest.Start(t).Dial(t)
+	c := devtest.Shared(t).Dial(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	turns := []agent.Response{

@@ -1,23 +1,19 @@
 package main
 
 import (
-	"compress/gzip"
 	"context"
-	"encoding/hex"
 	"fmt"
-	"io"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/hands-go/hands/agent"
 	"github.com/hands-go/hands/agent/agenttest"
 	"github.com/hands-go/hands/internal/otelexport"
+	"github.com/hands-go/hands/internal/otlptest"
 	"github.com/hands-go/hands/mcpclient"
 	"github.com/hands-go/hands/mcpserver"
 	"github.com/hands-go/hands/otelhands"
@@ -26,9 +22,7 @@ import (
 	sdkresource "go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestTracedUpstreamServer is not a test: run as a process by
@@ -61,77 +55,6 @@ func TestTracedUpstreamServer(t *testing.T) {
 	os.Exit(0)
 }
 
-// A receivedSpan is a span an OTLP receiver was sent, and the service
-// that sent it.
-type receivedSpan struct {
-	service, name     string
-	trace, id, parent string // hex
-	kind              tracepb.Span_SpanKind
-}
-
-// otlpReceiver is an OTLP/HTTP trace receiver: it decodes each export
-// request with the collector's protobuf types and keeps its spans.
-type otlpReceiver struct {
-	mu    sync.Mutex
-	spans []receivedSpan
-}
-
-func (o *otlpReceiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.URL.Path != "/v1/traces" || r.Method != http.MethodPost {
-		http.NotFound(w, r)
-		return
-	}
-	var body io.Reader = r.Body
-	if r.Header.Get("Content-Encoding") == "gzip" {
-		z, err := gzip.NewReader(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		body = z
-	}
-	data, err := io.ReadAll(body)
-	var req coltracepb.ExportTraceServiceRequest
-	if err == nil {
-		err = proto.Unmarshal(data, &req)
-	}
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusBadRequest)
-		return
-	}
-	o.mu.Lock()
-	for _, rs := range req.ResourceSpans {
-		service := ""
-		for _, a := range rs.GetResource().GetAttributes() {
-			if a.Key == string(semconv.ServiceNameKey) {
-				service = a.GetValue().GetStringValue()
-			}
-		}
-		for _, ss := range rs.ScopeSpans {
-			for _, s := range ss.Spans {
-				o.spans = append(o.spans, receivedSpan{service: service, name: s.Name, kind: s.Kind,
-					trace: hex.EncodeToString(s.TraceId), id: hex.EncodeToString(s.SpanId), parent: hex.EncodeToString(s.ParentSpanId)})
-			}
-		}
-	}
-	o.mu.Unlock()
-	out, _ := proto.Marshal(&coltracepb.ExportTraceServiceResponse{})
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	w.Write(out)
-}
-
-// find returns the span of service named name, once it has arrived.
-func (o *otlpReceiver) find(service, name string) (receivedSpan, bool) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	for _, s := range o.spans {
-		if s.service == service && s.name == name {
-			return s, true
-		}
-	}
-	return receivedSpan{}, false
-}
-
 // TestTraceAcrossGateway runs an agent whose tool is served by hands
 // serve --upstream from an upstream server process, every one of them
 // exporting its spans over OTLP/HTTP to one receiver on 127.0.0.1: the
@@ -144,7 +67,7 @@ func TestTraceAcrossGateway(t *testing.T) {
 		t.Fatal(err)
 	}
 	inTempDir(t)
-	recv := &otlpReceiver{}
+	recv := &otlptest.Receiver{}
 	collector := httptest.NewServer(recv)
 	defer collector.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
@@ -204,33 +127,31 @@ func TestTraceAcrossGateway(t *testing.T) {
 		{"upstream", "tools/call shout"},
 	}
 	deadline := time.Now().Add(time.Minute) // the upstream process exports as it exits
-	var spans []receivedSpan
+	var spans []otlptest.Span
 	for _, hop := range chain {
-		s, ok := recv.find(hop.service, hop.name)
-		for ; !ok && time.Now().Before(deadline); s, ok = recv.find(hop.service, hop.name) {
+		s, ok := recv.Find(hop.service, hop.name)
+		for ; !ok && time.Now().Before(deadline); s, ok = recv.Find(hop.service, hop.name) {
 			time.Sleep(20 * time.Millisecond)
 		}
 		if !ok {
-			recv.mu.Lock()
-			t.Fatalf("the receiver has no span %q of %s; it has %+v", hop.name, hop.service, recv.spans)
-			recv.mu.Unlock()
+			t.Fatalf("the receiver has no span %q of %s; it has %v", hop.name, hop.service, recv.Spans())
 		}
 		spans = append(spans, s)
 	}
 	for i, s := range spans {
-		if s.trace != spans[0].trace {
-			t.Errorf("%s's span %q is in trace %s, want the run's %s", s.service, s.name, s.trace, spans[0].trace)
+		if s.Trace != spans[0].Trace {
+			t.Errorf("%s's span %q is in trace %s, want the run's %s", s.Service, s.Name, s.Trace, spans[0].Trace)
 		}
-		if i > 0 && s.parent != spans[i-1].id {
-			t.Errorf("%s's span %q has parent %s, want %s's %q, %s", s.service, s.name, s.parent, spans[i-1].service, spans[i-1].name, spans[i-1].id)
+		if i > 0 && s.Parent != spans[i-1].ID {
+			t.Errorf("%s's span %q has parent %s, want %s's %q, %s", s.Service, s.Name, s.Parent, spans[i-1].Service, spans[i-1].Name, spans[i-1].ID)
 		}
 	}
-	if spans[0].parent != "" {
-		t.Errorf("the run's span has a parent, %s", spans[0].parent)
+	if spans[0].Parent != "" {
+		t.Errorf("the run's span has a parent, %s", spans[0].Parent)
 	}
 	for _, s := range spans[2:] {
-		if s.kind != tracepb.Span_SPAN_KIND_SERVER {
-			t.Errorf("%s's span %q is of kind %v, want server", s.service, s.name, s.kind)
+		if s.Kind != tracepb.Span_SPAN_KIND_SERVER {
+			t.Errorf("%s's span %q is of kind %v, want server", s.Service, s.Name, s.Kind)
 		}
 	}
 }

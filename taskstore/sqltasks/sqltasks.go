@@ -15,6 +15,11 @@
 // lock for three statements: creations across replicas queue on it). A poll
 // (Get) is one statement, without a transaction or a lock, unless the
 // task's lease has lapsed, which it then writes as a change.
+// What one call reads does not grow with the tasks held: the counts over
+// all come from their row, the expired tasks and a task by its ID from
+// the indexes, and Create counts an owner's tasks only when
+// Limits.MaxOwnerTasks bounds them, never those of the owner "", who may
+// hold every task.
 //
 // The store reads time from PostgreSQL's clock (clock_timestamp), so
 // replicas whose clocks differ agree on leases and expiry; SQLite, on one
@@ -133,11 +138,14 @@ func New(ctx context.Context, db *sql.DB, opts *Options) (*Store, error) {
 	if s.dialect == Postgres {
 		// A data-modifying WITH: the main query reads the table as it was
 		// before the DELETE, and the rows it counts are not expired, so
-		// not among those deleted.
+		// not among those deleted. The owner's tasks are counted only
+		// when a bound applies to them (the first argument of the count):
+		// the owner "" is not bounded and may hold every task, which
+		// counting would read on every Create.
 		s.q.sweepCheck = "WITH gone AS (DELETE FROM " + table + " WHERE expires <= ? RETURNING held) " +
 			"SELECT (SELECT count(*) FROM gone), (SELECT CAST(COALESCE(sum(held), 0) AS BIGINT) FROM gone), " +
 			"EXISTS (SELECT 1 FROM " + table + " WHERE id = ? AND expires > ?), " +
-			"(SELECT count(*) FROM " + table + " WHERE owner = ? AND expires > ?)"
+			"(SELECT count(*) FROM " + table + " WHERE ? AND owner = ? AND expires > ?)"
 		s.q.insertCount = "WITH added AS (INSERT INTO " + table + " (id, owner, expires, held, version, record) VALUES (?, ?, ?, 0, 1, ?) RETURNING 1) " +
 			"UPDATE " + counts + " SET tasks = tasks + ?, held = held + ? WHERE id = 1 AND EXISTS (SELECT 1 FROM added)"
 		for _, p := range []*string{&s.q.sweepCheck, &s.q.insertCount, &s.q.lockTask, &s.q.lockCounts, &s.q.sweep, &s.q.countOwner, &s.q.exist, &s.q.insert, &s.q.update, &s.q.addCounts, &s.q.list, &s.q.get, &s.q.getClock} {
@@ -273,7 +281,7 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 		var swept, freed, owned int64
 		var exists bool
 		if s.dialect == Postgres {
-			if err := tx.QueryRowContext(ctx, s.q.sweepCheck, us, n.ID, us, n.Owner, us).Scan(&swept, &freed, &exists, &owned); err != nil {
+			if err := tx.QueryRowContext(ctx, s.q.sweepCheck, s.sweepCheckArgs(n, lim, us)...).Scan(&swept, &freed, &exists, &owned); err != nil {
 				return fmt.Errorf("sqltasks: create: %w", err)
 			}
 		} else {
@@ -288,7 +296,7 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 			case !errors.Is(err, sql.ErrNoRows):
 				return fmt.Errorf("sqltasks: create: %w", err)
 			}
-			if !exists && n.Owner != "" && lim.MaxOwnerTasks > 0 {
+			if !exists && ownerBounded(n, lim) {
 				if err := tx.QueryRowContext(ctx, s.q.countOwner, n.Owner, us).Scan(&owned); err != nil {
 					return fmt.Errorf("sqltasks: count the owner's tasks: %w", err)
 				}
@@ -300,7 +308,7 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 			return taskstore.ErrExists
 		case lim.MaxTasks > 0 && tasks >= int64(lim.MaxTasks):
 			return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitTasks, Max: int64(lim.MaxTasks)}
-		case n.Owner != "" && lim.MaxOwnerTasks > 0 && owned >= int64(lim.MaxOwnerTasks):
+		case ownerBounded(n, lim) && owned >= int64(lim.MaxOwnerTasks):
 			return &taskstore.LimitError{Err: taskstore.ErrLimit, Limit: taskstore.LimitOwnerTasks, Max: int64(lim.MaxOwnerTasks)}
 		}
 		t := taskstore.NewTask(n, now)
@@ -324,6 +332,18 @@ func (s *Store) Create(ctx context.Context, n taskstore.New, lim taskstore.Limit
 		return nil
 	})
 	return created, err
+}
+
+// ownerBounded reports whether Create checks the tasks of n's owner
+// against a bound: Limits.MaxOwnerTasks bounds every owner but "".
+func ownerBounded(n taskstore.New, lim taskstore.Limits) bool {
+	return n.Owner != "" && lim.MaxOwnerTasks > 0
+}
+
+// sweepCheckArgs returns the arguments of the statement with which
+// Create sweeps and checks on PostgreSQL, at now in microseconds.
+func (s *Store) sweepCheckArgs(n taskstore.New, lim taskstore.Limits, us int64) []any {
+	return []any{us, n.ID, us, ownerBounded(n, lim), n.Owner, us}
 }
 
 // sweep removes the tasks expired at now, and returns how many, and the

@@ -1,7 +1,8 @@
 // Package devtest starts the Temporal server of durable's tests: the
 // program of the module in ../devserver, built once per version of its
 // sources and kept in the user's cache directory, run as a process of its
-// own for the test that asks for it.
+// own for the test that asks for it (Start), or for all the tests of a
+// test binary that ask for it (Shared).
 package devtest
 
 import (
@@ -9,12 +10,15 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +46,63 @@ func Start(t testing.TB) Server {
 	if os.Getenv("CI") == "true" {
 		fail = t.Fatalf
 	}
-	bin := Build(t)
+	s, stop, err := start(t)
+	if err != nil {
+		fail("%v", err)
+	}
+	t.Cleanup(func() {
+		if err := stop(); err != nil {
+			t.Error(err)
+		}
+	})
+	return s
+}
+
+// shared is the server Shared started, and how to stop it, or why it
+// could not start.
+var shared struct {
+	once sync.Once
+	s    Server
+	stop func() error
+	err  error
+}
+
+// Shared is Start for the tests of one test binary that run their
+// workers in the test's process: the first test that calls it starts the
+// server, and the later ones get the same, so that a package's tests
+// start one server between them. TestMain stops it after the tests
+// (StopShared); it stops anyway when the test binary exits, which closes
+// its standard input. Tests that share it tell their runs apart by task
+// queue and workflow ID. A server that cannot be built or started skips
+// each test that asks for it, except under CI=true, where it fails them.
+func Shared(t testing.TB) Server {
+	t.Helper()
+	shared.once.Do(func() { shared.s, shared.stop, shared.err = start(t) })
+	if shared.err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v", shared.err)
+		}
+		t.Skipf("%v", shared.err)
+	}
+	return shared.s
+}
+
+// StopShared stops the server Shared started, if it did, and waits for
+// it to exit.
+func StopShared() error {
+	if shared.stop == nil {
+		return nil
+	}
+	return shared.stop()
+}
+
+// start builds the server if need be and starts it; stop closes its
+// standard input and waits for it to exit.
+func start(t testing.TB) (s Server, stop func() error, err error) {
+	bin, err := build(t)
+	if err != nil {
+		return Server{}, nil, fmt.Errorf("building the Temporal server: %w", err)
+	}
 
 	// A port of the system's choosing, and the server's own namespace,
 	// which needs no registration. The server stops when its standard
@@ -51,27 +111,28 @@ func Start(t testing.TB) Server {
 	cmd := exec.Command(bin, "-addr=", "-namespace=", "-exit-with-stdin")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		t.Fatal(err)
+		return Server{}, nil, err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		t.Fatal(err)
+		return Server{}, nil, err
 	}
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
-		fail("starting the Temporal server: %v", err)
+		return Server{}, nil, fmt.Errorf("starting the Temporal server: %w", err)
 	}
 	stopped := make(chan error, 1)
-	t.Cleanup(func() {
+	stop = func() error {
 		stdin.Close()
 		select {
 		case <-stopped:
+			return nil
 		case <-time.After(30 * time.Second):
-			t.Errorf("the Temporal server did not stop within 30s of its standard input closing")
 			cmd.Process.Kill()
 			<-stopped
+			return errors.New("the Temporal server did not stop within 30s of its standard input closing")
 		}
-	})
+	}
 
 	line := make(chan string, 1)
 	go func() {
@@ -87,13 +148,14 @@ func Start(t testing.TB) Server {
 	case l, ok := <-line:
 		hostPort, namespace, found := strings.Cut(l, " ")
 		if !ok || !found {
-			fail("the Temporal server exited or printed %q, want \"host:port namespace\"", l)
+			stop()
+			return Server{}, nil, fmt.Errorf("the Temporal server exited or printed %q, want \"host:port namespace\"", l)
 		}
-		return Server{HostPort: hostPort, Namespace: namespace}
+		return Server{HostPort: hostPort, Namespace: namespace}, stop, nil
 	case <-time.After(2 * time.Minute):
-		fail("the Temporal server printed no address within 2 minutes")
+		stop()
+		return Server{}, nil, errors.New("the Temporal server printed no address within 2 minutes")
 	}
-	panic("unreachable")
 }
 
 // Build returns the path of the server's program, built if its cached
