@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/hands-go/hands/internal/jsondepth"
 )
 
 var boundsCases = []struct {
@@ -18,33 +19,47 @@ var boundsCases = []struct {
 	{"past the depth bound", strings.Repeat("[", MaxSchemaDepth+1) + strings.Repeat("]", MaxSchemaDepth+1), ErrSchemaTooDeep},
 	{"brackets in strings", `{"a":"` + strings.Repeat("{[", 100) + `\"{"}`, nil},
 	{"too large", `{"description":"` + strings.Repeat("x", MaxSchemaBytes) + `"}`, ErrSchemaTooLarge},
+	{"not JSON, then too deep", `{"a":x` + strings.Repeat("[", MaxSchemaDepth+1), ErrSchemaTooDeep},
+	{"too deep, then not JSON", strings.Repeat("[", MaxSchemaDepth+1) + `x`, ErrSchemaTooDeep},
+	{"not JSON", `{"a":x}`, ErrSchemaSyntax},
+	{"text after the document", `{"type":"object"} {}`, ErrSchemaSyntax},
 }
 
-func TestCheckBounds(t *testing.T) {
+// TestParseBounds checks the bounds Parse holds a document to, and that
+// a document too deep is that, whatever else is wrong with it.
+func TestParseBounds(t *testing.T) {
 	for _, tt := range boundsCases {
-		err := checkBounds([]byte(tt.doc))
+		_, err := Parse([]byte(tt.doc))
 		if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
-			t.Errorf("checkBounds(%s) = %v, want %v", tt.name, err, tt.err)
+			t.Errorf("Parse(%s) = %v, want %v", tt.name, err, tt.err)
 		}
-		if tt.err != nil {
+		if errors.Is(tt.err, ErrSchemaTooDeep) || errors.Is(tt.err, ErrSchemaTooLarge) {
 			if _, ok := errors.AsType[*BoundsError](err); !ok {
-				t.Errorf("checkBounds(%s) = %T, want a *BoundsError", tt.name, err)
+				t.Errorf("Parse(%s) = %T, want a *BoundsError", tt.name, err)
 			}
 		}
 	}
 }
 
-// FuzzCheckBounds checks checkBounds against jsontext's own count of the
-// depth of a valid document.
-func FuzzCheckBounds(f *testing.F) {
+// FuzzParseBounds checks that Parse finds a document too deep exactly
+// when a count of its brackets outside strings, before it is read as JSON
+// (jsondepth), does, valid JSON or not; and, for valid JSON, when
+// jsontext's own count of its depth does.
+func FuzzParseBounds(f *testing.F) {
 	for _, tt := range boundsCases {
 		if len(tt.doc) < 1<<16 {
 			f.Add(tt.doc)
 		}
 	}
 	f.Fuzz(func(t *testing.T, doc string) {
+		if len(doc) > MaxSchemaBytes {
+			return
+		}
+		tooDeep := errors.Is(func() error { _, err := Parse([]byte(doc)); return err }(), ErrSchemaTooDeep)
+		if want := jsondepth.Deepest([]byte(doc), MaxSchemaDepth) > MaxSchemaDepth; tooDeep != want {
+			t.Errorf("Parse(%q) too deep: %v; jsondepth: %v", doc, tooDeep, want)
+		}
 		if !jsontext.Value(doc).IsValid() {
-			checkBounds([]byte(doc)) // must not panic
 			return
 		}
 		deepest := 0
@@ -55,9 +70,8 @@ func FuzzCheckBounds(f *testing.F) {
 			}
 			deepest = max(deepest, dec.StackDepth())
 		}
-		tooDeep := errors.Is(checkBounds([]byte(doc)), ErrSchemaTooDeep)
 		if tooDeep != (deepest > MaxSchemaDepth) {
-			t.Errorf("checkBounds(%q) too deep: %v; jsontext counts %d levels, bound %d", doc, tooDeep, deepest, MaxSchemaDepth)
+			t.Errorf("Parse(%q) too deep: %v; jsontext counts %d levels, bound %d", doc, tooDeep, deepest, MaxSchemaDepth)
 		}
 	})
 }

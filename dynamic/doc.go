@@ -17,6 +17,19 @@
 // other option; each is held to the schema by the same validator when the
 // tool is defined, and one it refuses is a definition error.
 //
+// # Reading a schema once
+//
+// New and NewValidator read their schema document once: Parse holds it to
+// MaxSchemaBytes and MaxSchemaDepth and decodes it in one pass, linear in
+// its size, into a Document from which the validator, the spec's
+// jsonschema.Schema (with the document's order of properties at every
+// level) and the order of issues are all taken. A program that looks at a
+// document before it defines a tool from it parses it itself and passes
+// the Document on (NewFromDocument, Document.Validator, Document.Schema):
+// mcpclient checks a listed schema against the MCP SDK's decoding with
+// Document.Equal and types an untyped root with Document.TypedObject,
+// without reading the schema again.
+//
 // The schema must be self-contained: references to other documents are
 // refused, so that defining a tool never reads files or the network. Unlike
 // typed tools, dynamic tools do not apply defaults; the handler receives the

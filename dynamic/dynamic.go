@@ -11,7 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/jsondepth"
-	"github.com/hands-go/hands/internal/schemaorder"
+	"github.com/hands-go/hands/internal/schemadoc"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	validator "github.com/santhosh-tekuri/jsonschema/v6"
@@ -19,9 +19,10 @@ import (
 	"golang.org/x/text/message"
 )
 
-// The bounds on a schema document, checked in one pass over it before it
-// is parsed or compiled: compiling costs far more than linear time in a
-// schema's nesting, and a schema may come from another program.
+// The bounds on a schema document, checked as it is read (Parse), before
+// anything is built from it past them: compiling costs far more than
+// linear time in a schema's nesting, and a schema may come from another
+// program.
 const (
 	// MaxSchemaBytes is the size of the largest schema document New and
 	// NewValidator take.
@@ -69,21 +70,103 @@ func (e *BoundsError) Error() string {
 // Unwrap returns Err.
 func (e *BoundsError) Unwrap() error { return e.Err }
 
-// checkBounds holds doc to MaxSchemaBytes and MaxSchemaDepth, reading it
-// once, without building anything. A document that is not valid JSON
-// passes: the parser that follows says what is wrong with it.
-func checkBounds(doc []byte) error {
-	if len(doc) > MaxSchemaBytes {
-		return &BoundsError{Size: len(doc), Limit: MaxSchemaBytes, Err: ErrSchemaTooLarge}
-	}
-	if d := jsondepth.Deepest(doc, MaxSchemaDepth); d > MaxSchemaDepth {
-		return &BoundsError{Size: d, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
-	}
-	return nil
-}
-
 // schemaURL is the name the validator gives the tool's schema document.
 const schemaURL = "hands:///input.json"
+
+// A Document is a JSON Schema document, read once: held to
+// MaxSchemaBytes and MaxSchemaDepth and decoded, in one pass linear in its
+// size, into the forms every later step takes from it — the validator's,
+// the tool spec's jsonschema.Schema with the document's order of
+// properties, and the order of members that issues are listed in. New
+// and NewValidator parse the document they are given; a program that
+// looks at a document before it defines a tool from it (a proxy that
+// checks it against another decoding, say) parses it once with Parse and
+// passes the Document to NewFromDocument or Document.Validator. A
+// Document is safe for concurrent use.
+type Document struct {
+	doc *schemadoc.Document
+}
+
+// Parse reads the JSON Schema document doc, which the Document keeps (it
+// must not be changed after). It refuses a document larger than
+// MaxSchemaBytes or nesting deeper than MaxSchemaDepth (a *BoundsError,
+// ErrSchemaTooLarge or ErrSchemaTooDeep), found before anything is built
+// from it past the bound, and one that is not valid JSON
+// (ErrSchemaSyntax); whether it is a schema the validator compiles is for
+// NewFromDocument and Document.Validator to say. It takes what
+// encoding/json takes: text that is not UTF-8 within strings, and a name
+// given twice in an object, whose last value counts.
+func Parse(doc json.RawMessage) (*Document, error) {
+	if len(doc) > MaxSchemaBytes {
+		return nil, &BoundsError{Size: len(doc), Limit: MaxSchemaBytes, Err: ErrSchemaTooLarge}
+	}
+	d, err := schemadoc.Decode(doc, MaxSchemaDepth)
+	switch {
+	case errors.Is(err, schemadoc.ErrTooDeep):
+		return nil, &BoundsError{Size: MaxSchemaDepth + 1, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
+	case err != nil:
+		// Not JSON where it stopped being read: the rest is held to the
+		// bound on its nesting all the same, for a document too deep to
+		// be one error, whatever else is wrong with it.
+		if depth := jsondepth.Deepest(doc, MaxSchemaDepth); depth > MaxSchemaDepth {
+			return nil, &BoundsError{Size: depth, Limit: MaxSchemaDepth, Err: ErrSchemaTooDeep}
+		}
+		return nil, fmt.Errorf("%w: %w", ErrSchemaSyntax, err)
+	}
+	return &Document{doc: d}, nil
+}
+
+// Bytes returns the document as written. It must not be changed.
+func (d *Document) Bytes() json.RawMessage { return d.doc.Bytes() }
+
+// Equal reports whether v is the document as encoding/json decodes it
+// into an any: objects as map[string]any, arrays as []any, numbers as
+// float64 (or json.Number, compared as written), strings, booleans and
+// nil. A program that holds another decoding of the same bytes, such as
+// an MCP SDK's, checks with it that both are of the same document, at a
+// cost linear in its size and with no allocation.
+func (d *Document) Equal(v any) bool { return d.doc.Equal(v) }
+
+// Schema returns the document as a jsonschema.Schema, as jsonschema-go
+// decodes it, with the PropertyOrder of each schema set to the order in
+// which the document lists its properties; where an object names a
+// keyword twice, the last value counts, as it does for the validator. A
+// value jsonschema-go does not take where the document has it (a
+// minLength beyond 32 bits, say) is ErrSchemaInvalid. Each call returns a
+// schema of its own.
+func (d *Document) Schema() (*jsonschema.Schema, error) {
+	s, err := d.doc.Schema()
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
+	}
+	return s, nil
+}
+
+// kindKeywords are the keywords of a root schema by which something other
+// than its "type" can say what kind of value it describes: another schema
+// ($ref and its dynamic kinds, the combinators, if) or the values it
+// allows (enum, const). A root with none of them and no "type" constrains
+// only an object's members, if anything.
+var kindKeywords = []string{"$ref", "$dynamicRef", "$recursiveRef", "allOf", "anyOf", "oneOf", "not", "if", "enum", "const"}
+
+// TypedObject returns the document with "type":"object" added at the
+// front of its root, the rest of its bytes as written, when the root is
+// an object that says nothing of the kind of value it describes: it has
+// no "type", and none of the keywords by which another schema or a list
+// of values decides it ($ref, $dynamicRef, $recursiveRef, allOf, anyOf,
+// oneOf, not, if, enum, const), such as {"$schema": "..."} alone. Else it
+// returns d. Such a root describes any value, and constrains an object's
+// members if anything; the arguments of a tool are always an object, so
+// the addition narrows nothing a call can do, and New takes the document
+// it returns. MCP requires "type": "object" at the root of a tool's input
+// schema. The document is not read again.
+func (d *Document) TypedObject() *Document {
+	typed := d.doc.TypedObject(kindKeywords)
+	if typed == d.doc {
+		return d
+	}
+	return &Document{doc: typed}
+}
 
 // New returns a tool named name whose arguments must satisfy the JSON Schema
 // document inputSchema (draft 2020-12 unless the document's $schema says
@@ -98,6 +181,17 @@ const schemaURL = "hands:///input.json"
 // The tool's arguments are held to its limits (tool.WithLimits) and to
 // JSON's syntax before the schema is checked.
 func New(name, description string, inputSchema json.RawMessage, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...tool.Option) (*tool.RawTool, error) {
+	doc, err := Parse(inputSchema)
+	if err != nil {
+		return nil, &tool.DefinitionError{Tool: name, Err: err}
+	}
+	return NewFromDocument(name, description, doc, run, opts...)
+}
+
+// NewFromDocument is New with its input schema parsed (Parse): it returns
+// the same tool, or the same error but the bounds and syntax errors,
+// which are Parse's.
+func NewFromDocument(name, description string, inputSchema *Document, run func(ctx context.Context, args json.RawMessage) (any, error), opts ...tool.Option) (*tool.RawTool, error) {
 	v, spec, err := compile(inputSchema)
 	if err != nil {
 		return nil, &tool.DefinitionError{Tool: name, Err: err}
@@ -110,51 +204,35 @@ func New(name, description string, inputSchema json.RawMessage, run func(ctx con
 type compiled struct {
 	schema  *validator.Schema
 	printer *message.Printer
-	doc     any    // the schema document, parsed
-	raw     []byte // and as written, for the order of its properties
+	doc     any                 // the schema document, parsed
+	src     *schemadoc.Document // and as read, for the order of its members
 	// patterns compiled the document's patterns, and tells a match it
 	// cut off (patterns.cutOff)
 	patterns *patterns
-	orderState
 }
 
-func compile(doc json.RawMessage) (*compiled, tool.Spec, error) {
+func compile(d *Document) (*compiled, tool.Spec, error) {
 	var spec tool.Spec
-	if err := checkBounds(doc); err != nil {
-		return nil, spec, err
-	}
-	parsed, err := parse(doc)
-	if err != nil {
-		return nil, spec, err
-	}
+	parsed := d.doc.Value()
 	obj, ok := parsed.(map[string]any)
 	if !ok || obj["type"] != "object" {
 		return nil, spec, fmt.Errorf(`%w ("type": "object"): a model calls tools with named arguments`, ErrNotObject)
 	}
-	c, err := compileParsed(parsed, doc)
+	c, err := compileParsed(parsed, d.doc)
 	if err != nil {
 		return nil, spec, err
 	}
-	var model jsonschema.Schema
-	if err := schemaorder.Unmarshal(doc, &model); err != nil { // the document's order of properties is what a model reads
-		return nil, spec, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
-	}
-	spec.InputSchema = &model
-	return c, spec, nil
-}
-
-// parse reads a schema document as the validator's compiler takes it.
-func parse(doc []byte) (any, error) {
-	parsed, err := validator.UnmarshalJSON(bytes.NewReader(doc))
+	model, err := d.Schema() // the document's order of properties is what a model reads
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrSchemaSyntax, err)
+		return nil, spec, err
 	}
-	return parsed, nil
+	spec.InputSchema = model
+	return c, spec, nil
 }
 
 // compileParsed compiles a parsed schema document, with no loader of other
 // documents.
-func compileParsed(parsed any, doc []byte) (*compiled, error) {
+func compileParsed(parsed any, src *schemadoc.Document) (*compiled, error) {
 	c := validator.NewCompiler()
 	engine := new(patterns)
 	c.UseRegexpEngine(engine.compile)
@@ -168,7 +246,7 @@ func compileParsed(parsed any, doc []byte) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
-	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, raw: doc, patterns: engine}, nil
+	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, src: src, patterns: engine}, nil
 }
 
 // A Validator checks JSON documents against a JSON Schema document, with
@@ -182,14 +260,16 @@ type Validator struct{ c *compiled }
 // documents (ErrSchemaInvalid), or is beyond MaxSchemaBytes or
 // MaxSchemaDepth.
 func NewValidator(doc json.RawMessage) (*Validator, error) {
-	if err := checkBounds(doc); err != nil {
-		return nil, err
-	}
-	parsed, err := parse(doc)
+	d, err := Parse(doc)
 	if err != nil {
 		return nil, err
 	}
-	c, err := compileParsed(parsed, doc)
+	return d.Validator()
+}
+
+// Validator compiles the document, as NewValidator does.
+func (d *Document) Validator() (*Validator, error) {
+	c, err := compileParsed(d.doc.Value(), d.doc)
 	if err != nil {
 		return nil, err
 	}

@@ -8,9 +8,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"sync"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/hands-go/hands/internal/editdist"
 	"github.com/hands-go/hands/internal/msgtext"
 	"github.com/hands-go/hands/schema"
@@ -332,61 +330,6 @@ func (c *compiled) propertiesAt(schemaURL string) properties {
 }
 
 // orderOf returns the member names of the object at pointer p of the
-// schema document, in the document's order. The order of every object of
-// the document is read in one pass, linear in its size, the first time a
-// message needs one.
-func (c *compiled) orderOf(p string) []string {
-	c.orderOnce.Do(func() { c.order = memberOrder(c.raw) })
-	return c.order[p]
-}
-
-// memberOrder returns the member names of every properties object of
-// doc, by the object's JSON Pointer, in the order doc lists them.
-func memberOrder(doc []byte) map[string][]string {
-	order := map[string][]string{}
-	dec := jsontext.NewDecoder(bytes.NewReader(doc))
-	var walk func(p string) error
-	walk = func(p string) error {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return err
-		}
-		switch tok.Kind() {
-		case '{':
-			var names []string
-			for dec.PeekKind() != '}' {
-				name, err := dec.ReadToken()
-				if err != nil {
-					return err
-				}
-				n := name.String()
-				names = append(names, n)
-				if err := walk(p + "/" + strings.NewReplacer("~", "~0", "/", "~1").Replace(n)); err != nil {
-					return err
-				}
-			}
-			if strings.HasSuffix(p, "/properties") {
-				order[p] = names
-			}
-			_, err = dec.ReadToken()
-			return err
-		case '[':
-			for i := 0; dec.PeekKind() != ']'; i++ {
-				if err := walk(p + "/" + strconv.Itoa(i)); err != nil {
-					return err
-				}
-			}
-			_, err = dec.ReadToken()
-			return err
-		}
-		return nil
-	}
-	walk("")
-	return order
-}
-
-// orderState is what orderOf keeps.
-type orderState struct {
-	orderOnce sync.Once
-	order     map[string][]string
-}
+// schema document, in the document's order, from the document as it was
+// read.
+func (c *compiled) orderOf(p string) []string { return c.src.Names(pointerTokens(p)) }

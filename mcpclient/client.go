@@ -709,13 +709,11 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: &SizeError{Bytes: len(def), Limit: max, Err: ErrToolTooLarge}, Err: ErrToolRefused})
 			continue
 		}
-		schemas, err := c.schemasOf(mt)
-		if err != nil {
-			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
-			continue
-		}
-		// The schemas as sent tell a change of order only.
-		key := string(def) + "\x00" + string(schemas.input) + "\x00" + string(schemas.output)
+		// The schemas as sent tell a change of order only. A tool whose
+		// definition and schemas as sent are those of its version is not
+		// built again, nor are its schemas read.
+		sent := c.sentOf(mt.Name)
+		key := string(def) + "\x00" + string(sent.input) + "\x00" + string(sent.output)
 		c.mu.Lock()
 		r := c.byName[mt.Name]
 		c.mu.Unlock()
@@ -723,7 +721,7 @@ func (c *Client) apply(listed []*mcp.Tool) Change {
 			order = append(order, r)
 			continue
 		}
-		v, err := c.build(mt, schemas, key)
+		v, err := c.build(mt, sent, key)
 		if err != nil {
 			refused = append(refused, &RefusedError{Server: c.name, Tool: mt.Name, Reason: err, Err: ErrToolRefused})
 			c.logger.Warn("mcpclient: a remote tool is left out", "server", c.name, "tool", mt.Name, "err", err)

@@ -22,7 +22,6 @@ import (
 	"github.com/hands-go/hands/internal/mcpmeta"
 	"github.com/hands-go/hands/internal/mcptask"
 	"github.com/hands-go/hands/internal/mcptrace"
-	"github.com/hands-go/hands/internal/schemaorder"
 	"github.com/hands-go/hands/schema"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,8 +50,8 @@ type version struct {
 	def          string             // the server's definition, to tell a change
 	// The server's schemas as it sent them, listed as they are
 	// (tool.SchemaDocumenter), the input schema's root typed as an object
-	// where it said nothing of its kind (typedObject); output is nil when
-	// it sent none.
+	// where it said nothing of its kind (dynamic.Document.TypedObject);
+	// output is nil when it sent none.
 	inputDoc, outputDoc json.RawMessage
 }
 
@@ -130,32 +129,18 @@ var (
 // fails its output schema an error lists.
 const maxOutputIssues = 5
 
-// schemasOf returns mt's schemas as the server sent them, where the
-// listing kept them (listingConn), else as the SDK decoded them; an input
-// schema whose root says nothing of its kind with "type":"object" added
-// (typedObject).
-func (c *Client) schemasOf(mt *mcp.Tool) (sentSchemas, error) {
+// sentOf returns the schemas of the tool named name as the listing kept
+// them, as sent (listingConn); none where it kept none.
+func (c *Client) sentOf(name string) sentSchemas {
 	c.sentMu.Lock()
-	sent := c.sent[mt.Name]
-	c.sentMu.Unlock()
-	var s sentSchemas
-	var err error
-	if s.input, err = sentSchema(sent.input, mt.InputSchema); err != nil {
-		return s, fmt.Errorf("the input schema: %w", err)
-	}
-	s.input = typedObject(s.input)
-	if mt.OutputSchema != nil {
-		if s.output, err = sentSchema(sent.output, mt.OutputSchema); err != nil {
-			return s, fmt.Errorf("the output schema: %w", err)
-		}
-	}
-	return s, nil
+	defer c.sentMu.Unlock()
+	return c.sent[name]
 }
 
-// build makes a version of the tool mt describes, or returns why it
-// cannot; a nil version without an error means Include left it out.
-func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version, error) {
-	input := schemas.input
+// build makes a version of the tool mt describes, its schemas read once
+// from the bytes sent (sentSchema), or returns why it cannot; a nil
+// version without an error means Include left it out.
+func (c *Client) build(mt *mcp.Tool, sent sentSchemas, def string) (*version, error) {
 	var opts []tool.Option
 	switch {
 	case c.opts.Timeout == 0:
@@ -202,21 +187,29 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 		description = nameOr(title, fmt.Sprintf("The tool %s of the MCP server %s.", mt.Name, c.name))
 	}
 	var out *jsonschema.Schema
+	var outDoc json.RawMessage
 	var check *dynamic.Validator // of structured content, against the output schema
 	if mt.OutputSchema != nil {
-		data := schemas.output
-		var err error
-		check, err = dynamic.NewValidator(data) // first: it holds the schema to its bounds
+		doc, err := sentSchema(sent.output, mt.OutputSchema)
 		if err == nil {
-			out = new(jsonschema.Schema)
-			err = schemaorder.Unmarshal(data, out)
+			check, err = doc.Validator()
+		}
+		if err == nil {
+			out, err = doc.Schema()
 		}
 		if err != nil {
 			return nil, fmt.Errorf("the output schema: %w", err)
 		}
+		outDoc = doc.Bytes()
 	}
+	name := c.opts.Prefix + mt.Name
+	input, err := sentSchema(sent.input, mt.InputSchema)
+	if err != nil {
+		return nil, &tool.DefinitionError{Tool: name, Err: err}
+	}
+	input = input.TypedObject()
 	run := c.handler(mt.Name, check, support == string(tool.TaskRequired))
-	raw, err := dynamic.New(c.opts.Prefix+mt.Name, description, input, run, opts...)
+	raw, err := dynamic.NewFromDocument(name, description, input, run, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -229,10 +222,7 @@ func (c *Client) build(mt *mcp.Tool, schemas sentSchemas, def string) (*version,
 			return nil, err
 		}
 	}
-	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def, inputDoc: input}
-	if out != nil {
-		v.outputDoc = schemas.output
-	}
+	v := &version{raw: raw, output: out, migratesFrom: migratesFrom, def: def, inputDoc: input.Bytes(), outputDoc: outDoc}
 	for _, d := range c.opts.Dialects {
 		if err := d.Check(dialect.ToolSchema{Name: raw.Name(), Schema: raw.Spec().InputSchema}); err != nil {
 			return nil, err
