@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -24,8 +25,10 @@ import (
 	"github.com/hands-go/hands/sqldb"
 	"github.com/hands-go/hands/sqldb/sqlitedb"
 	"github.com/hands-go/hands/tool"
+	"github.com/hands-go/hands/toolbox"
 	"github.com/hands-go/hands/toolbox/browser"
 	"github.com/hands-go/hands/toolbox/files"
+	"github.com/hands-go/hands/toolbox/image"
 	"github.com/hands-go/hands/toolbox/kvtool"
 	"github.com/hands-go/hands/toolbox/netguard"
 	"github.com/hands-go/hands/toolbox/search"
@@ -59,6 +62,8 @@ type env struct {
 	ListTTL        time.Duration `bind:"HANDS_LIST_TTL,optional"`      // serve's ttlMs of tools/list
 	Services       string        `bind:"HANDS_SERVICES,optional"`      // NAME=BASE|DOCUMENT[|option…], comma-separated
 	Search         string        `bind:"HANDS_SEARCH,optional"`        // "": no web_search; opened by search.Open
+	Image          string        `bind:"HANDS_IMAGE,optional"`         // "": no image_generate; opened by image.Open
+	ImageMaxCount  int           `bind:"HANDS_IMAGE_MAX_COUNT,optional"`
 
 	// The email tools' servers and settings (emailTools).
 	SMTP          bind.Secret `bind:"HANDS_SMTP,optional"`
@@ -110,6 +115,7 @@ type bundle struct {
 	sql            []tool.Interface // sql_query and sql_schema, when HANDS_SQL is set
 	services       []tool.Interface // call_service and describe_service, when HANDS_SERVICES is set
 	web            []tool.Interface // web_search, when HANDS_SEARCH is set
+	image          []tool.Interface // image_generate, when HANDS_IMAGE is set
 	email          []tool.Interface // send_email (HANDS_SMTP), email_list and email_read (HANDS_IMAP)
 	browser        []tool.Interface // browse, screenshot, browser_execute, when HANDS_BROWSER is set
 	// unavailable says, for serve, which tools answer every call with an
@@ -121,7 +127,7 @@ type bundle struct {
 }
 
 func (b *bundle) list() []tool.Interface {
-	return append(append(append(append(append(append([]tool.Interface{b.hostFile, b.fetch}, b.kv...), b.sql...), b.services...), b.web...), b.email...), b.browser...)
+	return slices.Concat([]tool.Interface{b.hostFile, b.fetch}, b.kv, b.sql, b.services, b.web, b.image, b.email, b.browser)
 }
 
 // registry returns a registry of the bundled tools, in one scope.
@@ -265,15 +271,20 @@ func bundledTools(ctx context.Context, configFile, publicBase, uses string) (*bu
 		closeEnv()
 		return nil, nil, err
 	}
+	var host toolbox.HostFunc // nil: what the tools make is not hosted
+	if writes && bucketErr == nil {
+		// Screenshots and images are hosted beside host_file's files, by
+		// the same safe write (serve; a call of one tool hosts none).
+		host = files.Hoster(e.Bucket, public, nil)
+	}
+	if b.image, err = imageTools(e.Image, e.ImageMaxCount, guard, host, nil); err != nil {
+		closeEnv()
+		return nil, nil, err
+	}
 	if e.Browser != "" {
 		opts, err := browserOptions(e.Browser, e.BrowserScript)
 		if err == nil {
-			opts.Guard, opts.Caller = guard, callerID
-			if writes && bucketErr == nil {
-				// Screenshots are hosted beside host_file's files, by the
-				// same safe write (serve; a call of one tool hosts none).
-				opts.Host = files.Hoster(e.Bucket, public, nil)
-			}
+			opts.Guard, opts.Caller, opts.Host = guard, callerID, host
 			br, err = browser.New(opts)
 		}
 		if err != nil {
@@ -352,9 +363,7 @@ func unjoin(err error) []error {
 // webTools returns web_search when HANDS_SEARCH names a backend, dialing
 // through guard, which it makes trust the backend's endpoint. The key comes
 // from the backend's own variable (BRAVE_API_KEY, TAVILY_API_KEY, or the
-// one key_env names), never from the URL. image_generate (package
-// toolbox/image) is not served: its Gemini SDK would add html/template and
-// about 57 MB to the binary (docs/DESIGN.md).
+// one key_env names), never from the URL.
 func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error) {
 	if searchURL == "" {
 		return nil, nil
@@ -364,6 +373,28 @@ func webTools(searchURL string, guard *netguard.Guard) ([]tool.Interface, error)
 		return nil, fmt.Errorf("HANDS_SEARCH: %w", err)
 	}
 	return []tool.Interface{search.WebSearch(b, &search.Options{Guard: guard})}, nil
+}
+
+// imageTools returns image_generate when HANDS_IMAGE names a backend
+// (openai://MODEL or gemini://MODEL), making at most maxCount images a
+// call (HANDS_IMAGE_MAX_COUNT; 0 is the package's default, 1) and dialing
+// through guard, which it makes trust the backend's endpoint. With host,
+// each image is also stored in the bucket and its URL returned. The key
+// comes from the backend's own variable (OPENAI_API_KEY, GEMINI_API_KEY,
+// or the one key_env names), looked up with getenv (nil: the environment),
+// never from the URL.
+func imageTools(imageURL string, maxCount int, guard *netguard.Guard, host toolbox.HostFunc, getenv func(string) string) ([]tool.Interface, error) {
+	if imageURL == "" {
+		return nil, nil
+	}
+	if maxCount < 0 || maxCount > image.MaxCountLimit {
+		return nil, fmt.Errorf("HANDS_IMAGE_MAX_COUNT is %d; it is from 1 to %d", maxCount, image.MaxCountLimit)
+	}
+	b, err := image.Open(imageURL, getenv)
+	if err != nil {
+		return nil, fmt.Errorf("HANDS_IMAGE: %w", err)
+	}
+	return []tool.Interface{image.Generate(b, &image.Options{MaxCount: maxCount, Host: host, Guard: guard})}, nil
 }
 
 // browserOptions reads HANDS_BROWSER: chromium (the system Chromium,
@@ -462,6 +493,8 @@ type specEnv struct {
 	SQLWrite          bool   `bind:"HANDS_SQL_WRITE,default=false"`
 	KV                string `bind:"HANDS_KV,optional"`
 	Search            string `bind:"HANDS_SEARCH,optional"`
+	Image             string `bind:"HANDS_IMAGE,optional"`
+	ImageMaxCount     int    `bind:"HANDS_IMAGE_MAX_COUNT,optional"`
 	UpstreamEnv       string `bind:"HANDS_UPSTREAM_ENV,optional"`
 	StateKey          string `bind:"HANDS_STATE_KEY,optional"`
 	ResultBudget      string `bind:"HANDS_RESULT_BUDGET,optional"`
@@ -521,6 +554,13 @@ func specTools(ctx context.Context, configFile string) (tools []tool.Interface, 
 	if err != nil {
 		return nil, err
 	}
+	// Hosted, as serve hosts them, and with a key that is never sent: the
+	// spec depends on the limit and on hosting alone.
+	images, err := imageTools(e.Image, e.ImageMaxCount, nil, files.Hoster(memblob.OpenBucket(nil), "https://files.example.com", nil), func(string) string { return "unused" })
+	if err != nil {
+		return nil, err
+	}
+	web = append(web, images...)
 	// The email tools' specs depend on the sender and the allowlist; the
 	// CA file is not read, and nothing connects.
 	email, err := emailTools(emailEnv{SMTP: e.SMTP, IMAP: e.IMAP, From: e.EmailFrom, Allow: e.EmailAllow}, memblob.OpenBucket(nil), nil)

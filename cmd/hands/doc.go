@@ -32,6 +32,8 @@
 //	HANDS_NET_ALLOW              exact host:port endpoints the network tools may reach though private
 //	HANDS_SERVICES               HTTP APIs for call_service and describe_service, from their OpenAPI documents
 //	HANDS_SEARCH                 the search API of web_search: brave://, tavily:// or searxng://HOST
+//	HANDS_IMAGE                  the image API of image_generate: openai://MODEL or gemini://MODEL
+//	HANDS_IMAGE_MAX_COUNT        the most images one image_generate call makes (1; at most 4)
 //	HANDS_SMTP                   the SMTP server of send_email: smtp://USER:PASSWORD@HOST:587 or smtps://…
 //	HANDS_EMAIL_FROM             the sender of send_email's messages (the model never chooses it)
 //	HANDS_EMAIL_ALLOW            the only recipients send_email may send to: addresses, @domains

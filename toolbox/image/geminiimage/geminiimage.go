@@ -5,8 +5,9 @@
 //
 //	import _ "github.com/hands-go/hands/toolbox/image/geminiimage"
 //
-// The hands command does not: the SDK imports html/template, which costs
-// a program that links it tens of megabytes (docs/PERFORMANCE.md).
+// The SDK imports html/template (through net/rpc) but never executes a
+// template, so the linker still drops the methods a program does not
+// call: it adds about 4 MB to the hands command (docs/PERFORMANCE.md).
 package geminiimage
 
 import (

@@ -4,6 +4,11 @@
 // effect:
 //
 //	import _ "github.com/hands-go/hands/toolbox/image/openaiimage"
+//
+// The SDK registers its types from its packages' init functions, which
+// every program that imports it runs, so the linker keeps their JSON
+// methods whatever the program calls: it adds about 26 MB to a binary
+// (docs/PERFORMANCE.md, "What image_generate costs").
 package openaiimage
 
 import (
