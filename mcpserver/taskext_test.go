@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/hands-go/hands/taskstore"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // An extClient speaks the tasks extension (protocol 2026-07-28) to a
@@ -296,6 +298,48 @@ func TestTaskExtensionResultFields(t *testing.T) {
 		}
 		if got.Meta.ServerInfo == nil || got.Meta.ServerInfo.Name != "hands" {
 			t.Errorf("%s: no _meta serverInfo naming hands: %s", r.method, r.result)
+		}
+	}
+}
+
+// TestTaskExtensionErrors: a task's call that fails with a JSON-RPC error
+// is failed, the error inline and no result; one whose handler returns an
+// error or panics is completed with an error result, as that call is
+// answered outside a task (SEP-2663, Task Execution Errors: "The
+// `failed` status MUST NOT be used to represent non-JSON-RPC errors").
+// The error here is -32021: the handler asks in URL mode, which the
+// client, declaring form elicitation only, did not declare.
+func TestTaskExtensionErrors(t *testing.T) {
+	type none struct{}
+	required := tool.WithTaskSupport(tool.TaskRequired)
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "errors", Tools: []tool.Interface{
+		tool.New("signin", "Ask the user to sign in.", func(ctx context.Context, _ none) (string, error) {
+			_, err := mcpserver.ElicitRequest(ctx, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in", ElicitationID: "e1"})
+			return "signed in", err
+		}, required),
+		tool.New("broken", "Fail.", func(context.Context, none) (string, error) {
+			return "", errors.New("the disk is full")
+		}, required),
+		tool.New("panics", "Panic.", func(context.Context, none) (string, error) {
+			panic("out of range")
+		}, required),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := extClient{t: t, url: replicas(t, reg, mcpserver.TaskOptions{}, 1)[0], user: "ada", declared: true}
+
+	failed := c.await(c.start("signin").TaskID, "completed", "failed")
+	if failed.Status != "failed" || failed.Error == nil || failed.Error.Code != -32021 || failed.Error.Message == "" || len(failed.Result) != 0 {
+		t.Errorf("task of a call that failed with -32021: status %q, error %+v, result %s; want failed, error -32021 inline, no result", failed.Status, failed.Error, failed.Result)
+	}
+	for _, name := range []string{"broken", "panics"} {
+		done := c.await(c.start(name).TaskID, "completed", "failed")
+		var res struct {
+			IsError bool `json:"isError"`
+		}
+		if done.Status != "completed" || done.Error != nil || json.Unmarshal(done.Result, &res) != nil || !res.IsError {
+			t.Errorf("task of %s: status %q, error %+v, result %s; want completed with an error result", name, done.Status, done.Error, done.Result)
 		}
 	}
 }

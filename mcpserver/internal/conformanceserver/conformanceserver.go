@@ -267,6 +267,26 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 				return "", ctx.Err()
 			}
 		}, tool.WithTaskSupport(tool.TaskRequired)),
+		// protocol_error_job fails with a protocol error, as the scenario
+		// asks: a hands handler's own error is a tool's error (completed,
+		// isError), so it asks in URL mode, which the scenario's client
+		// does not declare, and the call fails with -32021 (Missing
+		// Required Client Capability), as it would outside a task.
+		tool.New("protocol_error_job", "Fails with a protocol error: asks in URL mode, which the client did not declare", func(ctx context.Context, _ empty) (string, error) {
+			_, err := mcpserver.ElicitRequest(ctx, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in", ElicitationID: "protocol-error-job"})
+			return "", err
+		}, tool.WithTaskSupport(tool.TaskRequired)),
+		// test_tool_with_task asks the user's name and answers as a task.
+		// hands makes the task at the call and asks through it
+		// (tasks/update), where the scenario wants the question in a
+		// round trip before any task (testdata/conformance-baseline.yml).
+		tool.New("test_tool_with_task", "Asks the user's name, as a task", func(ctx context.Context, _ empty) (string, error) {
+			name, err := askName(ctx, "What is your name?")
+			if err != nil {
+				return "", err
+			}
+			return "Hello, " + name + "!", nil
+		}, tool.WithTaskSupport(tool.TaskRequired)),
 		tool.New("confirm_delete", "Asks the user to confirm, then deletes nothing", func(ctx context.Context, in struct {
 			Filename string `json:"filename,omitempty"`
 		}) (string, error) {
