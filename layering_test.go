@@ -1,7 +1,11 @@
 package hands_test
 
 import (
+	"os"
 	"os/exec"
+	"path"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -216,5 +220,112 @@ func TestInternalLayering(t *testing.T) {
 				t.Errorf("%s imports %s, which sits above internal/", f[0], imp)
 			}
 		}
+	}
+}
+
+// TestDesignArchitecture keeps the architecture drawn in docs/DESIGN.md
+// true: each row of the table names packages, and a package imports only
+// packages of its own row or of rows below it. A row names a package
+// ("agent/"), several ("sqldb/sqlitedb, /pgdb"; "internal/pgtest,
+// redistest"), or the packages under a directory that is no package
+// ("provider/internal/") or that no other row names ("provider/…").
+func TestDesignArchitecture(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("docs", "DESIGN.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, table, ok := strings.Cut(string(doc), "## Architecture\n\n```\n")
+	if !ok {
+		t.Fatal("DESIGN.md has no architecture table")
+	}
+	table, _, _ = strings.Cut(table, "```")
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	imports := map[string][]string{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Fields(line)
+		p, ok := strings.CutPrefix(f[0], module+"/")
+		if !ok {
+			continue
+		}
+		imports[p] = nil
+		for _, imp := range f[1:] {
+			if d, ok := strings.CutPrefix(imp, module+"/"); ok {
+				imports[p] = append(imports[p], d)
+			}
+		}
+	}
+	// rows holds, by row, the packages it names exactly and the
+	// directories whose packages it holds.
+	type row struct{ names, dirs []string }
+	var rows []row
+	for line := range strings.Lines(table) {
+		if line == "" || line[0] == ' ' || line[0] == '\n' {
+			continue
+		}
+		f := strings.Fields(line)
+		var r row
+		first := ""
+		for i, name := range f {
+			if i > 0 && !strings.HasSuffix(f[i-1], ",") {
+				break
+			}
+			name = strings.TrimSuffix(name, ",")
+			if i == 0 {
+				first = name
+			} else if dir := path.Dir(strings.TrimSuffix(first, "/")); strings.HasPrefix(name, "/") {
+				name = dir + name
+			} else if dir != "." {
+				name = dir + "/" + name
+			}
+			if d, ok := strings.CutSuffix(name, "…"); ok {
+				r.dirs = append(r.dirs, d)
+				continue
+			}
+			name = strings.TrimSuffix(name, "/")
+			if _, ok := imports[name]; ok {
+				r.names = append(r.names, name)
+			} else {
+				r.dirs = append(r.dirs, name+"/")
+			}
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) < 30 {
+		t.Fatalf("read %d rows from DESIGN.md's architecture table, want the 30 and more it has", len(rows))
+	}
+	// rowOf returns the row that names p, else the row of the longest
+	// directory that holds it, else -1.
+	rowOf := func(p string) int {
+		best, bestLen := -1, 0
+		for i, r := range rows {
+			if slices.Contains(r.names, p) {
+				return i
+			}
+			for _, d := range r.dirs {
+				if strings.HasPrefix(p, d) && len(d) > bestLen {
+					best, bestLen = i, len(d)
+				}
+			}
+		}
+		return best
+	}
+	named := 0
+	for p, deps := range imports {
+		i := rowOf(p)
+		if i < 0 {
+			continue
+		}
+		named++
+		for _, d := range deps {
+			if j := rowOf(d); j >= 0 && j < i {
+				t.Errorf("DESIGN.md's architecture lists %s above %s, which imports it", d, p)
+			}
+		}
+	}
+	if named < 40 {
+		t.Errorf("the architecture table places %d packages, want the 40 and more it names", named)
 	}
 }

@@ -65,6 +65,8 @@
 // address actually dialed, after DNS resolution and for every redirect:
 // loopback, private, link-local (cloud metadata at 169.254.169.254
 // included), multicast, shared (CGNAT), reserved and unspecified addresses
-// are refused, in their IPv4 and IPv6 forms. FetchOptions.AllowPrivate
-// turns the guard off for trusted networks; nothing else weakens it.
+// are refused, in their IPv4 and IPv6 forms. FetchOptions.Allow opens
+// exact endpoints (host:port) of internal services, and
+// FetchOptions.AllowPrivate turns the guard off for trusted networks;
+// nothing else weakens it.
 package web

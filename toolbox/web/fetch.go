@@ -112,7 +112,7 @@ func (a *FetchArgs) Validate() error { return weburl.Check("/url", a.URL) }
 // # The address guard
 //
 // Unless FetchOptions.AllowPrivate is set, the tool connects only to public
-// internet addresses. The check runs in the dialer, on the IP address about
+// internet addresses and the endpoints FetchOptions.Allow lists. The check runs in the dialer, on the IP address about
 // to be dialed — after DNS resolution, and again for every redirect — so a
 // name that resolves to a private address and a redirect to one are refused
 // like a literal address (netguard.ErrBlocked, as a *netguard.BlockedError). Refused are the
