@@ -121,6 +121,16 @@
 // ask its client (Elicit, Sample): the worker has no connection to it,
 // and the call is told so, in words the model reads.
 //
+// The workflow's input holds the call as plain JSON (the task, its
+// owner, the tool, the arguments, the caller's verified claims), readable
+// in its history, and sealed by the replica that made it
+// (mcpserver.TaskCall.Seal, under the state key): a worker's RunTask runs
+// only a call so sealed, unchanged, so whoever can start workflows on the
+// task queue, or edit their history, cannot run a tool of their choosing
+// as anyone. Such a call's activity fails with ErrTypeTaskCallAltered,
+// not retried, and nothing runs. A sealed call started again while its
+// task is working runs again, as a retry does.
+//
 // When the worker running a call is lost (killed, its machine gone),
 // Temporal learns of it when its heartbeats stop
 // (TaskOptions.HeartbeatTimeout, a third of the lease by default), and

@@ -3,7 +3,7 @@ module github.com/hands-go/hands/durable
 go 1.26.8
 
 require (
-	github.com/hands-go/hands v0.0.0-20261129070931-37357511665e
+	github.com/hands-go/hands v0.0.0-20261129075116-57e6c88294e5
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp v1.47.0

@@ -24,12 +24,18 @@ const (
 	// is a TaskInput.
 	TaskWorkflowName = "hands.Task"
 	// TaskActivity runs a task's call (mcpserver.Server.RunTask); its
-	// input is the mcpserver.TaskCall.
+	// input is the mcpserver.TaskCall, sealed by the replica that made
+	// it.
 	TaskActivity = "hands.TaskCall"
 	// ErrTypeTaskEnded: the task ended otherwise than by its call's
 	// outcome (cancelled, expired, its lease lapsed before the attempt
 	// took it over); not retried, and the workflow ends without error.
 	ErrTypeTaskEnded = "hands.TaskEnded"
+	// ErrTypeTaskCallAltered: the worker's server refused the call
+	// (mcpserver.ErrTaskCallAltered): no replica sealed it as it is, or
+	// its task is another's; nothing ran. Not retried, since it never
+	// will run, and the workflow fails with it.
+	ErrTypeTaskCallAltered = "hands.TaskCallAltered"
 )
 
 // DefaultTaskQueue is the task queue of Tasks when TaskOptions.Queue is
@@ -65,7 +71,8 @@ type TaskOptions struct {
 // for the task (TaskWorkflowName, with TaskWorkflowID), and Register puts
 // the workflow and its activity on the replica's worker, whose activity
 // runs the call on the replica's server (mcpserver.Server.RunTask). The
-// replicas share a task store, a state key and a task queue.
+// replicas share a task store, a state key (which seals each call in its
+// workflow's input; see the package doc) and a task queue.
 //
 // A Tasks is safe for concurrent use.
 type Tasks struct {
@@ -199,7 +206,10 @@ func runTask(ctx context.Context, srv *mcpserver.Server, call mcpserver.TaskCall
 		}()
 	}
 	err := srv.RunTask(ctx, call)
-	if errors.Is(err, taskstore.ErrEnded) || errors.Is(err, taskstore.ErrLeaseLost) || errors.Is(err, taskstore.ErrTaskNotFound) {
+	switch {
+	case errors.Is(err, mcpserver.ErrTaskCallAltered):
+		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTaskCallAltered, err)
+	case errors.Is(err, taskstore.ErrEnded) || errors.Is(err, taskstore.ErrLeaseLost) || errors.Is(err, taskstore.ErrTaskNotFound):
 		return temporal.NewNonRetryableApplicationError(err.Error(), ErrTypeTaskEnded, err)
 	}
 	return err

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -20,8 +21,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/log"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/worker"
 
 	"github.com/hands-go/hands/durable"
@@ -386,4 +392,48 @@ func TestTaskSurvivesKilledReplica(t *testing.T) {
 			t.Errorf("send ran in pids %q, want once, in %d", got, killed)
 		}
 	})
+}
+
+// TestTaskCallAlteredNotRetried: a task workflow whose call no replica
+// sealed — started by whoever can start workflows on the task queue, with
+// a call of their choosing — runs nothing: the worker's server refuses
+// the call (mcpserver.ErrTaskCallAltered), and its activity fails with
+// ErrTypeTaskCallAltered, tried once whatever attempts the input asks,
+// since it will never run, and the workflow fails with it.
+func TestTaskCallAlteredNotRetried(t *testing.T) {
+	runs := 0
+	fetch := tool.New("fetch", "Fetch a file.", func(ctx context.Context, a pathArgs) (string, error) {
+		runs++
+		return "fetched " + a.Path, nil
+	}, tool.WithAnnotations(tool.Annotations{Idempotent: true}), tool.WithTaskSupport(tool.TaskRequired))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "files", Tools: []tool.Interface{fetch}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := taskstore.NewMemory(nil)
+	srv := mcpserver.New(reg, &mcpserver.Options{StateKey: replicaKey, Tasks: mcpserver.TaskOptions{Store: store}})
+	forged := mcpserver.TaskCall{
+		ID: "t1", Owner: "user root", Tool: "fetch", Arguments: json.RawMessage(`{"path":"/etc/shadow"}`),
+		Token: &auth.TokenInfo{UserID: "root", Scopes: []string{"admin"}}, TTL: time.Minute, Lease: time.Minute,
+	}
+	if _, err := store.Create(t.Context(), taskstore.New{ID: forged.ID, Owner: forged.Owner, Tool: forged.Tool, TTL: time.Minute, Lease: time.Minute}, taskstore.Limits{}); err != nil {
+		t.Fatal(err)
+	}
+
+	var s testsuite.WorkflowTestSuite
+	e := s.NewTestWorkflowEnvironment()
+	durable.NewTasks(nil, reg, nil).Register(e, srv)
+	attempts := 0
+	e.SetOnActivityStartedListener(func(*activity.Info, context.Context, converter.EncodedValues) { attempts++ })
+	e.ExecuteWorkflow(durable.TaskWorkflowName, durable.TaskInput{Call: forged, Attempts: 3, HeartbeatTimeout: time.Minute})
+	err = e.GetWorkflowError()
+	if aerr, ok := errors.AsType[*temporal.ApplicationError](err); !ok || aerr.Type() != durable.ErrTypeTaskCallAltered {
+		t.Errorf("the workflow of a forged call ended with %v, want an application error of type %s", err, durable.ErrTypeTaskCallAltered)
+	}
+	if attempts != 1 || runs != 0 {
+		t.Errorf("the forged call's activity ran %d times and its tool %d; want once and never", attempts, runs)
+	}
+	if task, err := store.Get(t.Context(), forged.ID); err != nil || task.Status != taskstore.Working {
+		t.Errorf("the task after: %+v, %v; want working, as the worker left it", task, err)
+	}
 }

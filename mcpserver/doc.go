@@ -231,7 +231,14 @@
 // durable's Tasks runs them as Temporal activities, run again on another
 // worker when theirs is lost, for the tools that are safe to run twice.
 // Such a call runs without its client's connection: it cannot ask the
-// client (Elicit, Sample), and says so.
+// client (Elicit, Sample), and says so. The call leaves the process as
+// plain JSON (a TaskCall: the task, its owner, the tool, the arguments,
+// what was verified of the caller's token), so it goes sealed: a MAC
+// under the state key of all it says, and RunTask runs only a call so
+// sealed, unchanged, for a task of the store of its owner and tool;
+// anything else is ErrTaskCallAltered, and nothing runs. So whoever can
+// give the runner's workers a call (start a workflow, say) cannot choose
+// the tool, its arguments or the caller it runs as.
 //
 // # The playground
 //

@@ -37,11 +37,14 @@ type Options struct {
 	// them. A registry logs through its own logger (Registry.SetLogger).
 	Logger *slog.Logger
 	// StateKey is the key, StateKeyBytes long, under which the server
-	// seals the request state of multi round-trip calls (protocol
-	// versions from 2026-07-28) with AES-256-GCM, bound to the call's
-	// tool, arguments and caller. Nil selects a random key made once per
-	// process; replicas that serve one endpoint share a key, since a
-	// client's next round may reach another.
+	// seals, with AES-256-GCM, what it hands out and takes back: the
+	// request state of multi round-trip calls (protocol versions from
+	// 2026-07-28), bound to the call's tool, arguments and caller; the
+	// task IDs its clients hold, bound to their owner; and the calls it
+	// hands to TaskOptions.Runner (TaskCall.Seal). Nil selects a random
+	// key made once per process; replicas that serve one endpoint share
+	// a key, since a client's next round may reach another, as do the
+	// servers whose RunTask runs their calls.
 	StateKey []byte
 	// StateTTL is how long a request state is accepted after the server
 	// issued it. Zero selects DefaultStateTTL.

@@ -26,6 +26,14 @@ import (
 // task's lease while the call runs and writes its outcome to the store,
 // where every replica reads it.
 //
+// The runner need not be trusted with authority: the call comes sealed
+// (TaskCall.Seal), and RunTask runs only a call that a server of its
+// StateKey sealed, as it was sealed. Who can add a call where the
+// runner's workers find it (start a workflow on its task queue, edit its
+// history) can make a worker run again a call it has seen, while its
+// task is working, but not a call of another tool, with other arguments
+// or as another caller.
+//
 // A TaskRunner's methods are safe for concurrent use.
 type TaskRunner interface {
 	// Start hands over the call of a task just created in the store,
@@ -44,7 +52,12 @@ type TaskRunner interface {
 }
 
 // A TaskCall is the call of a task that a TaskRunner runs: plain data,
-// which crosses processes as JSON.
+// which crosses processes as JSON. Its fields stay readable, for the
+// runner and its operators, but are not to be changed: Seal binds them
+// to the server that made the call, and Server.RunTask refuses a call
+// whose seal does not match them (ErrTaskCallAltered). A runner carries
+// the call as any faithful JSON encoder writes it (the seal is of what
+// the fields mean; see Seal).
 type TaskCall struct {
 	// ID is the task's ID in the store (taskstore.Task.ID), which is not
 	// the ID its client holds.
@@ -66,6 +79,18 @@ type TaskCall struct {
 	// a call not taken up by a RunTask within it, or whose RunTask stops
 	// renewing it for that long, fails as the lapse of a lease does.
 	Lease time.Duration `json:"lease"`
+	// Seal is a MAC of every field above, under the state key
+	// (Options.StateKey) of the server that made the call: an
+	// AES-256-GCM tag of no plaintext, bound to its purpose (a task
+	// call), so that what the key seals for other purposes (request
+	// states, task handles) is never a call's seal. It covers what the
+	// fields mean rather than their bytes, so that a copy through JSON
+	// keeps it: the arguments as JSON (without whitespace, strings in
+	// any escaping, numbers as written, to the last digit, members in
+	// order), the token's expiry as an instant, its extra claims as
+	// they read back from JSON (numbers as float64s), and the rest byte
+	// for byte. RunTask checks it before anything else.
+	Seal string `json:"seal"`
 }
 
 // handsOver reports whether the call of an extension's task goes to
@@ -95,7 +120,11 @@ func (s *Server) handOver(ctx context.Context, call *mcp.CallToolRequest, owner 
 	if extra := call.GetExtra(); extra != nil {
 		tc.Token = extra.TokenInfo
 	}
-	if err := r.opts.Runner.Start(ctx, tc); err != nil {
+	err = r.sealTaskCall(&tc)
+	if err == nil {
+		err = r.opts.Runner.Start(ctx, tc)
+	}
+	if err != nil {
 		s.logger.ErrorContext(ctx, "mcpserver: the task runner did not start a task's call", "tool", call.Params.Name, "err", err)
 		werr := &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: "the server could not start the task's call; try again later"}
 		data, _ := json.Marshal(werr)
@@ -132,8 +161,28 @@ func (s *Server) handOver(ctx context.Context, call *mcp.CallToolRequest, owner 
 // an outcome: the task is still working, its lease running out, and the
 // runner may run the call again in another RunTask before it does, which
 // takes the lease over. A call may so run more than once.
+//
+// RunTask runs only a call as a server of its StateKey sealed it
+// (TaskCall.Seal), for the task of that ID in the store, of the call's
+// owner and tool: it returns an error that matches ErrTaskCallAltered,
+// and runs nothing, for any other — forged, changed in any field, sealed
+// under another key, or naming a task of another owner or tool — having
+// made no change to the store (the seal is checked before the store is
+// read). The runner need not retry it: it will never run.
 func (s *Server) RunTask(ctx context.Context, call TaskCall) error {
 	r := s.tasks
+	if err := r.openTaskCall(&call); err != nil {
+		return err
+	}
+	// The seal binds the call to the task its server made; the store says
+	// whose task that is, and of which tool.
+	stored, err := r.store.Get(ctx, call.ID)
+	if err != nil {
+		return fmt.Errorf("mcpserver: read the task of %s: %w", call.Tool, err)
+	}
+	if stored.Owner != call.Owner || stored.Tool != call.Tool {
+		return fmt.Errorf("%w: the store's task %q is %q's call of %q, not %q's of %q", ErrTaskCallAltered, call.ID, stored.Owner, stored.Tool, call.Owner, call.Tool)
+	}
 	if _, err := r.store.Update(ctx, call.ID, taskstore.Change{Lease: r.opts.Lease}); err != nil {
 		return fmt.Errorf("mcpserver: take the lease of the task of %s: %w", call.Tool, err)
 	}
