@@ -44,7 +44,7 @@
 //	HANDS_TOKEN                  with --http, the bearer token of /mcp and tools.json (not /files/)
 //	HANDS_TOKENS                 with --http, several callers' tokens instead: NAME=TOKEN,… (--tokens FILE)
 //	HANDS_LIST_TTL               how long clients may keep a tools/list result (--list-ttl)
-//	HANDS_STATE_KEY              the key that seals multi round-trip request state (base64, 32 bytes)
+//	HANDS_STATE_KEY              the key that seals request state and task IDs (base64, 32 bytes)
 //	HANDS_TASK_STORE             where tasks are kept for replicas: mem://, redis://, postgres://, sqlite://
 //	HANDS_TASK_LEASE             how long a task runs unrenewed before it reads as failed (30s)
 //	HANDS_MAX_TASKS              tasks held over all callers (1024)

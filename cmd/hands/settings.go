@@ -91,7 +91,7 @@ var settings = []setting{
 	{env: "HANDS_TASK_RESULT_WAIT", def: "250ms", commands: "serve",
 		what: "how long a call of a tool that may run as a task runs before it becomes one, for a client of the 2026-07-28 tasks extension: a call that ends sooner is answered plainly; a negative duration makes a task of every such call at once"},
 	{env: "HANDS_STATE_KEY", def: "a random key per process", commands: "serve",
-		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls; replicas behind one endpoint share it"},
+		what: "the base64 of 32 random bytes that seals the request state of multi round-trip calls and the IDs of tasks (and the task calls a task runner carries); replicas behind one endpoint share it"},
 	{env: "HANDS_OAUTH_CLIENT_ID", def: "dynamic registration", commands: "serve --upstream",
 		what: "the client ID registered in advance with the authorization server of --upstream URLs that ask for OAuth"},
 	{env: "HANDS_OAUTH_ISSUER", def: "none; required with HANDS_OAUTH_CLIENT_ID", commands: "serve --upstream",
