@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/jsondepth"
@@ -209,6 +210,9 @@ type compiled struct {
 	// patterns compiled the document's patterns, and tells a match it
 	// cut off (patterns.cutOff)
 	patterns *patterns
+	// orders are the member names of the document's objects that
+	// messages needed, by JSON Pointer (orderOf)
+	orders sync.Map
 }
 
 func compile(d *Document) (*compiled, tool.Spec, error) {
