@@ -329,16 +329,8 @@ func (c *compiled) propertiesAt(schemaURL string) properties {
 	return properties{names: c.orderOf(frag + "/properties"), schemas: schemas}
 }
 
-// orderOf returns the member names of the object at pointer p of the
-// schema document, in the document's order, from the document as it was
-// read. Each object's names are looked up once and kept (c.orders): the
-// issues of one call may name the same object once for each item of a
-// large array, and a schema may list thousands of properties. The slice
-// is shared; it must not be changed.
-func (c *compiled) orderOf(p string) []string {
-	if names, ok := c.orders.Load(p); ok {
-		return names.([]string)
-	}
-	names, _ := c.orders.LoadOrStore(p, c.src.Names(pointerTokens(p)))
-	return names.([]string)
-}
+// orderOf returns the names of the properties object at pointer p of the
+// schema document, in the document's order; they are read once, when the
+// document is compiled (compiled.orders), and shared: they must not be
+// changed.
+func (c *compiled) orderOf(p string) []string { return c.orders[p] }
