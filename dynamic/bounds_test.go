@@ -1,7 +1,9 @@
 package dynamic
 
 import (
+	"encoding/json"
 	"errors"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -74,4 +76,27 @@ func FuzzParseBounds(f *testing.F) {
 			t.Errorf("Parse(%q) too deep: %v; jsontext counts %d levels, bound %d", doc, tooDeep, deepest, MaxSchemaDepth)
 		}
 	})
+}
+
+// TestValidatorHoldsLittle checks what a validator keeps of a schema of
+// MaxSchemaBytes: the document as parsed and compiled, not the tree it
+// was read into, which takes several times the memory (a hundred bytes an
+// element of an array, where the value takes about forty). A server that
+// proxies another server's tools keeps a validator for each of them.
+func TestValidatorHoldsLittle(t *testing.T) {
+	doc := json.RawMessage(`{"type":"object","properties":{"a":{"enum":[` + strings.Repeat("0,", MaxSchemaBytes/2-40) + `0]}}}`)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v, err := NewValidator(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	held := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	if limit := int64(40 * len(doc)); held > limit {
+		t.Errorf("a validator of a schema of %d bytes holds %d bytes, over %d", len(doc), held, limit)
+	}
+	runtime.KeepAlive(v)
 }

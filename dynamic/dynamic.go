@@ -204,8 +204,11 @@ func NewFromDocument(name, description string, inputSchema *Document, run func(c
 type compiled struct {
 	schema  *validator.Schema
 	printer *message.Printer
-	doc     any                 // the schema document, parsed
-	src     *schemadoc.Document // and as read, for the order of its members
+	doc     any // the schema document, parsed
+	// orders are the names of the document's properties objects, in its
+	// order, by JSON Pointer: the document's tree is not kept, which holds
+	// several times the memory of its value
+	orders map[string][]string
 	// patterns compiled the document's patterns, and tells a match it
 	// cut off (patterns.cutOff)
 	patterns *patterns
@@ -246,7 +249,7 @@ func compileParsed(parsed any, src *schemadoc.Document) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrSchemaInvalid, err)
 	}
-	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, src: src, patterns: engine}, nil
+	return &compiled{schema: s, printer: message.NewPrinter(language.English), doc: parsed, orders: src.MemberOrders("properties"), patterns: engine}, nil
 }
 
 // A Validator checks JSON documents against a JSON Schema document, with

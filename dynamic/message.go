@@ -329,7 +329,8 @@ func (c *compiled) propertiesAt(schemaURL string) properties {
 	return properties{names: c.orderOf(frag + "/properties"), schemas: schemas}
 }
 
-// orderOf returns the member names of the object at pointer p of the
-// schema document, in the document's order, from the document as it was
-// read.
-func (c *compiled) orderOf(p string) []string { return c.src.Names(pointerTokens(p)) }
+// orderOf returns the names of the properties object at pointer p of the
+// schema document, in the document's order; they are read once, when the
+// document is compiled (compiled.orders), and shared: they must not be
+// changed.
+func (c *compiled) orderOf(p string) []string { return c.orders[p] }

@@ -6,7 +6,7 @@
 // jsonschema.Schema that jsonschema-go decodes, with PropertyOrder set at
 // every level ([Document.Schema]), a proxy a comparison with another
 // decoding of the same bytes ([Document.Equal]), and a message the order
-// of an object's members ([Document.Names]).
+// of the members of its "properties" objects ([Document.MemberOrders]).
 //
 // An object that names a member more than once keeps the member at its
 // first place with its last value, in every form: encoding/json's decoding

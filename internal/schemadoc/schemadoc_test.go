@@ -298,29 +298,20 @@ func TestDecodeTooDeep(t *testing.T) {
 	}
 }
 
-func TestNames(t *testing.T) {
-	d, err := Decode([]byte(`{"properties":{"z":{},"a":{"properties":{"y":1,"b":2,"y":3}}},"allOf":[{"m":1,"c":2}],"e/~":{"k":1},"empty":{}}`), 64)
+func TestMemberOrders(t *testing.T) {
+	d, err := Decode([]byte(`{"properties":{"z":{},"a":{"properties":{"y":1,"b":2,"y":3}}},"allOf":[{"m":1,"properties":{"c":2,"d":3}}],`+
+		`"$defs":{"e/~":{"properties":{"k":1}},"empty":{"properties":{}},"list":{"properties":[1]}}}`), 64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		tokens []string
-		want   []string
-	}{
-		{nil, []string{"properties", "allOf", "e/~", "empty"}},
-		{[]string{"properties"}, []string{"z", "a"}},
-		{[]string{"properties", "a", "properties"}, []string{"y", "b"}},
-		{[]string{"allOf", "0"}, []string{"m", "c"}},
-		{[]string{"e/~"}, []string{"k"}},
-		{[]string{"empty"}, nil},
-		{[]string{"allOf", "00"}, nil},
-		{[]string{"allOf", "1"}, nil},
-		{[]string{"properties", "a", "properties", "y"}, nil},
-		{[]string{"nothing"}, nil},
-	} {
-		if got := d.Names(tt.tokens); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("Names(%q) = %q, want %q", tt.tokens, got, tt.want)
-		}
+	want := map[string][]string{
+		"/properties":              {"z", "a"},
+		"/properties/a/properties": {"y", "b"},
+		"/allOf/0/properties":      {"c", "d"},
+		"/$defs/e~1~0/properties":  {"k"},
+	}
+	if got := d.MemberOrders("properties"); !reflect.DeepEqual(got, want) {
+		t.Errorf("MemberOrders(properties) = %q, want %q", got, want)
 	}
 }
 

@@ -89,34 +89,57 @@ func (n *node) equal(v any) bool {
 	return false
 }
 
-// Names returns the names of the members of the object at the JSON
-// Pointer of the tokens given (unescaped), in the order the document
-// lists them; nil when there is no object there, or it has none.
-func (d *Document) Names(tokens []string) []string {
-	n := &d.root
-	for _, tok := range tokens {
+// MemberOrders returns the names of the members of every object of the
+// document that is the value of a member named name (every "properties"
+// object of a schema, say), in the order the document lists them, by the
+// object's JSON Pointer; an object with no members is left out. It reads
+// the tree once: a reader that keeps what it returns, and not the
+// Document, keeps the names alone.
+func (d *Document) MemberOrders(name string) map[string][]string {
+	orders := map[string][]string{}
+	var path []byte // the JSON Pointer of n, escaped
+	var walk func(n *node)
+	walk = func(n *node) {
+		mark := len(path)
 		switch n.kind {
 		case '{':
-			n = n.member(tok)
-		case '[':
-			i, err := strconv.Atoi(tok)
-			if err != nil || i < 0 || i >= len(n.elems) || strconv.Itoa(i) != tok {
-				return nil
+			for i := range n.members {
+				m := &n.members[i]
+				path = append(path, '/')
+				path = appendEscaped(path, m.name)
+				if m.name == name && m.value.kind == '{' && len(m.value.members) > 0 {
+					names := make([]string, len(m.value.members))
+					for j := range m.value.members {
+						names[j] = m.value.members[j].name
+					}
+					orders[string(path)] = names
+				}
+				walk(&m.value)
+				path = path[:mark]
 			}
-			n = &n.elems[i]
+		case '[':
+			for i := range n.elems {
+				path = strconv.AppendInt(append(path, '/'), int64(i), 10)
+				walk(&n.elems[i])
+				path = path[:mark]
+			}
+		}
+	}
+	walk(&d.root)
+	return orders
+}
+
+// appendEscaped appends tok to a JSON Pointer, "~" as "~0" and "/" as "~1".
+func appendEscaped(p []byte, tok string) []byte {
+	for i := 0; i < len(tok); i++ {
+		switch tok[i] {
+		case '~':
+			p = append(p, "~0"...)
+		case '/':
+			p = append(p, "~1"...)
 		default:
-			return nil
-		}
-		if n == nil {
-			return nil
+			p = append(p, tok[i])
 		}
 	}
-	if n.kind != '{' || len(n.members) == 0 {
-		return nil
-	}
-	names := make([]string, len(n.members))
-	for i := range n.members {
-		names[i] = n.members[i].name
-	}
-	return names
+	return p
 }
