@@ -55,7 +55,7 @@ func BenchmarkEventStream(b *testing.B) {
 				c.opts.Elicit = elicit
 			}
 			upstream := &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1/mcp", HTTPClient: &http.Client{Transport: streamOf(bb.stream)}, MaxEventSize: DefaultMaxMessageBytes}
-			rt := liftingTasks(c.keepingSchemas(upstream)).(*mcp.StreamableClientTransport).HTTPClient.Transport
+			rt := c.wire().Transport(upstream).(*mcp.StreamableClientTransport).HTTPClient.Transport
 			b.SetBytes(int64(len(bb.stream)))
 			b.ReportAllocs()
 			for b.Loop() {
