@@ -14,7 +14,9 @@ import (
 // A sizeError is the TooLarge error of the tests.
 type sizeError struct{ size, limit int }
 
-func (e *sizeError) Error() string { return fmt.Sprintf("%d bytes over the bound of %d", e.size, e.limit) }
+func (e *sizeError) Error() string {
+	return fmt.Sprintf("%d bytes over the bound of %d", e.size, e.limit)
+}
 
 // tooLarge returns a *sizeError.
 func tooLarge(size, limit int) error { return &sizeError{size, limit} }
@@ -233,6 +235,7 @@ func FuzzEventRewriter(f *testing.F) {
 		}
 	})
 }
+
 // FuzzEventFilter checks that a stream whose messages are left as they
 // are comes out byte for byte as it went in, and that the filter never
 // panics.
@@ -251,4 +254,3 @@ func FuzzEventFilter(f *testing.F) {
 		}
 	})
 }
-

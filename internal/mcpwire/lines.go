@@ -109,9 +109,10 @@ func (l *LineReader) Limit() int { return l.limit }
 
 // Next returns the next line that holds anything but white space, with
 // the white space around it trimmed. The line is valid until the next
-// call. At a line over the limit it returns the line's first
-// jsonrpcwire.HeadBytes (for jsonrpcwire.Head to find its ID in) and a
-// *LineError; the next call reads on after that line's end. At the end of
+// call. At a line over the limit it returns the line's first bytes, the
+// limit and one or jsonrpcwire.HeadBytes, whichever is fewer (for
+// jsonrpcwire.Head to find its ID in), and a *LineError; the next call
+// reads on after that line's end. At the end of
 // the input it returns io.EOF, or the error that ended it.
 func (l *LineReader) Next() ([]byte, error) {
 	for {
@@ -123,7 +124,7 @@ func (l *LineReader) Next() ([]byte, error) {
 				continue
 			}
 			if len(line) > l.limit {
-				return line[:min(len(line), jsonrpcwire.HeadBytes)], &LineError{Limit: l.limit}
+				return line[:min(len(line), l.limit+1, jsonrpcwire.HeadBytes)], &LineError{Limit: l.limit}
 			}
 			if line = bytes.Trim(line, " \t\r"); len(line) > 0 {
 				return line, nil
@@ -133,7 +134,7 @@ func (l *LineReader) Next() ([]byte, error) {
 		if l.skip {
 			l.r, l.w = 0, 0
 		} else if l.w-l.r > l.limit {
-			head := l.buf[l.r : l.r+min(l.w-l.r, jsonrpcwire.HeadBytes)]
+			head := l.buf[l.r : l.r+min(l.limit+1, jsonrpcwire.HeadBytes)]
 			l.r, l.skip = l.w, true
 			return head, &LineError{Limit: l.limit}
 		}
