@@ -363,8 +363,8 @@ func CallsUnderWay(ctx context.Context) []context.Context {
 // callOf returns the context of the call a server's request belongs to
 // (see Options.Elicit), ended when either it or the request is; or, when
 // the request names no call under way, the request's own ctx. A request
-// names its call by the call's progress token: the watch of an HTTP
-// session marks the requests on a call's stream with it (callMetaKey,
+// names its call by the call's progress token: the calls stage of an
+// HTTP session's wire marks the requests on a call's stream with it (callMetaKey,
 // which is removed here), and a server may send it itself as the
 // request's progressToken. Failing that, it names the call by the task
 // the call created (related-task; see taskCall). A request that names

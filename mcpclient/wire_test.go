@@ -195,7 +195,7 @@ func TestWatchBound(t *testing.T) {
 		c := &Client{}
 		w := c.wire().Transport(&mcp.StreamableClientTransport{Endpoint: "http://mcp.test", MaxEventSize: tt.maxEventSize}).(*mcp.StreamableClientTransport)
 		if got := w.HTTPClient.Transport.(*mcpwire.RoundTripper).MaxHeld; got != tt.want {
-			t.Errorf("MaxEventSize %d: the watch holds %d bytes, want %d", tt.maxEventSize, got, tt.want)
+			t.Errorf("MaxEventSize %d: the answer readers hold %d bytes, want %d", tt.maxEventSize, got, tt.want)
 		}
 	}
 }

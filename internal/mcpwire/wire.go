@@ -96,11 +96,13 @@ type Stage struct {
 	// Name says what the stage does, for errors and tests.
 	Name string
 	// Send is called with each message the client sends, before it is
-	// sent, in the order of the stages. It returns how the stage reads
-	// the messages that answer it, or nil when it has no need: over
-	// streamable HTTP, every message of the POST's response, body or
-	// event stream; on any other connection, the response that bears the
-	// request's ID.
+	// sent, in the order of the stages (over streamable HTTP, with each
+	// POST's message no larger than the bound of what the stages hold).
+	// It returns how the stage reads the messages that answer it, or nil
+	// when it has no need: over streamable HTTP, every message of the
+	// POST's response, body or event stream; on any other connection,
+	// the response that bears the request's ID (a message other than a
+	// request with an ID has none there).
 	Send func(sent *Message) (answer func(*Message))
 	// Receive is called with each message read, after the answer
 	// readers: on a connection, every message; over streamable HTTP, a
@@ -188,21 +190,29 @@ type conn struct {
 	stages  []Stage
 	mu      sync.Mutex
 	pending map[jsonrpc.ID][]func(*Message) // the answer readers of requests sent, by ID
+	read    Message                         // the message Read hands the stages: the SDK reads one at a time
 }
 
+// sending holds the Messages Write hands the stages, which writers may
+// call at once.
+var sending = sync.Pool{New: func() any { return new(Message) }}
+
 func (c *conn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
-		m := Message{msg: msg}
+	if len(c.stages) > 0 {
+		m := sending.Get().(*Message)
+		*m = Message{msg: msg}
 		var answers []func(*Message)
 		for _, s := range c.stages {
 			if s.Send == nil {
 				continue
 			}
-			if a := s.Send(&m); a != nil {
+			if a := s.Send(m); a != nil {
 				answers = append(answers, a)
 			}
 		}
-		if len(answers) > 0 {
+		*m = Message{}
+		sending.Put(m)
+		if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() && len(answers) > 0 {
 			c.mu.Lock()
 			c.pending[req.ID] = answers
 			c.mu.Unlock()
@@ -216,19 +226,21 @@ func (c *conn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	if err != nil {
 		return msg, err
 	}
-	m := Message{msg: msg}
+	m := &c.read
+	*m = Message{msg: msg}
+	defer func() { *m = Message{} }()
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.mu.Lock()
 		answers := c.pending[resp.ID]
 		delete(c.pending, resp.ID)
 		c.mu.Unlock()
 		for _, a := range answers {
-			a(&m)
+			a(m)
 		}
 	}
 	for _, s := range c.stages {
 		if s.Receive != nil {
-			s.Receive(&m)
+			s.Receive(m)
 		}
 	}
 	return m.msg, nil
@@ -373,10 +385,13 @@ func (t *RoundTripper) rewriteBody(resp *http.Response, stages []eventStage) (*h
 
 // rewrite returns f as the rewrite of an eventStage: the message as f
 // leaves it, or nil when f leaves it as it is.
+// The Message is one for all the calls, which an eventRewriter makes one
+// at a time.
 func rewrite(f func(*Message)) func([]byte) []byte {
+	m := new(Message)
 	return func(data []byte) []byte {
-		m := Message{data: data}
-		f(&m)
+		*m = Message{data: data}
+		f(m)
 		if !m.replaced {
 			return nil
 		}
