@@ -99,7 +99,7 @@ func (c *stdioConn) readLines(lines *mcpwire.LineReader) {
 // response that answers it. Of a line too long, line is the start.
 func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc.Response) {
 	if tooLong {
-		return refuse(line, jsonrpc.CodeInvalidRequest, "%v", &mcpwire.LineError{Limit: limit})
+		return refuse(line, jsonrpc.CodeInvalidRequest, "%v", &mcpwire.LineError{Limit: limit, Err: mcpwire.ErrLineTooLong})
 	}
 	msg, err := mcpwire.DecodeLine(line)
 	switch {

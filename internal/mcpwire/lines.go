@@ -15,41 +15,52 @@ import (
 // otherwise: 16 MiB, as the SDK's stdio transports (mcp.DefaultMaxLineLength).
 const DefaultMaxLineBytes = 16 << 20
 
-// ErrLineTooLong is what a *LineError matches.
-var ErrLineTooLong = errors.New("mcpwire: a line is over the limit")
-
-// A LineError reports a line, or a message over several lines, longer
-// than a LineReader's limit. It matches ErrLineTooLong. Its text is what
-// a server answers such a line with.
-type LineError struct {
-	Limit int // the limit, in bytes
-}
-
-// Error says what the limit is.
-func (e *LineError) Error() string {
-	return fmt.Sprintf("the line is over the limit of %d bytes", e.Limit)
-}
-
-// Unwrap returns ErrLineTooLong.
-func (e *LineError) Unwrap() error { return ErrLineTooLong }
-
 var (
-	// ErrNotJSON is what DecodeLine reports for a line that is not one
+	// ErrLineTooLong is what a *LineError matches for a line, or a
+	// message over several lines, longer than a LineReader's limit.
+	ErrLineTooLong = errors.New("mcpwire: a line is over the limit")
+	// ErrNotJSON is what a *LineError matches for a line that is not one
 	// JSON value: a server answers it with a parse error.
-	ErrNotJSON = errors.New("parse error: the line is not valid JSON")
-	// ErrBatch is what DecodeLine reports for a batch (a JSON array), which
-	// protocol versions from 2025-06-18 do not allow.
-	ErrBatch = errors.New("batches are not supported; send one message a line")
-	// ErrInvalidMessage is what DecodeLine reports, wrapping why, for JSON
-	// that is not a JSON-RPC message.
-	ErrInvalidMessage = errors.New("invalid message")
+	ErrNotJSON = errors.New("mcpwire: the line is not valid JSON")
+	// ErrBatch is what a *LineError matches for a batch (a JSON array),
+	// which protocol versions from 2025-06-18 do not allow.
+	ErrBatch = errors.New("mcpwire: the line is a batch, which this protocol does not allow")
+	// ErrInvalidMessage is what a *LineError matches for JSON that is not
+	// a JSON-RPC message.
+	ErrInvalidMessage = errors.New("mcpwire: the line is not a JSON-RPC message")
 )
+
+// A LineError reports a line of a stdio connection that holds no message.
+// Its text is what a server answers such a line with.
+type LineError struct {
+	Limit  int   // the limit, for ErrLineTooLong
+	Reason error // why, for ErrInvalidMessage
+	Err    error // ErrLineTooLong, ErrNotJSON, ErrBatch or ErrInvalidMessage
+}
+
+// Error says what is wrong with the line, as a server answers it.
+func (e *LineError) Error() string {
+	switch e.Err {
+	case ErrLineTooLong:
+		return fmt.Sprintf("the line is over the limit of %d bytes", e.Limit)
+	case ErrNotJSON:
+		return "parse error: the line is not valid JSON"
+	case ErrBatch:
+		return "batches are not supported; send one message a line"
+	case ErrInvalidMessage:
+		return fmt.Sprintf("invalid message: %v", e.Reason)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *LineError) Unwrap() error { return e.Err }
 
 // DecodeLine decodes line, one line of a stdio connection with the white
 // space around it trimmed, into a *jsonrpc.Request or a
 // *jsonrpc.Response, as jsonrpcwire.Decode does. When it holds no
-// message, the error says why: it matches ErrNotJSON, ErrBatch or
-// ErrInvalidMessage.
+// message, the error is a *LineError that says why: it matches ErrNotJSON,
+// ErrBatch or ErrInvalidMessage.
 //
 // Decode refuses whatever is not one message, so the line is checked for
 // JSON, and for a batch, only when it fails: a message is read in one
@@ -60,11 +71,11 @@ func DecodeLine(line []byte) (jsonrpc.Message, error) {
 	case err == nil:
 		return msg, nil
 	case !json.Valid(line):
-		return nil, ErrNotJSON
+		return nil, &LineError{Err: ErrNotJSON}
 	case line[0] == '[':
-		return nil, ErrBatch
+		return nil, &LineError{Err: ErrBatch}
 	default:
-		return nil, fmt.Errorf("%w: %w", ErrInvalidMessage, err)
+		return nil, &LineError{Reason: err, Err: ErrInvalidMessage}
 	}
 }
 
@@ -124,7 +135,7 @@ func (l *LineReader) Next() ([]byte, error) {
 				continue
 			}
 			if len(line) > l.limit {
-				return line[:min(len(line), l.limit+1, jsonrpcwire.HeadBytes)], &LineError{Limit: l.limit}
+				return line[:min(len(line), l.limit+1, jsonrpcwire.HeadBytes)], &LineError{Limit: l.limit, Err: ErrLineTooLong}
 			}
 			if line = bytes.Trim(line, " \t\r"); len(line) > 0 {
 				return line, nil
@@ -136,7 +147,7 @@ func (l *LineReader) Next() ([]byte, error) {
 		} else if l.w-l.r > l.limit {
 			head := l.buf[l.r : l.r+min(l.limit+1, jsonrpcwire.HeadBytes)]
 			l.r, l.skip = l.w, true
-			return head, &LineError{Limit: l.limit}
+			return head, &LineError{Limit: l.limit, Err: ErrLineTooLong}
 		}
 		if l.err != nil {
 			line := bytes.Trim(l.buf[l.r:l.w], " \t\r")
@@ -210,7 +221,7 @@ func (l *LineReader) Message() (jsonrpc.Message, error) {
 		case err != nil:
 			return nil, err
 		case len(l.joined)+1+len(line) > l.limit:
-			return nil, &LineError{Limit: l.limit}
+			return nil, &LineError{Limit: l.limit, Err: ErrLineTooLong}
 		}
 		l.joined = append(l.joined, '\n')
 		l.joined = append(l.joined, line...)

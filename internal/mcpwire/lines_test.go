@@ -70,7 +70,7 @@ func TestLineErrorSame(t *testing.T) {
 	input := `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 100) + `"}` + "\n"
 	_, serverErr := NewLineReader(strings.NewReader(input), 50).Next()
 	_, clientErr := NewLineReader(strings.NewReader(input), 50).Message()
-	want := &LineError{Limit: 50}
+	want := &LineError{Limit: 50, Err: ErrLineTooLong}
 	if !reflect.DeepEqual(serverErr, want) || !reflect.DeepEqual(clientErr, want) {
 		t.Errorf("Next: %v, Message: %v; want both %#v", serverErr, clientErr, want)
 	}
