@@ -9,7 +9,7 @@ import (
 // The SDK decodes a tool's schemas into maps, which forget the order in
 // which the server listed the properties; a model reads that order. So the
 // client reads the results of tools/list as the server wrote them too, and
-// keeps each tool's schemas as sent (the schemas stage of its wire).
+// keeps each tool's schemas as sent.
 
 // sentSchemas are a tool's schemas as the server wrote them.
 type sentSchemas struct {
