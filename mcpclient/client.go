@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"math"
@@ -23,6 +22,7 @@ import (
 
 	"github.com/hands-go/hands/dialect"
 	"github.com/hands-go/hands/internal/buildinfo"
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -197,7 +197,7 @@ type Client struct {
 	refused []error
 
 	sentMu sync.Mutex
-	sent   map[string]sentSchemas // the schemas of the listing under way as sent, by tool name (listingConn)
+	sent   map[string]sentSchemas // the schemas of the listing under way as sent, by tool name (schemaStage)
 
 	progressMu sync.Mutex
 	progress   map[string]*forwarder // calls under way, by progress token
@@ -293,7 +293,7 @@ func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Clie
 func (c *Client) handshake(ctx context.Context, transport mcp.Transport) (*mcp.ClientSession, error) {
 	hctx, cancel := c.listContext(ctx)
 	defer cancel()
-	session, err := c.client.Connect(hctx, liftingTasks(c.keepingSchemas(transport)), nil)
+	session, err := c.client.Connect(hctx, c.wire().Transport(transport), nil)
 	if err != nil {
 		return nil, fmt.Errorf("mcpclient: connect to %s: %w", nameOr(c.opts.Name, "the server"), err)
 	}
@@ -363,8 +363,8 @@ func CallsUnderWay(ctx context.Context) []context.Context {
 // callOf returns the context of the call a server's request belongs to
 // (see Options.Elicit), ended when either it or the request is; or, when
 // the request names no call under way, the request's own ctx. A request
-// names its call by the call's progress token: the watch of an HTTP
-// session marks the requests on a call's stream with it (callMetaKey,
+// names its call by the call's progress token: the calls stage of an
+// HTTP session's wire marks the requests on a call's stream with it (callMetaKey,
 // which is removed here), and a server may send it itself as the
 // request's progressToken. Failing that, it names the call by the task
 // the call created (related-task; see taskCall). A request that names
@@ -789,71 +789,6 @@ func Command(name string, args ...string) mcp.Transport {
 // server-sent event: a larger one ends the session once that much is read.
 // HTTPWith also answers OAuth challenges.
 func HTTP(url string, header http.Header) mcp.Transport {
-	next := boundedTransport{max: DefaultMaxMessageBytes, next: http.DefaultTransport}
-	client := &http.Client{Transport: headerTransport{header: header, next: next}}
-	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: client, MaxEventSize: DefaultMaxMessageBytes}
-}
-
-// boundedTransport bounds the JSON bodies of responses: the SDK reads one
-// whole before it decodes it. Event streams are bounded event by event by
-// the SDK (StreamableClientTransport.MaxEventSize).
-type boundedTransport struct {
-	max  int
-	next http.RoundTripper
-}
-
-func (t boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := t.next.RoundTrip(r)
-	if err != nil || resp.Body == nil || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		return resp, err
-	}
-	if resp.ContentLength > int64(t.max) {
-		resp.Body.Close()
-		return nil, &SizeError{Bytes: int(min(resp.ContentLength, math.MaxInt)), Limit: t.max, Err: ErrMessageTooLarge}
-	}
-	resp.Body = &boundedBody{ReadCloser: resp.Body, left: t.max, max: t.max}
-	return resp, nil
-}
-
-// boundedBody fails a read past its bound, having read no more than the
-// bound allows.
-type boundedBody struct {
-	io.ReadCloser
-	left, max int
-}
-
-func (b *boundedBody) Read(p []byte) (int, error) {
-	if b.left <= 0 {
-		// One byte more tells a body that ends exactly at the bound from
-		// one that goes on.
-		var one [1]byte
-		n, err := b.ReadCloser.Read(one[:])
-		if n > 0 {
-			return 0, &SizeError{Bytes: b.max + 1, Limit: b.max, Err: ErrMessageTooLarge}
-		}
-		return 0, err
-	}
-	if len(p) > b.left {
-		p = p[:b.left]
-	}
-	n, err := b.ReadCloser.Read(p)
-	b.left -= n
-	return n, err
-}
-
-// headerTransport adds its header to every request.
-type headerTransport struct {
-	header http.Header
-	next   http.RoundTripper
-}
-
-func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	if len(t.header) == 0 {
-		return t.next.RoundTrip(r)
-	}
-	r = r.Clone(r.Context())
-	for k, v := range t.header {
-		r.Header[http.CanonicalHeaderKey(k)] = slices.Clone(v)
-	}
-	return t.next.RoundTrip(r)
+	rt := &mcpwire.RoundTripper{Next: http.DefaultTransport, Header: header, MaxBody: DefaultMaxMessageBytes, TooLarge: tooLarge}
+	return &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, MaxEventSize: DefaultMaxMessageBytes}
 }

@@ -10,8 +10,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/hands-go/hands/internal/jsonrpcwire"
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -25,12 +25,16 @@ const DefaultTerminateDuration = 5 * time.Second
 // over its standard input and output, as the SDK's mcp.CommandTransport
 // does: messages are JSON values, one a line; closing the connection
 // closes the server's input and waits for it to exit, then terminates it.
-// It decodes each message it reads without the SDK's decoder, which
+// It reads the server's output with the framing mcpserver's StdioTransport
+// reads its input with (one line reader, one limit, one error for a line
+// over it), and decodes each message without the SDK's decoder, which
 // allocates 32 KiB for every message (three times, for a response), the
-// larger part of what a small call costs. A batch (a JSON array), which
-// protocol versions from 2025-06-18 do not allow, ends the connection with
-// an error, as does a message over the limit or anything but a line break
-// after one.
+// larger part of what a small call costs. A message may go on over
+// several lines, as the SDK's transport reads it, while an object or
+// array in it is open. A batch (a JSON array), which protocol versions
+// from 2025-06-18 do not allow, ends the connection with an error, as do
+// a message over the limit and anything but white space after a message
+// on its line.
 type CommandTransport struct {
 	// Command is the server's command; Connect starts it. Its Stdin and
 	// Stdout must be unset.
@@ -39,8 +43,9 @@ type CommandTransport struct {
 	// after closing its input, and again after SIGTERM. Zero selects
 	// DefaultTerminateDuration.
 	TerminateDuration time.Duration
-	// MaxMessageBytes is the longest message read. Zero selects
-	// mcp.DefaultMaxLineLength (16 MiB), as the SDK's transport.
+	// MaxMessageBytes is the longest message read, line breaks
+	// excluded. Zero selects mcp.DefaultMaxLineLength (16 MiB), as the
+	// SDK's transport.
 	MaxMessageBytes int
 }
 
@@ -57,10 +62,6 @@ func (t *CommandTransport) Connect(context.Context) (mcp.Connection, error) {
 	if err := t.Command.Start(); err != nil {
 		return nil, err
 	}
-	limit := t.MaxMessageBytes
-	if limit <= 0 {
-		limit = mcp.DefaultMaxLineLength
-	}
 	c := &commandConn{
 		cmd:       t.Command,
 		stdin:     stdin,
@@ -70,7 +71,7 @@ func (t *CommandTransport) Connect(context.Context) (mcp.Connection, error) {
 	if c.terminate <= 0 {
 		c.terminate = DefaultTerminateDuration
 	}
-	go c.read(stdout, limit)
+	go c.read(stdout, t.MaxMessageBytes)
 	return c, nil
 }
 
@@ -87,45 +88,19 @@ type commandConn struct {
 	closeErr  error
 }
 
-var (
-	errMessageTooLong = errors.New("mcpclient: a message from the server is over the limit")
-	errTrailing       = errors.New("mcpclient: invalid trailing data after a message from the server")
-	errBatch          = errors.New("mcpclient: the server sent a batch, which this protocol does not allow")
-)
-
 // read decodes the server's messages and hands them to Read, until the
-// output ends, a message cannot be read, or the connection is closed.
-// Each value is read from the stream once, checked, and decoded from
-// the decoder's own buffer.
+// output ends, a message cannot be read, or the connection is closed. A
+// limit of zero or below is mcp.DefaultMaxLineLength.
 func (c *commandConn) read(stdout io.Reader, limit int) {
-	frame := &frameLimit{r: stdout, limit: limit}
-	dec := jsontext.NewDecoder(frame, jsonrpcwire.Options)
+	lines := mcpwire.NewLineReader(stdout, limit)
 	for {
-		raw, err := dec.ReadValue()
-		if err == nil {
-			// A message ends its line: what follows it is a line break or
-			// the end of the output.
-			if next := dec.UnreadBuffer(); len(next) > 0 && next[0] != '\n' && next[0] != '\r' {
-				err = errTrailing
-			}
+		msg, err := lines.Message()
+		if err != nil && err != io.EOF {
+			err = fmt.Errorf("mcpclient: the server's output: %w", err)
 		}
-		var msg jsonrpc.Message
-		switch {
-		case errors.Is(err, errFrameTooLong):
-			err = fmt.Errorf("%w of %d bytes", errMessageTooLong, limit)
-		case err != nil:
-		case raw.Kind() == '[':
-			err = errBatch
-		default:
-			msg, err = jsonrpcwire.Decode(raw) // which copies what it keeps of raw
-		}
-		if !c.inbox.Hand(msg, err) {
+		if !c.inbox.Hand(msg, err) || err != nil {
 			return
 		}
-		if err != nil {
-			return
-		}
-		frame.next()
 	}
 }
 
@@ -139,7 +114,7 @@ func (c *commandConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := jsonrpcwire.EncodeLine(msg)
+	data, err := mcpwire.EncodeLine(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
@@ -207,28 +182,3 @@ func (c *commandConn) stop() error {
 
 // SessionID implements mcp.Connection; a stdio session has no ID.
 func (c *commandConn) SessionID() string { return "" }
-
-var errFrameTooLong = errors.New("frame too long")
-
-// A frameLimit bounds the bytes read for one message: past limit, Read
-// fails, and the decoder with it. next starts the count again for the
-// next message.
-type frameLimit struct {
-	r     io.Reader
-	limit int
-	count int
-}
-
-func (f *frameLimit) Read(p []byte) (int, error) {
-	if f.count >= f.limit {
-		return 0, errFrameTooLong
-	}
-	if len(p) > f.limit-f.count {
-		p = p[:f.limit-f.count]
-	}
-	n, err := f.r.Read(p)
-	f.count += n
-	return n, err
-}
-
-func (f *frameLimit) next() { f.count = 0 }

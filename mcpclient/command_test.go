@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/hands-go/hands/internal/cost"
 	"github.com/hands-go/hands/internal/jsonrpcwire"
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -57,8 +57,9 @@ func linesServer(t *testing.T, lines string, stubborn bool) *CommandTransport {
 // TestCommandTransport checks what a CommandTransport reads of a server's
 // output: messages, one a line (a message split over lines too, as the
 // SDK's transport reads it), and an error that ends the connection for a
-// batch, for anything but a line break after a message, and for a message
-// over the limit.
+// batch, for anything but white space after a message on its line, and
+// for a message over the limit: the error mcpserver's StdioTransport
+// answers such a line with.
 func TestCommandTransport(t *testing.T) {
 	const resp = `{"jsonrpc":"2.0","id":1,"result":{"ok":true}}`
 	for _, tc := range []struct {
@@ -69,9 +70,10 @@ func TestCommandTransport(t *testing.T) {
 	}{
 		{"messages", resp + "\n" + `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}` + "\r\n", 2, nil},
 		{"split over lines", "{\"jsonrpc\":\"2.0\",\n\"id\":1,\"result\":{}}\n", 1, nil},
-		{"batch", "[" + resp + "]\n", 0, errBatch},
-		{"trailing data", resp + " x\n", 0, errTrailing},
-		{"over the limit", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 300) + `"}` + "\n", 0, errMessageTooLong},
+		{"batch", "[" + resp + "]\n", 0, mcpwire.ErrBatch},
+		{"trailing data", resp + " x\n", 0, mcpwire.ErrNotJSON},
+		{"over the limit", `{"jsonrpc":"2.0","id":1,"result":"` + strings.Repeat("a", 300) + `"}` + "\n", 0, mcpwire.ErrLineTooLong},
+		{"split over lines, over the limit", "{\"jsonrpc\":\"2.0\",\"id\":1,\n\"result\":\"" + strings.Repeat("a", 190) + "\"}\n", 0, mcpwire.ErrLineTooLong},
 		{"not JSON-RPC", `{"jsonrpc":"1.0","id":1,"result":{}}` + "\n", 0, errors.New("any")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -128,36 +130,58 @@ func TestCommandTransportClose(t *testing.T) {
 	}
 }
 
-// readChecked is commandConn.read as it was before it read with a token
-// decoder: encoding/json's Decoder, and its Buffered for the byte after a
-// message.
+// readChecked is what commandConn.read reads, written over the whole
+// output in memory: its lines, split at line feeds and trimmed of JSON's
+// white space, blank ones skipped, each at most limit bytes; a message
+// is a line, or lines joined with line feeds while encoding/json finds
+// them a JSON value cut short, at most limit bytes in all; it must be
+// valid JSON, not an array, and a JSON-RPC message.
 func readChecked(c *commandConn, stdout io.Reader, limit int) {
-	frame := &frameLimit{r: stdout, limit: limit}
-	dec := json.NewDecoder(frame)
-	for {
-		var raw json.RawMessage
-		err := dec.Decode(&raw)
-		if err == nil {
-			var next [1]byte
-			if n, _ := dec.Buffered().Read(next[:]); n > 0 && next[0] != '\n' && next[0] != '\r' {
-				err = errTrailing
-			}
+	all, _ := io.ReadAll(stdout)
+	var joined []byte
+	last := bytes.Count(all, []byte("\n")) // the index of the part after the last line feed
+	hand := func(msg jsonrpc.Message, err error) bool { return c.inbox.Hand(msg, err) && err == nil }
+	for i, line := range bytes.Split(all, []byte("\n")) {
+		if len(line) > limit {
+			hand(nil, mcpwire.ErrLineTooLong)
+			return
+		}
+		if line = bytes.Trim(line, " \t\r"); len(line) == 0 {
+			continue
+		}
+		if joined != nil {
+			joined = append(joined, '\n')
+		}
+		joined = append(joined, line...)
+		if len(joined) > limit {
+			hand(nil, mcpwire.ErrLineTooLong)
+			return
+		}
+		var v any
+		err := json.Unmarshal(joined, &v)
+		var syntax *json.SyntaxError
+		if errors.As(err, &syntax) && strings.Contains(err.Error(), "unexpected end of JSON input") && i < last {
+			continue // a value cut short, with lines to come
 		}
 		var msg jsonrpc.Message
 		switch {
-		case errors.Is(err, errFrameTooLong):
-			err = fmt.Errorf("%w of %d bytes", errMessageTooLong, limit)
-		case err != nil:
-		case bytes.HasPrefix(raw, []byte("[")):
-			err = errBatch
+		case err != nil && !json.Valid(joined):
+			err = mcpwire.ErrNotJSON
+		case joined[0] == '[':
+			err = mcpwire.ErrBatch
 		default:
-			msg, err = jsonrpcwire.Decode(raw)
+			msg, err = jsonrpcwire.Decode(joined)
 		}
-		if !c.inbox.Hand(msg, err) || err != nil {
+		if !hand(msg, err) {
 			return
 		}
-		frame.next()
+		joined = nil
 	}
+	if joined != nil {
+		hand(nil, io.ErrUnexpectedEOF)
+		return
+	}
+	hand(nil, io.EOF)
 }
 
 // chunks is a reader of data that gives at most size bytes a Read, as a
@@ -195,10 +219,9 @@ func readAll(read func(*commandConn, io.Reader, int), output []byte, chunk, limi
 	}
 }
 
-// FuzzCommandRead checks that a CommandTransport reads every output as it
-// did with encoding/json's Decoder, however the output is split into
-// reads: the same messages, then the end of the output for both or an
-// error for both.
+// FuzzCommandRead checks that a CommandTransport reads every output as
+// readChecked does, however the output is split into reads: the same
+// messages, then the end of the output for both or an error for both.
 func FuzzCommandRead(f *testing.F) {
 	const resp = `{"jsonrpc":"2.0","id":1,"result":{"ok":true}}`
 	for _, s := range []string{
@@ -217,10 +240,10 @@ func FuzzCommandRead(f *testing.F) {
 		got, err := readAll((*commandConn).read, output, size, most)
 		want, wantErr := readAll(readChecked, output, size, most)
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("read %q (%d bytes a read, limit %d) = %#v; encoding/json's Decoder reads %#v", output, size, most, got, want)
+			t.Fatalf("read %q (%d bytes a read, limit %d) = %#v; readChecked reads %#v", output, size, most, got, want)
 		}
 		if (err == io.EOF) != (wantErr == io.EOF) {
-			t.Fatalf("read %q (%d bytes a read, limit %d) ends with %v; encoding/json's Decoder ends with %v", output, size, most, err, wantErr)
+			t.Fatalf("read %q (%d bytes a read, limit %d) ends with %v; readChecked ends with %v", output, size, most, err, wantErr)
 		}
 	})
 }
@@ -228,7 +251,8 @@ func FuzzCommandRead(f *testing.F) {
 // TestCommandReadHostileSizes checks that what reading a server's output
 // costs, in CPU and in memory, grows in proportion to the output, however
 // it is made large, given 4 KiB a read as a pipe may give it. A line over
-// the limit is read up to the limit and no further, and what that costs
+// the limit is read up to the limit and one byte (which tells it goes on)
+// and no further, and what that costs
 // is checked in memory only (cost.LinearAllocs): the decoder's buffers
 // for it come to 8 MiB at the large size, and their pages faulting or not
 // when touched, as the runtime gave them back to the system or kept them
@@ -299,8 +323,8 @@ func TestCommandReadHostileSizes(t *testing.T) {
 				limit := size + size/2
 				c.read(output, limit)
 				<-done
-				if tt.over && output.read != limit {
-					t.Errorf("%d bytes read of an output of %d whose first line is longer than the limit, %d; want the limit", output.read, len(outputs[size]), limit)
+				if tt.over && output.read != limit+1 {
+					t.Errorf("%d bytes read of an output of %d whose first line is longer than the limit, %d; want the limit and one", output.read, len(outputs[size]), limit)
 				}
 			})
 		})

@@ -13,8 +13,8 @@ import (
 )
 
 // BenchmarkEventStream reads the event stream of a call, and of a page of
-// tools/list, through the round trippers Connect composes over streamable
-// HTTP (the watch's, then the lift's), with no network and no SDK: what
+// tools/list, through the round tripper Connect gives a streamable HTTP
+// transport (the client's stages), with no network and no SDK: what
 // the client's own reading of a stream costs. The call's stream has 500
 // progress notifications, an elicitation and a result of 256 KiB of text;
 // the page has 100 tools of 20 properties, 50 of them with an execution
@@ -55,7 +55,7 @@ func BenchmarkEventStream(b *testing.B) {
 				c.opts.Elicit = elicit
 			}
 			upstream := &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1/mcp", HTTPClient: &http.Client{Transport: streamOf(bb.stream)}, MaxEventSize: DefaultMaxMessageBytes}
-			rt := liftingTasks(c.keepingSchemas(upstream)).(*mcp.StreamableClientTransport).HTTPClient.Transport
+			rt := c.wire().Transport(upstream).(*mcp.StreamableClientTransport).HTTPClient.Transport
 			b.SetBytes(int64(len(bb.stream)))
 			b.ReportAllocs()
 			for b.Loop() {

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/auth/extauth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -125,8 +126,7 @@ func HTTPWith(endpoint string, opts *HTTPOptions) (mcp.Transport, error) {
 	if o.HTTPClient != nil && o.HTTPClient.Transport != nil {
 		next = o.HTTPClient.Transport
 	}
-	bounded := boundedTransport{max: DefaultMaxMessageBytes, next: next}
-	client := &http.Client{Transport: headerTransport{header: o.Header, next: bounded}}
+	client := &http.Client{Transport: &mcpwire.RoundTripper{Next: next, Header: o.Header, MaxBody: DefaultMaxMessageBytes, TooLarge: tooLarge}}
 	if o.HTTPClient != nil {
 		client.Timeout = o.HTTPClient.Timeout
 		client.CheckRedirect = o.HTTPClient.CheckRedirect

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/hands-go/hands/internal/mcptask"
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/hands-go/hands/tool"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -359,31 +360,29 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 // tasks/cancel over streamable HTTP to the task's ID, as the extension
 // asks (Streamable HTTP: Routing Headers), for load balancers to route
 // on: the SDK names the tool of a tools/call, and nothing of tasks/*. A
-// value the header cannot carry as it is goes in Base64 (SEP-2243).
-func nameTask(r *http.Request) *http.Request {
+// value the header cannot carry as it is goes in Base64 (SEP-2243). sent
+// is the message r carries.
+func nameTask(r *http.Request, sent *mcpwire.Message) *http.Request {
 	switch r.Header.Get("Mcp-Method") {
 	case mcptask.MethodGet, mcptask.MethodUpdate, mcptask.MethodCancel:
 	default:
 		return r
 	}
-	if r.Header.Get("Mcp-Name") != "" || r.GetBody == nil {
+	if r.Header.Get("Mcp-Name") != "" || sent == nil {
 		return r
 	}
-	body, err := r.GetBody()
-	if err != nil {
+	req := sent.Request(mcptask.MethodGet, mcptask.MethodUpdate, mcptask.MethodCancel)
+	if req == nil {
 		return r
 	}
-	defer body.Close()
-	var msg struct {
-		Params struct {
-			TaskID string `json:"taskId"`
-		} `json:"params"`
+	var params struct {
+		TaskID string `json:"taskId"`
 	}
-	if json.NewDecoder(body).Decode(&msg) != nil || msg.Params.TaskID == "" {
+	if json.Unmarshal(req.Params, &params) != nil || params.TaskID == "" {
 		return r
 	}
 	r = r.Clone(r.Context())
-	r.Header.Set("Mcp-Name", headerValue(msg.Params.TaskID))
+	r.Header.Set("Mcp-Name", headerValue(params.TaskID))
 	return r
 }
 

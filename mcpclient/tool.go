@@ -130,7 +130,7 @@ var (
 const maxOutputIssues = 5
 
 // sentOf returns the schemas of the tool named name as the listing kept
-// them, as sent (listingConn); none where it kept none.
+// them, as sent (the schemas stage); none where it kept none.
 func (c *Client) sentOf(name string) sentSchemas {
 	c.sentMu.Lock()
 	defer c.sentMu.Unlock()

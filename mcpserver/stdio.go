@@ -1,10 +1,7 @@
 package mcpserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,16 +9,19 @@ import (
 	"sync"
 
 	"github.com/hands-go/hands/internal/jsonrpcwire"
+	"github.com/hands-go/hands/internal/mcpwire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // DefaultMaxLineLength is the longest line a StdioTransport reads: 16 MiB,
 // as in the SDK's own stdio transport.
-const DefaultMaxLineLength = 16 << 20
+const DefaultMaxLineLength = mcpwire.DefaultMaxLineBytes
 
 // A StdioTransport serves one session over newline-delimited JSON-RPC, for a
-// server that a client starts as a process. Unlike the SDK's stdio
+// server that a client starts as a process, with the framing that
+// mcpclient's CommandTransport reads a server's output with: one line
+// reader, one limit, one error for a line over it. Unlike the SDK's stdio
 // transport, a malformed line does not end the session: it is answered with
 // a JSON-RPC parse error (or an invalid-request error, for JSON that is not
 // a JSON-RPC message, a batch, or a line over the limit), and reading goes
@@ -56,12 +56,8 @@ func (t *StdioTransport) Connect(context.Context) (mcp.Connection, error) {
 	if w == nil {
 		w = os.Stdout
 	}
-	limit := t.MaxLineLength
-	if limit <= 0 {
-		limit = DefaultMaxLineLength
-	}
 	c := &stdioConn{w: w, inbox: jsonrpcwire.NewInbox()}
-	go c.readLines(bufio.NewReader(r), limit)
+	go c.readLines(mcpwire.NewLineReader(r, t.MaxLineLength))
 	return c, nil
 }
 
@@ -75,47 +71,27 @@ type stdioConn struct {
 
 // readLines reads messages, one a line, and hands them to Read. It answers
 // a line that holds no message itself.
-func (c *stdioConn) readLines(r *bufio.Reader, limit int) {
+func (c *stdioConn) readLines(lines *mcpwire.LineReader) {
 	for {
-		line, tooLong, err := readLine(r, limit)
-		if line = bytes.TrimSpace(line); len(line) > 0 || tooLong {
-			msg, rerr := decodeLine(line, tooLong, limit)
-			if rerr != nil {
-				if c.writeLine(rerr) != nil {
-					return
-				}
-			} else if !c.inbox.Hand(msg, nil) {
-				return
-			}
-		}
-		if err != nil {
+		line, err := lines.Next()
+		var msg jsonrpc.Message
+		var rerr *jsonrpc.Response
+		switch {
+		case errors.Is(err, mcpwire.ErrLineTooLong):
+			msg, rerr = decodeLine(line, true, lines.Limit())
+		case err != nil:
 			c.inbox.Hand(nil, err)
 			return
-		}
-	}
-}
-
-// readLine reads one line, without its newline. A line over limit is read
-// to its end and dropped but for its first jsonrpcwire.HeadBytes, which
-// are returned, and reported as too long.
-func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error) {
-	for {
-		chunk, err := r.ReadSlice('\n')
-		switch {
-		case tooLong:
-		case len(line)+len(chunk) > limit+1: // +1: the newline
-			tooLong = true
-			if len(line) > jsonrpcwire.HeadBytes {
-				line = line[:jsonrpcwire.HeadBytes]
-			}
-			line = append(line, chunk[:min(len(chunk), jsonrpcwire.HeadBytes-len(line))]...)
 		default:
-			line = append(line, chunk...)
+			msg, rerr = decodeLine(line, false, lines.Limit())
 		}
-		if err == bufio.ErrBufferFull {
-			continue
+		if rerr != nil {
+			if c.writeLine(rerr) != nil {
+				return
+			}
+		} else if msg != nil && !c.inbox.Hand(msg, nil) {
+			return
 		}
-		return line, tooLong, err
 	}
 }
 
@@ -123,21 +99,16 @@ func readLine(r *bufio.Reader, limit int) (line []byte, tooLong bool, err error)
 // response that answers it. Of a line too long, line is the start.
 func decodeLine(line []byte, tooLong bool, limit int) (jsonrpc.Message, *jsonrpc.Response) {
 	if tooLong {
-		return refuse(line, jsonrpc.CodeInvalidRequest, "the line is over the limit of %d bytes", limit)
+		return refuse(line, jsonrpc.CodeInvalidRequest, "%v", &mcpwire.LineError{Limit: limit, Err: mcpwire.ErrLineTooLong})
 	}
-	// Decode refuses whatever is not one message, so the line is checked
-	// for JSON, and for a batch, only when it fails: a message is read in
-	// one pass.
-	msg, err := jsonrpcwire.Decode(line)
+	msg, err := mcpwire.DecodeLine(line)
 	switch {
 	case err == nil:
 		return msg, nil
-	case !json.Valid(line):
-		return refuse(line, jsonrpc.CodeParseError, "parse error: the line is not valid JSON")
-	case line[0] == '[':
-		return refuse(line, jsonrpc.CodeInvalidRequest, "batches are not supported; send one message a line")
+	case errors.Is(err, mcpwire.ErrNotJSON):
+		return refuse(line, jsonrpc.CodeParseError, "%v", err)
 	default:
-		return refuse(line, jsonrpc.CodeInvalidRequest, "invalid message: %v", err)
+		return refuse(line, jsonrpc.CodeInvalidRequest, "%v", err)
 	}
 }
 
@@ -180,7 +151,7 @@ func (c *stdioConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 }
 
 func (c *stdioConn) writeLine(msg jsonrpc.Message) error {
-	data, err := jsonrpcwire.EncodeLine(msg)
+	data, err := mcpwire.EncodeLine(msg)
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}

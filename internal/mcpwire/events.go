@@ -1,4 +1,4 @@
-package mcpclient
+package mcpwire
 
 import (
 	"bufio"
@@ -6,28 +6,21 @@ import (
 	"io"
 )
 
-// Over streamable HTTP two of the client's round trippers rewrite the
-// messages of a response's server-sent events: the watch (httpwatch.go),
-// which keeps the schemas of tools/list as written and marks the requests
-// relayed on a call's stream, and the lift (task_transport.go), which
-// moves what tasks add into _meta. They share one eventRewriter: the
-// inner one, the watch, puts it on the body, and the outer one, the lift,
-// finding it there, adds its stage to it rather than reading the stream
-// again (on a stream the watch does not look at, the lift puts its own).
-// So each event is read, split into lines and its data joined once, and
-// its message goes through the stages in the order the
-// responses pass the round trippers: watched as the server wrote it, then
-// lifted.
+// Over streamable HTTP the stages read the messages of a response's
+// server-sent events (RoundTripper). One eventRewriter reads a stream for
+// all of them: each event is read, split into lines and its data joined
+// once, and its message goes through the stages in order.
 //
-// Each stage has its bound on the size of an event. A strict one (the
-// watch's, the SDK's MaxEventSize) ends the stream with a *SizeError at
-// an event larger than it; a lenient one (the lift's, maxLiftBytes) lets
-// a larger event pass the stage as it is. The rewriter holds an event up
-// to the smallest strict bound, or, on a stream with none, up to the
-// largest lenient bound, past which the event passes through as it
-// comes, held no further, and the events after it are read again. A
-// stage sees an event only when the event, as the stages before it left
-// it, is within its bound.
+// Each stage has its bound on the size of an event. A strict one (that of
+// a stage reading the answer to a message sent, the transport's
+// MaxEventSize) ends the stream with the RoundTripper's TooLarge error at
+// an event larger than it; a lenient one (a Stage's Max) lets a larger
+// event pass the stage as it is. The rewriter holds an event up to the
+// smallest strict bound, or, on a stream with none, up to the largest
+// lenient bound, past which the event passes through as it comes, held no
+// further, and the events after it are read again. A stage sees an event
+// only when the event, as the stages before it left it, is within its
+// bound.
 
 // An eventStage is one rewrite of the messages of an event stream.
 type eventStage struct {
@@ -36,8 +29,8 @@ type eventStage struct {
 	rewrite func(msg []byte) []byte
 	// max is the largest event, in bytes as written, the stage sees.
 	max int
-	// strict: an event larger than max ends the stream with a
-	// *SizeError; else it passes the stage as it is.
+	// strict: an event larger than max ends the stream with the
+	// rewriter's tooLarge error; else it passes the stage as it is.
 	strict bool
 }
 
@@ -47,11 +40,12 @@ type eventStage struct {
 // ends in without its blank line, and one too large to hold, are handed
 // out as they came, byte for byte.
 type eventRewriter struct {
-	src    *bufio.Reader
-	body   io.Closer
-	stages []eventStage
-	hold   int  // the largest event held
-	strict bool // an event larger than hold ends the stream
+	src      *bufio.Reader
+	body     io.Closer
+	tooLarge func(size, limit int) error // the error of an event over a strict bound
+	stages   []eventStage
+	hold     int  // the largest event held
+	strict   bool // an event larger than hold ends the stream
 
 	event      []byte     // the event being read, as written
 	line       int        // where in event the line being read starts
@@ -73,10 +67,13 @@ type dataLine struct {
 	valueAt, valueTo int // its value
 }
 
-// newEventRewriter returns an eventRewriter over body with one stage.
-func newEventRewriter(body io.ReadCloser, stage eventStage) *eventRewriter {
-	e := &eventRewriter{src: bufio.NewReader(body), body: body}
-	e.add(stage)
+// newEventRewriter returns an eventRewriter over body with stages, whose
+// error for an event over a strict bound is tooLarge's.
+func newEventRewriter(body io.ReadCloser, tooLarge func(size, limit int) error, stages ...eventStage) *eventRewriter {
+	e := &eventRewriter{src: bufio.NewReader(body), body: body, tooLarge: tooLarge}
+	for _, s := range stages {
+		e.add(s)
+	}
 	return e
 }
 
@@ -126,7 +123,7 @@ func (e *eventRewriter) next() {
 		size := len(e.event) + len(frag)
 		if size > e.hold {
 			if e.strict {
-				e.err = &SizeError{Bytes: size, Limit: e.hold, Err: ErrMessageTooLarge}
+				e.err = e.tooLarge(size, e.hold)
 				return
 			}
 			// Too large to hold: what is held, and the rest as it comes.
