@@ -99,12 +99,14 @@ func TestImageSetting(t *testing.T) {
 // that replays an image model's response, and calls image_generate as a
 // client would: the result holds the image as an image part and a link
 // to it under /files/, and that URL serves the same bytes with their
-// type. Gemini's response is one recorded live (toolbox/image's
-// testdata/recorded/manifest.json names its source); OpenAI's is in its
-// API's documented wire format, as toolbox/image tests it, since no
-// recording of that API was found.
+// type. Gemini's and OpenAI's responses are recorded live (toolbox/image's
+// testdata/recorded/manifest.json names their sources); the recording of
+// OpenAI's holds one image, so a hand-written response in its documented
+// wire format, with three, checks that HANDS_IMAGE_MAX_COUNT bounds what
+// is returned.
 func TestServeImage(t *testing.T) {
-	cassette := httpreplay.LoadCassette(t, filepath.Join("..", "..", "toolbox", "image", "testdata", "recorded", "test_image_generation_local_fallback_google.yaml"))
+	recorded := filepath.Join("..", "..", "toolbox", "image", "testdata", "recorded")
+	cassette := httpreplay.LoadCassette(t, filepath.Join(recorded, "test_image_generation_local_fallback_google.yaml"))
 	var sent struct {
 		Candidates []struct {
 			Content struct {
@@ -121,6 +123,15 @@ func TestServeImage(t *testing.T) {
 		t.Fatalf("the recorded response does not hold an image: %v", err)
 	}
 	jpegBytes := sent.Candidates[0].Content.Parts[0].InlineData.Data
+	openAIRecorded := httpreplay.LoadCassette(t, filepath.Join(recorded, "image_create_b64_json.yaml"))
+	var openAISent struct {
+		Data []struct {
+			B64JSON []byte `json:"b64_json"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(openAIRecorded[0].Response.Raw, &openAISent); err != nil || len(openAISent.Data) != 1 {
+		t.Fatalf("the recorded OpenAI response does not hold one image: %v", err)
+	}
 
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, stdimage.NewRGBA(stdimage.Rect(0, 0, 8, 6))); err != nil {
@@ -139,7 +150,8 @@ func TestServeImage(t *testing.T) {
 		mime     string
 	}{
 		{"gemini recorded", "gemini://gemini-3-pro-image", cassette[0].Response, "", jpegBytes, "image/jpeg"},
-		{"openai", "openai://gpt-image-1", openAI, "2", pngBytes, "image/png"},
+		{"openai recorded", "openai://dall-e-2", openAIRecorded[0].Response, "", openAISent.Data[0].B64JSON, "image/png"},
+		{"openai over the count", "openai://gpt-image-1", openAI, "2", pngBytes, "image/png"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			inTempDir(t)

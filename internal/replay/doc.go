@@ -10,10 +10,11 @@
 //     errors, refusals, truncations, the conformance kit's exchange.
 //   - Traffic recorded against the live services and published by other
 //     projects (testdata/recorded/), copied unmodified: langchaingo's
-//     httprr traces ([LoadHTTPRR]) and pydantic-ai's VCR cassettes
-//     ([LoadCassette]). Each directory's manifest.json names every file's
-//     repository, path, commit, Git blob ID and license, and
-//     [CheckManifest] fails a test when a copy differs from its source.
+//     httprr traces ([LoadHTTPRR]) and the VCR cassettes of pydantic-ai
+//     and dd-trace-py ([LoadCassette]). Each directory's manifest.json
+//     names every file's repository, path, commit, Git blob ID and
+//     license, and [CheckManifest] fails a test when a copy differs from
+//     its source.
 //
 // A hand-written response is a JSON file that says so:
 //

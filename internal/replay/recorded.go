@@ -3,6 +3,7 @@ package replay
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"crypto/sha1"
 	"encoding/hex"
 	"encoding/json"
@@ -145,7 +146,10 @@ func readAll(body io.ReadCloser, rest *bufio.Reader) ([]byte, error) {
 
 // A cassette is a VCR cassette as vcrpy writes it, with pydantic-ai's
 // serializer: a body is either the text it was sent as ("body: {string:
-// ...}") or, for JSON, the parsed value ("parsed_body").
+// ...}") or, for JSON, the parsed value ("parsed_body"). A response that an
+// older version of vcrpy's httpx stubs recorded, as dd-trace-py's
+// cassettes hold them, has its status as status_code and its body's text,
+// decoded, as content.
 type cassette struct {
 	Interactions []struct {
 		Request struct {
@@ -160,6 +164,8 @@ type cassette struct {
 			Headers    map[string][]string `yaml:"headers"`
 			Body       any                 `yaml:"body"`
 			ParsedBody any                 `yaml:"parsed_body"`
+			StatusCode int                 `yaml:"status_code"`
+			Content    *string             `yaml:"content"`
 		} `yaml:"response"`
 	} `yaml:"interactions"`
 }
@@ -187,7 +193,8 @@ func (s *cassetteStatus) UnmarshalYAML(n *yaml.Node) error {
 }
 
 // LoadCassette reads the exchanges of a VCR cassette in YAML, as vcrpy
-// records them for pydantic-ai, failing the test if it cannot.
+// records them for pydantic-ai or dd-trace-py, failing the test if it
+// cannot.
 func LoadCassette(t testing.TB, path string) []Exchange {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -202,7 +209,8 @@ func LoadCassette(t testing.TB, path string) []Exchange {
 }
 
 // ParseCassette parses a VCR cassette (see [LoadCassette]). A body the
-// cassette keeps as text is replayed byte for byte; one it keeps parsed
+// cassette keeps as text ("body: {string: ...}", or an httpx response's
+// "content") is replayed byte for byte; one it keeps parsed
 // ("parsed_body") is encoded back to JSON, with the same values and its
 // keys in sorted order. Every response needs a status and a body.
 func ParseCassette(data []byte) ([]Exchange, error) {
@@ -227,7 +235,11 @@ func ParseCassette(data []byte) ([]Exchange, error) {
 		if err != nil {
 			return nil, fmt.Errorf("response %d: %w", i+1, err)
 		}
-		if in.Response.Status.Code < 100 || in.Response.Status.Code > 999 || respBody == nil {
+		status := cmp.Or(in.Response.Status.Code, in.Response.StatusCode)
+		if respBody == nil && in.Response.Content != nil {
+			respBody = []byte(*in.Response.Content)
+		}
+		if status < 100 || status > 999 || respBody == nil {
 			return nil, fmt.Errorf("response %d has no status or no body", i+1)
 		}
 		out = append(out, Exchange{
@@ -235,7 +247,7 @@ func ParseCassette(data []byte) ([]Exchange, error) {
 				Method: in.Request.Method, Path: u.Path, Query: u.RawQuery,
 				Header: http.Header(in.Request.Headers), Body: reqBody,
 			},
-			Response: recordedResponse(in.Response.Status.Code, http.Header(in.Response.Headers), respBody),
+			Response: recordedResponse(status, http.Header(in.Response.Headers), respBody),
 		})
 	}
 	return out, nil

@@ -112,6 +112,29 @@ const cassetteText = `interactions:
 version: 1
 `
 
+// httpxCassetteText is a cassette in the form older versions of vcrpy's
+// httpx stubs wrote: the response's status as status_code, its body's
+// text as content.
+const httpxCassetteText = `interactions:
+- request:
+    body: '{"n": 1}'
+    headers:
+      host:
+      - api.openai.com
+    method: POST
+    uri: https://api.openai.com/v1/images/generations
+  response:
+    content: "{\n  \"created\": 1\n}\n"
+    headers:
+      Content-Encoding:
+      - gzip
+      x-request-id:
+      - 4c00
+    http_version: HTTP/1.1
+    status_code: 200
+version: 1
+`
+
 func TestParseCassette(t *testing.T) {
 	x, err := replay.ParseCassette([]byte(cassetteText))
 	if err != nil {
@@ -145,8 +168,20 @@ func TestParseCassette(t *testing.T) {
 		t.Errorf("ParseCassette of a bare status: %d exchanges, %v; want the second with status 201", len(bare), err)
 	}
 
+	// vcrpy's httpx stubs wrote the status as status_code and the body's
+	// text as content.
+	if httpx, err := replay.ParseCassette([]byte(httpxCassetteText)); err != nil || len(httpx) != 1 {
+		t.Errorf("ParseCassette of httpx's form: %d exchanges, %v; want one", len(httpx), err)
+	} else if req, resp := httpx[0].Request, httpx[0].Response; resp.Status != 200 || string(resp.Raw) != "{\n  \"created\": 1\n}\n" || resp.Header["X-Request-Id"] != "4c00" || string(req.Body) != `{"n": 1}` || req.Path != "/v1/images/generations" {
+		t.Errorf("ParseCassette of httpx's form: request %s %s, response %d %v %q; want its status, content and headers", req.Path, req.Body, resp.Status, resp.Header, resp.Raw)
+	} else if _, ok := resp.Header["Content-Encoding"]; ok {
+		t.Errorf("the httpx response keeps Content-Encoding, though its content is decoded")
+	}
+
 	for _, tt := range []struct{ name, data string }{
 		{"not YAML", "interactions: ["},
+		{"httpx form without a status", strings.Replace(httpxCassetteText, "    status_code: 200\n", "", 1)},
+		{"httpx form without content", strings.Replace(httpxCassetteText, "    content: \"{\\n  \\\"created\\\": 1\\n}\\n\"\n", "", 1)},
 		{"status not a number", strings.Replace(cassetteText, "    status:\n      code: 201\n", "    status: created\n", 1)},
 		{"no interactions", "version: 1\n"},
 		{"no status", strings.Replace(cassetteText, "      code: 201\n", "", 1)},
@@ -162,6 +197,7 @@ func TestParseCassette(t *testing.T) {
 
 func FuzzParseCassette(f *testing.F) {
 	f.Add(cassetteText)
+	f.Add(httpxCassetteText)
 	f.Add("interactions:\n- response:\n    status: {code: 200}\n    body: {string: ''}\n")
 	f.Fuzz(func(t *testing.T, data string) {
 		x, err := replay.ParseCassette([]byte(data))
