@@ -146,8 +146,8 @@ func TestOpenAIRecorded(t *testing.T) {
 	}
 	reqs := srv.Requests()
 	var body map[string]any
-	if len(reqs) != 1 || json.Unmarshal(reqs[0].Body, &body) != nil || reqs[0].Path != "/images/generations" || body["model"] != "dall-e-2" || body["n"] != 1.0 || body["size"] != "1024x1024" || reqs[0].Header.Get("Authorization") != "Bearer "+secret {
-		t.Fatalf("requests %+v, want one images/generations of dall-e-2, n 1, 1024x1024, with the key", reqs)
+	if len(reqs) != 1 || json.Unmarshal(reqs[0].Body, &body) != nil || reqs[0].Path != "/images/generations" || body["model"] != "dall-e-2" || body["n"] != 1.0 || body["size"] != "1024x1024" || body["response_format"] != "b64_json" || reqs[0].Header.Get("Authorization") != "Bearer "+secret {
+		t.Fatalf("requests %+v, want one images/generations of dall-e-2, n 1, 1024x1024, response_format b64_json (as recorded), with the key", reqs)
 	}
 }
 
@@ -192,7 +192,7 @@ func TestOpenAI(t *testing.T) {
 	req := srv.Requests()[0]
 	var body map[string]any
 	json.Unmarshal(req.Body, &body)
-	if req.Path != "/images/generations" || body["model"] != "gpt-image-1" || body["n"] != 2.0 || body["size"] != "1536x1024" || req.Header.Get("Authorization") != "Bearer "+secret {
+	if req.Path != "/images/generations" || body["model"] != "gpt-image-1" || body["n"] != 2.0 || body["size"] != "1536x1024" || body["response_format"] != nil || req.Header.Get("Authorization") != "Bearer "+secret {
 		t.Errorf("request %s %s, want images/generations of gpt-image-1, n 2 (the limit), 1536x1024, with the key", req.Path, req.Body)
 	}
 	if a := gen.Spec().Annotations; a == nil || a.ReadOnly || !a.OpenWorld {

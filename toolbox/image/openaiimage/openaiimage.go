@@ -1,7 +1,8 @@
 // Package openaiimage is the OpenAI backend of package toolbox/image
 // (openai://MODEL, such as openai://gpt-image-1, with the key in
-// OPENAI_API_KEY), through the official SDK, openai-go. Import it for its
-// effect:
+// OPENAI_API_KEY), through the official SDK, openai-go. The GPT image
+// models take every shape; dall-e-3 makes one image a call, and dall-e-2
+// square images only. Import it for its effect:
 //
 //	import _ "github.com/hands-go/hands/toolbox/image/openaiimage"
 //
@@ -17,6 +18,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/hands-go/hands/toolbox/image"
 	"github.com/openai/openai-go/v3"
@@ -33,14 +35,11 @@ type driver struct{}
 // Generate implements image.Driver.
 func (driver) Generate(ctx context.Context, b *image.Backend, client *http.Client, prompt, shape string, n int) ([]image.Picture, error) {
 	c := openai.NewClient(option.WithAPIKey(b.Key()), option.WithBaseURL(b.Endpoint()), option.WithHTTPClient(client), option.WithMaxRetries(0))
-	size := map[string]openai.ImageGenerateParamsSize{
-		"square":    openai.ImageGenerateParamsSize1024x1024,
-		"landscape": openai.ImageGenerateParamsSize1536x1024,
-		"portrait":  openai.ImageGenerateParamsSize1024x1536,
-	}[shape]
-	resp, err := c.Images.Generate(ctx, openai.ImageGenerateParams{
-		Prompt: prompt, Model: openai.ImageModel(b.Model()), N: openai.Int(int64(n)), Size: size,
-	})
+	params, err := generateParams(b.Model(), prompt, shape, n)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := c.Images.Generate(ctx, params)
 	if err != nil {
 		return nil, err
 	}
@@ -57,6 +56,35 @@ func (driver) Generate(ctx context.Context, b *image.Backend, client *http.Clien
 		out = append(out, image.Picture{Data: data, MIME: mime})
 	}
 	return out, nil
+}
+
+// generateParams returns the request for n images of shape by model.
+// The GPT image models always answer with the image's bytes and take
+// three shapes. DALL·E answers with a link unless asked for the bytes
+// (response_format b64_json), which the tool needs; dall-e-3 makes one
+// image a request, in its own wide and tall sizes, and dall-e-2 square
+// images only, which a model asking for another shape is told.
+func generateParams(model, prompt, shape string, n int) (openai.ImageGenerateParams, error) {
+	p := openai.ImageGenerateParams{Prompt: prompt, Model: openai.ImageModel(model), N: openai.Int(int64(n))}
+	sizes := map[string]openai.ImageGenerateParamsSize{
+		"square":    openai.ImageGenerateParamsSize1024x1024,
+		"landscape": openai.ImageGenerateParamsSize1536x1024,
+		"portrait":  openai.ImageGenerateParamsSize1024x1536,
+	}
+	switch {
+	case model == "dall-e-3" || strings.HasPrefix(model, "dall-e-3-"):
+		p.ResponseFormat = openai.ImageGenerateParamsResponseFormatB64JSON
+		p.N = openai.Int(1)
+		sizes["landscape"] = openai.ImageGenerateParamsSize1792x1024
+		sizes["portrait"] = openai.ImageGenerateParamsSize1024x1792
+	case strings.HasPrefix(model, "dall-e"):
+		p.ResponseFormat = openai.ImageGenerateParamsResponseFormatB64JSON
+		if shape != "" && shape != "square" {
+			return p, &image.BackendError{Detail: model + " makes square images only: ask for the shape square", Err: image.ErrImageBackend}
+		}
+	}
+	p.Size = sizes[shape]
+	return p, nil
 }
 
 // Status implements image.Driver.
