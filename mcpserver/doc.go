@@ -53,7 +53,9 @@
 // serves one, the request goes back in the call's result, the client
 // calls again with the answer and the handler runs again from the start,
 // as it does after tool.Ask — so a handler asks before it changes
-// anything. Outside MCP, as inside agent.Run, Elicit asks with tool.Ask;
+// anything. The answers come to the requests by their order when the
+// handler runs again, under keys hands gives them (hands-0, hands-1, …),
+// or by key, for a request the handler named with WithInputKey. Outside MCP, as inside agent.Run, Elicit asks with tool.Ask;
 // and over MCP, a question a handler asks with tool.Ask is put to the user
 // as a form of one text field, when the client declared elicitation, and
 // the handler runs again with the answer. So a handler written for either

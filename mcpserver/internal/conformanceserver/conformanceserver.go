@@ -162,10 +162,11 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 			return "tools_list_changed published", nil
 		}),
 
-		// The multi round-trip requests' fixtures (SEP-2322): hands names
-		// the input requests and seals the request state itself.
+		// The multi round-trip requests' fixtures (SEP-2322): hands seals
+		// the request state, and names the input requests, but for the
+		// one the scenario wants keyed "user_name".
 		tool.New("test_input_required_result_elicitation", "Asks the user's name", func(ctx context.Context, _ empty) (string, error) {
-			name, err := askName(ctx, "What is your name?")
+			name, err := askName(mcpserver.WithInputKey(ctx, "user_name"), "What is your name?")
 			if err != nil {
 				return "", err
 			}
