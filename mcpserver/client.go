@@ -129,14 +129,15 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 }
 
 // taskAsking returns the task through which a call that may become one
-// (a pendingCall) asks its client: the handler waits for the answer as a
-// task's does (become). It returns nil for another call, and for one that
-// cannot become a task, which asks in its result.
+// (a pendingCall) asks its client, once it is one: the handler waits for
+// the answer as a task's does. It returns nil for another call, and for
+// one that is not a task yet, which asks in its result and will not
+// become one (pin).
 func (p *peer) taskAsking() *task {
 	if p.pending == nil {
 		return nil
 	}
-	return p.pending.become()
+	return p.pending.pin()
 }
 
 // ask returns the client's answer to the handler's next request, named
