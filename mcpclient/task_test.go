@@ -462,6 +462,7 @@ func TestTaskAsks(t *testing.T) {
 				OK bool `json:"ok"`
 			}
 			ask := tool.New("deploy", "Deploy, once confirmed.", func(ctx context.Context, _ struct{}) (string, error) {
+				mcpserver.BecomeTask(ctx) // on 2026-07-28, ask through the task, not in the call's result
 				answer, err := mcpserver.Elicit[confirm](ctx, "Deploy now?")
 				if err != nil {
 					return "not asked: " + err.Error(), nil
@@ -525,6 +526,7 @@ func TestTaskRequestsNameTheirCall(t *testing.T) {
 				Name string `json:"name"`
 			}
 			ask := tool.New("ask", "Ask for a name.", func(ctx context.Context, _ struct{}) (string, error) {
+				mcpserver.BecomeTask(ctx) // on 2026-07-28, ask through the task, not in the call's result
 				if arrivals.Add(1) == 2 {
 					close(both)
 				}

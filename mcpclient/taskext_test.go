@@ -254,6 +254,7 @@ func TestTaskExtensionInput(t *testing.T) {
 		Name string `json:"name"`
 	}
 	greet := tool.New("greet", "Greet the user, in verse.", func(ctx context.Context, _ struct{}) (string, error) {
+		mcpserver.BecomeTask(ctx) // ask through the task, not in the call's result
 		who, err := mcpserver.Elicit[name](ctx, "Your name?")
 		if err != nil {
 			return "", err

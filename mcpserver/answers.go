@@ -3,8 +3,11 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -15,40 +18,64 @@ import (
 type answersKey struct{}
 
 // inputAnswers are the answers a client gave to the requests of earlier
-// rounds of one tools/call, in the order the handler made them: List to
-// Elicit and Sample (the handler has taken the first taken of them in this
-// round), Asks to tool.Ask. Both travel in the request state, sealed.
+// rounds of one tools/call: List to the unnamed requests of Elicit and
+// Sample, in the order the handler made them (the handler has taken the
+// first taken of them in this round), Named to those it named
+// (WithInputKey), by key, and Asks to tool.Ask. All travel in the request
+// state, sealed.
 type inputAnswers struct {
 	mu       sync.Mutex
 	List     []json.RawMessage
+	Named    map[string]json.RawMessage
 	Asks     []string
 	declined bool // the user did not answer the last tool.Ask
 	taken    int
-	sealer   *stateSealer  // seals the request state
-	bind     func() []byte // what the request state is bound to, worked out when first needed
-	asked    string        // in an opened state: the key of the request it was sent with
+	named    map[string]bool // the keys the handler named in this round
+	sealer   *stateSealer    // seals the request state
+	bind     func() []byte   // what the request state is bound to, worked out when first needed
+	asked    string          // in an opened state: the key of the request it was sent with
 }
 
-// next returns the index of the handler's next request in this round, and
-// the answer an earlier round got for it, or nil.
-func (a *inputAnswers) next() (int, json.RawMessage) {
+// next returns the key of the handler's next request in this round, and
+// the answer an earlier round got for it, or nil: named is the key the
+// handler gave it (WithInputKey), or "" for the next of its unnamed
+// requests, whose key is inputKey of its place among them. A key the
+// handler named before in this round is an error that wraps
+// ErrInputKeyReused.
+func (a *inputAnswers) next(named string) (string, json.RawMessage, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if named != "" {
+		if a.named[named] {
+			return "", nil, fmt.Errorf("%w: %q", ErrInputKeyReused, named)
+		}
+		if a.named == nil {
+			a.named = map[string]bool{}
+		}
+		a.named[named] = true
+		return named, a.Named[named], nil
+	}
 	i := a.taken
 	a.taken++
 	if i < len(a.List) {
-		return i, a.List[i]
+		return inputKey(i), a.List[i], nil
 	}
-	return i, nil
+	return inputKey(i), nil, nil
 }
 
-// add records the answer to the handler's request i, for the rounds
-// after this one.
-func (a *inputAnswers) add(i int, data json.RawMessage) {
+// add records the answer to the handler's request with the given key,
+// for the rounds after this one.
+func (a *inputAnswers) add(key string, data json.RawMessage) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if i == len(a.List) {
+	switch {
+	case key == inputKey(len(a.List)):
 		a.List = append(a.List, data)
+	case !strings.HasPrefix(key, reservedKeyPrefix):
+		if a.Named == nil {
+			a.Named = map[string]json.RawMessage{}
+		}
+		a.Named[key] = data
 	}
 }
 
@@ -56,13 +83,93 @@ func (a *inputAnswers) add(i int, data json.RawMessage) {
 func (a *inputAnswers) restart() {
 	a.mu.Lock()
 	a.taken = 0
+	clear(a.named)
 	a.mu.Unlock()
 }
 
-// inputKey returns the key of the i-th input request of Elicit or Sample
-// in a call, and askKey that of its i-th tool.Ask.
-func inputKey(i int) string { return "hands-" + strconv.Itoa(i) }
-func askKey(i int) string   { return "hands-ask-" + strconv.Itoa(i) }
+// reservedKeyPrefix begins the keys hands gives the input requests it
+// names itself, and no key a handler names.
+const reservedKeyPrefix = "hands-"
+
+// inputKey returns the key of the i-th unnamed input request of Elicit or
+// Sample in a call, and askKey that of its i-th tool.Ask.
+func inputKey(i int) string { return reservedKeyPrefix + strconv.Itoa(i) }
+func askKey(i int) string   { return reservedKeyPrefix + "ask-" + strconv.Itoa(i) }
+
+// MaxInputKeyBytes is the longest key WithInputKey takes.
+const MaxInputKeyBytes = 64
+
+// Errors of Elicit, ElicitRequest and Sample for the key of WithInputKey.
+var (
+	// ErrInputKeyInvalid is matched by the error of a request whose key
+	// is empty, longer than MaxInputKeyBytes, has a byte other than an
+	// ASCII letter, a digit, '_', '-' or '.', or begins with "hands-",
+	// the keys hands gives the requests it names itself.
+	ErrInputKeyInvalid = errors.New("mcpserver: the input request's key is not valid: it takes 1 to 64 ASCII letters, digits, '_', '-' or '.', and does not begin with \"hands-\"")
+	// ErrInputKeyReused is matched by the error of a request whose key
+	// another request of the same run of the handler was given: each
+	// request of a round has a key of its own, to which its answer comes.
+	ErrInputKeyReused = errors.New("mcpserver: the handler gave this key to another of its input requests already; give each request a key of its own")
+)
+
+// inputKeyKey is the context key of the key WithInputKey names.
+type inputKeyKey struct{}
+
+// WithInputKey returns a copy of ctx with which Elicit, ElicitRequest and
+// Sample name their request key, in place of the key hands gives it: from
+// protocol version 2026-07-28, where the request goes back in the call's
+// result, key is its key in inputRequests, and the client answers it under
+// that key in inputResponses. When the handler runs again, a named
+// request gets the answer given to its key, wherever it asks it; the
+// unnamed ones get theirs by the order in which the handler asks them, as
+// before, and a handler may mix both.
+//
+//	name, err := mcpserver.Elicit[Name](mcpserver.WithInputKey(ctx, "user_name"), "What is your name?")
+//
+// A key is 1 to MaxInputKeyBytes ASCII letters, digits, '_', '-' or '.',
+// not beginning with "hands-", else the request's error matches
+// ErrInputKeyInvalid; and each request of a run of the handler has a key
+// of its own, else the later's error matches ErrInputKeyReused. So a
+// context of WithInputKey names one request: make another for the next.
+// In a task of the tasks extension the task gives its requests keys of
+// its own, unique over the task's life, and on earlier protocol versions,
+// which send the request, a key names only the answer kept for the
+// handler's next run.
+func WithInputKey(ctx context.Context, key string) context.Context {
+	return context.WithValue(ctx, inputKeyKey{}, key)
+}
+
+// inputKeyFrom returns the key a request made with ctx is named by
+// (WithInputKey), or "" for none, or an error that wraps
+// ErrInputKeyInvalid.
+func inputKeyFrom(ctx context.Context) (string, error) {
+	key, ok := ctx.Value(inputKeyKey{}).(string)
+	if !ok {
+		return "", nil
+	}
+	if !validInputKey(key) {
+		if len(key) > MaxInputKeyBytes {
+			return "", fmt.Errorf("%w (a key of %d bytes)", ErrInputKeyInvalid, len(key))
+		}
+		return "", fmt.Errorf("%w (got %q)", ErrInputKeyInvalid, key)
+	}
+	return key, nil
+}
+
+// validInputKey reports whether a handler may name a request key.
+func validInputKey(key string) bool {
+	if key == "" || len(key) > MaxInputKeyBytes || strings.HasPrefix(key, reservedKeyPrefix) {
+		return false
+	}
+	for i := range len(key) {
+		switch c := key[i]; {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_', c == '-', c == '.':
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // answersOf returns the answers a retried tools/call carries: those of
 // earlier rounds, sealed in its request state, then those of the last
@@ -83,7 +190,7 @@ func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inpu
 	if err != nil {
 		return nil, err
 	}
-	a.List, a.Asks = got.List, got.Asks
+	a.List, a.Named, a.Asks = got.List, got.Named, got.Asks
 	// Only the answer to the one request the last round made counts.
 	r, ok := p.InputResponses[got.asked]
 	switch {
@@ -91,6 +198,16 @@ func (s *Server) answersOf(ctx context.Context, req *mcp.CallToolRequest) (*inpu
 	case got.asked == inputKey(len(a.List)):
 		if data, err := json.Marshal(r); err == nil {
 			a.List = append(a.List, data)
+		}
+	case validInputKey(got.asked):
+		if _, answered := a.Named[got.asked]; answered {
+			break
+		}
+		if data, err := json.Marshal(r); err == nil {
+			if a.Named == nil {
+				a.Named = map[string]json.RawMessage{}
+			}
+			a.Named[got.asked] = data
 		}
 	case got.asked == askKey(len(a.Asks)):
 		a.declined = true

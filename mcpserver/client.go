@@ -129,22 +129,25 @@ func peerFrom(ctx context.Context, capability string) (*peer, error) {
 }
 
 // taskAsking returns the task through which a call that may become one
-// (a pendingCall) asks its client: the handler waits for the answer as a
-// task's does (become). It returns nil for another call, and for one that
-// cannot become a task, which asks in its result.
+// (a pendingCall) asks its client, once it is one: the handler waits for
+// the answer as a task's does. It returns nil for another call, and for
+// one that is not a task yet, which asks in its result and will not
+// become one (pin).
 func (p *peer) taskAsking() *task {
 	if p.pending == nil {
 		return nil
 	}
-	return p.pending.become()
+	return p.pending.pin()
 }
 
-// ask returns the client's answer to the handler's next request: the one
-// an earlier round of the call got, or, with round trips, the
-// *inputRequired error that asks for it, or else the answer send gets now,
-// which is kept for the rounds after this one (a handler that also asks
-// with tool.Ask runs again, and is not to ask the user twice).
-func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawMessage, error) {
+// ask returns the client's answer to the handler's next request, named
+// by key (WithInputKey) or, if it is "", by its order among the unnamed
+// ones: the answer an earlier round of the call got, or, with round
+// trips, the *inputRequired error that asks for it, or else the answer
+// send gets now, which is kept for the rounds after this one (a handler
+// that also asks with tool.Ask runs again, and is not to ask the user
+// twice).
+func (p *peer) ask(named string, params mcp.InputRequest, send func() (any, error)) (json.RawMessage, error) {
 	if p.task != nil {
 		method := "elicitation/create"
 		if _, ok := params.(*mcp.CreateMessageParams); ok {
@@ -152,15 +155,18 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 		}
 		return p.task.r.ask(p.ctx, p.task, method, params)
 	}
-	i, data := p.answers.next()
+	key, data, err := p.answers.next(named)
+	if err != nil {
+		return nil, err
+	}
 	if data != nil {
 		return data, nil
 	}
 	if t := p.taskAsking(); t != nil {
-		return (&peer{task: t, ctx: p.ctx}).ask(params, send)
+		return (&peer{task: t, ctx: p.ctx}).ask("", params, send)
 	}
 	if p.roundTrips {
-		return nil, &inputRequired{key: inputKey(i), params: params, state: p.answers.state(inputKey(i)), err: tool.ErrInterrupted}
+		return nil, &inputRequired{key: key, params: params, state: p.answers.state(key), err: tool.ErrInterrupted}
 	}
 	res, err := send()
 	if err != nil {
@@ -169,6 +175,6 @@ func (p *peer) ask(params mcp.InputRequest, send func() (any, error)) (json.RawM
 	if data, err = json.Marshal(res); err != nil {
 		return nil, err
 	}
-	p.answers.add(i, data)
+	p.answers.add(key, data)
 	return data, nil
 }

@@ -42,8 +42,9 @@ func TestConformance(t *testing.T) {
 	mux.Handle("/stateless", srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true}))
 	ts := httptest.NewServer(mux)
 	t.Cleanup(func() {
-		// The tasks the scenarios leave (tasks-mrtr-composition's waits
-		// for an answer nobody gives) end with the server.
+		// The tasks the scenarios leave (tasks-mrtr-input cancels its
+		// own, but a failed check may leave one waiting for an answer)
+		// end with the server.
 		ts.Close()
 		ended, cancel := context.WithCancel(context.Background())
 		cancel()

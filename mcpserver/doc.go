@@ -53,7 +53,9 @@
 // serves one, the request goes back in the call's result, the client
 // calls again with the answer and the handler runs again from the start,
 // as it does after tool.Ask — so a handler asks before it changes
-// anything. Outside MCP, as inside agent.Run, Elicit asks with tool.Ask;
+// anything. The answers come to the requests by their order when the
+// handler runs again, under keys hands gives them (hands-0, hands-1, …),
+// or by key, for a request the handler named with WithInputKey. Outside MCP, as inside agent.Run, Elicit asks with tool.Ask;
 // and over MCP, a question a handler asks with tool.Ask is put to the user
 // as a form of one text field, when the client declared elicitation, and
 // the handler runs again with the answer. So a handler written for either
@@ -195,13 +197,18 @@
 // From protocol version 2026-07-28 tasks are the tasks extension
 // (io.modelcontextprotocol/tasks), which server/discover declares: a
 // client declares it in a request's capabilities, and the server decides
-// whether a call becomes a task. A call of a tool that requires one does
-// at once. A call of a tool that allows one is run and answered with its
-// result if it ends within TaskOptions.ResultWait (250 ms by default), so
-// that a quick call costs no tasks/get; one that goes on, or asks its
-// client (Elicit, Sample) before then, becomes a task, created in the
-// store before the client learns of it, the call carrying on as the
-// task's. A tool that requires a task, called by a client that did not
+// whether a call becomes a task. A call of a tool that allows one is run
+// and answered with its result if it ends within TaskOptions.ResultWait
+// (250 ms by default), so that a quick call costs no tasks/get; one that
+// goes on becomes a task, created in the store before the client learns
+// of it, the call carrying on as the task's. A call of a tool that
+// requires one is run so too, and becomes a task when it ends within the
+// wait as well. A call that asks its client (Elicit, Sample, tool.Ask)
+// before it is a task asks in its result, as a plain call does, and the
+// retry with the answer runs it again: the round trips are over before
+// the task is made, as the extension has it. A handler that would rather
+// ask through the task, and run once, makes its call one first
+// (BecomeTask). A tool that requires a task, called by a client that did not
 // declare the extension, is refused with -32021 (over HTTP, with 400 Bad
 // Request). SEP-1686's task parameter is not of that revision, and is
 // ignored. The client polls tasks/get (the result or the error inline),

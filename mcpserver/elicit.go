@@ -38,7 +38,8 @@ import (
 // An error matches ErrDeclined when the user declined or dismissed the
 // form, and ErrUnsupported when the client did not declare elicitation.
 // As with Sample, on protocol versions from 2026-07-28 the handler returns
-// Elicit's error as it is and runs again with the answer.
+// Elicit's error as it is and runs again with the answer; WithInputKey
+// names the request's key.
 //
 // A call that did not come over MCP, such as one inside agent.Run, asks
 // with tool.Ask instead, with message as the question: the handler returns
@@ -49,6 +50,10 @@ import (
 func Elicit[T any](ctx context.Context, message string) (T, error) {
 	var zero T
 	f, err := formFor(reflect.TypeFor[T]())
+	if err != nil {
+		return zero, err
+	}
+	key, err := inputKeyFrom(ctx)
 	if err != nil {
 		return zero, err
 	}
@@ -64,7 +69,7 @@ func Elicit[T any](ctx context.Context, message string) (T, error) {
 		return zero, err
 	}
 	params := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: f.schema}
-	data, err := p.ask(params, func() (any, error) { return p.session.Elicit(ctx, params) })
+	data, err := p.ask(key, params, func() (any, error) { return p.session.Elicit(ctx, params) })
 	if err != nil {
 		return zero, err
 	}
@@ -88,8 +93,13 @@ func Elicit[T any](ctx context.Context, message string) (T, error) {
 // gateway that passes on an upstream server's request (hands serve
 // --upstream does). An error matches ErrUnsupported when the client did not
 // declare elicitation, or, for URL mode, its url mode; the round trips of
-// later protocol versions work as for Sample.
+// later protocol versions work as for Sample, and WithInputKey names the
+// request's key.
 func ElicitRequest(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	key, err := inputKeyFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p, err := peerFrom(ctx, "elicitation")
 	if err != nil {
 		return nil, err
@@ -97,7 +107,7 @@ func ElicitRequest(ctx context.Context, params *mcp.ElicitParams) (*mcp.ElicitRe
 	if params.Mode == "url" && !declaresURLElicitation(ctx) {
 		return nil, &missingCapability{capability: "elicitation in url mode", required: map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}}
 	}
-	data, err := p.ask(params, func() (any, error) { return p.session.Elicit(ctx, params) })
+	data, err := p.ask(key, params, func() (any, error) { return p.session.Elicit(ctx, params) })
 	if err != nil {
 		return nil, err
 	}

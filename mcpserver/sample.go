@@ -26,18 +26,23 @@ import (
 // returns an error that the handler returns as it is, and the handler runs
 // again from the start, when Sample returns the answer. So a handler asks
 // before it changes anything, as with tool.Ask (see the package
-// documentation). On earlier versions Sample waits for the answer.
+// documentation). The request's key in the result is hands' own unless
+// WithInputKey names it. On earlier versions Sample waits for the answer.
 //
 // Protocol 2026-07-28 deprecates sampling (SEP-2577): it still works on
 // every revision, for clients that declare it, but few clients do, and
 // the deprecation's replacement is a server that calls a model provider's
 // API itself (package provider, say).
 func Sample(ctx context.Context, params *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+	key, err := inputKeyFrom(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p, err := peerFrom(ctx, "sampling")
 	if err != nil {
 		return nil, err
 	}
-	data, err := p.ask(params, func() (any, error) { return p.session.CreateMessage(ctx, params) })
+	data, err := p.ask(key, params, func() (any, error) { return p.session.CreateMessage(ctx, params) })
 	if err != nil {
 		return nil, err
 	}

@@ -360,11 +360,12 @@ const stateVersion = "hs1."
 
 // A sealedState is what a request state holds inside its seal.
 type sealedState struct {
-	ID      string            `json:"id"`    // random, for the replay check
-	Expires int64             `json:"exp"`   // Unix seconds
-	Asked   string            `json:"asked"` // the key of the input request made with it
-	Answers []json.RawMessage `json:"answers,omitempty"`
-	Asks    []string          `json:"asks,omitempty"`
+	ID      string                     `json:"id"`    // random, for the replay check
+	Expires int64                      `json:"exp"`   // Unix seconds
+	Asked   string                     `json:"asked"` // the key of the input request made with it
+	Answers []json.RawMessage          `json:"answers,omitempty"`
+	Named   map[string]json.RawMessage `json:"named,omitempty"` // the answers to the requests the handler named, by key
+	Asks    []string                   `json:"asks,omitempty"`
 }
 
 // binding returns the associated data of the state of a call: what the
@@ -395,7 +396,7 @@ func stateCaller(ctx context.Context, req *mcp.CallToolRequest) (string, *mcp.Se
 // seal returns the request state that carries a's answers for the call
 // bound by ad, in a result that makes the input request with key asked.
 func (s *stateSealer) seal(a *inputAnswers, asked string, ad []byte, now time.Time) string {
-	st := sealedState{ID: claims.NewID(), Expires: now.Add(s.ttl).Unix(), Asked: asked, Answers: a.List, Asks: a.Asks}
+	st := sealedState{ID: claims.NewID(), Expires: now.Add(s.ttl).Unix(), Asked: asked, Answers: a.List, Named: a.Named, Asks: a.Asks}
 	plain, err := json.Marshal(st)
 	if err != nil {
 		return "" // raw JSON answers the SDK encoded; cannot happen
@@ -444,5 +445,5 @@ func (s *stateSealer) open(ctx context.Context, tool, state string, ad []byte, c
 	} else if err := usedStates.claim(caller, ss, st.ID, exp, now); err != nil {
 		return refuse(err)
 	}
-	return &inputAnswers{List: st.Answers, Asks: st.Asks, asked: st.Asked}, nil
+	return &inputAnswers{List: st.Answers, Named: st.Named, Asks: st.Asks, asked: st.Asked}, nil
 }

@@ -99,20 +99,25 @@ type TaskOptions struct {
 	// times MaxResultBytes. Zero selects DefaultMaxHeldTaskResultBytes.
 	MaxHeldResultBytes int
 	// ResultWait is how long, from protocol version 2026-07-28, the server
-	// waits for a call of a tool that allows a task (tool.TaskOptional),
-	// from a client that declared the tasks extension, before it makes a
-	// task of the call: a call that ends within it is answered with its
-	// result, as a plain call is, and one that goes on becomes a task, the
-	// call carrying on as the task's. A call that asks its client (Elicit,
-	// Sample) before then becomes a task at once and asks through it, so
-	// that its handler runs once; one that ends asking (tool.Ask) is
-	// answered plainly, the question in its result. A call for which no
-	// task can be made (the bounds below, a store that fails) is answered
-	// plainly too. Until it becomes a task, a call counts against none of
-	// the bounds on tasks. A call of a tool that requires a task becomes
-	// one at once, as do the tasks of SEP-1686 (before 2026-07-28), which
-	// the client asks for. Zero selects DefaultTaskResultWait; a negative
-	// value makes a task of each call at once.
+	// waits for a call of a tool that allows or requires a task
+	// (tool.WithTaskSupport), from a client that declared the tasks
+	// extension, before it makes a task of the call: a call of a tool that
+	// allows one and ends within it is answered with its result, as a
+	// plain call is, and one that goes on becomes a task, the call
+	// carrying on as the task's. A call of a tool that requires a task
+	// and ends within it becomes a task then, ended already. A call that
+	// asks its client (Elicit, Sample, tool.Ask) before it is a task asks
+	// in its result, as a plain call does, and runs again with the
+	// answer: the extension's multi round-trip requests are resolved
+	// before any task is made. Once a task, or once its handler made it
+	// one (BecomeTask), it asks through the task and runs once. A call for
+	// which no task can be made (the bounds below, a store that fails) is
+	// answered plainly, for a tool that allows a task, and fails, for one
+	// that requires it. Until it becomes a task, a call counts against
+	// none of the bounds on tasks. The tasks of SEP-1686 (before
+	// 2026-07-28), which the client asks for, are made at once. Zero
+	// selects DefaultTaskResultWait; a negative value makes a task of each
+	// call at once, which then asks through it.
 	ResultWait time.Duration
 	// Runner, if not nil, runs the calls of the tasks extension's tasks
 	// (protocol version 2026-07-28) in place of this server: each such
@@ -567,10 +572,11 @@ func (s *Server) taskRequests(next mcp.MethodHandler) mcp.MethodHandler {
 // tools/call of the tools that may run as tasks: before 2026-07-28
 // (SEP-1686) a call with a task parameter becomes a task, and a plain
 // call of a tool that requires one is refused; from 2026-07-28 (the
-// tasks extension) the server decides: a call of a tool that requires a
-// task, from a client that declares the extension on the request,
-// becomes one, a call of a tool that allows one becomes one if it has
-// not ended within TaskOptions.ResultWait (callOrTask), and a call of a
+// tasks extension) the server decides, for a client that declares the
+// extension on the request: a call of a tool that allows a task becomes
+// one if it has not ended within TaskOptions.ResultWait or asked its
+// client in its result before (callOrTask), one of a tool that requires a
+// task becomes one too when it ends within the wait, and a call of a
 // tool that requires one from a client that does not declare the
 // extension is refused with the extension's error, whether or not the
 // call carries SEP-1686's task parameter, which that revision does not
@@ -637,10 +643,11 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 				return next(ctx, method, req)
 			}
 			owner := extensionCaller(ctx, call.GetExtra(), call.Session)
-			if support == tool.TaskOptional && s.tasks.opts.ResultWait > 0 && !s.tasks.handsOver(call) {
+			if s.tasks.opts.ResultWait > 0 && !s.tasks.handsOver(call) {
 				// The server decides (see callOrTask): a call that ends
-				// soon is answered plainly.
-				return s.callOrTask(ctx, next, call, owner)
+				// soon, or asks its client first, is answered plainly,
+				// but for the end of one that requires a task.
+				return s.callOrTask(ctx, next, call, owner, support == tool.TaskRequired)
 			}
 			return s.startTask(ctx, next, call, owner, true, s.tasks.opts.TTL)
 		}

@@ -174,6 +174,7 @@ func askingTools(t *testing.T) *taskTools {
 		Name string `json:"name"`
 	}
 	greet := tool.New("greet", "Greet the user by name.", func(ctx context.Context, _ struct{}) (string, error) {
+		mcpserver.BecomeTask(ctx) // ask through the task, not in the call's result
 		who, err := mcpserver.Elicit[name](ctx, "Your name?")
 		if err != nil {
 			return "", err

@@ -47,14 +47,19 @@ import (
 
 // A pendingCall is a call that may become a task: it runs while the
 // server waits (TaskOptions.ResultWait) to answer it plainly, and becomes
-// a task when it goes on past that, or asks its client (Elicit, Sample)
-// before. It becomes one once at most, and never once it has returned or
-// asked its client in its result (tool.Ask).
+// a task when it goes on past that, or when its handler asks for one
+// (BecomeTask). It becomes one once at most, and never once it has asked
+// its client in its result (Elicit, Sample, tool.Ask: a multi round-trip
+// request, which the tasks extension has resolved before the task is
+// created). A call of a tool that requires a task becomes one when it
+// returns within the wait, too, unless it asked in its result.
 type pendingCall struct {
 	task atomic.Pointer[task] // the task it became; nil while it is none
 
 	mu       sync.Mutex
-	plain    bool // it is answered plainly, whatever it takes: it asked in its result, or no task could be made
+	required bool  // the tool requires a task: one is made, or the call fails
+	plain    bool  // it is answered plainly, whatever it takes: it asked in its result, or no task could be made for a tool that allows one
+	failed   error // why no task could be made, for a tool that requires one
 	returned bool
 	res      mcp.Result
 	err      error
@@ -79,19 +84,29 @@ func pendingOf(ctx context.Context) *pendingCall {
 
 // become makes the call a task, durably, unless it is one already or may
 // not become one, and returns the task; nil when the call is not one,
-// and then never will be.
+// and then never will be, or, for a tool that requires a task, when none
+// could be made (failed says why).
 func (p *pendingCall) become() *task {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if t := p.task.Load(); t != nil {
 		return t
 	}
-	if p.plain || p.returned {
+	if p.plain || p.returned || p.failed != nil {
 		return nil
 	}
+	return p.make()
+}
+
+// make makes the task, with p.mu held.
+func (p *pendingCall) make() *task {
 	t, created, release, err := p.newTask()
 	if err != nil {
-		p.plain = true // as the tool allows
+		if p.required {
+			p.failed = err
+		} else {
+			p.plain = true // as the tool allows
+		}
 		return nil
 	}
 	p.created, p.release = created, release
@@ -100,10 +115,9 @@ func (p *pendingCall) become() *task {
 	return t
 }
 
-// pin is called by a call that asks its client in its result (tool.Ask:
-// its handler has returned, and runs again with the answer): it returns
-// the task the call has become, or nil, and then the call is answered
-// plainly, never as a task.
+// pin is called by a call that asks its client: it returns the task the
+// call has become, through which it asks, or nil, and then the call asks
+// in its result and is answered plainly, never as a task.
 func (p *pendingCall) pin() *task {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -112,6 +126,29 @@ func (p *pendingCall) pin() *task {
 	}
 	p.plain = true
 	return nil
+}
+
+// BecomeTask makes the call ctx serves a task now, if it may become one
+// and is not one yet: from protocol version 2026-07-28, a call of a tool
+// that allows or requires a task (tool.WithTaskSupport), from a client
+// that declared the tasks extension, still within TaskOptions.ResultWait.
+// The client is answered with the task at once, and the handler carries
+// on as the task's: what it asks its client from then on (Elicit, Sample,
+// tool.Ask) goes through the task (inputRequests in tasks/get, answered
+// with tasks/update), and the handler waits for the answer and runs once,
+// where a question asked before the call is a task goes back in the
+// call's result and the handler runs again with the answer. So a handler
+// that asks only once it has begun its work, or that is not to run twice,
+// calls BecomeTask first. It reports whether the call is a task's; false
+// for any other call, for one that asked in its result already, and for
+// one for which no task could be made (the bounds of TaskOptions, a store
+// that fails), which goes on as it was.
+func BecomeTask(ctx context.Context) bool {
+	if _, ok := ctx.Value(taskKey{}).(*task); ok {
+		return true
+	}
+	p := pendingOf(ctx)
+	return p != nil && p.become() != nil
 }
 
 // A handoff is the context of a pendingCall's call: the request's values
@@ -134,19 +171,23 @@ func (h handoff) Value(key any) any {
 	return h.Context.Value(key)
 }
 
-// callOrTask serves a call of a tool that allows a task, from a client
-// that declared the tasks extension: it runs the call once, and answers
-// with its result if it ends within TaskOptions.ResultWait; otherwise, or
-// as soon as the call asks its client (Elicit, Sample), it makes a task
-// of it, durably, answers with the task, and the call goes on as the
-// task's, its outcome written to the task when it returns. A call for
-// which no task can be made (the bounds on tasks, a store that fails) is
-// answered plainly, as the tool allows, and so is one that asks in its
-// result (tool.Ask). While the call is not a task, the request's end
-// ends it.
-func (s *Server) callOrTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, owner string) (mcp.Result, error) {
+// callOrTask serves a call of a tool that allows or requires a task, from
+// a client that declared the tasks extension: it runs the call once, and
+// answers with its result if it ends within TaskOptions.ResultWait;
+// otherwise, or as soon as the handler asks for it (BecomeTask), it makes
+// a task of it, durably, answers with the task, and the call goes on as
+// the task's, its outcome written to the task when it returns. A call
+// that asks its client before it is a task asks in its result, and is
+// answered plainly: the multi round-trip requests are resolved before any
+// task is made (the extension's Task Creation). A call of a tool that
+// requires a task and ends within the wait, not asking, is made a task
+// then, already ended. A call for which no task can be made (the bounds on
+// tasks, a store that fails) is answered plainly, as a tool that allows a
+// task allows, or fails, for one that requires it. While the call is not
+// a task, the request's end ends it.
+func (s *Server) callOrTask(ctx context.Context, next mcp.MethodHandler, call *mcp.CallToolRequest, owner string, required bool) (mcp.Result, error) {
 	r := s.tasks
-	p := &pendingCall{ended: make(chan struct{}), made: make(chan struct{})}
+	p := &pendingCall{required: required, ended: make(chan struct{}), made: make(chan struct{})}
 	base := ctx
 	var hdone <-chan struct{}
 	if hctx, ok := ctx.Value(httpRequestKey{}).(context.Context); ok {
@@ -159,7 +200,7 @@ func (s *Server) callOrTask(ctx context.Context, next mcp.MethodHandler, call *m
 	run, cancel := context.WithCancel(handoff{context.WithoutCancel(base), p})
 	p.newTask = func() (*task, *taskstore.Task, func(), error) {
 		t, created, release, err := r.newTask(ctx, call.Params.Name, call.Session, owner, true, r.opts.TTL, cancel)
-		if werr, ok := errors.AsType[*jsonrpc.Error](err); ok && werr.Code == jsonrpc.CodeInternalError && ctx.Err() == nil {
+		if werr, ok := errors.AsType[*jsonrpc.Error](err); ok && werr.Code == jsonrpc.CodeInternalError && ctx.Err() == nil && !required {
 			// A task's bounds reached is no news; a store that fails is.
 			s.logger.WarnContext(ctx, "mcpserver: a call that may run as a task is answered plainly: the task store failed", "tool", call.Params.Name, "err", err)
 		}
@@ -203,6 +244,31 @@ func (s *Server) callOrTask(ctx context.Context, next mcp.MethodHandler, call *m
 	}
 	if t := p.task.Load(); t != nil {
 		return r.created(t, p.created), nil
+	}
+	if required {
+		p.mu.Lock()
+		t, failed, madeHere := p.task.Load(), p.failed, false
+		if t == nil && failed == nil && p.returned && !p.plain {
+			// The call ended within the wait, asking nothing in its
+			// result: the tool requires a task, made now, ended at once.
+			t, failed, madeHere = p.make(), p.failed, true
+		}
+		if failed != nil {
+			p.plain = true
+		}
+		res, err := p.res, p.err
+		p.mu.Unlock()
+		switch {
+		case failed != nil:
+			cancel()
+			return nil, failed
+		case madeHere && t != nil:
+			r.finish(t, call.Params.Name, res, err)
+			p.release()
+			fallthrough
+		case t != nil:
+			return r.created(t, p.created), nil
+		}
 	}
 	// No task, and there will be none: the call's result is the
 	// request's.

@@ -17,12 +17,15 @@ import (
 )
 
 // waitTools is a registry of tools that allow a task: "quick" answers at
-// once; "asker" asks its user's name at once (Elicit), "wonder" with
+// once; "asker" asks its user's name at once (Elicit), "asker_in_task"
+// too, once it has made its call a task (BecomeTask), "wonder" with
 // tool.Ask; "later" waits for proceed, then reports progress, asks its
-// user's name and greets them.
+// user's name and greets them; and of two that require a task,
+// "needs_task", which asks its user's name at once, and
+// "needs_task_quick", which answers at once.
 type waitTools struct {
 	reg     *tool.Registry
-	asks    atomic.Int64  // runs of asker
+	asks    atomic.Int64  // runs of asker and asker_in_task
 	runs    atomic.Int64  // of later
 	started chan struct{} // later began
 	proceed chan struct{} // later goes on
@@ -69,7 +72,28 @@ func newWaitTools(t *testing.T) *waitTools {
 		}
 		return "the user said " + answer, nil
 	}, tool.WithTaskSupport(tool.TaskOptional))
-	reg, err := tool.NewRegistry(&tool.Scope{Name: "tools", Tools: []tool.Interface{quick, asker, wonder, later}})
+	askerInTask := tool.New("asker_in_task", "Greet the user by name, as a task.", func(ctx context.Context, _ struct{}) (string, error) {
+		wt.asks.Add(1)
+		if !mcpserver.BecomeTask(ctx) {
+			return "", errors.New("not a task")
+		}
+		who, err := mcpserver.Elicit[name](ctx, "Your name?")
+		if err != nil {
+			return "", err
+		}
+		return "Hello, " + who.Name + "!", nil
+	}, tool.WithTaskSupport(tool.TaskOptional))
+	needsTask := tool.New("needs_task", "Greet the user by name; a task.", func(ctx context.Context, _ struct{}) (string, error) {
+		who, err := mcpserver.Elicit[name](ctx, "Your name?")
+		if err != nil {
+			return "", err
+		}
+		return "Hello, " + who.Name + "!", nil
+	}, tool.WithTaskSupport(tool.TaskRequired))
+	needsTaskQuick := tool.New("needs_task_quick", "Answer at once; a task.", func(ctx context.Context, _ struct{}) (string, error) {
+		return "quick done", nil
+	}, tool.WithTaskSupport(tool.TaskRequired))
+	reg, err := tool.NewRegistry(&tool.Scope{Name: "tools", Tools: []tool.Interface{quick, asker, askerInTask, needsTask, needsTaskQuick, wonder, later}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,21 +127,94 @@ func TestTaskResultWaitPlain(t *testing.T) {
 	}
 }
 
-// TestTaskResultWaitAsks: a call that asks its client (Elicit) within
-// ResultWait becomes a task then, and asks through it: its handler waits
-// for the answer, and runs once.
+// TestTaskResultWaitAsks: a call of a tool that allows a task and asks
+// its client (Elicit) within ResultWait asks in its result, no task made
+// (the multi round-trip request is resolved before any task), and the
+// retry with the answer, which ends at once, is answered plainly; a call
+// whose handler makes it a task first (BecomeTask) asks through the task,
+// its handler waiting for the answer, and runs once.
 func TestTaskResultWaitAsks(t *testing.T) {
 	wt := newWaitTools(t)
 	url := replicas(t, wt.reg, mcpserver.TaskOptions{ResultWait: time.Minute, PollInterval: time.Millisecond}, 1)[0]
 	c := extClient{t: t, url: url, user: "ada", declared: true}
-	task := c.start("asker")
+	first := roundTrip(t, c, "asker", nil)
+	r := c.send("tools/call", map[string]any{"name": "asker", "arguments": map[string]any{}, "requestState": first.RequestState, "inputResponses": named(first, "Ada")})
+	if r.Error != nil || strings.Contains(string(r.Result), `"taskId"`) || !strings.Contains(string(r.Result), "Hello, Ada!") {
+		t.Errorf("the retry with the answer: %s %+v; want its result, plainly", r.Result, r.Error)
+	}
+
+	task := c.start("asker_in_task")
 	answer(t, c, c.await(task.TaskID, "input_required"), "Ada")
 	if done := c.await(task.TaskID, "completed", "failed"); !strings.Contains(string(done.Result), "Hello, Ada!") {
 		t.Errorf("the task at its end: %+v, want its result", done)
 	}
-	if n := wt.asks.Load(); n != 1 {
-		t.Errorf("the tool ran %d times, want once", n)
+	if n := wt.asks.Load(); n != 3 {
+		t.Errorf("the tools ran %d times, want 3: twice in round trips, once in a task", n)
 	}
+}
+
+// TestTaskRequiredAsksFirst: a call of a tool that requires a task and
+// asks its client before it is one asks in its result, with no task; the
+// retry with the answer, which ends within ResultWait, is answered with a
+// task, which has ended with the answer's result; a call that asks once
+// it is a task asks through it.
+func TestTaskRequiredAsksFirst(t *testing.T) {
+	wt := newWaitTools(t)
+	url := replicas(t, wt.reg, mcpserver.TaskOptions{ResultWait: time.Minute, PollInterval: time.Millisecond}, 1)[0]
+	c := extClient{t: t, url: url, user: "ada", declared: true}
+	first := roundTrip(t, c, "needs_task", nil)
+	r := c.send("tools/call", map[string]any{"name": "needs_task", "arguments": map[string]any{}, "requestState": first.RequestState, "inputResponses": named(first, "Ada")})
+	var task extTask
+	if r.Error != nil || json.Unmarshal(r.Result, &task) != nil || task.TaskID == "" || strings.Contains(string(r.Result), "requestState") || strings.Contains(string(r.Result), "inputRequests") {
+		t.Fatalf("the retry with the answer: %s %+v; want a CreateTaskResult", r.Result, r.Error)
+	}
+	if done := c.await(task.TaskID, "completed", "failed"); done.Status != "completed" || !strings.Contains(string(done.Result), "Hello, Ada!") {
+		t.Errorf("the task: %+v, want it completed with its result", done)
+	}
+
+	// A call that asks nothing is a task too, though it ends at once.
+	quick := c.start("needs_task_quick")
+	if done := c.await(quick.TaskID, "completed", "failed"); !strings.Contains(string(done.Result), "quick done") {
+		t.Errorf("the task of a quick call: %+v, want its result", done)
+	}
+}
+
+// extRound is a tools/call's answer that asks the client.
+type extRound struct {
+	ResultType    string                     `json:"resultType"`
+	TaskID        string                     `json:"taskId"`
+	RequestState  string                     `json:"requestState"`
+	InputRequests map[string]json.RawMessage `json:"inputRequests"`
+}
+
+// roundTrip calls the tool name and returns its answer, which is to ask
+// the client for a name in its result, with no task.
+func roundTrip(t *testing.T, c extClient, name string, args map[string]any) extRound {
+	t.Helper()
+	if args == nil {
+		args = map[string]any{}
+	}
+	r := c.send("tools/call", map[string]any{"name": name, "arguments": args})
+	var got extRound
+	if r.Error != nil || json.Unmarshal(r.Result, &got) != nil || got.ResultType != "input_required" || got.TaskID != "" || len(got.InputRequests) != 1 || got.RequestState == "" {
+		t.Fatalf("tools/call %s: %s %+v; want an input_required result, with no task", name, r.Result, r.Error)
+	}
+	for _, req := range got.InputRequests {
+		if !strings.Contains(string(req), "Your name?") {
+			t.Errorf("input request %s, want the question", req)
+		}
+	}
+	return got
+}
+
+// named returns the inputResponses that answer a round's one question
+// with name.
+func named(round extRound, name string) map[string]any {
+	responses := map[string]any{}
+	for key := range round.InputRequests {
+		responses[key] = map[string]any{"action": "accept", "content": map[string]any{"name": name}}
+	}
+	return responses
 }
 
 // answer answers the one question of a task that asks for a name.

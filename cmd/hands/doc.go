@@ -49,7 +49,7 @@
 //	HANDS_TASK_LEASE             how long a task runs unrenewed before it reads as failed (30s)
 //	HANDS_MAX_TASKS              tasks held over all callers (1024)
 //	HANDS_MAX_CALLER_TASKS       tasks one caller holds at once (32)
-//	HANDS_TASK_RESULT_WAIT       how long an optional task call runs before it becomes a task (250ms)
+//	HANDS_TASK_RESULT_WAIT       how long a task call runs, or asks in its result, before it becomes a task (250ms)
 //	HANDS_OAUTH_CLIENT_ID        a client registered in advance for --upstream URLs that ask for OAuth
 //	HANDS_OAUTH_ISSUER           the one authorization server that client is registered with
 //	HANDS_OAUTH_CLIENT_SECRET    that client's secret

@@ -21,13 +21,17 @@ import (
 // serve made a task of the tasks extension (2026-07-28) gets it among
 // that task's inputRequests, and its answer by tasks/update: the call
 // waits for it, and so does the upstream's own task, whose inputRequest
-// the request was (mcpclient answers those with the call's context).
+// the request was (mcpclient answers those with the call's context). A
+// call that may become such a task becomes one as it relays a request
+// (mcpserver.BecomeTask), rather than ask in its result, which would
+// cancel the upstream's call, and its task, to call it again.
 func relayElicit(ctx context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 	ctx, done, err := callerOf(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer done()
+	mcpserver.BecomeTask(ctx)
 	res, err := mcpserver.ElicitRequest(ctx, req.Params)
 	interruptOn(ctx, err)
 	return res, err
@@ -41,6 +45,7 @@ func relaySample(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.Creat
 		return nil, err
 	}
 	defer done()
+	mcpserver.BecomeTask(ctx)
 	res, err := mcpserver.Sample(ctx, req.Params)
 	interruptOn(ctx, err)
 	return res, err

@@ -42,6 +42,7 @@ func TestServeRelaysExtensionTask(t *testing.T) {
 			var runs atomic.Int32
 			greet := tool.New("greet", "Greet the user by name; it takes a while.", func(ctx context.Context, _ struct{}) (string, error) {
 				runs.Add(1)
+				mcpserver.BecomeTask(ctx) // ask through the task, which waits for the answer
 				who, err := mcpserver.Elicit[name](ctx, "Your name?")
 				if err != nil {
 					return "", err

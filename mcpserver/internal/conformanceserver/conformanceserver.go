@@ -162,10 +162,11 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 			return "tools_list_changed published", nil
 		}),
 
-		// The multi round-trip requests' fixtures (SEP-2322): hands names
-		// the input requests and seals the request state itself.
+		// The multi round-trip requests' fixtures (SEP-2322): hands seals
+		// the request state, and names the input requests, but for the
+		// one the scenario wants keyed "user_name".
 		tool.New("test_input_required_result_elicitation", "Asks the user's name", func(ctx context.Context, _ empty) (string, error) {
-			name, err := askName(ctx, "What is your name?")
+			name, err := askName(mcpserver.WithInputKey(ctx, "user_name"), "What is your name?")
 			if err != nil {
 				return "", err
 			}
@@ -276,10 +277,10 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 			_, err := mcpserver.ElicitRequest(ctx, &mcp.ElicitParams{Mode: "url", Message: "Sign in", URL: "https://example.com/sign-in", ElicitationID: "protocol-error-job"})
 			return "", err
 		}, tool.WithTaskSupport(tool.TaskRequired)),
-		// test_tool_with_task asks the user's name and answers as a task.
-		// hands makes the task at the call and asks through it
-		// (tasks/update), where the scenario wants the question in a
-		// round trip before any task (testdata/conformance-baseline.yml).
+		// test_tool_with_task asks the user's name, which, asked before
+		// the call is a task, goes back in the call's result (a multi
+		// round-trip request); the retry with the answer ends at once,
+		// and is answered with a task, since the tool requires one.
 		tool.New("test_tool_with_task", "Asks the user's name, as a task", func(ctx context.Context, _ empty) (string, error) {
 			name, err := askName(ctx, "What is your name?")
 			if err != nil {
@@ -287,9 +288,12 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 			}
 			return "Hello, " + name + "!", nil
 		}, tool.WithTaskSupport(tool.TaskRequired)),
+		// confirm_delete and multi_input ask through the task: they make
+		// the call one (BecomeTask) before they ask.
 		tool.New("confirm_delete", "Asks the user to confirm, then deletes nothing", func(ctx context.Context, in struct {
 			Filename string `json:"filename,omitempty"`
 		}) (string, error) {
+			mcpserver.BecomeTask(ctx)
 			ok, err := confirm(ctx, "Delete "+in.Filename+"?")
 			if err != nil || !ok {
 				return "kept " + in.Filename, err
@@ -297,6 +301,7 @@ func tools(trigger func(context.Context, tool.Interface)) []tool.Interface {
 			return "deleted " + in.Filename, nil
 		}, tool.WithTaskSupport(tool.TaskOptional)),
 		tool.New("multi_input", "Asks two questions at once", func(ctx context.Context, _ empty) (string, error) {
+			mcpserver.BecomeTask(ctx)
 			var (
 				wg      sync.WaitGroup
 				answers [2]bool
