@@ -33,8 +33,8 @@ import (
 // The extension has no taskSupport of its own (SEP-1686's
 // execution.taskSupport is what it replaces), so a plain result is
 // allowed for any tool; hands keeps TaskRequired for a tool whose author
-// asked for a task whatever the call, and decides by time for a
-// TaskOptional one: a task costs the client a tasks/get at least, after
+// asked for a task whatever the call (once the call's round trips, if
+// any, are over), and decides by time for a TaskOptional one: a task costs the client a tasks/get at least, after
 // a wait of pollIntervalMs, which "Clients SHOULD respect" (Task
 // Polling), so a call that ends soon is answered sooner plainly. Task
 // Creation bounds the other way:
