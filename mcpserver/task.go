@@ -788,8 +788,8 @@ func (r *taskRunner) newTask(ctx context.Context, name string, ss *mcp.ServerSes
 }
 
 // shutdownWrites bounds the writes with which Shutdown fails the tasks
-// still running, all together, and the wait for their cancelled calls to
-// return: a store that does not answer leaves them to lapse.
+// still running, all together (a store that does not answer leaves them
+// to lapse), and, again, the wait for their cancelled calls to return.
 const shutdownWrites = 5 * time.Second
 
 // Shutdown stops the tasks this server runs, for a server about to stop:
@@ -837,10 +837,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	}
 	// A moment for the cancelled calls to return, so that what they
 	// cancel in turn (an upstream's call) is told before the process
-	// ends; a call that ignores its context is left.
+	// ends; a call that ignores its context is left. The moment is its
+	// own, not what the writes above left of theirs: a store slow to
+	// answer must not leave an upstream's call running.
+	returned := time.NewTimer(shutdownWrites)
+	defer returned.Stop()
 	select {
 	case <-idle:
-	case <-wctx.Done():
+	case <-returned.C:
 	}
 	return ctx.Err()
 }
