@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hands-go/hands/internal/mcptask"
@@ -168,6 +169,7 @@ type task struct {
 	end    func()        // closes ended, once
 	wake   chan struct{} // a change to write to the store, or answers to look for
 	away   bool          // run by RunTask for a TaskRunner, away from the client's connection
+	halted atomic.Bool   // cancelled by Shutdown: its outcome is the lapse's
 
 	mu      sync.Mutex
 	lost    error                           // the store's word that the task ended otherwise, once write has seen it
@@ -787,22 +789,33 @@ func (r *taskRunner) newTask(ctx context.Context, name string, ss *mcp.ServerSes
 	return t, created, release, nil
 }
 
-// shutdownWrites bounds the writes with which Shutdown fails the tasks
-// still running, all together (a store that does not answer leaves them
-// to lapse), and, again, the wait for their cancelled calls to return.
+// shutdownWrites bounds what Shutdown does once its grace has ended: the
+// writes with which it fails the tasks still running, all together (a
+// store that does not answer leaves them to lapse), and, alongside them,
+// the wait for their cancelled calls to return.
 const shutdownWrites = 5 * time.Second
+
+// shutdownWriters is how many of those writes Shutdown has under way at
+// once.
+const shutdownWriters = 16
 
 // Shutdown stops the tasks this server runs, for a server about to stop:
 // it refuses new tasks, waits until the calls of those under way have
-// returned or ctx has ended, and then fails each task still running as
-// the lapse of its lease would (taskstore.LapsedMessage, which tells the
-// model to call the tool again) and cancels its call, which it waits a
-// few seconds more to return. The servers that
-// share the store then read such a task failed at once, rather than a
-// lease later, as they read the tasks of a server that was killed. It
-// returns ctx's error when ctx ended before the calls returned. Stop the
-// transports first (http.Server.Shutdown), so that no task is created
-// meanwhile.
+// returned or ctx has ended, and then, for each task still running,
+// cancels its call and fails the task as the lapse of its lease would
+// (taskstore.LapsedMessage, which tells the model to call the tool
+// again). The servers that share the store then read such a task failed
+// at once, rather than a lease later, as they read the tasks of a server
+// that was killed. It returns ctx's error when ctx ended before the calls
+// returned. Stop the transports first (http.Server.Shutdown), so that no
+// task is created meanwhile.
+//
+// The calls are cancelled at once, all of them, before any write: what a
+// call cancels in turn (an upstream's task, which the client cancels as
+// its call ends) must not wait on a store slow to answer. The writes then
+// run, a few at a time, while the calls return; Shutdown waits for both,
+// shutdownWrites (5 s) at most. A cancelled call's own outcome is the
+// lapse's too, whichever write comes first.
 func (s *Server) Shutdown(ctx context.Context) error {
 	r := s.tasks
 	r.mu.Lock()
@@ -826,34 +839,56 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	list := slices.Collect(maps.Values(r.local))
 	r.mu.Unlock()
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWrites)
-	defer cancel()
 	for _, t := range list {
-		// Failed first, then cancelled: the call's own outcome, written
-		// as it returns, finds the task ended.
-		r.store.Finish(wctx, t.id, taskstore.Outcome{Status: taskstore.Failed, Message: taskstore.LapsedMessage, Error: taskstore.LapsedError}, taskstore.Limits{})
-		t.end()
+		t.halted.Store(true)
 		t.cancel()
 	}
-	// A moment for the cancelled calls to return, so that what they
-	// cancel in turn (an upstream's call) is told before the process
-	// ends; a call that ignores its context is left. The moment is its
-	// own, not what the writes above left of theirs: a store slow to
-	// answer must not leave an upstream's call running.
-	returned := time.NewTimer(shutdownWrites)
-	defer returned.Stop()
-	select {
-	case <-idle:
-	case <-returned.C:
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWrites)
+	defer cancel()
+	written := make(chan struct{})
+	go func() {
+		defer close(written)
+		var wg sync.WaitGroup
+		writers := make(chan struct{}, shutdownWriters)
+		for _, t := range list {
+			select {
+			case writers <- struct{}{}:
+			case <-wctx.Done():
+				return // a store that does not answer: the rest lapse
+			}
+			wg.Go(func() {
+				defer func() { <-writers }()
+				r.store.Finish(wctx, t.id, lapsed, taskstore.Limits{})
+				t.end()
+			})
+		}
+		wg.Wait()
+	}()
+	for _, done := range []<-chan struct{}{written, idle} {
+		select {
+		case <-done:
+		case <-wctx.Done():
+			return ctx.Err()
+		}
 	}
 	return ctx.Err()
 }
+
+// lapsed is the outcome of a task whose lease lapsed, or whose server
+// stopped while its call ran.
+var lapsed = taskstore.Outcome{Status: taskstore.Failed, Message: taskstore.LapsedMessage, Error: taskstore.LapsedError}
 
 // finish writes the outcome of a task's call to the store, and returns
 // the error of its last write.
 func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error) error {
 	defer t.end()
 	ctx := context.Background()
+	if t.halted.Load() {
+		// Shutdown cancelled the call: whatever it returned, the task is
+		// failed as Shutdown fails it, and its progress is moot.
+		_, err := r.store.Finish(ctx, t.id, lapsed, taskstore.Limits{})
+		return err
+	}
 	// The last progress first, so that a reader of the outcome sees it.
 	t.mu.Lock()
 	msg := t.message

@@ -534,8 +534,8 @@ func TestTaskStatelessSEP1686(t *testing.T) {
 // not lapsed.
 func TestTaskShutdown(t *testing.T) {
 	// serve returns the first of two replicas, and both's URLs.
-	serve := func(t *testing.T, tt *taskTools) (*mcpserver.Server, []string) {
-		opts := mcpserver.TaskOptions{Store: taskstore.NewMemory(nil), Lease: time.Hour, MaxSessionTasks: 1000, ResultWait: -1}
+	serve := func(t *testing.T, tt *taskTools, store taskstore.Store) (*mcpserver.Server, []string) {
+		opts := mcpserver.TaskOptions{Store: store, Lease: time.Hour, MaxSessionTasks: 1000, ResultWait: -1}
 		key := make([]byte, mcpserver.StateKeyBytes)
 		var servers []*mcpserver.Server
 		var urls []string
@@ -549,7 +549,7 @@ func TestTaskShutdown(t *testing.T) {
 	}
 	t.Run("a call that outlasts the grace", func(t *testing.T) {
 		tt := newTaskTools(t)
-		a, urls := serve(t, tt)
+		a, urls := serve(t, tt, taskstore.NewMemory(nil))
 		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
 		task := ada.start("slow")
 		<-tt.started
@@ -569,9 +569,45 @@ func TestTaskShutdown(t *testing.T) {
 			t.Error("the task's call still runs a minute after Shutdown")
 		}
 	})
+	t.Run("a store slow to answer", func(t *testing.T) {
+		// The store holds every write that fails a task until the test
+		// lets it go, whatever its context says: the call is cancelled
+		// all the same (what it cancels in turn, an upstream's task, is
+		// not kept waiting on the store), and Shutdown returns.
+		tt := newTaskTools(t)
+		store := &holdingStore{Store: taskstore.NewMemory(nil), hold: make(chan struct{}), finished: make(chan struct{}, 10)}
+		a, urls := serve(t, tt, store)
+		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
+		task := ada.start("slow")
+		<-tt.started
+		ctx, cancel := context.WithCancel(t.Context())
+		cancel()
+		done := make(chan error, 1)
+		go func() { done <- a.Shutdown(ctx) }()
+		select {
+		case <-tt.ended:
+		case <-time.After(time.Minute):
+			t.Fatal("the task's call was not cancelled while the store held the write that fails its task")
+		}
+		select {
+		case err := <-done:
+			if err != context.Canceled {
+				t.Errorf("Shutdown = %v, want context.Canceled", err)
+			}
+		case <-time.After(time.Minute):
+			t.Fatal("Shutdown did not return while the store held its write")
+		}
+		close(store.hold)
+		<-store.finished
+		ada.url = urls[1]
+		got, r := ada.get(task.TaskID)
+		if r.Error != nil || got.Status != "failed" || got.StatusMessage != taskstore.LapsedMessage {
+			t.Errorf("the other replica reads %+v %+v; want failed, with the lapsed lease's message", got, r.Error)
+		}
+	})
 	t.Run("a call that returns within it", func(t *testing.T) {
 		tt := newTaskTools(t)
-		a, urls := serve(t, tt)
+		a, urls := serve(t, tt, taskstore.NewMemory(nil))
 		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
 		task := ada.start("slow")
 		<-tt.started
@@ -602,4 +638,21 @@ func TestTaskShutdown(t *testing.T) {
 			t.Errorf("the other replica reads %+v %+v; want completed with the call's result", got, r.Error)
 		}
 	})
+}
+
+// holdingStore is a task store whose writes of a lapsed task's outcome
+// wait until hold is closed, whatever their context, as those of a store
+// that does not answer; each sends on finished once written.
+type holdingStore struct {
+	taskstore.Store
+	hold     chan struct{}
+	finished chan struct{}
+}
+
+func (s *holdingStore) Finish(ctx context.Context, id string, o taskstore.Outcome, lim taskstore.Limits) (*taskstore.Task, error) {
+	if o.Message == taskstore.LapsedMessage {
+		<-s.hold
+		defer func() { s.finished <- struct{}{} }()
+	}
+	return s.Store.Finish(context.WithoutCancel(ctx), id, o, lim)
 }
