@@ -218,6 +218,13 @@ type Client struct {
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 
+	heldMu sync.Mutex
+	held   map[heldTask]struct{} // the server's tasks that calls under way await
+	closed bool                  // under heldMu: Close has begun, and a task is held no more
+	// creations counts the calls whose answer may yet be a task
+	// (beginTask), which Close waits for.
+	creations sync.WaitGroup
+
 	wake    chan struct{} // a list change to act on; capacity 1
 	stop    context.CancelFunc
 	worker  sync.WaitGroup
@@ -230,7 +237,7 @@ type Client struct {
 // SDK — and lists its tools. ctx bounds the connection and the first
 // listing, not the session.
 func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
-	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text(), now: time.Now, sleep: sleepCtx}
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, held: map[heldTask]struct{}{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text(), now: time.Now, sleep: sleepCtx}
 	if opts != nil {
 		c.opts = *opts
 	}
@@ -559,11 +566,15 @@ func (c *Client) Refresh(ctx context.Context) (Change, error) {
 }
 
 // Close ends the session (and stops a server started by Command) and the
-// client's goroutine. The tools are disabled.
+// client's goroutine. The tools are disabled. The server's tasks that
+// calls under way await are cancelled first (tasks/cancel, within 5 s in
+// all), so that a client that goes leaves no task running for nobody; the
+// calls return an error.
 func (c *Client) Close() error {
 	var err error
 	c.closing.Do(func() {
 		c.stop()
+		c.cancelHeld()
 		err = c.session.Load().Close() // also ends keep's wait for the session's end
 		c.worker.Wait()
 		c.session.Load().Close() // one keep may have started meanwhile

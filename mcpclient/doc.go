@@ -99,8 +99,11 @@
 // 10 000 polls bound a call without a timeout; when the call ends first,
 // the task is cancelled on the server (tasks/cancel, within 5 s, which
 // may hold a call of a tool that does not require a task past its end by
-// as long). Tools that require or allow tasks are tool.TaskOptional to
-// hands' own clients.
+// as long). Close cancels the tasks that calls under way await, and waits
+// for the calls whose answer may still be a task to cancel theirs, 5 s at
+// most in all, before it ends the session: a client that goes leaves no
+// task running for nobody; those calls fail as ErrDisconnected. Tools
+// that require or allow tasks are tool.TaskOptional to hands' own clients.
 //
 // # A remote tool is a hands tool
 //

@@ -5,6 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/hands-go/hands/internal/mcptask"
@@ -39,12 +42,17 @@ const (
 	// taskTTLMargin is how long past the call's deadline the task is
 	// asked to be kept, so that its result outlives the last poll.
 	taskTTLMargin = time.Minute
+	// closeCancels is how many tasks/cancel Close has under way at once.
+	closeCancels = 16
 )
 
 var (
 	errNoTask        = errors.New("the server answered a call made as a task with no task")
 	errTooManyPolls  = fmt.Errorf("the task did not end within %d polls", maxTaskPolls)
 	errTaskCancelled = errors.New("the server cancelled the task")
+	// errClientClosed is the error of a call whose task Close cancelled:
+	// its CallError matches ErrDisconnected.
+	errClientClosed = fmt.Errorf("the client was closed while the call's task ran, and the task was cancelled: %w", mcp.ErrConnectionClosed)
 )
 
 // taskKey is the context key under which callTool asks taskSending to send
@@ -106,6 +114,11 @@ func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTas
 		meta.TTL = &ttl
 	}
 	token, _ := params.GetProgressToken().(string)
+	creation, err := c.beginTask()
+	if err != nil {
+		return nil, err
+	}
+	defer creation()
 	c.creatingTask()
 	created, err := createTask(ctx, session, params, meta)
 	var task mcptask.Task
@@ -127,7 +140,15 @@ func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTas
 		c.cancelTask(ctx, session, task.TaskID)
 		return nil, ctx.Err()
 	}
+	release, err := c.holdTask(ctx, session, task.TaskID, creation)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err := c.awaitTask(ctx, session, task)
+	if err != nil && c.isClosed() {
+		return nil, errClientClosed
+	}
 	if err != nil && ctx.Err() != nil {
 		// The call ended before its task: the task is not wanted any more.
 		c.cancelTask(ctx, session, task.TaskID)
@@ -229,6 +250,91 @@ func (c *Client) awaitTask(ctx context.Context, session *mcp.ClientSession, task
 		}
 	}
 	return res, err
+}
+
+// heldTask is a task of the server that a call under way awaits.
+type heldTask struct {
+	session *mcp.ClientSession
+	id      string
+}
+
+// beginTask counts a call whose answer may be a task, until the returned
+// end is called (holdTask calls it): Close waits for such calls, so that
+// a task created as it begins is cancelled too. Once Close has begun, it
+// returns errClientClosed and the call is not made.
+func (c *Client) beginTask() (end func(), err error) {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	if c.closed {
+		return nil, errClientClosed
+	}
+	c.creations.Add(1)
+	return sync.OnceFunc(c.creations.Done), nil
+}
+
+// holdTask records that a call awaits the task id of session, until
+// release is called, so that Close cancels it, and ends the call's
+// creation (beginTask). Once Close has begun, it cancels the task itself
+// and returns errClientClosed.
+func (c *Client) holdTask(ctx context.Context, session *mcp.ClientSession, id string, creation func()) (release func(), err error) {
+	defer creation()
+	h := heldTask{session, id}
+	c.heldMu.Lock()
+	if c.closed {
+		c.heldMu.Unlock()
+		c.cancelTask(ctx, session, id)
+		return nil, errClientClosed
+	}
+	c.held[h] = struct{}{}
+	c.heldMu.Unlock()
+	return func() {
+		c.heldMu.Lock()
+		delete(c.held, h)
+		c.heldMu.Unlock()
+	}, nil
+}
+
+// isClosed reports whether Close has begun.
+func (c *Client) isClosed() bool {
+	c.heldMu.Lock()
+	defer c.heldMu.Unlock()
+	return c.closed
+}
+
+// cancelHeld, as Close begins, cancels the tasks that calls under way
+// await, closeCancels at once, and waits for the calls whose answer may
+// still be a task, which cancel theirs: cancelTaskTimeout in all.
+func (c *Client) cancelHeld() {
+	c.heldMu.Lock()
+	c.closed = true
+	held := slices.Collect(maps.Keys(c.held))
+	c.heldMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), cancelTaskTimeout)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		created := make(chan struct{})
+		go func() { c.creations.Wait(); close(created) }()
+		select {
+		case <-created:
+		case <-ctx.Done():
+		}
+	})
+	slots := make(chan struct{}, closeCancels)
+	for _, h := range held {
+		select {
+		case slots <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			c.cancelTask(ctx, h.session, h.id)
+		})
+	}
+	wg.Wait()
 }
 
 // cancelTask asks the server to cancel a task, within cancelTaskTimeout,

@@ -84,8 +84,12 @@ func declaringTasks(next mcp.MethodHandler) mcp.MethodHandler {
 // task is called as createTask calls one, so that a task created as the
 // call ends is known and cancelled; any other is called within ctx.
 func (c *Client) callExtension(ctx context.Context, session *mcp.ClientSession, params *mcp.CallToolParams, asTask bool) (*mcp.CallToolResult, error) {
+	creation, err := c.beginTask()
+	if err != nil {
+		return nil, err
+	}
+	defer creation()
 	var res *mcp.CallToolResult
-	var err error
 	if asTask {
 		res, err = createTask(ctx, session, params, nil)
 	} else {
@@ -107,7 +111,15 @@ func (c *Client) callExtension(ctx context.Context, session *mcp.ClientSession, 
 		c.cancelTask(ctx, session, task.TaskID)
 		return nil, ctx.Err()
 	}
+	release, err := c.holdTask(ctx, session, task.TaskID, creation)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	res, err = c.awaitExtension(ctx, session, task)
+	if err != nil && c.isClosed() {
+		return nil, errClientClosed
+	}
 	if err != nil && ctx.Err() != nil {
 		// The call ended before its task: the task is not wanted any more.
 		c.cancelTask(ctx, session, task.TaskID)

@@ -617,3 +617,42 @@ func TestUnknownTaskNamesNoCall(t *testing.T) {
 		t.Errorf("a request for an unknown task = %+v, want it refused as naming no call", res)
 	}
 }
+
+// TestTaskCancelledOnClose closes the client while a call awaits its
+// task, over each transport and at 2026-07-28: the task is cancelled on
+// the server before the session ends (the tool's context there ends), and
+// the call fails as disconnected. A client that goes leaves no task
+// running for nobody.
+func TestTaskCancelledOnClose(t *testing.T) {
+	for _, over := range []string{inMemory, overSSE, overJSON, "2026-07-28"} {
+		t.Run(over, func(t *testing.T) {
+			u := newTaskUpstream(t)
+			var c *mcpclient.Client
+			if over == "2026-07-28" {
+				c, _ = connectExt(t, u.srv, nil)
+			} else {
+				c = u.connect(t, over, nil)
+			}
+			report := find(t, c, "report")
+			done := make(chan tool.Result, 1)
+			go func() { done <- call(t.Context(), report, "report", `{"topic":"x"}`) }()
+			<-u.started
+			if err := c.Close(); err != nil {
+				t.Errorf("Close = %v", err)
+			}
+			select {
+			case err := <-u.ended:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("the task's tool ended with %v", err)
+				}
+			case <-time.After(time.Minute):
+				close(u.release)
+				t.Fatal("the task's tool still runs a minute after the client was closed")
+			}
+			res := <-done
+			if !errors.Is(res.Err, mcpclient.ErrDisconnected) {
+				t.Errorf("the call whose client was closed = %+v, want an error that matches ErrDisconnected", res)
+			}
+		})
+	}
+}

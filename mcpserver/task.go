@@ -864,12 +864,24 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 		wg.Wait()
 	}()
-	for _, done := range []<-chan struct{}{written, idle} {
+	began := time.Now()
+	var waited []string
+	for _, w := range []struct {
+		name string
+		done <-chan struct{}
+	}{{"the store's writes", written}, {"the calls' return", idle}} {
 		select {
-		case <-done:
+		case <-w.done:
 		case <-wctx.Done():
-			return ctx.Err()
+			waited = append(waited, w.name)
 		}
+	}
+	// What an operator reads to tell a store slow to answer from a call
+	// that ignores its context.
+	if len(waited) == 0 {
+		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled and the tasks failed", "tasks", len(list), "took", time.Since(began))
+	} else {
+		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled, but not all is done", "tasks", len(list), "took", time.Since(began), "unfinished", strings.Join(waited, ", "))
 	}
 	return ctx.Err()
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -534,13 +536,17 @@ func TestTaskStatelessSEP1686(t *testing.T) {
 // not lapsed.
 func TestTaskShutdown(t *testing.T) {
 	// serve returns the first of two replicas, and both's URLs.
-	serve := func(t *testing.T, tt *taskTools, store taskstore.Store) (*mcpserver.Server, []string) {
+	serve := func(t *testing.T, tt *taskTools, store taskstore.Store, log ...io.Writer) (*mcpserver.Server, []string) {
 		opts := mcpserver.TaskOptions{Store: store, Lease: time.Hour, MaxSessionTasks: 1000, ResultWait: -1}
 		key := make([]byte, mcpserver.StateKeyBytes)
 		var servers []*mcpserver.Server
 		var urls []string
+		logger := slog.New(slog.DiscardHandler)
+		if len(log) > 0 {
+			logger = slog.New(slog.NewTextHandler(log[0], nil))
+		}
 		for range 2 {
-			srv := mcpserver.New(tt.reg, &mcpserver.Options{StateKey: key, Tasks: opts})
+			srv := mcpserver.New(tt.reg, &mcpserver.Options{StateKey: key, Tasks: opts, Logger: logger})
 			ts := httptest.NewServer(srv.HTTPHandler(&mcpserver.HTTPOptions{Stateless: true, JSONResponse: true, Verify: users}))
 			t.Cleanup(ts.Close)
 			servers, urls = append(servers, srv), append(urls, ts.URL)
@@ -576,7 +582,8 @@ func TestTaskShutdown(t *testing.T) {
 		// not kept waiting on the store), and Shutdown returns.
 		tt := newTaskTools(t)
 		store := &holdingStore{Store: taskstore.NewMemory(nil), hold: make(chan struct{}), finished: make(chan struct{}, 10)}
-		a, urls := serve(t, tt, store)
+		var log lockedBuffer
+		a, urls := serve(t, tt, store, &log)
 		ada := extClient{t: t, url: urls[0], user: "ada", declared: true}
 		task := ada.start("slow")
 		<-tt.started
@@ -596,6 +603,10 @@ func TestTaskShutdown(t *testing.T) {
 			}
 		case <-time.After(time.Minute):
 			t.Fatal("Shutdown did not return while the store held its write")
+		}
+		// The log tells the operator what was left undone.
+		if got := log.String(); !strings.Contains(got, "not all is done") || !strings.Contains(got, "unfinished=\"the store's writes, the calls' return\"") {
+			t.Errorf("Shutdown logged %q; want what it left undone: the store's writes, and the call's return (its own write)", got)
 		}
 		close(store.hold)
 		<-store.finished

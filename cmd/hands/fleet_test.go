@@ -735,7 +735,7 @@ func fleetStop(t *testing.T, fleet []*fleetReplica, up *fleetUpstream, c fleetCl
 	select {
 	case <-up.ended:
 	case <-time.After(time.Minute):
-		t.Error("the upstream's call of the stopped replica still runs a minute after it stopped")
+		t.Errorf("the upstream's call of the stopped replica still runs a minute after it stopped; the replica wrote:\n%s", stopped.log.String())
 		close(up.gate("stopped"))
 	}
 }
