@@ -99,11 +99,13 @@ func taskSending(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // callTool calls a tool on the server, as a task when asTask: it returns
-// the tool's result either way.
-func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTask bool) (*mcp.CallToolResult, error) {
+// the tool's result either way. mayBeTask says that the server may answer
+// with a task though the call is not made as one (an optional tool, from
+// 2026-07-28).
+func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTask, mayBeTask bool) (*mcp.CallToolResult, error) {
 	session := c.session.Load()
 	if extension(session) {
-		return c.callExtension(ctx, session, params, asTask)
+		return c.callExtension(ctx, session, params, asTask, mayBeTask || asTask)
 	}
 	if !asTask {
 		return session.CallTool(ctx, params)

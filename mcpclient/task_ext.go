@@ -83,10 +83,14 @@ func declaringTasks(next mcp.MethodHandler) mcp.MethodHandler {
 // error, is the call's as a plain call's would be. A tool that requires a
 // task is called as createTask calls one, so that a task created as the
 // call ends is known and cancelled; any other is called within ctx.
-func (c *Client) callExtension(ctx context.Context, session *mcp.ClientSession, params *mcp.CallToolParams, asTask bool) (*mcp.CallToolResult, error) {
-	creation, err := c.beginTask()
-	if err != nil {
-		return nil, err
+// Close waits for the answer to a call that mayBeTask (beginTask).
+func (c *Client) callExtension(ctx context.Context, session *mcp.ClientSession, params *mcp.CallToolParams, asTask, mayBeTask bool) (*mcp.CallToolResult, error) {
+	creation := func() {}
+	var err error
+	if mayBeTask {
+		if creation, err = c.beginTask(); err != nil {
+			return nil, err
+		}
 	}
 	defer creation()
 	var res *mcp.CallToolResult

@@ -208,7 +208,7 @@ func (c *Client) build(mt *mcp.Tool, sent sentSchemas, def string) (*version, er
 		return nil, &tool.DefinitionError{Tool: name, Err: err}
 	}
 	input = input.TypedObject()
-	run := c.handler(mt.Name, check, support == string(tool.TaskRequired))
+	run := c.handler(mt.Name, check, support)
 	raw, err := dynamic.NewFromDocument(name, description, input, run, opts...)
 	if err != nil {
 		return nil, err
@@ -342,9 +342,13 @@ func ReadOnly(spec tool.Spec) bool { return spec.Annotations != nil && spec.Anno
 // handler returns the handler of a remote tool: it runs once the arguments
 // passed the tool's schema, and sends them to the server as they are.
 // A result's structured content is kept when the tool has an output
-// schema (check is not nil) and the content satisfies it. A tool that
-// requires a task is called as one (asTask; see callTool).
-func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask bool) func(ctx context.Context, args json.RawMessage) (any, error) {
+// schema (check is not nil) and the content satisfies it. support is the
+// tool's execution.taskSupport: a tool that requires a task is called as
+// one, and one that allows a task may be answered with one (see
+// callTool).
+func (c *Client) handler(remoteName string, check *dynamic.Validator, support string) func(ctx context.Context, args json.RawMessage) (any, error) {
+	asTask := support == string(tool.TaskRequired)
+	mayBeTask := asTask || support == string(tool.TaskOptional)
 	return func(ctx context.Context, args json.RawMessage) (any, error) {
 		params := &mcp.CallToolParams{Name: remoteName, Arguments: args}
 		n := c.tokens.Add(1)
@@ -357,7 +361,7 @@ func (c *Client) handler(remoteName string, check *dynamic.Validator, asTask boo
 		defer interrupt(nil)
 		call = context.WithValue(call, interruptKey{}, interrupt)
 		stop := c.forward(call, token, n, tool.ReportsProgress(ctx))
-		res, err := c.callTool(call, params, asTask)
+		res, err := c.callTool(call, params, asTask, mayBeTask)
 		stop()
 		if err != nil {
 			if ctx.Err() != nil {
