@@ -858,8 +858,10 @@ func benchFleet(b *testing.B, storeURL string) string {
 	if storeURL == "mem://" {
 		shared = taskstore.NewMemory(nil)
 	}
-	// As large as the benchmark's tasks, held for their ttl, need.
-	limits := mcpserver.TaskOptions{MaxTasks: 1 << 20, MaxSessionTasks: 1 << 20, MaxHeldResultBytes: 1 << 30}
+	// As large as the benchmark's tasks, held for their ttl, need; every
+	// call of echo, which may run as a task, is one at once, as
+	// HANDS_TASK_RESULT_WAIT=-1s has it in TestFleet.
+	limits := mcpserver.TaskOptions{MaxTasks: 1 << 20, MaxSessionTasks: 1 << 20, MaxHeldResultBytes: 1 << 30, ResultWait: -1}
 	var urls []string
 	for range 3 {
 		opts := limits
