@@ -219,8 +219,8 @@ type Client struct {
 	sleep func(ctx context.Context, d time.Duration) error
 
 	heldMu sync.Mutex
-	held   map[heldTask]struct{} // the server's tasks that calls under way await
-	closed bool                  // under heldMu: Close has begun, and a task is held no more
+	held   map[heldTask]int // the server's tasks that calls under way await, and how many calls await each
+	closed bool             // under heldMu: Close has begun, and a task is held no more
 	// creations counts the calls whose answer may yet be a task
 	// (beginTask), which Close waits for.
 	creations sync.WaitGroup
@@ -237,7 +237,7 @@ type Client struct {
 // SDK — and lists its tools. ctx bounds the connection and the first
 // listing, not the session.
 func Connect(ctx context.Context, transport mcp.Transport, opts *Options) (*Client, error) {
-	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, held: map[heldTask]struct{}{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text(), now: time.Now, sleep: sleepCtx}
+	c := &Client{byName: map[string]*remote{}, progress: map[string]*forwarder{}, tasks: map[string]string{}, held: map[heldTask]int{}, created: make(chan struct{}), wake: make(chan struct{}, 1), secret: rand.Text(), now: time.Now, sleep: sleepCtx}
 	if opts != nil {
 		c.opts = *opts
 	}

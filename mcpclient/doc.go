@@ -102,7 +102,8 @@
 // as long). Close cancels the tasks that calls under way await, and waits
 // for the calls whose answer may still be a task to cancel theirs, 5 s at
 // most in all, before it ends the session: a client that goes leaves no
-// task running for nobody; those calls fail as ErrDisconnected. Tools
+// task running for nobody (those not cancelled within the 5 s are left to
+// their ttl); those calls fail as ErrDisconnected. Tools
 // that require or allow tasks are tool.TaskOptional to hands' own clients.
 //
 // # A remote tool is a hands tool

@@ -50,9 +50,11 @@ var (
 	errNoTask        = errors.New("the server answered a call made as a task with no task")
 	errTooManyPolls  = fmt.Errorf("the task did not end within %d polls", maxTaskPolls)
 	errTaskCancelled = errors.New("the server cancelled the task")
-	// errClientClosed is the error of a call whose task Close cancelled:
-	// its CallError matches ErrDisconnected.
-	errClientClosed = fmt.Errorf("the client was closed while the call's task ran, and the task was cancelled: %w", mcp.ErrConnectionClosed)
+	// errClientClosed is the error of a call whose task Close cancelled,
+	// and errClientClosing that of a call made once Close had begun: the
+	// CallError of either matches ErrDisconnected.
+	errClientClosed  = fmt.Errorf("the client was closed while the call's task ran, and the task was cancelled: %w", mcp.ErrConnectionClosed)
+	errClientClosing = fmt.Errorf("the client is closing, so the call was not made: %w", mcp.ErrConnectionClosed)
 )
 
 // taskKey is the context key under which callTool asks taskSending to send
@@ -148,7 +150,7 @@ func (c *Client) callTool(ctx context.Context, params *mcp.CallToolParams, asTas
 	}
 	defer release()
 	res, err := c.awaitTask(ctx, session, task)
-	if err != nil && c.isClosed() {
+	if closedUnder(err) && c.isClosed() {
 		return nil, errClientClosed
 	}
 	if err != nil && ctx.Err() != nil {
@@ -268,7 +270,7 @@ func (c *Client) beginTask() (end func(), err error) {
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
 	if c.closed {
-		return nil, errClientClosed
+		return nil, errClientClosing
 	}
 	c.creations.Add(1)
 	return sync.OnceFunc(c.creations.Done), nil
@@ -287,13 +289,22 @@ func (c *Client) holdTask(ctx context.Context, session *mcp.ClientSession, id st
 		c.cancelTask(ctx, session, id)
 		return nil, errClientClosed
 	}
-	c.held[h] = struct{}{}
+	c.held[h]++
 	c.heldMu.Unlock()
 	return func() {
 		c.heldMu.Lock()
-		delete(c.held, h)
+		if c.held[h]--; c.held[h] <= 0 {
+			delete(c.held, h)
+		}
 		c.heldMu.Unlock()
 	}, nil
+}
+
+// closedUnder reports whether err is what awaiting a task returns when
+// Close cancels it, or ends the session, under the call: the task read
+// cancelled, or the connection closed.
+func closedUnder(err error) bool {
+	return err != nil && (errors.Is(err, errTaskCancelled) || disconnected(err))
 }
 
 // isClosed reports whether Close has begun.
@@ -305,7 +316,8 @@ func (c *Client) isClosed() bool {
 
 // cancelHeld, as Close begins, cancels the tasks that calls under way
 // await, closeCancels at once, and waits for the calls whose answer may
-// still be a task, which cancel theirs: cancelTaskTimeout in all.
+// still be a task, which cancel theirs: cancelTaskTimeout in all. The
+// tasks not cancelled by then are left to their ttl.
 func (c *Client) cancelHeld() {
 	c.heldMu.Lock()
 	c.closed = true
@@ -333,7 +345,7 @@ func (c *Client) cancelHeld() {
 		}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			c.cancelTask(ctx, h.session, h.id)
+			c.cancelTaskWithin(ctx, h.session, h.id)
 		})
 	}
 	wg.Wait()
@@ -344,6 +356,11 @@ func (c *Client) cancelHeld() {
 func (c *Client) cancelTask(ctx context.Context, session *mcp.ClientSession, id string) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cancelTaskTimeout)
 	defer cancel()
+	c.cancelTaskWithin(ctx, session, id)
+}
+
+// cancelTaskWithin asks the server to cancel a task within ctx.
+func (c *Client) cancelTaskWithin(ctx context.Context, session *mcp.ClientSession, id string) {
 	if _, err := mcp.CallCustomMethod[*mcptask.IDParams, *mcptask.TaskResult](ctx, session, mcptask.MethodCancel, &mcptask.IDParams{TaskID: id}); err != nil {
 		c.logger.DebugContext(ctx, "mcpclient: cancelling a task failed", "server", c.name, "task", id, "err", err)
 	}

@@ -121,7 +121,7 @@ func (c *Client) callExtension(ctx context.Context, session *mcp.ClientSession, 
 	}
 	defer release()
 	res, err = c.awaitExtension(ctx, session, task)
-	if err != nil && c.isClosed() {
+	if closedUnder(err) && c.isClosed() {
 		return nil, errClientClosed
 	}
 	if err != nil && ctx.Err() != nil {

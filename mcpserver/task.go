@@ -814,8 +814,11 @@ const shutdownWriters = 16
 // call cancels in turn (an upstream's task, which the client cancels as
 // its call ends) must not wait on a store slow to answer. The writes then
 // run, a few at a time, while the calls return; Shutdown waits for both,
-// shutdownWrites (5 s) at most. A cancelled call's own outcome is the
-// lapse's too, whichever write comes first.
+// shutdownWrites (5 s) at most. A cancelled call that fails (its
+// cancellation) writes the lapse's outcome too, so that whichever write
+// comes first says the same; one whose result was in hand as it was
+// stopped keeps it if its write comes first, so that a tool that did its
+// work is not called again for nothing.
 func (s *Server) Shutdown(ctx context.Context) error {
 	r := s.tasks
 	r.mu.Lock()
@@ -839,12 +842,17 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	r.mu.Lock()
 	list := slices.Collect(maps.Values(r.local))
 	r.mu.Unlock()
+	if len(list) == 0 {
+		return ctx.Err() // the last call returned just now
+	}
 	for _, t := range list {
 		t.halted.Store(true)
 		t.cancel()
 	}
 	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownWrites)
 	defer cancel()
+	began := time.Now()
+	var landed atomic.Int64 // tasks written failed, or found ended
 	written := make(chan struct{})
 	go func() {
 		defer close(written)
@@ -854,36 +862,56 @@ func (s *Server) Shutdown(ctx context.Context) error {
 			select {
 			case writers <- struct{}{}:
 			case <-wctx.Done():
-				return // a store that does not answer: the rest lapse
+				wg.Wait() // a store that does not answer: the rest lapse
+				return
 			}
 			wg.Go(func() {
 				defer func() { <-writers }()
-				r.store.Finish(wctx, t.id, lapsed, taskstore.Limits{})
-				t.end()
+				if _, err := r.store.Finish(wctx, t.id, lapsed, taskstore.Limits{}); err == nil || taskEnded(err) {
+					landed.Add(1)
+					t.end()
+				}
+				// Otherwise the task still reads working: a reader
+				// waiting here for its end waits on, until the call's own
+				// write.
 			})
 		}
 		wg.Wait()
 	}()
-	began := time.Now()
-	var waited []string
-	for _, w := range []struct {
-		name string
-		done <-chan struct{}
-	}{{"the store's writes", written}, {"the calls' return", idle}} {
+	for _, done := range []<-chan struct{}{written, idle} {
 		select {
-		case <-w.done:
+		case <-done:
 		case <-wctx.Done():
-			waited = append(waited, w.name)
 		}
 	}
 	// What an operator reads to tell a store slow to answer from a call
 	// that ignores its context.
-	if len(waited) == 0 {
-		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled and the tasks failed", "tasks", len(list), "took", time.Since(began))
+	took := time.Since(began)
+	unwritten := int64(len(list)) - landed.Load()
+	returned := closed(idle)
+	if unwritten == 0 && returned {
+		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled and the tasks failed", "tasks", len(list), "took", took)
 	} else {
-		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled, but not all is done", "tasks", len(list), "took", time.Since(began), "unfinished", strings.Join(waited, ", "))
+		s.logger.WarnContext(ctx, "mcpserver: stopping: tasks outlasted the grace; their calls are cancelled, but not all is done", "tasks", len(list), "took", took, "unwritten", unwritten, "calls_returned", returned)
 	}
 	return ctx.Err()
+}
+
+// closed reports whether ch is closed.
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return true
+	default:
+		return false
+	}
+}
+
+// succeeded reports whether a call returned a result that is not an
+// error.
+func succeeded(res mcp.Result, callErr error) bool {
+	result, ok := res.(*mcp.CallToolResult)
+	return callErr == nil && ok && result != nil && !result.IsError
 }
 
 // lapsed is the outcome of a task whose lease lapsed, or whose server
@@ -895,9 +923,12 @@ var lapsed = taskstore.Outcome{Status: taskstore.Failed, Message: taskstore.Laps
 func (r *taskRunner) finish(t *task, name string, res mcp.Result, callErr error) error {
 	defer t.end()
 	ctx := context.Background()
-	if t.halted.Load() {
-		// Shutdown cancelled the call: whatever it returned, the task is
-		// failed as Shutdown fails it, and its progress is moot.
+	if t.halted.Load() && !succeeded(res, callErr) {
+		// Shutdown cancelled the call, which failed (its cancellation,
+		// most likely): the task is failed as Shutdown fails it, which
+		// tells the model to call again, and its progress is moot. A
+		// result the call returned all the same is kept, if it is written
+		// before Shutdown's write.
 		_, err := r.store.Finish(ctx, t.id, lapsed, taskstore.Limits{})
 		return err
 	}

@@ -605,7 +605,7 @@ func TestTaskShutdown(t *testing.T) {
 			t.Fatal("Shutdown did not return while the store held its write")
 		}
 		// The log tells the operator what was left undone.
-		if got := log.String(); !strings.Contains(got, "not all is done") || !strings.Contains(got, "unfinished=\"the store's writes, the calls' return\"") {
+		if got := log.String(); !strings.Contains(got, "not all is done") || !strings.Contains(got, "unwritten=1 calls_returned=false") {
 			t.Errorf("Shutdown logged %q; want what it left undone: the store's writes, and the call's return (its own write)", got)
 		}
 		close(store.hold)
