@@ -423,10 +423,10 @@ func serve(ctx context.Context, args []string, stdin io.Reader, stdout, stderr i
 const taskGrace = 5 * time.Second
 
 // stopTasks ends the tasks srv runs when serve stops: it waits up to
-// taskGrace for their calls, then fails those still running, so that the
-// replicas sharing the task store report them at once rather than a
-// lease later, and cancels their calls, upstream ones included (the
-// upstreams are closed after).
+// taskGrace for their calls, then cancels those still running, upstream
+// ones included, and fails their tasks, so that the replicas sharing the
+// task store report them at once rather than a lease later (the upstreams
+// are closed after, which cancels any upstream task still awaited).
 func stopTasks(srv *mcpserver.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), taskGrace)
 	defer cancel()
