@@ -265,7 +265,7 @@ type heldTask struct {
 // beginTask counts a call whose answer may be a task, until the returned
 // end is called (holdTask calls it): Close waits for such calls, so that
 // a task created as it begins is cancelled too. Once Close has begun, it
-// returns errClientClosed and the call is not made.
+// returns errClientClosing and the call is not made.
 func (c *Client) beginTask() (end func(), err error) {
 	c.heldMu.Lock()
 	defer c.heldMu.Unlock()
@@ -325,15 +325,9 @@ func (c *Client) cancelHeld() {
 	c.heldMu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), cancelTaskTimeout)
 	defer cancel()
+	created := make(chan struct{})
+	go func() { c.creations.Wait(); close(created) }()
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		created := make(chan struct{})
-		go func() { c.creations.Wait(); close(created) }()
-		select {
-		case <-created:
-		case <-ctx.Done():
-		}
-	})
 	slots := make(chan struct{}, closeCancels)
 	for _, h := range held {
 		select {
@@ -347,6 +341,10 @@ func (c *Client) cancelHeld() {
 			defer func() { <-slots }()
 			c.cancelTaskWithin(ctx, h.session, h.id)
 		})
+	}
+	select {
+	case <-created:
+	case <-ctx.Done():
 	}
 	wg.Wait()
 }

@@ -169,7 +169,7 @@ type task struct {
 	end    func()        // closes ended, once
 	wake   chan struct{} // a change to write to the store, or answers to look for
 	away   bool          // run by RunTask for a TaskRunner, away from the client's connection
-	halted atomic.Bool   // cancelled by Shutdown: its outcome is the lapse's
+	halted atomic.Bool   // cancelled by Shutdown: unless it succeeded, its outcome is the lapse's
 
 	mu      sync.Mutex
 	lost    error                           // the store's word that the task ended otherwise, once write has seen it
